@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: MIT
+# quire: top-level build. Plain, non-recursive make; each folder adds its part
+# in its own build.mk. `make help` lists the targets.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+LIBDIR  ?= $(PREFIX)/lib
+SANITIZE ?= 0
+
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+BUILD ?= build
+SAN_FLAGS :=
+endif
+
+CC      ?= gcc
+AR      ?= ar
+PYTHON  ?= python3
+# -ffp-contract=off: no fused multiply-add behind the spec's back; the codec's bits are the contract.
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) $(SAN_FLAGS) \
+	-Iinclude -Ihost/include -MMD -MP
+LDFLAGS ?=
+LDLIBS  := -lz -lm
+
+QUIRE_SOVERSION := 0
+QUIRE_VERSION   := 0.1.0
+
+.PHONY: all test bench demo deps install uninstall clean help valgrind format
+all:
+
+include hls/build.mk
+include host/build.mk
+include tests/build.mk
+include examples/build.mk
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS_$<) -c -o $@ $<
+
+deps:
+	sh mk/deps.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+help:
+	@echo "make [all]          build libquire, the quire CLI, examples and tests into $(BUILD)/"
+	@echo "make test           run the test suite (SANITIZE=1: under ASan + UBSan, in build-san/)"
+	@echo "make valgrind       run the unit tests under valgrind memcheck"
+	@echo "make bench          codec throughput against memcpy (quire bench codec, 64 MiB)"
+	@echo "make demo           the main job (see README)"
+	@echo "make deps           install the missing Debian packages (mk/debian-packages.txt)"
+	@echo "make install        PREFIX=$(PREFIX) DESTDIR=: library, headers, pkg-config, CLI"
+	@echo "make clean"
+
+clean:
+	rm -rf build build-san results
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the HLS kernels: fp32 bit views, little-endian lanes of
+ * byte-addressed ports, and round-to-nearest-even right shifts.
+ *
+ * Kernel ports are byte arrays with explicit little-endian lanes, so the
+ * C model, the card memory and the wire agree on layout on any host.
+ */
+#ifndef QUIRE_HLS_UTIL_H
+#define QUIRE_HLS_UTIL_H
+
+#include <stdint.h>
+
+/* Upper bound of every element loop: 2^32 - 1 elements in 64-element blocks. */
+#define QUIRE_HLS_MAX_BLOCKS (1u << 26)
+
+static inline uint32_t quire_f32_bits(float f)
+{
+	union {
+		float f;
+		uint32_t u;
+	} c = {.f = f};
+	return c.u;
+}
+
+static inline float quire_f32_from_bits(uint32_t u)
+{
+	union {
+		uint32_t u;
+		float f;
+	} c = {.u = u};
+	return c.f;
+}
+
+static inline int16_t quire_ld16(const uint8_t *p, uint32_t i)
+{
+	return (int16_t)(uint16_t)(p[2 * i] | (uint16_t)p[2 * i + 1] << 8);
+}
+
+static inline int32_t quire_ld32(const uint8_t *p, uint32_t i)
+{
+	const uint8_t *b = p + 4 * (uint64_t)i;
+	return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+			 (uint32_t)b[3] << 24);
+}
+
+static inline void quire_st16(uint8_t *p, uint32_t i, uint16_t v)
+{
+	p[2 * i] = (uint8_t)v;
+	p[2 * i + 1] = (uint8_t)(v >> 8);
+}
+
+static inline void quire_st32(uint8_t *p, uint32_t i, uint32_t v)
+{
+	uint8_t *b = p + 4 * (uint64_t)i;
+	b[0] = (uint8_t)v;
+	b[1] = (uint8_t)(v >> 8);
+	b[2] = (uint8_t)(v >> 16);
+	b[3] = (uint8_t)(v >> 24);
+}
+
+/* An integer element of format INT8/INT16/INT32 at index i, widened. */
+static inline int32_t quire_ld_int(const uint8_t *p, uint32_t fmt_bytes, uint32_t i)
+{
+	if (fmt_bytes == 1)
+		return (int8_t)p[i];
+	if (fmt_bytes == 2)
+		return quire_ld16(p, i);
+	return quire_ld32(p, i);
+}
+
+/* v >> sh rounded to nearest, ties to even; any sh >= 0. */
+static inline uint64_t quire_rne_shift(uint64_t v, uint32_t sh)
+{
+	if (sh == 0)
+		return v;
+	if (sh > 64)
+		return 0;
+	uint64_t q = sh == 64 ? 0 : v >> sh;
+	uint64_t rem = sh == 64 ? v : v & ((UINT64_C(1) << sh) - 1);
+	uint64_t half = UINT64_C(1) << (sh - 1);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	return q;
+}
+
+/* Index of the most significant set bit of v != 0. */
+static inline int quire_msb(uint32_t v)
+{
+	int p = 0;
+	while (v >>= 1)
+		p++;
+	return p;
+}
+
+#endif /* QUIRE_HLS_UTIL_H */

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: MIT
+# libquire (static and shared) and the quire CLI.
+LIB_SRCS := host/src/status.c host/src/codec/codec.c host/src/codec/allreduce.c \
+	host/src/codec/encoded_file.c host/src/codec/simd_avx2.c host/src/codec/simd_avx512.c
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS)
+EXTRA_CFLAGS_host/src/codec/simd_avx2.c := -mavx2 -mf16c
+EXTRA_CFLAGS_host/src/codec/simd_avx512.c := -mavx512f
+
+LIBQUIRE_A  := $(BUILD)/lib/libquire.a
+LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
+
+CLI_SRCS := $(wildcard host/cli/*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+QUIRE_CLI := $(BUILD)/bin/quire
+
+all: $(LIBQUIRE_A) $(LIBQUIRE_SO) $(QUIRE_CLI) $(BUILD)/quire.pc
+
+$(LIBQUIRE_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+
+# Only the public API is exported (host/libquire.map).
+$(LIBQUIRE_SO): $(LIB_OBJS) host/libquire.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libquire.so.$(QUIRE_SOVERSION) -Wl,--version-script=host/libquire.map \
+		$(SAN_FLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(LDLIBS)
+	ln -sf libquire.so.$(QUIRE_VERSION) $(BUILD)/lib/libquire.so.$(QUIRE_SOVERSION)
+	ln -sf libquire.so.$(QUIRE_SOVERSION) $(BUILD)/lib/libquire.so
+
+# The CLI links the shared library and finds it beside itself, built or installed.
+$(QUIRE_CLI): $(CLI_OBJS) $(LIBQUIRE_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) -L$(BUILD)/lib -lquire \
+		-Wl,-rpath,'$$ORIGIN/../lib' $(LDLIBS)
+
+$(BUILD)/quire.pc: host/quire.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(QUIRE_VERSION)|' $< > $@
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/quire $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(LIBQUIRE_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIBQUIRE_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libquire.so.$(QUIRE_VERSION) $(DESTDIR)$(LIBDIR)/libquire.so.$(QUIRE_SOVERSION)
+	ln -sf libquire.so.$(QUIRE_SOVERSION) $(DESTDIR)$(LIBDIR)/libquire.so
+	install -m 644 host/include/quire.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/quire/*.h $(DESTDIR)$(PREFIX)/include/quire/
+	install -m 644 $(BUILD)/quire.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 755 $(QUIRE_CLI) $(DESTDIR)$(PREFIX)/bin/
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libquire.* $(DESTDIR)$(LIBDIR)/pkgconfig/quire.pc \
+		$(DESTDIR)$(PREFIX)/include/quire.h $(DESTDIR)$(PREFIX)/bin/quire
+	rm -rf $(DESTDIR)$(PREFIX)/include/quire
+
+bench: $(QUIRE_CLI)
+	$(QUIRE_CLI) bench codec --size 64MiB

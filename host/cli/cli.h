@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The quire command-line tool: shared helpers of its subcommands. */
+#ifndef QUIRE_CLI_H
+#define QUIRE_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes: 0 success, 1 the operation failed, 2 bad usage. */
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+struct cli_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+/* Print "quire: <msg>" to stderr; returns CLI_EXIT_FAIL. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "quire: <msg>" and "Try '<usage>' ..." to stderr; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Report a getopt error (optstrings start with ':'); returns CLI_EXIT_USAGE. */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
+/* Run the subcommand argv[0] of a command group, with --help. */
+int cli_dispatch(const char *group, const struct cli_command *cmds, size_t count, int argc,
+		 char **argv);
+
+/* A raw little-endian fp32 file, read whole. Errors are printed; returns NULL. */
+float *cli_read_f32(const char *path, size_t *n);
+int cli_write_file(const char *path, const void *data, size_t bytes);
+
+/* "64MiB", "1G", "4096" -> bytes; 0 on a malformed value. */
+uint64_t cli_parse_size(const char *s);
+
+int cli_codec(int argc, char **argv);
+int cli_bench(int argc, char **argv);
+
+#endif /* QUIRE_CLI_H */

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libquire: the C API of quire.
+ *
+ * This release has the gradient codec on the CPU: block floating point and
+ * fp16 encode/decode with error feedback, exact integer reduction, and a
+ * whole W-worker all-reduce computed locally. Every function gives the same
+ * bits as the card's kernels (hls/) and as every other backend.
+ *
+ * Thread safety: every function here is reentrant; the codec implementation
+ * choice (quire_codec_use) is process-wide and atomic.
+ * Functions return a quire status code (0 = QUIRE_OK); see quire_strerror().
+ */
+#ifndef QUIRE_H
+#define QUIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <quire/format.h>
+#include <quire/mlp.h>
+#include <quire/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QUIRE_VERSION_MAJOR 0
+#define QUIRE_VERSION_MINOR 1
+#define QUIRE_VERSION_PATCH 0
+
+#define QUIRE_MAX_WORKERS 1024u /* largest W of one reduction */
+
+/* Version of the library actually loaded, "major.minor.patch". */
+const char *quire_version(void);
+
+/* ---- The CPU codec implementation ---------------------------------------- */
+
+enum quire_codec_impl {
+	QUIRE_CODEC_AUTO = 0,   /* the best this CPU has (the default) */
+	QUIRE_CODEC_SCALAR = 1, /* the hls/ C model itself */
+	QUIRE_CODEC_AVX2 = 2,   /* AVX2 + F16C */
+	QUIRE_CODEC_AVX512 = 3, /* AVX-512F */
+};
+
+/*
+ * Choose the implementation for the whole process. QUIRE_ERR_NOT_SUPPORTED if
+ * this CPU lacks it. The environment variable QUIRE_CODEC (scalar, avx2,
+ * avx512) sets the first choice. All give identical bits; only speed differs.
+ */
+int quire_codec_use(enum quire_codec_impl impl);
+/* Name of the implementation in use: "scalar", "avx2" or "avx512". */
+const char *quire_codec_impl_name(void);
+/* Parse "auto", "scalar", "avx2", "avx512"; -1 if unknown. */
+int quire_codec_impl_parse(const char *name);
+
+/* ---- Codec ------------------------------------------------------------------ */
+
+/*
+ * Exponent pass: the local block exponents of x, or of fp32(x + resid) when
+ * resid != NULL (error feedback). fmt: BFP8 or BFP16. exp has ceil(n/64) entries.
+ */
+int quire_codec_exponents(enum quire_format fmt, size_t n, const float *x, const float *resid,
+			  int8_t *exp);
+
+/*
+ * Encode pass.
+ * BFP8/BFP16: q (int8_t[n] or int16_t[n]) from x. With shared_exp != NULL the
+ *   given exponents are used (a reduction); with shared_exp == NULL each block
+ *   uses its own exponent, written to exp_out. resid != NULL: error feedback,
+ *   resid[n] is read and updated.
+ * FP16: q is uint16_t[n] (binary16); shared_exp, exp_out and resid must be NULL.
+ * Exponents outside [-126, 127] give QUIRE_ERR_RANGE, with nothing written.
+ */
+int quire_codec_encode(enum quire_format fmt, size_t n, const float *x, float *resid,
+		       const int8_t *shared_exp, int8_t *exp_out, void *q);
+
+/*
+ * Decode to fp32. fmt BFP8/BFP16 with vals of val_fmt INT8, INT16 or INT32 (one
+ * encoding or an exact sum of encodings); fmt FP16 with val_fmt FP16.
+ * mean_w > 1 divides by mean_w in fp32 (a mean over W workers); 0 or 1: the sum.
+ */
+int quire_codec_decode(enum quire_format fmt, enum quire_format val_fmt, size_t n,
+		       const void *vals, const int8_t *exp, uint32_t mean_w, float *y);
+
+/*
+ * acc_out = acc_in (if not NULL) + in[0] + ... + in[w-1], element-wise.
+ * Integer formats (in INT8/INT16/INT32, acc INT16/INT32) are summed exactly;
+ * QUIRE_ERR_OVERFLOW if a sum does not fit acc_fmt. fp16/fp32 inputs with
+ * acc FP32 are added in fp32 in the fixed order acc_in, in[0], in[1], ...
+ */
+int quire_codec_sum(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_t w, size_t n,
+		    const void *const *in, const void *acc_in, void *acc_out);
+
+/* out[b] = max over w of in[w][b]: the shared exponents of a reduction. */
+int quire_codec_max_exponents(uint32_t w, size_t blocks, const int8_t *const *in, int8_t *out);
+
+/*
+ * A whole W-worker all-reduce computed on this host, bit for bit what W cards
+ * return: for BFP8/BFP16, local exponents, shared exponents (max), encode with
+ * them, exact int32 sum, decode; for FP16, encode, then fp32 sum in worker
+ * order; for FP32, fp32 sum in worker order. op SUM or MEAN.
+ * resid: NULL, or W residual arrays (error feedback, BFP only), updated.
+ */
+int quire_codec_allreduce(enum quire_format fmt, enum quire_reduce_op op, uint32_t w, size_t n,
+			  const float *const *x, float *const *resid, float *y);
+
+/* Bytes of the values of n elements in format fmt (0 for an unknown format). */
+size_t quire_format_bytes(enum quire_format fmt, size_t n);
+/* "fp32", "bfp8", ...; NULL for an unknown id. And back: 0 if unknown. */
+const char *quire_format_name(enum quire_format fmt);
+enum quire_format quire_format_parse(const char *name);
+
+/* ---- Encoded tensor files (docs/codec-file.md) -------------------------------- */
+
+struct quire_encoded {
+	enum quire_format format;     /* FP16, BFP8 or BFP16 */
+	enum quire_format val_format; /* FP16, INT8, INT16 or INT32 */
+	uint32_t workers;             /* 1, or W for an exact sum of W encodings */
+	uint64_t n;                   /* elements */
+	int8_t *exp;                  /* ceil(n/64) block exponents (BFP), else NULL */
+	void *vals;                   /* n values of val_format */
+};
+
+/* Write / read an encoded tensor file. Reading checks the header, sizes and CRC:
+ * QUIRE_ERR_CORRUPT for a malformed file, QUIRE_ERR_IO for a system error
+ * (errno kept). quire_encoded_read allocates; quire_encoded_free releases. */
+int quire_encoded_write(const char *path, const struct quire_encoded *e);
+int quire_encoded_read(const char *path, struct quire_encoded *e);
+void quire_encoded_free(struct quire_encoded *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUIRE_H */

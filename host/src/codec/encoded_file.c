@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Encoded tensor files (docs/codec-file.md): a 32-byte little-endian header,
+ * then the block exponents (BFP only), then the values. The payload carries
+ * a CRC-32 so a damaged file is refused instead of decoded.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "quire.h"
+
+#define FILE_MAGIC "QUIRETNS"
+#define FILE_VERSION 1u
+#define HEADER_BYTES 32u
+#define MAX_ELEMS (UINT64_C(1) << 40)
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return get16(p) | (uint32_t)get16(p + 2) << 16;
+}
+
+static size_t exp_bytes(const struct quire_encoded *e)
+{
+	return e->format == QUIRE_FMT_FP16 ? 0 : QUIRE_BFP_BLOCKS(e->n);
+}
+
+/* Is this combination of formats one a file may hold? */
+static int formats_valid(const struct quire_encoded *e)
+{
+	switch (e->format) {
+	case QUIRE_FMT_FP16:
+		return e->val_format == QUIRE_FMT_FP16;
+	case QUIRE_FMT_BFP8:
+	case QUIRE_FMT_BFP16:
+		return e->val_format == QUIRE_FMT_INT8 || e->val_format == QUIRE_FMT_INT16 ||
+		       e->val_format == QUIRE_FMT_INT32;
+	default:
+		return 0;
+	}
+}
+
+static uint32_t payload_crc(const struct quire_encoded *e, size_t vbytes)
+{
+	uLong crc = crc32(0L, Z_NULL, 0);
+	size_t eb = exp_bytes(e);
+	/* zlib takes uInt lengths: feed it in pieces. */
+	for (size_t i = 0; i < eb; i += 1u << 30)
+		crc = crc32(crc, (const Bytef *)e->exp + i, (uInt)(eb - i < 1u << 30 ? eb - i : 1u << 30));
+	for (size_t i = 0; i < vbytes; i += 1u << 30)
+		crc = crc32(crc, (const Bytef *)e->vals + i,
+			    (uInt)(vbytes - i < 1u << 30 ? vbytes - i : 1u << 30));
+	return (uint32_t)crc;
+}
+
+int quire_encoded_write(const char *path, const struct quire_encoded *e)
+{
+	if (!path || !e || !formats_valid(e) || e->n > MAX_ELEMS || e->workers < 1 ||
+	    (e->n && !e->vals) || (exp_bytes(e) && !e->exp))
+		return QUIRE_ERR_INVALID;
+	size_t vbytes = quire_format_bytes(e->val_format, e->n);
+	uint8_t h[HEADER_BYTES] = {0};
+	memcpy(h, FILE_MAGIC, 8);
+	put16(h + 8, FILE_VERSION);
+	put16(h + 10, (uint16_t)e->format);
+	put16(h + 12, (uint16_t)e->val_format);
+	put16(h + 14, e->format == QUIRE_FMT_FP16 ? 0 : QUIRE_BFP_BLOCK);
+	put32(h + 16, (uint32_t)e->n);
+	put32(h + 20, (uint32_t)(e->n >> 32));
+	put32(h + 24, e->workers);
+	put32(h + 28, payload_crc(e, vbytes));
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return QUIRE_ERR_IO;
+	int ok = fwrite(h, 1, sizeof(h), f) == sizeof(h) &&
+		 fwrite(e->exp ? (const void *)e->exp : "", 1, exp_bytes(e), f) == exp_bytes(e) &&
+		 fwrite(e->vals ? e->vals : "", 1, vbytes, f) == vbytes;
+	int saved = errno;
+	if (fclose(f) != 0)
+		ok = 0;
+	errno = saved;
+	return ok ? QUIRE_OK : QUIRE_ERR_IO;
+}
+
+int quire_encoded_read(const char *path, struct quire_encoded *e)
+{
+	if (!path || !e)
+		return QUIRE_ERR_INVALID;
+	memset(e, 0, sizeof(*e));
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return QUIRE_ERR_IO;
+	int st = QUIRE_ERR_CORRUPT;
+	struct stat sb;
+	uint8_t h[HEADER_BYTES];
+	if (fstat(fileno(f), &sb) != 0) {
+		st = QUIRE_ERR_IO;
+		goto out;
+	}
+	if (fread(h, 1, sizeof(h), f) != sizeof(h) || memcmp(h, FILE_MAGIC, 8) != 0)
+		goto out;
+	if (get16(h + 8) != FILE_VERSION) {
+		st = QUIRE_ERR_VERSION;
+		goto out;
+	}
+	e->format = get16(h + 10);
+	e->val_format = get16(h + 12);
+	e->n = get32(h + 16) | (uint64_t)get32(h + 20) << 32;
+	e->workers = get32(h + 24);
+	uint16_t block = get16(h + 14);
+	if (!formats_valid(e) || e->n > MAX_ELEMS || e->workers < 1 ||
+	    block != (e->format == QUIRE_FMT_FP16 ? 0 : QUIRE_BFP_BLOCK))
+		goto out;
+	size_t eb = exp_bytes(e), vbytes = quire_format_bytes(e->val_format, e->n);
+	if ((uint64_t)sb.st_size != HEADER_BYTES + eb + vbytes)
+		goto out;
+	e->exp = eb ? malloc(eb) : NULL;
+	e->vals = malloc(vbytes ? vbytes : 1);
+	if ((eb && !e->exp) || !e->vals) {
+		st = QUIRE_ERR_NOMEM;
+		goto out;
+	}
+	if (fread(e->exp ? (void *)e->exp : h, 1, eb, f) != eb || fread(e->vals, 1, vbytes, f) != vbytes)
+		goto out;
+	if (payload_crc(e, vbytes) != get32(h + 28))
+		goto out;
+	for (size_t b = 0; b < eb; b++)
+		if (e->exp[b] < QUIRE_BFP_EXP_ZERO)
+			goto out;
+	st = QUIRE_OK;
+out:
+	fclose(f);
+	if (st != QUIRE_OK)
+		quire_encoded_free(e);
+	return st;
+}
+
+void quire_encoded_free(struct quire_encoded *e)
+{
+	if (!e)
+		return;
+	free(e->exp);
+	free(e->vals);
+	e->exp = NULL;
+	e->vals = NULL;
+}
