@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: MIT
+# Unit tests (CMocka), each its own program linked with libquire.a, and the CLI tests.
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+TEST_REF_OBJS := $(BUILD)/tests/ref/bfp_ref.o
+TEST_CFLAGS := -DQUIRE_TEST_DATA='"$(CURDIR)/tests/data"' -Wno-unknown-pragmas
+
+$(foreach s,$(TEST_SRCS) tests/ref/bfp_ref.c,$(eval EXTRA_CFLAGS_$(s) := $(TEST_CFLAGS)))
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_REF_OBJS) $(LIBQUIRE_A)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< $(TEST_REF_OBJS) $(LIBQUIRE_A) -lcmocka $(LDLIBS)
+
+all: $(TEST_BINS)
+
+# tests/run.sh runs every test program and the CLI checks and prints one summary line.
+test: $(TEST_BINS) $(QUIRE_CLI)
+	BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BINS)
+
+valgrind: $(TEST_BINS)
+	BUILD=$(BUILD) VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full" \
+		sh tests/run.sh --unit-only $(TEST_BINS)

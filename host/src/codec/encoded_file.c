@@ -2,7 +2,7 @@
 /*
  * Encoded tensor files (docs/codec-file.md): a 32-byte little-endian header,
  * then the block exponents (BFP only), then the values. The payload carries
- * a CRC-32 so a damaged file is refused instead of decoded.
+ * CRC-32 over header and payload, so a damaged file is refused instead of decoded.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,9 +60,10 @@ static int formats_valid(const struct quire_encoded *e)
 	}
 }
 
-static uint32_t payload_crc(const struct quire_encoded *e, size_t vbytes)
+/* CRC-32 of the header's first 28 bytes and the payload: any damaged byte is caught. */
+static uint32_t file_crc(const uint8_t *header, const struct quire_encoded *e, size_t vbytes)
 {
-	uLong crc = crc32(0L, Z_NULL, 0);
+	uLong crc = crc32(crc32(0L, Z_NULL, 0), header, HEADER_BYTES - 4);
 	size_t eb = exp_bytes(e);
 	/* zlib takes uInt lengths: feed it in pieces. */
 	for (size_t i = 0; i < eb; i += 1u << 30)
@@ -88,7 +89,7 @@ int quire_encoded_write(const char *path, const struct quire_encoded *e)
 	put32(h + 16, (uint32_t)e->n);
 	put32(h + 20, (uint32_t)(e->n >> 32));
 	put32(h + 24, e->workers);
-	put32(h + 28, payload_crc(e, vbytes));
+	put32(h + 28, file_crc(h, e, vbytes));
 	FILE *f = fopen(path, "wb");
 	if (!f)
 		return QUIRE_ERR_IO;
@@ -142,7 +143,7 @@ int quire_encoded_read(const char *path, struct quire_encoded *e)
 	}
 	if (fread(e->exp ? (void *)e->exp : h, 1, eb, f) != eb || fread(e->vals, 1, vbytes, f) != vbytes)
 		goto out;
-	if (payload_crc(e, vbytes) != get32(h + 28))
+	if (file_crc(h, e, vbytes) != get32(h + 28))
 		goto out;
 	for (size_t b = 0; b < eb; b++)
 		if (e->exp[b] < QUIRE_BFP_EXP_ZERO)

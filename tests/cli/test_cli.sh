@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The quire CLI as a user meets it: help, bad usage (exit 2), bad files (exit 1,
+# a message naming the file), round trips. Usage: test_cli.sh path/to/quire
+set -u
+Q=$1
+T=$(mktemp -d /tmp/quire-cli-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+# expect NAME EXIT_CODE PATTERN -- command...: the exit code, and stderr+stdout matching
+# PATTERN (an empty PATTERN checks the exit code alone).
+expect() {
+	name=$1 code=$2 pattern=$3
+	shift 4
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq "$code" ] && { [ -z "$pattern" ] || printf '%s' "$out" | grep -q -- "$pattern"; }; then
+		pass=$((pass + 1))
+		echo "ok   $name"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: exit $rc (want $code), output: $(printf '%s' "$out" | head -3)"
+	fi
+}
+
+# Exactly representable values: multiples of 1/8 below 8 survive bfp8 unchanged.
+python3 -c "
+import struct
+open('$T/exact.f32','wb').write(struct.pack('<200f', *[((i % 120) - 60) / 8 for i in range(200)]))
+open('$T/five.bin','wb').write(b'12345')
+open('$T/a.f32','wb').write(struct.pack('<100f', *[i / 7 for i in range(100)]))
+open('$T/b.f32','wb').write(struct.pack('<99f', *[i / 3 for i in range(99)]))
+"
+: > "$T/empty.f32"
+
+expect "top-level help" 0 "Usage: quire COMMAND" -- "$Q" --help
+expect "no command" 2 "Usage" -- "$Q"
+expect "unknown command" 2 "unknown command 'frobnicate'" -- "$Q" frobnicate
+expect "version" 0 "quire 0" -- "$Q" --version
+expect "codec help" 0 "encode" -- "$Q" codec --help
+expect "encode help" 0 "residual" -- "$Q" codec encode --help
+expect "decode help" 0 "mean" -- "$Q" codec decode --help
+expect "reduce help" 0 "worker order" -- "$Q" codec reduce --help
+expect "bench help" 0 "memcpy" -- "$Q" bench codec --help
+expect "unknown codec command" 2 "unknown command" -- "$Q" codec squash
+expect "unknown long option" 2 "unknown option '--bogus'" -- "$Q" codec encode --bogus --format bfp8 "$T/exact.f32" "$T/x"
+expect "unknown short option" 2 "unknown option '-z'" -- "$Q" codec decode -z "$T/x" "$T/y"
+expect "missing option value" 2 "needs a value" -- "$Q" codec encode "$T/exact.f32" "$T/x" --format
+expect "format required" 2 "format is required" -- "$Q" codec encode "$T/exact.f32" "$T/x"
+expect "unknown format" 2 "unknown format 'bfp4'" -- "$Q" codec encode --format bfp4 "$T/exact.f32" "$T/x"
+expect "wrong file count" 2 "expected IN.f32 and OUT" -- "$Q" codec encode --format bfp8 "$T/exact.f32"
+expect "missing input" 1 "nope.f32: No such file" -- "$Q" codec encode --format bfp8 "$T/nope.f32" "$T/x"
+expect "misshapen input" 1 "five.bin: size 5 is not a multiple of 4" -- "$Q" codec encode --format bfp8 "$T/five.bin" "$T/x"
+expect "empty input" 1 "empty file" -- "$Q" codec encode --format bfp16 "$T/empty.f32" "$T/x"
+expect "decode non-quire file" 1 "not a valid quire tensor file" -- "$Q" codec decode "$T/exact.f32" "$T/y"
+expect "reduce shape mismatch" 1 "same shape" -- "$Q" codec reduce --format bfp8 --out "$T/y" "$T/a.f32" "$T/b.f32"
+expect "reduce needs --out" 2 "required" -- "$Q" codec reduce --format bfp8 "$T/a.f32"
+expect "unwritable output" 1 "No such file or directory" -- "$Q" codec encode --format bfp8 "$T/exact.f32" "$T/no/dir/x"
+expect "bench bad size" 2 "multiple of 4" -- "$Q" bench codec --size 3
+expect "bench bad impl" 2 "unknown --impl" -- "$Q" bench codec --impl sse9
+
+for fmt in bfp8 bfp16 fp16; do
+	expect "encode $fmt" 0 "" -- "$Q" codec encode --format $fmt "$T/exact.f32" "$T/exact.$fmt"
+	expect "decode $fmt" 0 "" -- "$Q" codec decode "$T/exact.$fmt" "$T/back.$fmt.f32"
+	expect "round trip $fmt is exact" 0 "" -- cmp "$T/exact.f32" "$T/back.$fmt.f32"
+done
+expect "encode with residual" 0 "" -- "$Q" codec encode --format bfp8 --residual "$T/r.f32" "$T/a.f32" "$T/a.bfp8"
+expect "residual written" 0 "400" -- stat -c %s "$T/r.f32"
+expect "residual reused" 0 "" -- "$Q" codec encode --format bfp8 --residual "$T/r.f32" "$T/a.f32" "$T/a.bfp8"
+expect "residual of wrong size" 1 "residual has 100 elements, the input 99" -- "$Q" codec encode --format bfp8 --residual "$T/r.f32" "$T/b.f32" "$T/b.bfp8"
+expect "residual refused for fp16" 2 "bfp8 and bfp16 only" -- "$Q" codec encode --format fp16 --residual "$T/r.f32" "$T/a.f32" "$T/a.fp16"
+# A damaged encoded file is refused, not decoded.
+cp "$T/exact.bfp8" "$T/bad.bfp8"
+printf '\377' | dd of="$T/bad.bfp8" bs=1 seek=40 conv=notrunc 2>/dev/null
+expect "damaged file refused" 1 "not a valid quire tensor file" -- "$Q" codec decode "$T/bad.bfp8" "$T/y"
+# W copies of the same exact tensor: the sum is W times it, the mean is it.
+expect "reduce sum" 0 "" -- "$Q" codec reduce --format bfp8 --out "$T/sum.f32" "$T/exact.f32" "$T/exact.f32"
+python3 -c "
+import struct,sys
+x=struct.unpack('<200f',open('$T/exact.f32','rb').read()); y=struct.unpack('<200f',open('$T/sum.f32','rb').read())
+sys.exit(0 if all(b == 2*a for a,b in zip(x,y)) else 1)" && pass=$((pass + 1)) && echo "ok   reduce sum is 2x" || { fail=$((fail + 1)); echo "FAIL reduce sum is 2x"; }
+expect "reduce mean" 0 "" -- "$Q" codec reduce --format bfp16 --mean --out "$T/mean.f32" "$T/exact.f32" "$T/exact.f32" "$T/exact.f32"
+expect "mean of copies is the tensor" 0 "" -- cmp "$T/exact.f32" "$T/mean.f32"
+expect "bench runs" 0 "memcpy" -- "$Q" bench codec --size 1MiB --repeat 1
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

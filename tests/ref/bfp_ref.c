@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/* The reference of tests/ref/bfp_ref.h: the spec's sentences, one by one. */
+#include "bfp_ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ref_block_exponent(const float *v, size_t len)
+{
+	double m = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (!isfinite(v[i]))
+			return 127;
+		if (fabs((double)v[i]) > m)
+			m = fabs((double)v[i]);
+	}
+	if (m == 0)
+		return -126;
+	int e = ilogb(m) + 1;
+	return e < -125 ? -125 : e > 126 ? 126 : e;
+}
+
+int32_t ref_quantize(float x, int eg, int mant_bits)
+{
+	if (eg == 127 || eg == -126)
+		return 0;
+	double limit = mant_bits == 7 ? 127 : 32767;
+	double v = nearbyint(ldexp((double)x, mant_bits - eg)); /* exact product, then RNE */
+	return (int32_t)(v > limit ? limit : v < -limit ? -limit : v);
+}
+
+float ref_decode(int32_t s, int eg, int mant_bits)
+{
+	if (eg == 127) {
+		float nan;
+		uint32_t bits = 0x7fc00000u;
+		memcpy(&nan, &bits, 4);
+		return nan;
+	}
+	if (eg == -126)
+		return 0.0f;
+	return (float)ldexp((double)s, eg - mant_bits); /* exact in double, one rounding to fp32 */
+}
+
+void ref_encode(int mant_bits, size_t n, const float *x, float *resid, const int8_t *shared,
+		int8_t *exp_out, int32_t *q)
+{
+	float *v = malloc(n * sizeof(float) + 1);
+	for (size_t i = 0; i < n; i++)
+		v[i] = resid ? x[i] + resid[i] : x[i];
+	for (size_t b = 0; b * 64 < n; b++) {
+		size_t len = n - b * 64 < 64 ? n - b * 64 : 64;
+		int eg = shared ? shared[b] : ref_block_exponent(v + b * 64, len);
+		if (exp_out)
+			exp_out[b] = (int8_t)eg;
+		for (size_t j = 0; j < len; j++) {
+			size_t i = b * 64 + j;
+			q[i] = ref_quantize(v[i], eg, mant_bits);
+			if (resid && eg != 127)
+				resid[i] = v[i] - (float)ldexp(q[i], eg - mant_bits);
+		}
+	}
+	free(v);
+}
+
+void ref_allreduce(int mant_bits, int mean, size_t w, size_t n, const float *const *x, float *y)
+{
+	size_t nb = (n + 63) / 64;
+	int8_t *shared = malloc(nb + 1);
+	int8_t *e = malloc(nb + 1);
+	int32_t *q = malloc(n * sizeof(int32_t) + 1);
+	int64_t *s = calloc(n + 1, sizeof(int64_t));
+	for (size_t b = 0; b < nb; b++)
+		shared[b] = -128;
+	for (size_t k = 0; k < w; k++) {
+		ref_encode(mant_bits, n, x[k], NULL, NULL, e, q);
+		for (size_t b = 0; b < nb; b++)
+			shared[b] = e[b] > shared[b] ? e[b] : shared[b];
+	}
+	for (size_t k = 0; k < w; k++) {
+		ref_encode(mant_bits, n, x[k], NULL, shared, NULL, q);
+		for (size_t i = 0; i < n; i++)
+			s[i] += q[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		y[i] = ref_decode((int32_t)s[i], shared[i / 64], mant_bits);
+		if (mean)
+			y[i] = y[i] / (float)w;
+	}
+	free(shared);
+	free(e);
+	free(q);
+	free(s);
+}
+
+uint16_t ref_fp16(float x)
+{
+	/* _Float16 conversion is IEEE binary16 with round to nearest even (GCC, x86-64). */
+	_Float16 h = (_Float16)x;
+	uint16_t bits;
+	memcpy(&bits, &h, 2);
+	return bits;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A deliberately simple reference of the codec spec (bfp.md), written apart
+ * from hls/: libm's ilogb, ldexp and nearbyint on doubles, where every
+ * product the spec asks for is exact. Slow and obvious on purpose.
+ */
+#ifndef QUIRE_TEST_BFP_REF_H
+#define QUIRE_TEST_BFP_REF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int ref_block_exponent(const float *v, size_t len);
+int32_t ref_quantize(float x, int eg, int mant_bits);
+float ref_decode(int32_t s, int eg, int mant_bits);
+/* Whole-tensor encode with given exponents (NULL: local ones, written to exp_out). */
+void ref_encode(int mant_bits, size_t n, const float *x, float *resid, const int8_t *shared,
+		int8_t *exp_out, int32_t *q);
+/* A W-worker all-reduce (sum or mean). */
+void ref_allreduce(int mant_bits, int mean, size_t w, size_t n, const float *const *x, float *y);
+uint16_t ref_fp16(float x);
+
+#endif

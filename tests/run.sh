@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Runs the unit test programs given as arguments, then the CLI checks and the
+# independent reference check (unless --unit-only), and prints one closing line
+# "tests: N passed, N failed" counting test cases. Exit status 1 on any failure.
+set -u
+BUILD=${BUILD:-build}
+PYTHON=${PYTHON:-python3}
+VALGRIND=${VALGRIND:-}
+unit_only=0
+if [ "${1:-}" = "--unit-only" ]; then
+	unit_only=1
+	shift
+fi
+passed=0
+failed=0
+log=$(mktemp /tmp/quire-test-XXXXXX)
+trap 'rm -f "$log"' EXIT
+
+# Count cases from a program's output: cmocka's "[  PASSED  ] N test(s)." and
+# "[  FAILED  ] N test(s)", or our scripts' "N passed, N failed".
+count() {
+	p=$(sed -n -e 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' -e 's/.* \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log" | tail -1)
+	f=$(sed -n -e 's/^\[  FAILED  \] \([0-9]*\) test(s), listed.*/\1/p' -e 's/.* [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log" | tail -1)
+	p=${p:-0}
+	f=${f:-0}
+	if [ "$1" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1 # crashed or exited non-zero without a count: a failure all the same
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
+run() {
+	echo "== $*"
+	"$@" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	count $rc
+}
+
+for t in "$@"; do
+	# shellcheck disable=SC2086
+	run $VALGRIND "$t"
+done
+if [ $unit_only -eq 0 ]; then
+	run sh tests/cli/test_cli.sh "$BUILD/bin/quire"
+	for seed in 1 2 3; do
+		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
+	done
+fi
+echo
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

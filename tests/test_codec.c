@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libquire's CPU codec: every implementation this CPU has (scalar, AVX2,
+ * AVX-512) against the hls/ kernels, bit for bit, on the same vectors; the
+ * caller's floating-point mode does not change a bit; bad arguments are
+ * refused; encoded files round-trip and damaged ones are refused.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <immintrin.h>
+
+#include "test_util.h"
+#include "../hls/quant.h"
+#include "quire.h"
+
+static const enum quire_codec_impl impls[] = {QUIRE_CODEC_SCALAR, QUIRE_CODEC_AVX2,
+					      QUIRE_CODEC_AVX512};
+
+/* What the hls/ kernels say for one tensor: the golden answer. */
+struct golden {
+	int8_t *exp;
+	uint8_t *q;
+	float *resid, *y;
+};
+
+static void golden_encode(enum quire_format fmt, size_t n, const float *x, const float *resid0,
+			  struct golden *g)
+{
+	g->exp = malloc(QUIRE_BFP_BLOCKS(n) + 1);
+	g->q = malloc(2 * n + 1);
+	g->resid = malloc(4 * n + 4);
+	g->y = malloc(4 * n + 4);
+	uint32_t flags = resid0 ? QUIRE_QUANT_EF : 0;
+	if (resid0)
+		memcpy(g->resid, resid0, 4 * n);
+	quire_quant_exponents((uint32_t)n, flags, x, g->resid, g->exp);
+	quire_quant_encode(fmt, (uint32_t)n, flags, x, g->resid, g->exp, g->q);
+	uint32_t vf = fmt == QUIRE_FMT_BFP8 ? QUIRE_FMT_INT8 : fmt == QUIRE_FMT_BFP16 ? QUIRE_FMT_INT16 : QUIRE_FMT_FP16;
+	quire_quant_decode(fmt, vf, (uint32_t)n, 3, g->q, g->exp, g->y);
+}
+
+static void golden_free(struct golden *g)
+{
+	free(g->exp);
+	free(g->q);
+	free(g->resid);
+	free(g->y);
+}
+
+static void check_impl_on(enum quire_format fmt, size_t n, const float *x, const float *resid0)
+{
+	struct golden g;
+	golden_encode(fmt, n, x, resid0, &g);
+	size_t nb = QUIRE_BFP_BLOCKS(n), qbytes = quire_format_bytes(fmt, n);
+	int8_t *exp = malloc(nb + 1), *shared = malloc(nb + 1);
+	uint8_t *q = malloc(2 * n + 1);
+	float *r = malloc(4 * n + 4), *y = malloc(4 * n + 4);
+	int bfp = fmt != QUIRE_FMT_FP16;
+	enum quire_format vf = fmt == QUIRE_FMT_BFP8 ? QUIRE_FMT_INT8 : fmt == QUIRE_FMT_BFP16 ? QUIRE_FMT_INT16 : QUIRE_FMT_FP16;
+	for (size_t k = 0; k < sizeof(impls) / sizeof(impls[0]); k++) {
+		if (quire_codec_use(impls[k]) != QUIRE_OK)
+			continue;
+		const char *impl = quire_codec_impl_name();
+		/* Fused single-worker encode (own exponents). */
+		if (resid0)
+			memcpy(r, resid0, 4 * n);
+		assert_int_equal(quire_codec_encode(fmt, n, x, resid0 ? r : NULL, NULL,
+						    bfp ? exp : NULL, q),
+				 QUIRE_OK);
+		if (bfp && memcmp(exp, g.exp, nb) != 0)
+			fail_msg("%s %s n=%zu: exponents differ", impl, quire_format_name(fmt), n);
+		if (memcmp(q, g.q, qbytes) != 0)
+			fail_msg("%s %s n=%zu ef=%d: values differ", impl, quire_format_name(fmt), n,
+				 resid0 != NULL);
+		if (resid0 && memcmp(r, g.resid, 4 * n) != 0)
+			fail_msg("%s %s n=%zu: residuals differ", impl, quire_format_name(fmt), n);
+		if (bfp) {
+			/* The two-pass path: exponent pass, then encode with given exponents. */
+			if (resid0)
+				memcpy(r, resid0, 4 * n);
+			assert_int_equal(quire_codec_exponents(fmt, n, x, resid0 ? r : NULL, shared),
+					 QUIRE_OK);
+			assert_memory_equal(shared, g.exp, nb);
+			memset(q, 0, qbytes);
+			assert_int_equal(quire_codec_encode(fmt, n, x, resid0 ? r : NULL, shared,
+							    NULL, q),
+					 QUIRE_OK);
+			assert_memory_equal(q, g.q, qbytes);
+			if (resid0)
+				assert_memory_equal(r, g.resid, 4 * n);
+		}
+		assert_int_equal(quire_codec_decode(fmt, vf, n, g.q, g.exp, 3, y), QUIRE_OK);
+		if (memcmp(y, g.y, 4 * n) != 0)
+			fail_msg("%s %s n=%zu: decoded values differ", impl, quire_format_name(fmt), n);
+	}
+	quire_codec_use(QUIRE_CODEC_AUTO);
+	free(exp);
+	free(shared);
+	free(q);
+	free(r);
+	free(y);
+	golden_free(&g);
+}
+
+static void test_fast_path_matches_hls(void **state)
+{
+	(void)state;
+	static const size_t sizes[] = {1, 7, 63, 64, 65, 128, 200, 4099, 100003};
+	struct rng g = {1234};
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s];
+		float *x = malloc(4 * n), *r = malloc(4 * n);
+		fill_edge_gradients(&g, x, n, 1);
+		fill_edge_gradients(&g, r, n, 0);
+		for (size_t i = 0; i < n; i++)
+			r[i] *= 0.01f;
+		static const enum quire_format fmts[] = {QUIRE_FMT_BFP8, QUIRE_FMT_BFP16,
+							 QUIRE_FMT_FP16};
+		for (int f = 0; f < 3; f++) {
+			check_impl_on(fmts[f], n, x, NULL);
+			if (fmts[f] != QUIRE_FMT_FP16)
+				check_impl_on(fmts[f], n, x, r);
+		}
+		free(x);
+		free(r);
+	}
+}
+
+static void test_decode_sums_and_reduce(void **state)
+{
+	(void)state;
+	/* int32 sums near the limits and every exponent, decoded by each implementation. */
+	enum { N = 64 * 260 + 5 };
+	int32_t *s = malloc(N * 4);
+	int8_t exp[QUIRE_BFP_BLOCKS(N)];
+	struct rng g = {77};
+	for (size_t i = 0; i < N; i++)
+		s[i] = (int32_t)rng_next(&g) >> rng_below(&g, 32);
+	for (size_t b = 0; b < QUIRE_BFP_BLOCKS(N); b++)
+		exp[b] = (int8_t)((int)(b % 254) - 126); /* -126 ... 127: every exponent */
+	float *gold = malloc(N * 4), *y = malloc(N * 4);
+	for (int mant = 7; mant <= 15; mant += 8) {
+		enum quire_format fmt = mant == 7 ? QUIRE_FMT_BFP8 : QUIRE_FMT_BFP16;
+		quire_quant_decode(fmt, QUIRE_FMT_INT32, N, 5, (const uint8_t *)s, exp, gold);
+		for (size_t k = 0; k < 3; k++) {
+			if (quire_codec_use(impls[k]) != QUIRE_OK)
+				continue;
+			assert_int_equal(quire_codec_decode(fmt, QUIRE_FMT_INT32, N, s, exp, 5, y),
+					 QUIRE_OK);
+			assert_memory_equal(y, gold, N * 4);
+		}
+	}
+	/* Sums of W int8 / int16 vectors into int32. */
+	int8_t *in8[6];
+	int16_t *in16[6];
+	int32_t *want = malloc(N * 4), *got = malloc(N * 4);
+	for (int w = 0; w < 6; w++) {
+		in8[w] = malloc(N);
+		in16[w] = malloc(N * 2);
+		for (size_t i = 0; i < N; i++) {
+			in8[w][i] = (int8_t)rng_next(&g);
+			in16[w][i] = (int16_t)rng_next(&g);
+		}
+	}
+	for (uint32_t w = 1; w <= 6; w++) {
+		for (size_t i = 0; i < N; i++) {
+			int32_t a = 0;
+			for (uint32_t k = 0; k < w; k++)
+				a += in8[k][i];
+			want[i] = a;
+		}
+		for (size_t k = 0; k < 3; k++) {
+			if (quire_codec_use(impls[k]) != QUIRE_OK)
+				continue;
+			assert_int_equal(quire_codec_sum(QUIRE_FMT_INT8, QUIRE_FMT_INT32, w, N,
+							 (const void *const *)in8, NULL, got),
+					 QUIRE_OK);
+			assert_memory_equal(got, want, N * 4);
+			assert_int_equal(quire_codec_sum(QUIRE_FMT_INT16, QUIRE_FMT_INT32, w, N,
+							 (const void *const *)in16, NULL, got),
+					 QUIRE_OK);
+			for (size_t i = 0; i < N; i++) {
+				int32_t a = 0;
+				for (uint32_t j = 0; j < w; j++)
+					a += in16[j][i];
+				assert_int_equal(got[i], a);
+			}
+		}
+	}
+	quire_codec_use(QUIRE_CODEC_AUTO);
+	for (int w = 0; w < 6; w++) {
+		free(in8[w]);
+		free(in16[w]);
+	}
+	free(want);
+	free(got);
+	free(s);
+	free(gold);
+	free(y);
+}
+
+static void test_caller_fp_mode_ignored(void **state)
+{
+	(void)state;
+	/* Trainers often turn on flush-to-zero: the codec must not care. */
+	enum { N = 4096 };
+	float *x = malloc(N * 4);
+	struct rng g = {3};
+	fill_edge_gradients(&g, x, N, 0);
+	for (size_t i = 0; i < N; i += 3)
+		x[i] = f32_of((uint32_t)rng_below(&g, 0x800000)); /* subnormals */
+	int8_t e1[N / 64], e2[N / 64];
+	int8_t q1[N], q2[N];
+	float y1[N], y2[N];
+	assert_int_equal(quire_codec_encode(QUIRE_FMT_BFP8, N, x, NULL, NULL, e1, q1), QUIRE_OK);
+	quire_codec_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, N, q1, e1, 1, y1);
+	unsigned int csr = _mm_getcsr();
+	_mm_setcsr(csr | 0x8040 | 0x6000); /* FTZ, DAZ, round toward zero */
+	assert_int_equal(quire_codec_encode(QUIRE_FMT_BFP8, N, x, NULL, NULL, e2, q2), QUIRE_OK);
+	quire_codec_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, N, q2, e2, 1, y2);
+	unsigned int after = _mm_getcsr();
+	_mm_setcsr(csr);
+	assert_int_equal(after & 0xffc0, (csr | 0x8040 | 0x6000) & 0xffc0); /* caller's mode kept */
+	assert_memory_equal(e1, e2, sizeof(e1));
+	assert_memory_equal(q1, q2, sizeof(q1));
+	assert_memory_equal(y1, y2, sizeof(y1));
+	free(x);
+}
+
+static void test_bad_arguments(void **state)
+{
+	(void)state;
+	float x[128] = {0}, r[128] = {0};
+	int8_t exp[2] = {0, 0}, q[128];
+	assert_int_equal(quire_codec_encode(QUIRE_FMT_FP32, 128, x, NULL, NULL, exp, q),
+			 QUIRE_ERR_FORMAT);
+	assert_int_equal(quire_codec_encode(QUIRE_FMT_INT8, 128, x, NULL, NULL, exp, q),
+			 QUIRE_ERR_FORMAT);
+	assert_int_equal(quire_codec_encode(QUIRE_FMT_BFP8, 128, NULL, NULL, NULL, exp, q),
+			 QUIRE_ERR_INVALID);
+	assert_int_equal(quire_codec_encode(QUIRE_FMT_BFP8, 128, x, NULL, NULL, NULL, q),
+			 QUIRE_ERR_INVALID);
+	assert_int_equal(quire_codec_encode(QUIRE_FMT_FP16, 128, x, r, NULL, NULL, q),
+			 QUIRE_ERR_INVALID);
+	/* Exponents below ZERO are refused and nothing is written. */
+	int8_t bad[2] = {5, -127};
+	memset(q, 0x5a, sizeof(q));
+	assert_int_equal(quire_codec_encode(QUIRE_FMT_BFP8, 128, x, NULL, bad, NULL, q),
+			 QUIRE_ERR_RANGE);
+	for (int i = 0; i < 128; i++)
+		assert_int_equal((uint8_t)q[i], 0x5a);
+	assert_int_equal(quire_codec_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 128, q, bad, 1, x),
+			 QUIRE_ERR_RANGE);
+	assert_int_equal(quire_codec_decode(QUIRE_FMT_BFP8, QUIRE_FMT_FP32, 128, q, exp, 1, x),
+			 QUIRE_ERR_FORMAT);
+	assert_int_equal(quire_codec_exponents(QUIRE_FMT_FP16, 128, x, NULL, exp),
+			 QUIRE_ERR_FORMAT);
+	const float *xs[2] = {x, x};
+	assert_int_equal(quire_codec_allreduce(QUIRE_FMT_BFP8, QUIRE_OP_MAX, 2, 128, xs, NULL, r),
+			 QUIRE_ERR_INVALID);
+	assert_int_equal(quire_codec_allreduce(QUIRE_FMT_BFP8, QUIRE_OP_SUM, 0, 128, xs, NULL, r),
+			 QUIRE_ERR_SIZE);
+	assert_int_equal(quire_codec_allreduce(QUIRE_FMT_INT8, QUIRE_OP_SUM, 2, 128, xs, NULL, r),
+			 QUIRE_ERR_FORMAT);
+	float *rs[2] = {r, r};
+	assert_int_equal(quire_codec_allreduce(QUIRE_FMT_FP16, QUIRE_OP_SUM, 2, 128, xs, rs, r),
+			 QUIRE_ERR_INVALID);
+	assert_int_equal(quire_codec_use((enum quire_codec_impl)9), QUIRE_ERR_INVALID);
+	assert_int_equal(quire_codec_impl_parse("avx9000"), -1);
+	/* Zero elements: nothing to do, and nothing is touched. */
+	assert_int_equal(quire_codec_encode(QUIRE_FMT_BFP8, 0, NULL, NULL, NULL, NULL, NULL),
+			 QUIRE_OK);
+	/* Every status has a message; unknown ones too. */
+	for (int st = 0; st < QUIRE_STATUS_COUNT; st++)
+		assert_true(strlen(quire_strerror(st)) > 3);
+	assert_string_equal(quire_strerror(-5), "unknown status code");
+	assert_string_equal(quire_strerror(QUIRE_ERR_TIMEOUT), "timed out");
+}
+
+static void test_encoded_files(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/quire-test-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	enum { N = 1000 };
+	float x[N];
+	int8_t exp[QUIRE_BFP_BLOCKS(N)], q[N];
+	struct rng g = {11};
+	fill_edge_gradients(&g, x, N, 1);
+	assert_int_equal(quire_codec_encode(QUIRE_FMT_BFP8, N, x, NULL, NULL, exp, q), QUIRE_OK);
+	struct quire_encoded e = {QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 1, N, exp, q}, back;
+	assert_int_equal(quire_encoded_write(path, &e), QUIRE_OK);
+	assert_int_equal(quire_encoded_read(path, &back), QUIRE_OK);
+	assert_int_equal(back.format, QUIRE_FMT_BFP8);
+	assert_int_equal(back.n, N);
+	assert_memory_equal(back.exp, exp, sizeof(exp));
+	assert_memory_equal(back.vals, q, N);
+	quire_encoded_free(&back);
+	/* Each kind of damage is refused, and nothing is left allocated. */
+	FILE *f = fopen(path, "rb");
+	uint8_t buf[32 + sizeof(exp) + N];
+	assert_int_equal(fread(buf, 1, sizeof(buf), f), sizeof(buf));
+	fclose(f);
+	static const struct {
+		size_t at;
+		uint8_t xor_;
+		long len_delta;
+		int status;
+	} damage[] = {
+		{0, 0x01, 0, QUIRE_ERR_CORRUPT},	      /* magic */
+		{8, 0x02, 0, QUIRE_ERR_VERSION},	      /* version */
+		{10, 0x07, 0, QUIRE_ERR_CORRUPT},	      /* format */
+		{14, 0x01, 0, QUIRE_ERR_CORRUPT},	      /* block size */
+		{16, 0x01, 0, QUIRE_ERR_CORRUPT},	      /* n disagrees with the size */
+		{24, 0xff, 0, QUIRE_ERR_CORRUPT},	      /* workers (covered by the CRC) */
+		{40, 0x10, 0, QUIRE_ERR_CORRUPT},	      /* payload: CRC */
+		{500, 0x80, 0, QUIRE_ERR_CORRUPT},	      /* payload: CRC */
+		{0, 0, -1, QUIRE_ERR_CORRUPT},		      /* truncated */
+		{0, 0, 3, QUIRE_ERR_CORRUPT},		      /* trailing bytes */
+		{0, 0, -(long)sizeof(buf) + 10, QUIRE_ERR_CORRUPT}, /* no header */
+	};
+	for (size_t k = 0; k < sizeof(damage) / sizeof(damage[0]); k++) {
+		uint8_t copy[sizeof(buf) + 3] = {0};
+		memcpy(copy, buf, sizeof(buf));
+		copy[damage[k].at] ^= damage[k].xor_;
+		f = fopen(path, "wb");
+		fwrite(copy, 1, (size_t)((long)sizeof(buf) + damage[k].len_delta), f);
+		fclose(f);
+		int st = quire_encoded_read(path, &back);
+		if (st != damage[k].status)
+			fail_msg("damage %zu: status %d (%s), expected %d", k, st, quire_strerror(st),
+				 damage[k].status);
+		if (st == QUIRE_OK)
+			quire_encoded_free(&back);
+		else
+			assert_null(back.vals);
+	}
+	unlink(path);
+	assert_int_equal(quire_encoded_read(path, &back), QUIRE_ERR_IO);
+	assert_int_equal(quire_encoded_write("/nonexistent-dir/x", &e), QUIRE_ERR_IO);
+	e.format = QUIRE_FMT_FP32;
+	assert_int_equal(quire_encoded_write(path, &e), QUIRE_ERR_INVALID);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fast_path_matches_hls),
+		cmocka_unit_test(test_decode_sums_and_reduce),
+		cmocka_unit_test(test_caller_fp_mode_ignored),
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_encoded_files),
+	};
+	return cmocka_run_group_tests_name("cpu codec", tests, NULL, NULL);
+}
