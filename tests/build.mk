@@ -13,8 +13,8 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_REF_OBJS) $(LIBQUIRE_A)
 all: $(TEST_BINS)
 
 # tests/run.sh runs every test program and the CLI checks and prints one summary line.
-test: $(TEST_BINS) $(QUIRE_CLI)
-	BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BINS)
+test: $(TEST_BINS) $(HLS_TBS) $(QUIRE_CLI)
+	BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BINS) $(HLS_TBS)
 
 valgrind: $(TEST_BINS)
 	BUILD=$(BUILD) VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full" \

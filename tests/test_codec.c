@@ -210,6 +210,14 @@ static void test_caller_fp_mode_ignored(void **state)
 	(void)state;
 	/* Trainers often turn on flush-to-zero: the codec must not care. */
 	enum { N = 4096 };
+	unsigned int csr = _mm_getcsr();
+	_mm_setcsr(csr | 0x8040 | 0x6000); /* FTZ, DAZ, round toward zero */
+	unsigned int took = _mm_getcsr();
+	_mm_setcsr(csr);
+	if ((took & 0xffc0) != ((csr | 0x8040 | 0x6000) & 0xffc0)) {
+		print_message("skipped: this environment cannot set the FP mode (valgrind?)\n");
+		skip();
+	}
 	float *x = malloc(N * 4);
 	struct rng g = {3};
 	fill_edge_gradients(&g, x, N, 0);
@@ -220,7 +228,6 @@ static void test_caller_fp_mode_ignored(void **state)
 	float y1[N], y2[N];
 	assert_int_equal(quire_codec_encode(QUIRE_FMT_BFP8, N, x, NULL, NULL, e1, q1), QUIRE_OK);
 	quire_codec_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, N, q1, e1, 1, y1);
-	unsigned int csr = _mm_getcsr();
 	_mm_setcsr(csr | 0x8040 | 0x6000); /* FTZ, DAZ, round toward zero */
 	assert_int_equal(quire_codec_encode(QUIRE_FMT_BFP8, N, x, NULL, NULL, e2, q2), QUIRE_OK);
 	quire_codec_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, N, q2, e2, 1, y2);
