@@ -40,11 +40,11 @@ struct variant {
 };
 
 static const struct variant variants[] = {
-	{"fp32", QUIRE_FMT_FP32, 0, 4.0},
-	{"fp16", QUIRE_FMT_FP16, 0, 2.0},
-	{"bfp16", QUIRE_FMT_BFP16, 0, 2.0 + 1.0 / QUIRE_BFP_BLOCK},
-	{"bfp8", QUIRE_FMT_BFP8, 0, 1.0 + 1.0 / QUIRE_BFP_BLOCK},
-	{"bfp8+ef", QUIRE_FMT_BFP8, 1, 1.0 + 1.0 / QUIRE_BFP_BLOCK},
+    {"fp32", QUIRE_FMT_FP32, 0, 4.0},
+    {"fp16", QUIRE_FMT_FP16, 0, 2.0},
+    {"bfp16", QUIRE_FMT_BFP16, 0, 2.0 + 1.0 / QUIRE_BFP_BLOCK},
+    {"bfp8", QUIRE_FMT_BFP8, 0, 1.0 + 1.0 / QUIRE_BFP_BLOCK},
+    {"bfp8+ef", QUIRE_FMT_BFP8, 1, 1.0 + 1.0 / QUIRE_BFP_BLOCK},
 };
 #define N_VARIANTS (sizeof(variants) / sizeof(variants[0]))
 
@@ -54,18 +54,18 @@ struct result {
 };
 
 static const char usage[] =
-	"Usage: quire-codec-demo [OPTIONS]\n"
-	"Data-parallel training on Fashion-MNIST with gradients all-reduced through quire's codec\n"
-	"(fp32, fp16, bfp16, bfp8, bfp8 with error feedback), W simulated workers.\n\n"
-	"  --workers W      simulated workers (default 4)\n"
-	"  --epochs E       epochs per format (default 5)\n"
-	"  --hidden H       hidden units (default 128)\n"
-	"  --batch B        samples per worker per step (default 32)\n"
-	"  --lr LR          learning rate (default 0.1)\n"
-	"  --train-limit N  use only the first N training images (default all)\n"
-	"  --seed S         initialisation and shuffling seed (default 1)\n"
-	"  --data DIR       Fashion-MNIST directory (default " FMNIST_DEFAULT_DIR ")\n"
-	"  --out DIR        results directory (default results/codec-demo)\n";
+    "Usage: quire-codec-demo [OPTIONS]\n"
+    "Data-parallel training on Fashion-MNIST with gradients all-reduced through quire's codec\n"
+    "(fp32, fp16, bfp16, bfp8, bfp8 with error feedback), W simulated workers.\n\n"
+    "  --workers W      simulated workers (default 4)\n"
+    "  --epochs E       epochs per format (default 5)\n"
+    "  --hidden H       hidden units (default 128)\n"
+    "  --batch B        samples per worker per step (default 32)\n"
+    "  --lr LR          learning rate (default 0.1)\n"
+    "  --train-limit N  use only the first N training images (default all)\n"
+    "  --seed S         initialisation and shuffling seed (default 1)\n"
+    "  --data DIR       Fashion-MNIST directory (default " FMNIST_DEFAULT_DIR ")\n"
+    "  --out DIR        results directory (default results/codec-demo)\n";
 
 static double now(void)
 {
@@ -97,13 +97,15 @@ static int train(const struct options *o, const struct variant *v, const struct 
 	float **grads = calloc(w, sizeof(*grads)), **resid = calloc(w, sizeof(*resid));
 	float *avg = malloc(n * sizeof(float));
 	size_t *order = malloc(train_n * sizeof(size_t));
-	/* Running sums of what was applied and of the exact means: error feedback keeps them close. */
+	/* Running sums of what was applied and of the exact means: error feedback keeps them close.
+	 */
 	double *sum_applied = calloc(n, sizeof(double)), *sum_exact = calloc(n, sizeof(double));
 	int rc = -1;
 	if (!grads || !resid || !avg || !order || !sum_applied || !sum_exact)
 		goto out;
 	for (size_t k = 0; k < w; k++)
-		if (!(grads[k] = malloc(n * sizeof(float))) || !(resid[k] = calloc(n, sizeof(float))))
+		if (!(grads[k] = malloc(n * sizeof(float))) ||
+		    !(resid[k] = calloc(n, sizeof(float))))
 			goto out;
 	for (size_t i = 0; i < train_n; i++)
 		order[i] = i;
@@ -123,7 +125,8 @@ static int train(const struct options *o, const struct variant *v, const struct 
 						       (const float *const *)grads,
 						       v->error_feedback ? resid : NULL, avg);
 			if (st) {
-				fprintf(stderr, "quire-codec-demo: all-reduce: %s\n", quire_strerror(st));
+				fprintf(stderr, "quire-codec-demo: all-reduce: %s\n",
+					quire_strerror(st));
 				goto out;
 			}
 			/* How far the reduced gradient is from the exact mean (in double). */
@@ -202,9 +205,9 @@ static int write_results(const struct options *o, struct result *res)
 	fprintf(f, "format,workers,epochs,test_accuracy,train_loss,grad_rel_error,drift,"
 		   "bytes_per_element,seconds\n");
 	for (size_t i = 0; i < N_VARIANTS; i++)
-		fprintf(f, "%s,%u,%u,%.4f,%.4f,%.3e,%.3e,%.4f,%.1f\n", variants[i].label, o->workers,
-			o->epochs, res[i].test_acc, res[i].loss, res[i].grad_err, res[i].drift,
-			variants[i].bytes_per_elem, res[i].seconds);
+		fprintf(f, "%s,%u,%u,%.4f,%.4f,%.3e,%.3e,%.4f,%.1f\n", variants[i].label,
+			o->workers, o->epochs, res[i].test_acc, res[i].loss, res[i].grad_err,
+			res[i].drift, variants[i].bytes_per_elem, res[i].seconds);
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/epochs.csv", o->out);
 	if (!(f = fopen(path, "w")))
@@ -212,21 +215,25 @@ static int write_results(const struct options *o, struct result *res)
 	fprintf(f, "format,epoch,test_accuracy,train_loss\n");
 	for (size_t i = 0; i < N_VARIANTS; i++)
 		for (unsigned e = 0; e < o->epochs; e++)
-			fprintf(f, "%s,%u,%.4f,%.4f\n", variants[i].label, e + 1, res[i].epoch_acc[e],
-				res[i].epoch_loss[e]);
+			fprintf(f, "%s,%u,%.4f,%.4f\n", variants[i].label, e + 1,
+				res[i].epoch_acc[e], res[i].epoch_loss[e]);
 	fclose(f);
 	return 0;
 }
 
 static int parse(int argc, char **argv, struct options *o)
 {
-	static const struct option opts[] = {
-		{"workers", required_argument, 0, 'w'}, {"epochs", required_argument, 0, 'e'},
-		{"hidden", required_argument, 0, 'H'},	{"batch", required_argument, 0, 'b'},
-		{"lr", required_argument, 0, 'l'},	{"train-limit", required_argument, 0, 't'},
-		{"seed", required_argument, 0, 's'},	{"data", required_argument, 0, 'd'},
-		{"out", required_argument, 0, 'o'},	{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
+	static const struct option opts[] = {{"workers", required_argument, 0, 'w'},
+					     {"epochs", required_argument, 0, 'e'},
+					     {"hidden", required_argument, 0, 'H'},
+					     {"batch", required_argument, 0, 'b'},
+					     {"lr", required_argument, 0, 'l'},
+					     {"train-limit", required_argument, 0, 't'},
+					     {"seed", required_argument, 0, 's'},
+					     {"data", required_argument, 0, 'd'},
+					     {"out", required_argument, 0, 'o'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -297,8 +304,10 @@ int main(int argc, char **argv)
 		return 1;
 	size_t used = o.train_limit && o.train_limit < tr.count ? o.train_limit : tr.count;
 	if (used < (size_t)o.batch * o.workers) {
-		fprintf(stderr, "quire-codec-demo: %zu training images are fewer than one step's "
-				"%u x %u\n", used, o.workers, o.batch);
+		fprintf(stderr,
+			"quire-codec-demo: %zu training images are fewer than one step's "
+			"%u x %u\n",
+			used, o.workers, o.batch);
 		return 2;
 	}
 	printf("quire codec demo: Fashion-MNIST, MLP 784-%u-10, %u workers x %u samples per step, "
@@ -309,7 +318,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < N_VARIANTS && !rc; i++) {
 		res[i].epoch_acc = calloc(o.epochs, sizeof(double));
 		res[i].epoch_loss = calloc(o.epochs, sizeof(double));
-		rc = !res[i].epoch_acc || !res[i].epoch_loss || train(&o, &variants[i], &tr, &te, &res[i]);
+		rc = !res[i].epoch_acc || !res[i].epoch_loss ||
+		     train(&o, &variants[i], &tr, &te, &res[i]);
 	}
 	if (!rc) {
 		printf("\n%-8s %14s %10s %15s %13s %11s %12s\n", "format", "test accuracy",
@@ -320,10 +330,12 @@ int main(int argc, char **argv)
 			       100 * (res[i].test_acc - res[0].test_acc), res[i].grad_err,
 			       res[i].drift, variants[i].bytes_per_elem,
 			       variants[i].bytes_per_elem / 4.0);
-		printf("\nstep error: |reduced - exact mean| / |exact mean| per step, averaged.\n"
-		       "total drift: the same for the sums over all steps (what the model integrates);\n"
-		       "error feedback carries each step's quantization error into the next step, so\n"
-		       "its step error is larger by design and its drift is what it keeps small.\n");
+		printf(
+		    "\nstep error: |reduced - exact mean| / |exact mean| per step, averaged.\n"
+		    "total drift: the same for the sums over all steps (what the model "
+		    "integrates);\n"
+		    "error feedback carries each step's quantization error into the next step, so\n"
+		    "its step error is larger by design and its drift is what it keeps small.\n");
 		rc = write_results(&o, res);
 		if (!rc)
 			printf("\nresults: %s/summary.csv, %s/epochs.csv\n", o.out, o.out);

@@ -103,7 +103,8 @@ int quire_mlp_load(const uint8_t *image, uint32_t len, struct quire_mlp_net *net
 int8_t quire_mlp_requantize(int32_t acc, int32_t m, uint32_t s)
 {
 	int64_t v = (int64_t)acc * m + (s > 0 ? INT64_C(1) << (s - 1) : 0);
-	/* Floor division by 2^s, spelt out: >> of a negative value is implementation-defined in C. */
+	/* Floor division by 2^s, spelt out: >> of a negative value is implementation-defined in C.
+	 */
 	int64_t y = v >= 0 ? v >> s : -(int64_t)(((uint64_t)(-(v + 1))) >> s) - 1;
 	if (y < 0)
 		return 0;

@@ -57,7 +57,8 @@ uint32_t quire_bfp_scale(int32_t s, int k)
 	int p = quire_msb(a);
 	int ex = p + k; /* the value is in [2^ex, 2^(ex+1)) */
 	if (ex >= -126) {
-		uint64_t m = p > 23 ? quire_rne_shift(a, (uint32_t)(p - 23)) : (uint64_t)a << (23 - p);
+		uint64_t m =
+		    p > 23 ? quire_rne_shift(a, (uint32_t)(p - 23)) : (uint64_t)a << (23 - p);
 		if (m == (UINT64_C(1) << 24)) { /* rounding carried into the next binade */
 			m >>= 1;
 			ex++;
@@ -130,7 +131,8 @@ block_loop:
 #pragma HLS PIPELINE II = 1
 			uint32_t i = b * QUIRE_BFP_BLOCK + j;
 			if (i < n) {
-				uint32_t a = quire_f32_bits(ef_input(flags, x, resid, i)) & 0x7fffffffu;
+				uint32_t a =
+				    quire_f32_bits(ef_input(flags, x, resid, i)) & 0x7fffffffu;
 				max_abs = a > max_abs ? a : max_abs;
 			}
 		}
@@ -156,16 +158,17 @@ block_loop:
 			if (i >= n)
 				continue;
 			float v = ef_input(flags, x, resid, i);
-			int32_t qi = finite ? quire_bfp_quantize(quire_f32_bits(v), eg, mant_bits, limit)
-					    : 0;
+			int32_t qi =
+			    finite ? quire_bfp_quantize(quire_f32_bits(v), eg, mant_bits, limit)
+				   : 0;
 			if (elem_bytes == 1)
 				q[i] = (uint8_t)(int8_t)qi;
 			else
 				quire_st16(q, i, (uint16_t)(int16_t)qi);
 			/* A NONFINITE block keeps its residual (bfp.md, error feedback). */
 			if ((flags & QUIRE_QUANT_EF) && eg != QUIRE_BFP_EXP_NONFINITE) {
-				float back = quire_f32_from_bits(
-					quire_bfp_scale(qi, eg - (int)mant_bits));
+				float back =
+				    quire_f32_from_bits(quire_bfp_scale(qi, eg - (int)mant_bits));
 				resid[i] = v - back;
 			}
 		}
@@ -180,8 +183,7 @@ int quire_quant_encode(uint32_t fmt, uint32_t n, uint32_t flags, const float *x,
 		encode_bfp(n, flags, QUIRE_BFP8_MANT_BITS, QUIRE_BFP8_LIMIT, 1, x, resid, exp, q);
 		return QUIRE_OK;
 	case QUIRE_FMT_BFP16:
-		encode_bfp(n, flags, QUIRE_BFP16_MANT_BITS, QUIRE_BFP16_LIMIT, 2, x, resid, exp,
-			   q);
+		encode_bfp(n, flags, QUIRE_BFP16_MANT_BITS, QUIRE_BFP16_LIMIT, 2, x, resid, exp, q);
 		return QUIRE_OK;
 	case QUIRE_FMT_FP16:
 	fp16_loop:
@@ -256,7 +258,8 @@ block_loop:
 			uint32_t bits;
 			if (eg == QUIRE_BFP_EXP_NONFINITE)
 				bits = QUIRE_NAN_BITS;
-			else if (eg < QUIRE_BFP_EXP_MIN) /* ZERO (values below it are invalid, read as ZERO) */
+			else if (eg < QUIRE_BFP_EXP_MIN) /* ZERO (values below it are invalid, read
+							    as ZERO) */
 				bits = 0;
 			else
 				bits = quire_bfp_scale(quire_ld_int(vals, elem_bytes, i),

@@ -8,7 +8,7 @@
 #include "quire/status.h"
 
 /* Up to 1024 workers per call; a ring step uses W = 1 plus the accumulator. */
-#define REDUCE_MAX_WORKERS 1024u
+#define REDUCE_MAX_WORKERS  1024u
 #define REDUCE_MAX_ELEMENTS 0xffffffffu
 
 uint32_t quire_reduce_format_bytes(uint32_t fmt)
@@ -146,8 +146,8 @@ int quire_reduce_top(uint32_t op, uint32_t in_fmt, uint32_t acc_fmt, uint32_t w,
 	case QUIRE_REDUCE_OP_MAX_EXP:
 		if (w > REDUCE_MAX_WORKERS || (w > 1 && stride < n))
 			return QUIRE_ERR_SIZE;
-		quire_reduce_max_exp(w, n, stride, flags, (const int8_t *)in, (const int8_t *)acc_in,
-				     (int8_t *)acc_out);
+		quire_reduce_max_exp(w, n, stride, flags, (const int8_t *)in,
+				     (const int8_t *)acc_in, (int8_t *)acc_out);
 		return QUIRE_OK;
 	default:
 		return QUIRE_ERR_OPCODE;

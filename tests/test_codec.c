@@ -41,7 +41,9 @@ static void golden_encode(enum quire_format fmt, size_t n, const float *x, const
 		memcpy(g->resid, resid0, 4 * n);
 	quire_quant_exponents((uint32_t)n, flags, x, g->resid, g->exp);
 	quire_quant_encode(fmt, (uint32_t)n, flags, x, g->resid, g->exp, g->q);
-	uint32_t vf = fmt == QUIRE_FMT_BFP8 ? QUIRE_FMT_INT8 : fmt == QUIRE_FMT_BFP16 ? QUIRE_FMT_INT16 : QUIRE_FMT_FP16;
+	uint32_t vf = fmt == QUIRE_FMT_BFP8    ? QUIRE_FMT_INT8
+		      : fmt == QUIRE_FMT_BFP16 ? QUIRE_FMT_INT16
+					       : QUIRE_FMT_FP16;
 	quire_quant_decode(fmt, vf, (uint32_t)n, 3, g->q, g->exp, g->y);
 }
 
@@ -62,7 +64,9 @@ static void check_impl_on(enum quire_format fmt, size_t n, const float *x, const
 	uint8_t *q = malloc(2 * n + 1);
 	float *r = malloc(4 * n + 4), *y = malloc(4 * n + 4);
 	int bfp = fmt != QUIRE_FMT_FP16;
-	enum quire_format vf = fmt == QUIRE_FMT_BFP8 ? QUIRE_FMT_INT8 : fmt == QUIRE_FMT_BFP16 ? QUIRE_FMT_INT16 : QUIRE_FMT_FP16;
+	enum quire_format vf = fmt == QUIRE_FMT_BFP8    ? QUIRE_FMT_INT8
+			       : fmt == QUIRE_FMT_BFP16 ? QUIRE_FMT_INT16
+							: QUIRE_FMT_FP16;
 	for (size_t k = 0; k < sizeof(impls) / sizeof(impls[0]); k++) {
 		if (quire_codec_use(impls[k]) != QUIRE_OK)
 			continue;
@@ -70,34 +74,35 @@ static void check_impl_on(enum quire_format fmt, size_t n, const float *x, const
 		/* Fused single-worker encode (own exponents). */
 		if (resid0)
 			memcpy(r, resid0, 4 * n);
-		assert_int_equal(quire_codec_encode(fmt, n, x, resid0 ? r : NULL, NULL,
-						    bfp ? exp : NULL, q),
-				 QUIRE_OK);
+		assert_int_equal(
+		    quire_codec_encode(fmt, n, x, resid0 ? r : NULL, NULL, bfp ? exp : NULL, q),
+		    QUIRE_OK);
 		if (bfp && memcmp(exp, g.exp, nb) != 0)
 			fail_msg("%s %s n=%zu: exponents differ", impl, quire_format_name(fmt), n);
 		if (memcmp(q, g.q, qbytes) != 0)
-			fail_msg("%s %s n=%zu ef=%d: values differ", impl, quire_format_name(fmt), n,
-				 resid0 != NULL);
+			fail_msg("%s %s n=%zu ef=%d: values differ", impl, quire_format_name(fmt),
+				 n, resid0 != NULL);
 		if (resid0 && memcmp(r, g.resid, 4 * n) != 0)
 			fail_msg("%s %s n=%zu: residuals differ", impl, quire_format_name(fmt), n);
 		if (bfp) {
 			/* The two-pass path: exponent pass, then encode with given exponents. */
 			if (resid0)
 				memcpy(r, resid0, 4 * n);
-			assert_int_equal(quire_codec_exponents(fmt, n, x, resid0 ? r : NULL, shared),
-					 QUIRE_OK);
+			assert_int_equal(
+			    quire_codec_exponents(fmt, n, x, resid0 ? r : NULL, shared), QUIRE_OK);
 			assert_memory_equal(shared, g.exp, nb);
 			memset(q, 0, qbytes);
-			assert_int_equal(quire_codec_encode(fmt, n, x, resid0 ? r : NULL, shared,
-							    NULL, q),
-					 QUIRE_OK);
+			assert_int_equal(
+			    quire_codec_encode(fmt, n, x, resid0 ? r : NULL, shared, NULL, q),
+			    QUIRE_OK);
 			assert_memory_equal(q, g.q, qbytes);
 			if (resid0)
 				assert_memory_equal(r, g.resid, 4 * n);
 		}
 		assert_int_equal(quire_codec_decode(fmt, vf, n, g.q, g.exp, 3, y), QUIRE_OK);
 		if (memcmp(y, g.y, 4 * n) != 0)
-			fail_msg("%s %s n=%zu: decoded values differ", impl, quire_format_name(fmt), n);
+			fail_msg("%s %s n=%zu: decoded values differ", impl, quire_format_name(fmt),
+				 n);
 	}
 	quire_codec_use(QUIRE_CODEC_AUTO);
 	free(exp);
@@ -322,17 +327,17 @@ static void test_encoded_files(void **state)
 		long len_delta;
 		int status;
 	} damage[] = {
-		{0, 0x01, 0, QUIRE_ERR_CORRUPT},	      /* magic */
-		{8, 0x02, 0, QUIRE_ERR_VERSION},	      /* version */
-		{10, 0x07, 0, QUIRE_ERR_CORRUPT},	      /* format */
-		{14, 0x01, 0, QUIRE_ERR_CORRUPT},	      /* block size */
-		{16, 0x01, 0, QUIRE_ERR_CORRUPT},	      /* n disagrees with the size */
-		{24, 0xff, 0, QUIRE_ERR_CORRUPT},	      /* workers (covered by the CRC) */
-		{40, 0x10, 0, QUIRE_ERR_CORRUPT},	      /* payload: CRC */
-		{500, 0x80, 0, QUIRE_ERR_CORRUPT},	      /* payload: CRC */
-		{0, 0, -1, QUIRE_ERR_CORRUPT},		      /* truncated */
-		{0, 0, 3, QUIRE_ERR_CORRUPT},		      /* trailing bytes */
-		{0, 0, -(long)sizeof(buf) + 10, QUIRE_ERR_CORRUPT}, /* no header */
+	    {0, 0x01, 0, QUIRE_ERR_CORRUPT},                    /* magic */
+	    {8, 0x02, 0, QUIRE_ERR_VERSION},                    /* version */
+	    {10, 0x07, 0, QUIRE_ERR_CORRUPT},                   /* format */
+	    {14, 0x01, 0, QUIRE_ERR_CORRUPT},                   /* block size */
+	    {16, 0x01, 0, QUIRE_ERR_CORRUPT},                   /* n disagrees with the size */
+	    {24, 0xff, 0, QUIRE_ERR_CORRUPT},                   /* workers (covered by the CRC) */
+	    {40, 0x10, 0, QUIRE_ERR_CORRUPT},                   /* payload: CRC */
+	    {500, 0x80, 0, QUIRE_ERR_CORRUPT},                  /* payload: CRC */
+	    {0, 0, -1, QUIRE_ERR_CORRUPT},                      /* truncated */
+	    {0, 0, 3, QUIRE_ERR_CORRUPT},                       /* trailing bytes */
+	    {0, 0, -(long)sizeof(buf) + 10, QUIRE_ERR_CORRUPT}, /* no header */
 	};
 	for (size_t k = 0; k < sizeof(damage) / sizeof(damage[0]); k++) {
 		uint8_t copy[sizeof(buf) + 3] = {0};
@@ -343,8 +348,8 @@ static void test_encoded_files(void **state)
 		fclose(f);
 		int st = quire_encoded_read(path, &back);
 		if (st != damage[k].status)
-			fail_msg("damage %zu: status %d (%s), expected %d", k, st, quire_strerror(st),
-				 damage[k].status);
+			fail_msg("damage %zu: status %d (%s), expected %d", k, st,
+				 quire_strerror(st), damage[k].status);
 		if (st == QUIRE_OK)
 			quire_encoded_free(&back);
 		else
@@ -360,11 +365,11 @@ static void test_encoded_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fast_path_matches_hls),
-		cmocka_unit_test(test_decode_sums_and_reduce),
-		cmocka_unit_test(test_caller_fp_mode_ignored),
-		cmocka_unit_test(test_bad_arguments),
-		cmocka_unit_test(test_encoded_files),
+	    cmocka_unit_test(test_fast_path_matches_hls),
+	    cmocka_unit_test(test_decode_sums_and_reduce),
+	    cmocka_unit_test(test_caller_fp_mode_ignored),
+	    cmocka_unit_test(test_bad_arguments),
+	    cmocka_unit_test(test_encoded_files),
 	};
 	return cmocka_run_group_tests_name("cpu codec", tests, NULL, NULL);
 }

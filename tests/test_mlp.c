@@ -85,8 +85,8 @@ static void check_golden(const char *name)
 	assert_int_equal(quire_mlp_top(QUIRE_MLP_OP_LOAD, ilen, 0, img, NULL, NULL, NULL, NULL),
 			 QUIRE_OK);
 	uint32_t choice2 = 12345;
-	assert_int_equal(quire_mlp_top(QUIRE_MLP_OP_SCORE, 0, c, NULL, feat, feas, scores, &choice2),
-			 st);
+	assert_int_equal(
+	    quire_mlp_top(QUIRE_MLP_OP_SCORE, 0, c, NULL, feat, feas, scores, &choice2), st);
 	if (st == QUIRE_OK)
 		assert_int_equal(choice2, choice);
 	free(scores);
@@ -98,7 +98,7 @@ static void check_golden(const char *name)
 static void test_golden_vectors(void **state)
 {
 	(void)state;
-	static const char *const cases[] = {"l1_16",	  "l2_32x64",	      "l3_extreme",
+	static const char *const cases[] = {"l1_16",  "l2_32x64",         "l3_extreme",
 					    "l4_256", "l2_none_feasible", "l2_wide_c1024"};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_golden(cases[i]);
@@ -172,12 +172,12 @@ static void test_invalid_images(void **state)
 	uint16_t v16;
 	int32_t v32;
 	assert_int_equal(load_modified(0, &zero, 0, 1, 0), QUIRE_OK);
-	assert_int_equal(load_modified(0, &zero, 1, 1, 0), QUIRE_ERR_CORRUPT);	 /* magic */
+	assert_int_equal(load_modified(0, &zero, 1, 1, 0), QUIRE_ERR_CORRUPT); /* magic */
 	v16 = 2;
-	assert_int_equal(load_modified(4, &v16, 2, 1, 0), QUIRE_ERR_VERSION);	 /* version */
-	assert_int_equal(load_modified(33, &big, 1, 0, 0), QUIRE_ERR_CORRUPT);	 /* CRC */
+	assert_int_equal(load_modified(4, &v16, 2, 1, 0), QUIRE_ERR_VERSION);   /* version */
+	assert_int_equal(load_modified(33, &big, 1, 0, 0), QUIRE_ERR_CORRUPT);  /* CRC */
 	assert_int_equal(load_modified(0, &zero, 0, 1, -1), QUIRE_ERR_CORRUPT); /* truncated */
-	assert_int_equal(load_modified(0, &zero, 0, 1, 4), QUIRE_ERR_CORRUPT);	 /* trailing */
+	assert_int_equal(load_modified(0, &zero, 0, 1, 4), QUIRE_ERR_CORRUPT);  /* trailing */
 	v16 = 0;
 	assert_int_equal(load_modified(6, &v16, 2, 1, 0), QUIRE_ERR_SHAPE); /* 0 layers */
 	v16 = 5;
@@ -201,7 +201,7 @@ static void test_invalid_images(void **state)
 	v32 = -1;
 	assert_int_equal(load_modified(32 + 24, &v32, 4, 1, 0), QUIRE_ERR_RANGE); /* M < 0 */
 	uint8_t s = 63;
-	assert_int_equal(load_modified(32 + 36, &s, 1, 1, 0), QUIRE_ERR_RANGE); /* shift */
+	assert_int_equal(load_modified(32 + 36, &s, 1, 1, 0), QUIRE_ERR_RANGE);  /* shift */
 	assert_int_equal(load_modified(0, &zero, 0, 1, -30), QUIRE_ERR_CORRUPT); /* no header */
 }
 
@@ -378,9 +378,9 @@ static void test_float_reference(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_golden_vectors),	cmocka_unit_test(test_requantize_rounding),
-		cmocka_unit_test(test_invalid_images),	cmocka_unit_test(test_score_arguments),
-		cmocka_unit_test(test_float_reference),
+	    cmocka_unit_test(test_golden_vectors),  cmocka_unit_test(test_requantize_rounding),
+	    cmocka_unit_test(test_invalid_images),  cmocka_unit_test(test_score_arguments),
+	    cmocka_unit_test(test_float_reference),
 	};
 	return cmocka_run_group_tests_name("mlp kernel", tests, NULL, NULL);
 }

@@ -32,7 +32,7 @@ static void test_block_exponent_rules(void **state)
 	for (int i = 0; i < 64; i++)
 		x[i] = -0.0f;
 	assert_int_equal(exponent_of(x, 64), QUIRE_BFP_EXP_ZERO); /* -0.0 counts as zero */
-	x[5] = 1.0f;						     /* ilogb(1) + 1 = 1: 1 < 2^1 */
+	x[5] = 1.0f;                                              /* ilogb(1) + 1 = 1: 1 < 2^1 */
 	assert_int_equal(exponent_of(x, 64), 1);
 	x[6] = -1.9999999f;
 	assert_int_equal(exponent_of(x, 64), 1);
@@ -86,7 +86,7 @@ static void test_quantize_rounding(void **state)
 	/* -0.0 encodes as 0; subnormals at the bottom exponent are exact multiples. */
 	assert_int_equal(q8(-0.0f, 1), 0);
 	assert_int_equal(q8(f32_of(0x00400000u), -125), 32); /* 2^-127 * 2^132 */
-	assert_int_equal(q8(f32_of(1), -125), 0);	     /* 2^-149 * 2^132 = 2^-17 */
+	assert_int_equal(q8(f32_of(1), -125), 0);            /* 2^-149 * 2^132 = 2^-17 */
 	/* A value far below the block maximum rounds to 0, never to garbage. */
 	assert_int_equal(q8(f32_of(1), 126), 0);
 }
@@ -106,8 +106,8 @@ static void test_decode_rules(void **state)
 	assert_int_equal(quire_bfp_scale(1 << 30, 119), 0x7f800000u);
 	assert_int_equal(quire_bfp_scale(-(1 << 30), 119), 0xff800000u);
 	assert_int_equal(quire_bfp_scale(1, -140), 0x200u);
-	assert_int_equal(quire_bfp_scale(3, -150), 0x2u); /* 1.5 units -> 2 */
-	assert_int_equal(quire_bfp_scale(1, -150), 0u);	  /* 0.5 units -> 0 (even) */
+	assert_int_equal(quire_bfp_scale(3, -150), 0x2u);             /* 1.5 units -> 2 */
+	assert_int_equal(quire_bfp_scale(1, -150), 0u);               /* 0.5 units -> 0 (even) */
 	assert_int_equal(quire_bfp_scale(0xffffff, -150), 0x800000u); /* carries into FLT_MIN */
 	/* Whole blocks: NONFINITE -> NaN 0x7fc00000, ZERO -> +0.0. */
 	int8_t exp[3] = {QUIRE_BFP_EXP_NONFINITE, QUIRE_BFP_EXP_ZERO, 3};
@@ -153,19 +153,23 @@ static void check_against_ref(const float *x, uint32_t n, int mant_bits, int ef)
 	ref_encode(mant_bits, n, x, ef ? rr : NULL, NULL, rexp, rq);
 	assert_memory_equal(exp, rexp, nb);
 	for (uint32_t i = 0; i < n; i++) {
-		int32_t qi = mant_bits == 7 ? (int8_t)q[i] : (int16_t)(q[2 * i] | q[2 * i + 1] << 8);
+		int32_t qi =
+		    mant_bits == 7 ? (int8_t)q[i] : (int16_t)(q[2 * i] | q[2 * i + 1] << 8);
 		if (qi != rq[i])
-			fail_msg("element %u: q %d, reference %d (x = %a)", i, qi, rq[i], (double)x[i]);
+			fail_msg("element %u: q %d, reference %d (x = %a)", i, qi, rq[i],
+				 (double)x[i]);
 		if (ef && bits_of(r[i]) != bits_of(rr[i]))
-			fail_msg("element %u: residual %a, reference %a", i, (double)r[i], (double)rr[i]);
+			fail_msg("element %u: residual %a, reference %a", i, (double)r[i],
+				 (double)rr[i]);
 	}
-	assert_int_equal(quire_quant_decode(fmt, mant_bits == 7 ? QUIRE_FMT_INT8 : QUIRE_FMT_INT16, n,
-					    1, q, exp, y),
+	assert_int_equal(quire_quant_decode(fmt, mant_bits == 7 ? QUIRE_FMT_INT8 : QUIRE_FMT_INT16,
+					    n, 1, q, exp, y),
 			 QUIRE_OK);
 	for (uint32_t i = 0; i < n; i++) {
 		float ry = ref_decode(rq[i], exp[i / 64], mant_bits);
 		if (bits_of(y[i]) != bits_of(ry))
-			fail_msg("element %u: decoded %a, reference %a", i, (double)y[i], (double)ry);
+			fail_msg("element %u: decoded %a, reference %a", i, (double)y[i],
+				 (double)ry);
 	}
 	free(exp);
 	free(rexp);
@@ -324,14 +328,14 @@ static void test_top_function(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_block_exponent_rules),
-		cmocka_unit_test(test_quantize_rounding),
-		cmocka_unit_test(test_decode_rules),
-		cmocka_unit_test(test_random_against_reference),
-		cmocka_unit_test(test_short_last_block),
-		cmocka_unit_test(test_error_feedback),
-		cmocka_unit_test(test_fp16),
-		cmocka_unit_test(test_top_function),
+	    cmocka_unit_test(test_block_exponent_rules),
+	    cmocka_unit_test(test_quantize_rounding),
+	    cmocka_unit_test(test_decode_rules),
+	    cmocka_unit_test(test_random_against_reference),
+	    cmocka_unit_test(test_short_last_block),
+	    cmocka_unit_test(test_error_feedback),
+	    cmocka_unit_test(test_fp16),
+	    cmocka_unit_test(test_top_function),
 	};
 	return cmocka_run_group_tests_name("quant kernel", tests, NULL, NULL);
 }

@@ -111,9 +111,9 @@ static void test_max_exponents(void **state)
 					  (const uint8_t *)in, NULL, (uint8_t *)out),
 			 QUIRE_OK);
 	assert_int_equal(out[1], 6);
-	assert_int_equal(quire_reduce_top(7, 0, 0, 3, 4, 4, 0, (const uint8_t *)in, NULL,
-					  (uint8_t *)out),
-			 QUIRE_ERR_OPCODE);
+	assert_int_equal(
+	    quire_reduce_top(7, 0, 0, 3, 4, 4, 0, (const uint8_t *)in, NULL, (uint8_t *)out),
+	    QUIRE_ERR_OPCODE);
 }
 
 /* Heap's algorithm: call fn for every permutation of p[0..k). */
@@ -137,8 +137,8 @@ struct perm_ctx {
 	size_t n;
 	float **x;
 	float **resid0; /* the residuals each worker starts from */
-	float *y0;	/* result of the identity order */
-	float **r0;	/* residuals after the identity order, per worker */
+	float *y0;      /* result of the identity order */
+	float **r0;     /* residuals after the identity order, per worker */
 	int count;
 };
 
@@ -216,17 +216,19 @@ static void test_allreduce_against_reference(void **state)
 		}
 		for (int mant = 7; mant <= 15; mant += 8)
 			for (int mean = 0; mean < 2; mean++) {
-				enum quire_format fmt = mant == 7 ? QUIRE_FMT_BFP8 : QUIRE_FMT_BFP16;
-				assert_int_equal(quire_codec_allreduce(fmt, mean ? QUIRE_OP_MEAN : QUIRE_OP_SUM,
-								       w, n, (const float *const *)x,
-								       NULL, y),
-						 QUIRE_OK);
+				enum quire_format fmt =
+				    mant == 7 ? QUIRE_FMT_BFP8 : QUIRE_FMT_BFP16;
+				assert_int_equal(
+				    quire_codec_allreduce(fmt, mean ? QUIRE_OP_MEAN : QUIRE_OP_SUM,
+							  w, n, (const float *const *)x, NULL, y),
+				    QUIRE_OK);
 				ref_allreduce(mant, mean, w, n, (const float *const *)x, ry);
 				for (size_t i = 0; i < n; i++)
 					if (bits_of(y[i]) != bits_of(ry[i]))
-						fail_msg("W=%u %s mean=%d element %zu: %a, reference %a",
-							 w, quire_format_name(fmt), mean, i, (double)y[i],
-							 (double)ry[i]);
+						fail_msg(
+						    "W=%u %s mean=%d element %zu: %a, reference %a",
+						    w, quire_format_name(fmt), mean, i,
+						    (double)y[i], (double)ry[i]);
 			}
 		for (uint32_t k = 0; k < w; k++)
 			free(x[k]);
@@ -238,12 +240,12 @@ static void test_allreduce_against_reference(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exact_int_sums),
-		cmocka_unit_test(test_int32_overflow_is_reported),
-		cmocka_unit_test(test_fp_sum_order),
-		cmocka_unit_test(test_max_exponents),
-		cmocka_unit_test(test_every_order_same_bits),
-		cmocka_unit_test(test_allreduce_against_reference),
+	    cmocka_unit_test(test_exact_int_sums),
+	    cmocka_unit_test(test_int32_overflow_is_reported),
+	    cmocka_unit_test(test_fp_sum_order),
+	    cmocka_unit_test(test_max_exponents),
+	    cmocka_unit_test(test_every_order_same_bits),
+	    cmocka_unit_test(test_allreduce_against_reference),
 	};
 	return cmocka_run_group_tests_name("reduce", tests, NULL, NULL);
 }

@@ -68,10 +68,12 @@ static inline void fill_edge_gradients(struct rng *r, float *x, size_t n, int no
 				v = rng_below(r, 2) ? -0.0f : 0.0f;
 				break;
 			case 1: /* subnormals */
-				v = f32_of((uint32_t)rng_below(r, 0x800000u) | (rng_below(r, 2) << 31));
+				v = f32_of((uint32_t)rng_below(r, 0x800000u) |
+					   (rng_below(r, 2) << 31));
 				break;
 			case 2: /* near the top of the range, the exponent clamp */
-				v = f32_of((0x7e800000u + rng_below(r, 0xffffffu)) | (rng_below(r, 2) << 31));
+				v = f32_of((0x7e800000u + rng_below(r, 0xffffffu)) |
+					   (rng_below(r, 2) << 31));
 				break;
 			case 3: /* exact ties: block max 1, elements (k + 1/2) / 64 */
 				v = j == 0 ? 1.0f : ((float)rng_below(r, 127) - 63.5f) / 64.0f;

@@ -34,14 +34,16 @@ static uint8_t *read_idx(const char *path, uint32_t dims, uint32_t *shape)
 	if (!f) {
 		fprintf(stderr, "fmnist: cannot open %s: %s\n", path, strerror(errno));
 		if (strstr(path, FMNIST_DEFAULT_DIR))
-			fprintf(stderr, "fmnist: the data comes from Debian's package "
-					"dataset-fashion-mnist (apt-get install dataset-fashion-mnist)\n");
+			fprintf(stderr,
+				"fmnist: the data comes from Debian's package "
+				"dataset-fashion-mnist (apt-get install dataset-fashion-mnist)\n");
 		return NULL;
 	}
 	uint8_t head[4 + 4 * 3];
 	uint8_t *data = NULL;
 	if (read_exact(f, head, 4 + 4 * dims) != 0 || be32(head) != (0x00000800u | dims)) {
-		fprintf(stderr, "fmnist: %s: not an IDX file of %u-dimensional bytes\n", path, dims);
+		fprintf(stderr, "fmnist: %s: not an IDX file of %u-dimensional bytes\n", path,
+			dims);
 		goto out;
 	}
 	size_t total = 1;

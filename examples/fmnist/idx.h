@@ -7,12 +7,12 @@
 #include <stdint.h>
 
 #define FMNIST_DEFAULT_DIR "/usr/share/datasets/fashion-mnist"
-#define FMNIST_PIXELS 784
-#define FMNIST_CLASSES 10
+#define FMNIST_PIXELS      784
+#define FMNIST_CLASSES     10
 
 struct fmnist_set {
 	size_t count;
-	float *images;	 /* count x 784, scaled to [0, 1] */
+	float *images;   /* count x 784, scaled to [0, 1] */
 	uint8_t *labels; /* count, 0..9 */
 };
 

@@ -80,8 +80,8 @@ static void forward(const struct mlp *m, const struct views *v, const float *x, 
 	}
 }
 
-double mlp_gradient(const struct mlp *m, const float *x, const uint8_t *labels,
-		    const size_t *index, size_t count, float *grad)
+double mlp_gradient(const struct mlp *m, const float *x, const uint8_t *labels, const size_t *index,
+		    size_t count, float *grad)
 {
 	struct views v = views_of(m, m->params), g = views_of(m, grad);
 	memset(grad, 0, m->n_params * sizeof(float));

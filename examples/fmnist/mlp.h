@@ -23,8 +23,8 @@ void mlp_free(struct mlp *m);
  * Gradient of the mean loss over `count` samples into grad (n_params floats,
  * overwritten); returns the summed loss of those samples.
  */
-double mlp_gradient(const struct mlp *m, const float *x, const uint8_t *labels,
-		    const size_t *index, size_t count, float *grad);
+double mlp_gradient(const struct mlp *m, const float *x, const uint8_t *labels, const size_t *index,
+		    size_t count, float *grad);
 
 /* params -= lr * grad */
 void mlp_step(struct mlp *m, const float *grad, float lr);

@@ -47,10 +47,10 @@ int main(void)
 			uint32_t c = le32(vec + 4), n0 = le32(vec + 8);
 			const uint8_t *feas = vec + 12 + c * n0, *want = feas + c;
 			int32_t want_choice = (int32_t)le32(want + 4 * c);
-			ok = quire_mlp_top(QUIRE_MLP_OP_LOAD, ilen, 0, img, NULL, NULL, NULL, NULL) ==
-			     QUIRE_OK;
-			int st = quire_mlp_top(QUIRE_MLP_OP_SCORE, 0, c, NULL, (const int8_t *)vec + 12,
-					       feas, scores, &choice);
+			ok = quire_mlp_top(QUIRE_MLP_OP_LOAD, ilen, 0, img, NULL, NULL, NULL,
+					   NULL) == QUIRE_OK;
+			int st = quire_mlp_top(QUIRE_MLP_OP_SCORE, 0, c, NULL,
+					       (const int8_t *)vec + 12, feas, scores, &choice);
 			ok &= want_choice < 0 ? st == QUIRE_ERR_NO_FEASIBLE
 					      : st == QUIRE_OK && choice == (uint32_t)want_choice;
 			for (uint32_t k = 0; k < c; k++)

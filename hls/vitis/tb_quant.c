@@ -25,12 +25,14 @@ int main(void)
 	x[130] = NAN; /* block 2 becomes NONFINITE */
 
 	for (int fmt = QUIRE_FMT_BFP8; fmt <= QUIRE_FMT_BFP16; fmt++) {
-		int mant = fmt == QUIRE_FMT_BFP8 ? 7 : 15, limit = fmt == QUIRE_FMT_BFP8 ? 127 : 32767;
-		int st = quire_quant_top(QUIRE_QUANT_OP_EXPONENTS, fmt, 0, 0, N, 0, x, resid, exp, q, y);
+		int mant = fmt == QUIRE_FMT_BFP8 ? 7 : 15,
+		    limit = fmt == QUIRE_FMT_BFP8 ? 127 : 32767;
+		int st =
+		    quire_quant_top(QUIRE_QUANT_OP_EXPONENTS, fmt, 0, 0, N, 0, x, resid, exp, q, y);
 		st |= quire_quant_top(QUIRE_QUANT_OP_ENCODE, fmt, 0, 0, N, 0, x, resid, exp, q, y);
 		st |= quire_quant_top(QUIRE_QUANT_OP_DECODE, fmt,
-				      fmt == QUIRE_FMT_BFP8 ? QUIRE_FMT_INT8 : QUIRE_FMT_INT16, 0, N, 1,
-				      x, resid, exp, q, y);
+				      fmt == QUIRE_FMT_BFP8 ? QUIRE_FMT_INT8 : QUIRE_FMT_INT16, 0,
+				      N, 1, x, resid, exp, q, y);
 		int ok = st == QUIRE_OK;
 		for (int b = 0; b * 64 < N; b++) {
 			int nonfinite = b == 2;
@@ -53,10 +55,10 @@ int main(void)
 	/* fp16 round trip of values binary16 holds exactly. */
 	for (int i = 0; i < N; i++)
 		x[i] = (float)(i - 100) / 4;
-	int ok = quire_quant_top(QUIRE_QUANT_OP_ENCODE, QUIRE_FMT_FP16, 0, 0, N, 0, x, resid, exp, q,
-				 y) == QUIRE_OK;
-	ok &= quire_quant_top(QUIRE_QUANT_OP_DECODE, QUIRE_FMT_FP16, QUIRE_FMT_FP16, 0, N, 1, x, resid,
-			      exp, q, y) == QUIRE_OK;
+	int ok = quire_quant_top(QUIRE_QUANT_OP_ENCODE, QUIRE_FMT_FP16, 0, 0, N, 0, x, resid, exp,
+				 q, y) == QUIRE_OK;
+	ok &= quire_quant_top(QUIRE_QUANT_OP_DECODE, QUIRE_FMT_FP16, QUIRE_FMT_FP16, 0, N, 1, x,
+			      resid, exp, q, y) == QUIRE_OK;
 	ok &= memcmp(x, y, sizeof(x)) == 0;
 	ok ? passed++ : failed++;
 	printf("%s quant fp16 round trip\n", ok ? "ok  " : "FAIL");

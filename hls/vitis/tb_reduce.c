@@ -34,8 +34,8 @@ int main(void)
 	ok = quire_reduce_top(QUIRE_REDUCE_OP_SUM, QUIRE_FMT_INT8, QUIRE_FMT_INT16, 1, N, N, 0,
 			      (const uint8_t *)in[0], NULL, (uint8_t *)out16) == QUIRE_OK;
 	for (int k = 1; k < W; k++)
-		ok &= quire_reduce_top(QUIRE_REDUCE_OP_SUM, QUIRE_FMT_INT8, QUIRE_FMT_INT16, 1, N, N,
-				       QUIRE_REDUCE_ACC_IN, (const uint8_t *)in[k],
+		ok &= quire_reduce_top(QUIRE_REDUCE_OP_SUM, QUIRE_FMT_INT8, QUIRE_FMT_INT16, 1, N,
+				       N, QUIRE_REDUCE_ACC_IN, (const uint8_t *)in[k],
 				       (const uint8_t *)out16, (uint8_t *)out16) == QUIRE_OK;
 	for (int i = 0; i < N; i++)
 		ok &= out16[i] == out[i];
@@ -45,8 +45,8 @@ int main(void)
 	for (int k = 0; k < W; k++)
 		for (int b = 0; b < 8; b++)
 			exps[k][b] = (int8_t)((b * 53 + k * 29) % 254 - 126);
-	ok = quire_reduce_top(QUIRE_REDUCE_OP_MAX_EXP, 0, 0, W, 8, 8, 0, (const uint8_t *)exps, NULL,
-			      (uint8_t *)emax) == QUIRE_OK;
+	ok = quire_reduce_top(QUIRE_REDUCE_OP_MAX_EXP, 0, 0, W, 8, 8, 0, (const uint8_t *)exps,
+			      NULL, (uint8_t *)emax) == QUIRE_OK;
 	for (int b = 0; b < 8; b++) {
 		int8_t m = -128;
 		for (int k = 0; k < W; k++)

@@ -14,14 +14,14 @@
 #include "quire.h"
 
 static const char bench_codec_help[] =
-	"Usage: quire bench codec [--size BYTES] [--repeat N] [--impl NAME]\n"
-	"Single-thread codec throughput against memcpy of the same size, in one run.\n"
-	"GB/s counts the fp32 bytes of input handled per second (for a reduction, of\n"
-	"all W workers). Each figure is the best of N runs.\n\n"
-	"  -s, --size BYTES   fp32 bytes per tensor (default 64MiB; suffixes K, M, G, KiB, MiB, GiB)\n"
-	"  -r, --repeat N     runs per operation (default 5)\n"
-	"  -i, --impl NAME    auto, scalar, avx2 or avx512 (default auto)\n"
-	"  -h, --help         this text\n";
+    "Usage: quire bench codec [--size BYTES] [--repeat N] [--impl NAME]\n"
+    "Single-thread codec throughput against memcpy of the same size, in one run.\n"
+    "GB/s counts the fp32 bytes of input handled per second (for a reduction, of\n"
+    "all W workers). Each figure is the best of N runs.\n\n"
+    "  -s, --size BYTES   fp32 bytes per tensor (default 64MiB; suffixes K, M, G, KiB, MiB, GiB)\n"
+    "  -r, --repeat N     runs per operation (default 5)\n"
+    "  -i, --impl NAME    auto, scalar, avx2 or avx512 (default auto)\n"
+    "  -h, --help         this text\n";
 
 #define BENCH_WORKERS 4
 
@@ -61,13 +61,15 @@ static int run_op(struct bench *b, enum op op)
 	case OP_ENC_BFP8:
 		return quire_codec_encode(QUIRE_FMT_BFP8, b->n, b->x, NULL, NULL, b->exp, b->q8);
 	case OP_ENC_BFP8_EF:
-		return quire_codec_encode(QUIRE_FMT_BFP8, b->n, b->x, b->resid, NULL, b->exp, b->q8);
+		return quire_codec_encode(QUIRE_FMT_BFP8, b->n, b->x, b->resid, NULL, b->exp,
+					  b->q8);
 	case OP_ENC_BFP16:
 		return quire_codec_encode(QUIRE_FMT_BFP16, b->n, b->x, NULL, NULL, b->exp, b->q16);
 	case OP_ENC_FP16:
 		return quire_codec_encode(QUIRE_FMT_FP16, b->n, b->x, NULL, NULL, NULL, b->q16);
 	case OP_DEC_BFP8:
-		return quire_codec_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, b->n, b->q8, b->exp, 1, b->y);
+		return quire_codec_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, b->n, b->q8, b->exp, 1,
+					  b->y);
 	case OP_SUM_BFP8:
 		return quire_codec_sum(QUIRE_FMT_INT8, QUIRE_FMT_INT32, BENCH_WORKERS, b->n,
 				       (const void *const *)b->qs, NULL, b->sum);
@@ -111,9 +113,9 @@ static void fill_gradients(float *x, size_t n, uint64_t seed)
 static int alloc_all(struct bench *b)
 {
 	size_t n = b->n, nb = QUIRE_BFP_BLOCKS(n);
-	int ok = (b->x = malloc(n * 4)) && (b->y = malloc(n * 4)) &&
-		 (b->resid = calloc(n, 4)) && (b->q8 = malloc(n)) && (b->q16 = malloc(n * 2)) &&
-		 (b->exp = malloc(nb)) && (b->sum = malloc(n * 4));
+	int ok = (b->x = malloc(n * 4)) && (b->y = malloc(n * 4)) && (b->resid = calloc(n, 4)) &&
+		 (b->q8 = malloc(n)) && (b->q16 = malloc(n * 2)) && (b->exp = malloc(nb)) &&
+		 (b->sum = malloc(n * 4));
 	for (int k = 0; ok && k < BENCH_WORKERS; k++)
 		ok = (b->xs[k] = malloc(n * 4)) && (b->qs[k] = malloc(n)) &&
 		     (b->exps[k] = malloc(nb));
@@ -158,9 +160,9 @@ static int bench_codec(int argc, char **argv)
 		if (c == 's') {
 			bytes = cli_parse_size(optarg);
 			if (bytes < 4 || bytes % 4 || bytes > (16ull << 30))
-				return cli_usage_error("bench codec",
-						       "--size '%s': a multiple of 4 bytes up to 16GiB",
-						       optarg);
+				return cli_usage_error(
+				    "bench codec", "--size '%s': a multiple of 4 bytes up to 16GiB",
+				    optarg);
 		} else if (c == 'r') {
 			repeat = atoi(optarg);
 			if (repeat < 1 || repeat > 1000)
@@ -168,7 +170,8 @@ static int bench_codec(int argc, char **argv)
 		} else if (c == 'i') {
 			impl = quire_codec_impl_parse(optarg);
 			if (impl < 0)
-				return cli_usage_error("bench codec", "unknown --impl '%s'", optarg);
+				return cli_usage_error("bench codec", "unknown --impl '%s'",
+						       optarg);
 		} else if (c == 'h') {
 			return fputs(bench_codec_help, stdout), 0;
 		} else {
@@ -192,14 +195,14 @@ static int bench_codec(int argc, char **argv)
 		int inputs;
 		double target; /* a ratio to memcpy the project aims at, 0 if none */
 	} rows[] = {
-		{OP_MEMCPY, "memcpy (fp32 -> fp32)", 1, 0},
-		{OP_ENC_BFP8, "encode bfp8", 1, 0.60},
-		{OP_ENC_BFP8_EF, "encode bfp8 + error feedback", 1, 0.40},
-		{OP_ENC_BFP16, "encode bfp16", 1, 0},
-		{OP_ENC_FP16, "encode fp16", 1, 0},
-		{OP_DEC_BFP8, "decode bfp8", 1, 0},
-		{OP_SUM_BFP8, "reduce bfp8, W=4 (exact int32 sum)", BENCH_WORKERS, 0},
-		{OP_ALLREDUCE_BFP8, "all-reduce bfp8, W=4, local (end to end)", BENCH_WORKERS, 0},
+	    {OP_MEMCPY, "memcpy (fp32 -> fp32)", 1, 0},
+	    {OP_ENC_BFP8, "encode bfp8", 1, 0.60},
+	    {OP_ENC_BFP8_EF, "encode bfp8 + error feedback", 1, 0.40},
+	    {OP_ENC_BFP16, "encode bfp16", 1, 0},
+	    {OP_ENC_FP16, "encode fp16", 1, 0},
+	    {OP_DEC_BFP8, "decode bfp8", 1, 0},
+	    {OP_SUM_BFP8, "reduce bfp8, W=4 (exact int32 sum)", BENCH_WORKERS, 0},
+	    {OP_ALLREDUCE_BFP8, "all-reduce bfp8, W=4, local (end to end)", BENCH_WORKERS, 0},
 	};
 	printf("quire bench codec: %.1f MiB of fp32 per tensor (%zu elements), codec %s, "
 	       "best of %d, 1 thread\n",
@@ -219,7 +222,8 @@ static int bench_codec(int argc, char **argv)
 		double ratio = gbs / memcpy_gbs;
 		printf("%-44s %9.2f %10.2f", rows[i].name, gbs, ratio);
 		if (rows[i].target > 0)
-			printf("  >= %.2f %s", rows[i].target, ratio >= rows[i].target ? "met" : "NOT MET");
+			printf("  >= %.2f %s", rows[i].target,
+			       ratio >= rows[i].target ? "met" : "NOT MET");
 		printf("\n");
 	}
 	/* The plain C model on the same data, for scale. */
@@ -235,11 +239,11 @@ static int bench_codec(int argc, char **argv)
 }
 
 static const struct cli_command bench_commands[] = {
-	{"codec", "codec throughput against memcpy", bench_codec},
+    {"codec", "codec throughput against memcpy", bench_codec},
 };
 
 int cli_bench(int argc, char **argv)
 {
-	return cli_dispatch("bench", bench_commands, sizeof(bench_commands) / sizeof(bench_commands[0]),
-			    argc, argv);
+	return cli_dispatch("bench", bench_commands,
+			    sizeof(bench_commands) / sizeof(bench_commands[0]), argc, argv);
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* Exit codes: 0 success, 1 the operation failed, 2 bad usage. */
-#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_FAIL  1
 #define CLI_EXIT_USAGE 2
 
 struct cli_command {

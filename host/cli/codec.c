@@ -10,28 +10,28 @@
 #include "quire.h"
 
 static const char encode_help[] =
-	"Usage: quire codec encode --format FMT [--residual FILE] IN.f32 OUT\n"
-	"Encode a raw little-endian fp32 file into a quire tensor file (docs/codec-file.md).\n\n"
-	"  -f, --format FMT      bfp8, bfp16 or fp16\n"
-	"  -r, --residual FILE   error feedback (bfp only): FILE holds the fp32 residual,\n"
-	"                        read if it exists (else zeros) and rewritten\n"
-	"  -h, --help            this text\n";
+    "Usage: quire codec encode --format FMT [--residual FILE] IN.f32 OUT\n"
+    "Encode a raw little-endian fp32 file into a quire tensor file (docs/codec-file.md).\n\n"
+    "  -f, --format FMT      bfp8, bfp16 or fp16\n"
+    "  -r, --residual FILE   error feedback (bfp only): FILE holds the fp32 residual,\n"
+    "                        read if it exists (else zeros) and rewritten\n"
+    "  -h, --help            this text\n";
 
 static const char decode_help[] =
-	"Usage: quire codec decode [--mean] IN OUT.f32\n"
-	"Decode a quire tensor file to raw little-endian fp32.\n\n"
-	"  -m, --mean   divide a sum of W encodings by W (the file says W)\n"
-	"  -h, --help   this text\n";
+    "Usage: quire codec decode [--mean] IN OUT.f32\n"
+    "Decode a quire tensor file to raw little-endian fp32.\n\n"
+    "  -m, --mean   divide a sum of W encodings by W (the file says W)\n"
+    "  -h, --help   this text\n";
 
 static const char reduce_help[] =
-	"Usage: quire codec reduce --format FMT [--mean] --out OUT.f32 IN1.f32 ... INW.f32\n"
-	"All-reduce W workers' fp32 gradients exactly as W cards do: agree block exponents,\n"
-	"quantize each worker with them, sum exactly in int32, decode. Bit for bit what any\n"
-	"quire backend returns for the same inputs, in any worker order (bfp8, bfp16).\n\n"
-	"  -f, --format FMT   bfp8 or bfp16; also fp16 and fp32 (fp32 sum in worker order)\n"
-	"  -m, --mean         the mean instead of the sum\n"
-	"  -o, --out FILE     where to write the result (raw fp32)\n"
-	"  -h, --help         this text\n";
+    "Usage: quire codec reduce --format FMT [--mean] --out OUT.f32 IN1.f32 ... INW.f32\n"
+    "All-reduce W workers' fp32 gradients exactly as W cards do: agree block exponents,\n"
+    "quantize each worker with them, sum exactly in int32, decode. Bit for bit what any\n"
+    "quire backend returns for the same inputs, in any worker order (bfp8, bfp16).\n\n"
+    "  -f, --format FMT   bfp8 or bfp16; also fp16 and fp32 (fp32 sum in worker order)\n"
+    "  -m, --mean         the mean instead of the sum\n"
+    "  -o, --out FILE     where to write the result (raw fp32)\n"
+    "  -h, --help         this text\n";
 
 static enum quire_format parse_format(const char *s, int allow_plain)
 {
@@ -88,7 +88,8 @@ static int codec_encode(int argc, char **argv)
 		return cli_usage_error("codec encode", "--format is required");
 	enum quire_format fmt = parse_format(fmt_s, 0);
 	if (!fmt)
-		return cli_usage_error("codec encode", "unknown format '%s' (bfp8, bfp16, fp16)", fmt_s);
+		return cli_usage_error("codec encode", "unknown format '%s' (bfp8, bfp16, fp16)",
+				       fmt_s);
 	if (argc - optind != 2)
 		return cli_usage_error("codec encode", "expected IN.f32 and OUT, got %d file(s)",
 				       argc - optind);
@@ -102,12 +103,12 @@ static int codec_encode(int argc, char **argv)
 	int rc = CLI_EXIT_FAIL;
 	float *resid = resid_path ? load_residual(resid_path, n) : NULL;
 	struct quire_encoded e = {
-		.format = fmt,
-		.val_format = fmt == QUIRE_FMT_BFP8    ? QUIRE_FMT_INT8
-			      : fmt == QUIRE_FMT_BFP16 ? QUIRE_FMT_INT16
-						       : QUIRE_FMT_FP16,
-		.workers = 1,
-		.n = n,
+	    .format = fmt,
+	    .val_format = fmt == QUIRE_FMT_BFP8    ? QUIRE_FMT_INT8
+			  : fmt == QUIRE_FMT_BFP16 ? QUIRE_FMT_INT16
+						   : QUIRE_FMT_FP16,
+	    .workers = 1,
+	    .n = n,
 	};
 	e.vals = malloc(quire_format_bytes(e.val_format, n));
 	e.exp = fmt == QUIRE_FMT_FP16 ? NULL : malloc(QUIRE_BFP_BLOCKS(n));
@@ -141,7 +142,7 @@ out:
 static int codec_decode(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"mean", no_argument, 0, 'm'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	    {"mean", no_argument, 0, 'm'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int mean = 0, c;
 	optind = 1;
 	opterr = 0;
@@ -207,8 +208,8 @@ static int codec_reduce(int argc, char **argv)
 		return cli_usage_error("codec reduce", "--format and --out are required");
 	enum quire_format fmt = parse_format(fmt_s, 1);
 	if (!fmt)
-		return cli_usage_error("codec reduce", "unknown format '%s' (bfp8, bfp16, fp16, fp32)",
-				       fmt_s);
+		return cli_usage_error("codec reduce",
+				       "unknown format '%s' (bfp8, bfp16, fp16, fp32)", fmt_s);
 	int w = argc - optind;
 	if (w < 1 || w > (int)QUIRE_MAX_WORKERS)
 		return cli_usage_error("codec reduce", "expected 1 to %u input files, got %d",
@@ -226,8 +227,9 @@ static int codec_reduce(int argc, char **argv)
 		if (!(x[k] = cli_read_f32(argv[optind + k], &nk)))
 			goto out;
 		if (k > 0 && nk != n) {
-			cli_fail("%s: %zu elements, but %s has %zu: all workers need the same shape",
-				 argv[optind + k], nk, argv[optind], n);
+			cli_fail(
+			    "%s: %zu elements, but %s has %zu: all workers need the same shape",
+			    argv[optind + k], nk, argv[optind], n);
 			goto out;
 		}
 		n = nk;
@@ -252,13 +254,13 @@ out:
 }
 
 static const struct cli_command codec_commands[] = {
-	{"encode", "fp32 file -> quire tensor file (bfp8, bfp16, fp16)", codec_encode},
-	{"decode", "quire tensor file -> fp32 file", codec_decode},
-	{"reduce", "all-reduce W fp32 files as W cards would", codec_reduce},
+    {"encode", "fp32 file -> quire tensor file (bfp8, bfp16, fp16)", codec_encode},
+    {"decode", "quire tensor file -> fp32 file", codec_decode},
+    {"reduce", "all-reduce W fp32 files as W cards would", codec_reduce},
 };
 
 int cli_codec(int argc, char **argv)
 {
-	return cli_dispatch("codec", codec_commands, sizeof(codec_commands) / sizeof(codec_commands[0]),
-			    argc, argv);
+	return cli_dispatch("codec", codec_commands,
+			    sizeof(codec_commands) / sizeof(codec_commands[0]), argc, argv);
 }

@@ -111,7 +111,7 @@ uint64_t cli_parse_size(const char *s)
 	static const struct {
 		const char *suffix;
 		uint64_t mul;
-	} units[] = {{"", 1},         {"K", 1024},     {"KiB", 1024},      {"M", 1 << 20},
+	} units[] = {{"", 1},          {"K", 1024},    {"KiB", 1024},   {"M", 1 << 20},
 		     {"MiB", 1 << 20}, {"G", 1 << 30}, {"GiB", 1 << 30}};
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (strcmp(end, units[i].suffix) == 0)
@@ -128,9 +128,9 @@ static int cli_version(int argc, char **argv)
 }
 
 static const struct cli_command top_commands[] = {
-	{"codec", "encode, decode and reduce gradient tensors (bfp8, bfp16, fp16)", cli_codec},
-	{"bench", "measure throughput (quire bench codec)", cli_bench},
-	{"version", "print the version", cli_version},
+    {"codec", "encode, decode and reduce gradient tensors (bfp8, bfp16, fp16)", cli_codec},
+    {"bench", "measure throughput (quire bench codec)", cli_bench},
+    {"version", "print the version", cli_version},
 };
 
 static void top_help(FILE *out)

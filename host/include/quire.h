@@ -29,7 +29,7 @@ extern "C" {
 #define QUIRE_VERSION_MINOR 1
 #define QUIRE_VERSION_PATCH 0
 
-#define QUIRE_MAX_WORKERS 1024u /* largest W of one reduction */
+#define QUIRE_MAX_WORKERS   1024u /* largest W of one reduction */
 
 /* Version of the library actually loaded, "major.minor.patch". */
 const char *quire_version(void);
@@ -80,8 +80,8 @@ int quire_codec_encode(enum quire_format fmt, size_t n, const float *x, float *r
  * encoding or an exact sum of encodings); fmt FP16 with val_fmt FP16.
  * mean_w > 1 divides by mean_w in fp32 (a mean over W workers); 0 or 1: the sum.
  */
-int quire_codec_decode(enum quire_format fmt, enum quire_format val_fmt, size_t n,
-		       const void *vals, const int8_t *exp, uint32_t mean_w, float *y);
+int quire_codec_decode(enum quire_format fmt, enum quire_format val_fmt, size_t n, const void *vals,
+		       const int8_t *exp, uint32_t mean_w, float *y);
 
 /*
  * acc_out = acc_in (if not NULL) + in[0] + ... + in[w-1], element-wise.

@@ -22,9 +22,9 @@ static const struct {
 	const char *name;
 	size_t bytes;
 } formats[] = {
-	{QUIRE_FMT_FP32, "fp32", 4},   {QUIRE_FMT_FP16, "fp16", 2},   {QUIRE_FMT_BFP8, "bfp8", 1},
-	{QUIRE_FMT_BFP16, "bfp16", 2}, {QUIRE_FMT_INT8, "int8", 1},   {QUIRE_FMT_INT16, "int16", 2},
-	{QUIRE_FMT_INT32, "int32", 4},
+    {QUIRE_FMT_FP32, "fp32", 4},   {QUIRE_FMT_FP16, "fp16", 2}, {QUIRE_FMT_BFP8, "bfp8", 1},
+    {QUIRE_FMT_BFP16, "bfp16", 2}, {QUIRE_FMT_INT8, "int8", 1}, {QUIRE_FMT_INT16, "int16", 2},
+    {QUIRE_FMT_INT32, "int32", 4},
 };
 
 const char *quire_format_name(enum quire_format fmt)
@@ -54,7 +54,7 @@ size_t quire_format_bytes(enum quire_format fmt, size_t n)
 const char *quire_version(void)
 {
 #define QUIRE_STR2(x) #x
-#define QUIRE_STR(x) QUIRE_STR2(x)
+#define QUIRE_STR(x)  QUIRE_STR2(x)
 	return QUIRE_STR(QUIRE_VERSION_MAJOR) "." QUIRE_STR(QUIRE_VERSION_MINOR) "." QUIRE_STR(
-		QUIRE_VERSION_PATCH);
+	    QUIRE_VERSION_PATCH);
 }

@@ -29,16 +29,16 @@ enum quire_reduce_op {
 };
 
 /* Block floating point: B consecutive elements share one exponent. */
-#define QUIRE_BFP_BLOCK 64u
-#define QUIRE_BFP_EXP_MIN (-125)      /* smallest exponent of a finite non-zero block */
-#define QUIRE_BFP_EXP_MAX 126         /* largest exponent of a finite block */
-#define QUIRE_BFP_EXP_ZERO (-126)     /* every element is +-0 */
-#define QUIRE_BFP_EXP_NONFINITE 127   /* some element is NaN or +-Inf */
-#define QUIRE_BFP8_MANT_BITS 7        /* q = sat(rne(x * 2^(7 - E)), 127) */
-#define QUIRE_BFP16_MANT_BITS 15      /* q = sat(rne(x * 2^(15 - E)), 32767) */
-#define QUIRE_BFP8_LIMIT 127
-#define QUIRE_BFP16_LIMIT 32767
-#define QUIRE_NAN_BITS 0x7fc00000u    /* what a NONFINITE block decodes to */
+#define QUIRE_BFP_BLOCK         64u
+#define QUIRE_BFP_EXP_MIN       (-125) /* smallest exponent of a finite non-zero block */
+#define QUIRE_BFP_EXP_MAX       126    /* largest exponent of a finite block */
+#define QUIRE_BFP_EXP_ZERO      (-126) /* every element is +-0 */
+#define QUIRE_BFP_EXP_NONFINITE 127    /* some element is NaN or +-Inf */
+#define QUIRE_BFP8_MANT_BITS    7      /* q = sat(rne(x * 2^(7 - E)), 127) */
+#define QUIRE_BFP16_MANT_BITS   15     /* q = sat(rne(x * 2^(15 - E)), 32767) */
+#define QUIRE_BFP8_LIMIT        127
+#define QUIRE_BFP16_LIMIT       32767
+#define QUIRE_NAN_BITS          0x7fc00000u /* what a NONFINITE block decodes to */
 /* Largest W whose bfp8 sum fits an int16 partial sum: 258 * 127 = 32766. */
 #define QUIRE_BFP8_INT16_MAX_WORKERS 258u
 

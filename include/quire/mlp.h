@@ -20,14 +20,14 @@
 #ifndef QUIRE_MLP_H
 #define QUIRE_MLP_H
 
-#define QUIRE_MLP_MAGIC 0x504c4d51u /* "QMLP" little-endian */
-#define QUIRE_MLP_VERSION 1u
-#define QUIRE_MLP_HEADER_BYTES 32u
-#define QUIRE_MLP_MAX_LAYERS 4u
-#define QUIRE_MLP_MAX_WIDTH 256u
+#define QUIRE_MLP_MAGIC          0x504c4d51u /* "QMLP" little-endian */
+#define QUIRE_MLP_VERSION        1u
+#define QUIRE_MLP_HEADER_BYTES   32u
+#define QUIRE_MLP_MAX_LAYERS     4u
+#define QUIRE_MLP_MAX_WIDTH      256u
 #define QUIRE_MLP_MAX_CANDIDATES 1024u
-#define QUIRE_MLP_BIAS_LIMIT (1 << 30) /* |bias| < 2^30 */
-#define QUIRE_MLP_MAX_SHIFT 62u
-#define QUIRE_MLP_HIDDEN_MAX 127 /* ReLU + saturation clamp to [0, 127] */
+#define QUIRE_MLP_BIAS_LIMIT     (1 << 30) /* |bias| < 2^30 */
+#define QUIRE_MLP_MAX_SHIFT      62u
+#define QUIRE_MLP_HIDDEN_MAX     127 /* ReLU + saturation clamp to [0, 127] */
 
 #endif /* QUIRE_MLP_H */

@@ -9,26 +9,26 @@
 #ifndef QUIRE_STATUS_H
 #define QUIRE_STATUS_H
 
-#define QUIRE_STATUS_LIST(X)                                                         \
-	X(QUIRE_OK, 0, "success")                                                    \
-	X(QUIRE_ERR_INVALID, 1, "invalid argument")                                  \
-	X(QUIRE_ERR_FORMAT, 2, "unknown or unsupported format")                      \
-	X(QUIRE_ERR_SIZE, 3, "invalid size or length")                               \
-	X(QUIRE_ERR_ALIGN, 4, "misaligned address or length")                        \
-	X(QUIRE_ERR_RANGE, 5, "address or value out of range")                       \
-	X(QUIRE_ERR_OPCODE, 6, "unknown opcode")                                     \
-	X(QUIRE_ERR_NOMEM, 7, "out of memory")                                       \
-	X(QUIRE_ERR_IO, 8, "input/output error")                                     \
-	X(QUIRE_ERR_CORRUPT, 9, "corrupt or malformed data")                         \
-	X(QUIRE_ERR_SHAPE, 10, "invalid model shape")                                \
-	X(QUIRE_ERR_NO_FEASIBLE, 11, "no feasible candidate")                        \
-	X(QUIRE_ERR_TIMEOUT, 12, "timed out")                                        \
-	X(QUIRE_ERR_NO_DEVICE, 13, "no device found")                                \
-	X(QUIRE_ERR_NOT_SUPPORTED, 14, "operation not supported by this backend")   \
-	X(QUIRE_ERR_BUSY, 15, "device or queue busy")                                \
-	X(QUIRE_ERR_VERSION, 16, "interface version mismatch")                       \
-	X(QUIRE_ERR_PEER, 17, "peer lost")                                           \
-	X(QUIRE_ERR_OVERFLOW, 18, "partial sum would overflow its integer type")     \
+#define QUIRE_STATUS_LIST(X)                                                                       \
+	X(QUIRE_OK, 0, "success")                                                                  \
+	X(QUIRE_ERR_INVALID, 1, "invalid argument")                                                \
+	X(QUIRE_ERR_FORMAT, 2, "unknown or unsupported format")                                    \
+	X(QUIRE_ERR_SIZE, 3, "invalid size or length")                                             \
+	X(QUIRE_ERR_ALIGN, 4, "misaligned address or length")                                      \
+	X(QUIRE_ERR_RANGE, 5, "address or value out of range")                                     \
+	X(QUIRE_ERR_OPCODE, 6, "unknown opcode")                                                   \
+	X(QUIRE_ERR_NOMEM, 7, "out of memory")                                                     \
+	X(QUIRE_ERR_IO, 8, "input/output error")                                                   \
+	X(QUIRE_ERR_CORRUPT, 9, "corrupt or malformed data")                                       \
+	X(QUIRE_ERR_SHAPE, 10, "invalid model shape")                                              \
+	X(QUIRE_ERR_NO_FEASIBLE, 11, "no feasible candidate")                                      \
+	X(QUIRE_ERR_TIMEOUT, 12, "timed out")                                                      \
+	X(QUIRE_ERR_NO_DEVICE, 13, "no device found")                                              \
+	X(QUIRE_ERR_NOT_SUPPORTED, 14, "operation not supported by this backend")                  \
+	X(QUIRE_ERR_BUSY, 15, "device or queue busy")                                              \
+	X(QUIRE_ERR_VERSION, 16, "interface version mismatch")                                     \
+	X(QUIRE_ERR_PEER, 17, "peer lost")                                                         \
+	X(QUIRE_ERR_OVERFLOW, 18, "partial sum would overflow its integer type")                   \
 	X(QUIRE_ERR_INTERNAL, 19, "internal error")
 
 enum quire_status {

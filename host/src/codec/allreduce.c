@@ -12,9 +12,9 @@
 #define CHUNK (UINT32_C(1) << 20) /* elements per step: bounds the scratch memory */
 
 struct scratch {
-	int8_t *exps;   /* W local exponent vectors, then the shared one */
-	uint8_t *q;     /* W encoded chunks */
-	int32_t *sum;   /* the exact sum of one chunk */
+	int8_t *exps; /* W local exponent vectors, then the shared one */
+	uint8_t *q;   /* W encoded chunks */
+	int32_t *sum; /* the exact sum of one chunk */
 	const void **qp;
 	const int8_t **ep;
 };

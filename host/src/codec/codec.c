@@ -151,8 +151,8 @@ int quire_codec_exponents(enum quire_format fmt, size_t n, const float *x, const
 		s->exponents(x, resid, full, exp);
 	for (size_t i = full * QUIRE_BFP_BLOCK; i < n; i += CHUNK_ELEMS) {
 		uint32_t len = (uint32_t)(n - i < CHUNK_ELEMS ? n - i : CHUNK_ELEMS);
-		quire_quant_exponents(len, resid ? QUIRE_QUANT_EF : 0, x + i, resid ? resid + i : NULL,
-				      exp + i / QUIRE_BFP_BLOCK);
+		quire_quant_exponents(len, resid ? QUIRE_QUANT_EF : 0, x + i,
+				      resid ? resid + i : NULL, exp + i / QUIRE_BFP_BLOCK);
 	}
 	fp_leave(env);
 	return QUIRE_OK;
@@ -168,7 +168,8 @@ static void encode_bfp(enum quire_format fmt, size_t n, const float *x, float *r
 		s->encode_bfp(mant_bits_of(fmt), x, resid, shared_exp, exp_out, full, q);
 	for (size_t i = full * QUIRE_BFP_BLOCK; i < n; i += CHUNK_ELEMS) {
 		uint32_t len = (uint32_t)(n - i < CHUNK_ELEMS ? n - i : CHUNK_ELEMS);
-		const int8_t *e = shared_exp ? shared_exp + i / QUIRE_BFP_BLOCK : exp_out + i / QUIRE_BFP_BLOCK;
+		const int8_t *e =
+		    shared_exp ? shared_exp + i / QUIRE_BFP_BLOCK : exp_out + i / QUIRE_BFP_BLOCK;
 		uint32_t flags = resid ? QUIRE_QUANT_EF : 0;
 		float *r = resid ? resid + i : NULL;
 		if (!shared_exp)
@@ -223,8 +224,8 @@ static size_t int_bytes(enum quire_format fmt)
 	}
 }
 
-int quire_codec_decode(enum quire_format fmt, enum quire_format val_fmt, size_t n,
-		       const void *vals, const int8_t *exp, uint32_t mean_w, float *y)
+int quire_codec_decode(enum quire_format fmt, enum quire_format val_fmt, size_t n, const void *vals,
+		       const int8_t *exp, uint32_t mean_w, float *y)
 {
 	if (n && (!vals || !y))
 		return QUIRE_ERR_INVALID;
@@ -252,7 +253,8 @@ int quire_codec_decode(enum quire_format fmt, enum quire_format val_fmt, size_t 
 		full = s ? n / QUIRE_BFP_BLOCK : 0;
 		struct fp_env env = fp_enter();
 		if (full)
-			s->decode_bfp(mant_bits_of(fmt), (uint32_t)elem, vals, exp, full, mean_w, y);
+			s->decode_bfp(mant_bits_of(fmt), (uint32_t)elem, vals, exp, full, mean_w,
+				      y);
 		fp_leave(env);
 	}
 	struct fp_env env = fp_enter();

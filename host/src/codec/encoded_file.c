@@ -13,10 +13,10 @@
 
 #include "quire.h"
 
-#define FILE_MAGIC "QUIRETNS"
+#define FILE_MAGIC   "QUIRETNS"
 #define FILE_VERSION 1u
 #define HEADER_BYTES 32u
-#define MAX_ELEMS (UINT64_C(1) << 40)
+#define MAX_ELEMS    (UINT64_C(1) << 40)
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -67,7 +67,8 @@ static uint32_t file_crc(const uint8_t *header, const struct quire_encoded *e, s
 	size_t eb = exp_bytes(e);
 	/* zlib takes uInt lengths: feed it in pieces. */
 	for (size_t i = 0; i < eb; i += 1u << 30)
-		crc = crc32(crc, (const Bytef *)e->exp + i, (uInt)(eb - i < 1u << 30 ? eb - i : 1u << 30));
+		crc = crc32(crc, (const Bytef *)e->exp + i,
+			    (uInt)(eb - i < 1u << 30 ? eb - i : 1u << 30));
 	for (size_t i = 0; i < vbytes; i += 1u << 30)
 		crc = crc32(crc, (const Bytef *)e->vals + i,
 			    (uInt)(vbytes - i < 1u << 30 ? vbytes - i : 1u << 30));
@@ -141,7 +142,8 @@ int quire_encoded_read(const char *path, struct quire_encoded *e)
 		st = QUIRE_ERR_NOMEM;
 		goto out;
 	}
-	if (fread(e->exp ? (void *)e->exp : h, 1, eb, f) != eb || fread(e->vals, 1, vbytes, f) != vbytes)
+	if (fread(e->exp ? (void *)e->exp : h, 1, eb, f) != eb ||
+	    fread(e->vals, 1, vbytes, f) != vbytes)
 		goto out;
 	if (file_crc(h, e, vbytes) != get32(h + 28))
 		goto out;

@@ -26,8 +26,8 @@
 
 #define BLOCK_VECS ((int)(QUIRE_BFP_BLOCK / VL))
 #define CAT2(a, b) a##b
-#define CAT(a, b) CAT2(a, b)
-#define FN(name) CAT(name##_, SIMD_NAME)
+#define CAT(a, b)  CAT2(a, b)
+#define FN(name)   CAT(name##_, SIMD_NAME)
 
 static inline float pow2f(int k)
 {
@@ -83,7 +83,8 @@ encode_bfp_body(const uint32_t mant_bits, const float *x, float *resid, const in
 		int8_t *q8 = (int8_t *)q + off;
 		int16_t *q16 = (int16_t *)q + off;
 		if (eg < QUIRE_BFP_EXP_MIN || eg > QUIRE_BFP_EXP_MAX) {
-			/* ZERO or NONFINITE: q = 0; the residual becomes v, or stays (NONFINITE). */
+			/* ZERO or NONFINITE: q = 0; the residual becomes v, or stays (NONFINITE).
+			 */
 			for (int j = 0; j < BLOCK_VECS; j++) {
 				if (mant_bits == 7)
 					vi_store_i8(q8 + j * VL, vi_set1(0));
@@ -105,7 +106,8 @@ encode_bfp_body(const uint32_t mant_bits, const float *x, float *resid, const in
 			else
 				vi_store_i16(q16 + j * VL, qi);
 			if (resid)
-				vf_store(resid + off + j * VL, vf_sub(v[j], vf_mul(vi_to_vf(qi), back)));
+				vf_store(resid + off + j * VL,
+					 vf_sub(v[j], vf_mul(vi_to_vf(qi), back)));
 		}
 	}
 }
@@ -154,7 +156,8 @@ decode_bfp_body(uint32_t mant_bits, const uint32_t val_bytes, const void *vals, 
 		} else {
 			const VF scale = vf_set1(pow2f(eg - (int)mant_bits));
 			for (int j = 0; j < BLOCK_VECS; j++)
-				r[j] = vf_mul(vi_to_vf(load_vals(val_bytes, vals, off + j * VL)), scale);
+				r[j] = vf_mul(vi_to_vf(load_vals(val_bytes, vals, off + j * VL)),
+					      scale);
 		}
 		for (int j = 0; j < BLOCK_VECS; j++)
 			vf_store(y + off + j * VL, mean_w > 1 ? vf_div(r[j], div) : r[j]);
@@ -199,11 +202,11 @@ static void FN(sum_to_i32)(uint32_t in_bytes, const void *const *in, uint32_t w,
 }
 
 const struct quire_codec_simd CAT(quire_codec_simd_, SIMD_NAME) = {
-	.name = SIMD_LABEL,
-	.exponents = FN(exponents),
-	.encode_bfp = FN(encode_bfp),
-	.decode_bfp = FN(decode_bfp),
-	.fp16_encode = FN(fp16_encode),
-	.fp16_decode = FN(fp16_decode),
-	.sum_to_i32 = FN(sum_to_i32),
+    .name = SIMD_LABEL,
+    .exponents = FN(exponents),
+    .encode_bfp = FN(encode_bfp),
+    .decode_bfp = FN(decode_bfp),
+    .fp16_encode = FN(fp16_encode),
+    .fp16_decode = FN(fp16_decode),
+    .sum_to_i32 = FN(sum_to_i32),
 };
