@@ -30,6 +30,8 @@ QUIRE_SOVERSION := 0
 QUIRE_VERSION   := 0.1.0
 
 .PHONY: all test bench demo deps install uninstall clean help valgrind format
+# Objects built through pattern chains are kept: no rebuild on the next run.
+.SECONDARY:
 all:
 
 include hls/build.mk

@@ -16,6 +16,6 @@ all: $(TEST_BINS)
 test: $(TEST_BINS) $(HLS_TBS) $(QUIRE_CLI)
 	BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BINS) $(HLS_TBS)
 
-valgrind: $(TEST_BINS)
+valgrind: $(TEST_BINS) $(HLS_TBS)
 	BUILD=$(BUILD) VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full" \
-		sh tests/run.sh --unit-only $(TEST_BINS)
+		sh tests/run.sh --unit-only $(TEST_BINS) $(HLS_TBS)
