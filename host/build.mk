@@ -13,7 +13,7 @@ CLI_SRCS := $(wildcard host/cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 QUIRE_CLI := $(BUILD)/bin/quire
 
-all: $(LIBQUIRE_A) $(LIBQUIRE_SO) $(QUIRE_CLI) $(BUILD)/quire.pc
+all: $(LIBQUIRE_A) $(LIBQUIRE_SO) $(QUIRE_CLI)
 
 $(LIBQUIRE_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -33,10 +33,6 @@ $(QUIRE_CLI): $(CLI_OBJS) $(LIBQUIRE_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) -L$(BUILD)/lib -lquire \
 		-Wl,-rpath,'$$ORIGIN/../lib' $(LDLIBS)
 
-$(BUILD)/quire.pc: host/quire.pc.in Makefile
-	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(QUIRE_VERSION)|' $< > $@
-
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/quire $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(LIBQUIRE_A) $(DESTDIR)$(LIBDIR)/
@@ -45,7 +41,9 @@ install: all
 	ln -sf libquire.so.$(QUIRE_SOVERSION) $(DESTDIR)$(LIBDIR)/libquire.so
 	install -m 644 host/include/quire.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/quire/*.h $(DESTDIR)$(PREFIX)/include/quire/
-	install -m 644 $(BUILD)/quire.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	# quire.pc is written here, from the PREFIX and LIBDIR of this very install.
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(QUIRE_VERSION)|' \
+		host/quire.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/quire.pc
 	install -m 755 $(QUIRE_CLI) $(DESTDIR)$(PREFIX)/bin/
 
 uninstall:
