@@ -238,8 +238,9 @@ static int parse(int argc, char **argv, struct options *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		char *end = NULL;
-		unsigned long v = optarg ? strtoul(optarg, &end, 10) : 0;
-		int bad_num = optarg && (*end != '\0' || optarg[0] == '-');
+		int numeric = c == 'w' || c == 'e' || c == 'H' || c == 'b' || c == 't' || c == 's';
+		unsigned long v = numeric ? strtoul(optarg, &end, 10) : 0;
+		int bad_num = numeric && (*end != '\0' || optarg[0] == '-');
 		switch (c) {
 		case 'w':
 			o->workers = (unsigned)v;
