@@ -198,7 +198,7 @@ int quire_quant_encode(uint32_t fmt, uint32_t n, uint32_t flags, const float *x,
 	}
 }
 
-static uint32_t int_format_bytes(uint32_t fmt)
+uint32_t quire_int_format_bytes(uint32_t fmt)
 {
 	switch (fmt) {
 	case QUIRE_FMT_INT8:
@@ -239,7 +239,7 @@ int quire_quant_decode(uint32_t fmt, uint32_t val_fmt, uint32_t n, uint32_t mean
 		mant_bits = QUIRE_BFP16_MANT_BITS;
 	else
 		return QUIRE_ERR_FORMAT;
-	uint32_t elem_bytes = int_format_bytes(val_fmt);
+	uint32_t elem_bytes = quire_int_format_bytes(val_fmt);
 	if (elem_bytes == 0)
 		return QUIRE_ERR_FORMAT;
 

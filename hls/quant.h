@@ -32,6 +32,9 @@ int32_t quire_bfp_quantize(uint32_t x_bits, int eg, uint32_t mant_bits, int32_t 
 /* Bits of fp32(s * 2^k), rounded once, to nearest, ties to even. */
 uint32_t quire_bfp_scale(int32_t s, int k);
 
+/* Bytes of an INT8/INT16/INT32 element; 0 for any other format. */
+uint32_t quire_int_format_bytes(uint32_t fmt);
+
 uint16_t quire_fp16_from_fp32(uint32_t f32_bits);
 uint32_t quire_fp16_to_fp32(uint16_t h);
 

@@ -222,7 +222,8 @@ static int bench_codec(int argc, char **argv)
 		double ratio = gbs / memcpy_gbs;
 		printf("%-44s %9.2f %10.2f", rows[i].name, gbs, ratio);
 		if (rows[i].target > 0)
-			printf("  >= %.2f %s", rows[i].target, ratio >= rows[i].target ? "met" : "NOT MET");
+			printf("  >= %.2f %s", rows[i].target,
+			       ratio >= rows[i].target ? "met" : "NOT MET");
 		printf("\n");
 	}
 	/* The plain C model on the same data, for scale. */

@@ -11,13 +11,18 @@
 #include "cli.h"
 #include "quire.h"
 
+static void vreport(const char *fmt, va_list ap)
+{
+	fputs("quire: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int cli_fail(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("quire: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vreport(fmt, ap);
 	va_end(ap);
 	return CLI_EXIT_FAIL;
 }
@@ -26,9 +31,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("quire: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vreport(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "Try 'quire %s --help' for more information.\n", cmd);
 	return CLI_EXIT_USAGE;

@@ -210,20 +210,6 @@ int quire_codec_encode(enum quire_format fmt, size_t n, const float *x, float *r
 	return QUIRE_OK;
 }
 
-static size_t int_bytes(enum quire_format fmt)
-{
-	switch (fmt) {
-	case QUIRE_FMT_INT8:
-		return 1;
-	case QUIRE_FMT_INT16:
-		return 2;
-	case QUIRE_FMT_INT32:
-		return 4;
-	default:
-		return 0;
-	}
-}
-
 int quire_codec_decode(enum quire_format fmt, enum quire_format val_fmt, size_t n, const void *vals,
 		       const int8_t *exp, uint32_t mean_w, float *y)
 {
@@ -243,7 +229,7 @@ int quire_codec_decode(enum quire_format fmt, enum quire_format val_fmt, size_t 
 	} else {
 		if (!is_bfp(fmt))
 			return QUIRE_ERR_FORMAT;
-		elem = int_bytes(val_fmt);
+		elem = quire_int_format_bytes(val_fmt);
 		if (!elem)
 			return QUIRE_ERR_FORMAT;
 		if (n && !exp)
@@ -321,7 +307,7 @@ int quire_codec_sum(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_
 	if (s && !acc_in && acc_fmt == QUIRE_FMT_INT32 &&
 	    (in_fmt == QUIRE_FMT_INT8 || in_fmt == QUIRE_FMT_INT16)) {
 		size_t full = n / QUIRE_BFP_BLOCK * QUIRE_BFP_BLOCK;
-		size_t in_b = int_bytes(in_fmt);
+		size_t in_b = quire_int_format_bytes(in_fmt);
 		s->sum_to_i32((uint32_t)in_b, in, w, full, acc_out);
 		status = QUIRE_OK;
 		if (full < n) {
