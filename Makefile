@@ -24,7 +24,7 @@ WARN    := -Wall -Wextra -Werror
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) $(SAN_FLAGS) \
 	-Iinclude -Ihost/include -MMD -MP
 LDFLAGS ?=
-LDLIBS  := -lz -lm
+LDLIBS  := -lz -lm -lpthread
 
 QUIRE_SOVERSION := 0
 QUIRE_VERSION   := 0.1.0
@@ -35,7 +35,9 @@ QUIRE_VERSION   := 0.1.0
 all:
 
 include hls/build.mk
+include firmware/build.mk
 include host/build.mk
+include sim/build.mk
 include tests/build.mk
 include examples/build.mk
 

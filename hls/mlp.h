@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "quire/card.h" /* the OP values of the top function */
+
 #include "quire/mlp.h"
 
 /* The weights as the engine holds them on chip after MLP_LOAD. */
@@ -18,11 +20,6 @@ struct quire_mlp_net {
 	int32_t bias[QUIRE_MLP_MAX_LAYERS][QUIRE_MLP_MAX_WIDTH];
 	int32_t mult[QUIRE_MLP_MAX_LAYERS][QUIRE_MLP_MAX_WIDTH];
 	uint8_t shift[QUIRE_MLP_MAX_LAYERS][QUIRE_MLP_MAX_WIDTH];
-};
-
-enum quire_mlp_op {
-	QUIRE_MLP_OP_LOAD = 1,
-	QUIRE_MLP_OP_SCORE = 2,
 };
 
 /* Size in bytes of a model image with these widths (header included), 0 if the shape is invalid. */

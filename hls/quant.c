@@ -112,6 +112,19 @@ uint32_t quire_fp16_to_fp32(uint16_t h)
 	return sign | (uint32_t)(p - 24 + 127) << 23 | ((frac << (23 - p)) & 0x7fffffu);
 }
 
+int quire_bfp_exponents_valid(const int8_t *exp, uint32_t blocks)
+{
+check_loop:
+	for (uint32_t b = 0; b < QUIRE_HLS_MAX_BLOCKS; b++) {
+#pragma HLS PIPELINE II = 1
+		if (b >= blocks)
+			break;
+		if (exp[b] < QUIRE_BFP_EXP_ZERO)
+			return 0;
+	}
+	return 1;
+}
+
 static inline float ef_input(uint32_t flags, const float *x, const float *resid, uint32_t i)
 {
 	return (flags & QUIRE_QUANT_EF) ? x[i] + resid[i] : x[i];
@@ -178,6 +191,9 @@ block_loop:
 int quire_quant_encode(uint32_t fmt, uint32_t n, uint32_t flags, const float *x, float *resid,
 		       const int8_t *exp, uint8_t *q)
 {
+	if ((fmt == QUIRE_FMT_BFP8 || fmt == QUIRE_FMT_BFP16) &&
+	    !quire_bfp_exponents_valid(exp, QUIRE_BFP_BLOCKS((uint64_t)n)))
+		return QUIRE_ERR_RANGE;
 	switch (fmt) {
 	case QUIRE_FMT_BFP8:
 		encode_bfp(n, flags, QUIRE_BFP8_MANT_BITS, QUIRE_BFP8_LIMIT, 1, x, resid, exp, q);
@@ -242,6 +258,8 @@ int quire_quant_decode(uint32_t fmt, uint32_t val_fmt, uint32_t n, uint32_t mean
 	uint32_t elem_bytes = quire_int_format_bytes(val_fmt);
 	if (elem_bytes == 0)
 		return QUIRE_ERR_FORMAT;
+	if (!quire_bfp_exponents_valid(exp, QUIRE_BFP_BLOCKS((uint64_t)n)))
+		return QUIRE_ERR_RANGE;
 
 	uint32_t blocks = QUIRE_BFP_BLOCKS((uint64_t)n);
 block_loop:

@@ -12,15 +12,10 @@
 
 #include <stdint.h>
 
+#include "quire/card.h" /* the OP values of the top function */
+
 /* flags */
 #define QUIRE_QUANT_EF 1u /* error feedback: encode v = fp32(x + resid), update resid */
-
-/* Operations of the kernel's top function (its OP register). */
-enum quire_quant_op {
-	QUIRE_QUANT_OP_EXPONENTS = 1,
-	QUIRE_QUANT_OP_ENCODE = 2,
-	QUIRE_QUANT_OP_DECODE = 3,
-};
 
 /* Exponent of one block from the largest |x| bit pattern (sign cleared). */
 int8_t quire_bfp_block_exponent(uint32_t max_abs_bits);
@@ -45,11 +40,15 @@ uint32_t quire_fp16_to_fp32(uint16_t h);
 void quire_quant_exponents(uint32_t n, uint32_t flags, const float *x, const float *resid,
 			   int8_t *exp);
 
+/* 1 if every exponent is a valid one (>= -126), else 0. */
+int quire_bfp_exponents_valid(const int8_t *exp, uint32_t blocks);
+
 /*
  * Encode pass. fmt BFP8 or BFP16: q (int8 or int16, little-endian) from x with
  * the given (shared) exponents; with QUIRE_QUANT_EF, resid is read and updated.
  * fmt FP16: q (binary16) from x; flags, resid and exp are not used.
- * Returns QUIRE_OK or QUIRE_ERR_FORMAT.
+ * Returns QUIRE_OK, QUIRE_ERR_FORMAT, or QUIRE_ERR_RANGE (an exponent below
+ * -126) with nothing written.
  */
 int quire_quant_encode(uint32_t fmt, uint32_t n, uint32_t flags, const float *x, float *resid,
 		       const int8_t *exp, uint8_t *q);
@@ -58,7 +57,8 @@ int quire_quant_encode(uint32_t fmt, uint32_t n, uint32_t flags, const float *x,
  * Decode. fmt BFP8 or BFP16 with values of val_fmt INT8, INT16 or INT32 (a
  * single encoding or an exact sum); fmt FP16 with val_fmt FP16. mean_w > 1
  * divides each decoded value by mean_w in fp32 (the mean of a W-worker sum).
- * Returns QUIRE_OK or QUIRE_ERR_FORMAT.
+ * Returns QUIRE_OK, QUIRE_ERR_FORMAT, or QUIRE_ERR_RANGE (an exponent below
+ * -126) with nothing written.
  */
 int quire_quant_decode(uint32_t fmt, uint32_t val_fmt, uint32_t n, uint32_t mean_w,
 		       const uint8_t *vals, const int8_t *exp, float *y);

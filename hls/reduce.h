@@ -14,12 +14,9 @@
 
 #include <stdint.h>
 
-#define QUIRE_REDUCE_ACC_IN 1u /* acc_in holds a partial sum to add first */
+#include "quire/card.h" /* the OP values of the top function */
 
-enum quire_reduce_kernel_op {
-	QUIRE_REDUCE_OP_SUM = 1,
-	QUIRE_REDUCE_OP_MAX_EXP = 2,
-};
+#define QUIRE_REDUCE_ACC_IN 1u /* acc_in holds a partial sum to add first */
 
 /*
  * acc_out[i] = acc_in[i] (with QUIRE_REDUCE_ACC_IN) + sum over w < W of in[w * stride + i].

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct quire_ctx;
+
 /* Exit codes: 0 success, 1 the operation failed, 2 bad usage. */
 #define CLI_EXIT_FAIL  1
 #define CLI_EXIT_USAGE 2
@@ -36,6 +38,10 @@ int cli_write_file(const char *path, const void *data, size_t bytes);
 uint64_t cli_parse_size(const char *s);
 
 int cli_codec(int argc, char **argv);
+int cli_info(int argc, char **argv);
+int cli_selftest(int argc, char **argv);
+/* Open a backend by URI, or print why not (returns non-zero). */
+int cli_open(const char *cmd, const char *uri, struct quire_ctx **ctx);
 int cli_bench(int argc, char **argv);
 
 #endif /* QUIRE_CLI_H */

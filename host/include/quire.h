@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <quire/cmd.h>
 #include <quire/format.h>
 #include <quire/mlp.h>
 #include <quire/status.h>
@@ -128,6 +129,95 @@ struct quire_encoded {
 int quire_encoded_write(const char *path, const struct quire_encoded *e);
 int quire_encoded_read(const char *path, struct quire_encoded *e);
 void quire_encoded_free(struct quire_encoded *e);
+
+/* ---- Cards: contexts, buffers, requests ------------------------------------------------ */
+
+struct quire_ctx;
+struct quire_buf;
+struct quire_req;
+
+/*
+ * Open a backend by URI:
+ *   "cpu"         no card: the operations run on this CPU (same bits as a card);
+ *   "sim"         start a simulated card process (quire-sim) for this context,
+ *                 ended by quire_close;
+ *   "sim:PATH"    connect to a running quire-sim serving the Unix socket PATH;
+ *   "sim:inproc"  a simulated card inside this process (tests, tools).
+ * A context serves one thread at a time; use one context per thread.
+ */
+int quire_open(const char *uri, struct quire_ctx **ctx);
+void quire_close(struct quire_ctx *ctx);
+
+/* Timeout of quire_run and of waits given QUIRE_WAIT_DEFAULT, in ms (default 10000). */
+void quire_set_timeout(struct quire_ctx *ctx, int timeout_ms);
+#define QUIRE_WAIT_DEFAULT    (-2)
+#define QUIRE_WAIT_FOREVER    (-1)
+
+#define QUIRE_INFO_MAX_BLOCKS 16
+struct quire_info {
+	char backend[16];    /* "cpu", "sim" */
+	char board[48];      /* what the card says it is */
+	uint32_t if_version; /* QUIRE_INTERFACE_VERSION the card implements */
+	uint32_t fw_build;   /* firmware build id (git commit prefix) */
+	uint32_t fw_state;   /* QUIRE_FW_STATE_* */
+	uint32_t caps;       /* QUIRE_CAP_* */
+	uint32_t clock_hz;
+	uint64_t hw_build;
+	uint64_t mem_bytes;
+	uint32_t cmds_ok, cmds_err;
+	uint32_t n_blocks; /* register blocks, as walked from BAR offset 0 */
+	struct {
+		uint32_t offset, type, version;
+	} blocks[QUIRE_INFO_MAX_BLOCKS];
+};
+int quire_get_info(struct quire_ctx *ctx, struct quire_info *info);
+/* Name of a register block type, e.g. "cmdq"; "?" if unknown. */
+const char *quire_block_name(uint32_t type);
+
+/* Memory the card can reach. Freed buffers must not be in use by a request. */
+int quire_buf_alloc(struct quire_ctx *ctx, size_t bytes, struct quire_buf **buf);
+void *quire_buf_ptr(const struct quire_buf *buf);
+size_t quire_buf_size(const struct quire_buf *buf);
+void quire_buf_free(struct quire_buf *buf);
+
+/* A place in a buffer. */
+struct quire_ref {
+	struct quire_buf *buf;
+	size_t offset;
+};
+
+/*
+ * One operation, as a command descriptor says it (include/quire/cmd.h, one
+ * field each), with buffers instead of addresses. Unused references stay
+ * {NULL, 0}. Checked in full before it reaches any card.
+ */
+struct quire_op {
+	enum quire_opcode opcode;
+	uint32_t flags; /* QUIRE_CMD_F_* */
+	enum quire_format format, val_format;
+	uint32_t count, workers;
+	struct quire_ref src, dst, exp, aux;
+	uint64_t stride;
+};
+
+/* Submit without waiting. On success *req is in flight; free it with quire_req_free. */
+int quire_submit(struct quire_ctx *ctx, const struct quire_op *op, struct quire_req **req);
+/* QUIRE_ERR_BUSY while in flight, else the operation's final status. */
+int quire_test(struct quire_req *req);
+/* The final status, or QUIRE_ERR_TIMEOUT if still in flight after timeout_ms
+ * (QUIRE_WAIT_DEFAULT: the context's timeout); QUIRE_ERR_PEER if the card is gone. */
+int quire_wait(struct quire_req *req, int timeout_ms);
+/* MLP_SCORE: the chosen candidate; INFO: bytes written. */
+uint32_t quire_req_result(const struct quire_req *req);
+/* Card cycles the operation took (0 on the cpu backend). */
+uint32_t quire_req_cycles(const struct quire_req *req);
+/* Which descriptor field an error is about (enum quire_detail). */
+uint32_t quire_req_detail(const struct quire_req *req);
+/* Release a request; one still in flight is waited for first (with the context's timeout). */
+void quire_req_free(struct quire_req *req);
+
+/* Submit, wait, free: the final status; *result as quire_req_result (may be NULL). */
+int quire_run(struct quire_ctx *ctx, const struct quire_op *op, uint32_t *result);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,8 @@
 	X(QUIRE_ERR_VERSION, 16, "interface version mismatch")                                     \
 	X(QUIRE_ERR_PEER, 17, "peer lost")                                                         \
 	X(QUIRE_ERR_OVERFLOW, 18, "partial sum would overflow its integer type")                   \
-	X(QUIRE_ERR_INTERNAL, 19, "internal error")
+	X(QUIRE_ERR_INTERNAL, 19, "internal error")                                                \
+	X(QUIRE_ERR_OVERRUN, 20, "command ring overrun: descriptors were lost")
 
 enum quire_status {
 #define QUIRE_STATUS_ENUM(name, value, text) name = value,
@@ -37,7 +38,7 @@ enum quire_status {
 #undef QUIRE_STATUS_ENUM
 };
 
-#define QUIRE_STATUS_COUNT 20 /* one past the largest code */
+#define QUIRE_STATUS_COUNT 21 /* one past the largest code */
 
 /* A short English description of a status code; never NULL. */
 const char *quire_strerror(int status);

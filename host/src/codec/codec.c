@@ -131,8 +131,9 @@ static int is_bfp(enum quire_format fmt)
 
 static int exps_valid(const int8_t *exp, size_t blocks)
 {
-	for (size_t b = 0; b < blocks; b++)
-		if (exp[b] < QUIRE_BFP_EXP_ZERO)
+	for (size_t b = 0; b < blocks; b += CHUNK_ELEMS)
+		if (!quire_bfp_exponents_valid(
+			exp + b, (uint32_t)(blocks - b < CHUNK_ELEMS ? blocks - b : CHUNK_ELEMS)))
 			return 0;
 	return 1;
 }

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The command loop: fetch descriptors the host posted, validate, run, and post
+ * one completion per descriptor, in order. A bad descriptor costs only its own
+ * error completion; a ring overrun costs an error completion per lost
+ * descriptor; the loop always goes on with the next one.
+ */
+#include "hal.h"
+#include "internal.h"
+#include "layout.h"
+#include "quire/regs.h"
+#include "quire/status.h"
+
+int quire_fw_init(struct quire_fw *fw)
+{
+	fw->cmd_cons = fw->cpl_prod = 0;
+	fw->cmds_ok = fw->cmds_err = 0;
+	fw->dma_bytes = 0;
+	fw->mlp_width0 = 0;
+	int st = fw_find_blocks(fw);
+	if (st != QUIRE_OK)
+		return st; /* without its blocks the firmware cannot even say so */
+	fw->epoch = hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_QUEUE_EPOCH);
+	fw->mem_bytes = hal_bar_read(fw, fw->bar.id, QUIRE_ID_MEM_LO);
+	if (hal_bar_read(fw, fw->bar.id, QUIRE_ID_MEM_HI) == 0 && fw->mem_bytes < FW_MEM_NEEDED) {
+		hal_bar_write(fw, fw->bar.id, QUIRE_ID_FW_STATE, QUIRE_FW_STATE_HALTED);
+		hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE, QUIRE_IRQ_ERROR);
+		return QUIRE_ERR_NOMEM;
+	}
+	hal_bar_write(fw, fw->bar.id, QUIRE_ID_FW_BUILD, QUIRE_FW_BUILD_ID);
+	hal_bar_write(fw, fw->bar.id, QUIRE_ID_FW_STATE, QUIRE_FW_STATE_RUNNING);
+	return QUIRE_OK;
+}
+
+/* The host re-enabled the queues: indices start again from 0. */
+static int epoch_changed(struct quire_fw *fw)
+{
+	uint32_t e = hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_QUEUE_EPOCH);
+	if (e == fw->epoch)
+		return 0;
+	fw->epoch = e;
+	fw->cmd_cons = fw->cpl_prod = 0;
+	return 1;
+}
+
+static uint64_t ring_base(struct quire_fw *fw, uint32_t block)
+{
+	return (uint64_t)hal_bar_read(fw, block, QUIRE_Q_BASE_HI) << 32 |
+	       hal_bar_read(fw, block, QUIRE_Q_BASE_LO);
+}
+
+static void update_counters(struct quire_fw *fw, int status)
+{
+	if (status == QUIRE_OK)
+		hal_bar_write(fw, fw->bar.counters, QUIRE_CNT_CMDS_OK, ++fw->cmds_ok);
+	else
+		hal_bar_write(fw, fw->bar.counters, QUIRE_CNT_CMDS_ERR, ++fw->cmds_err);
+	hal_bar_write(fw, fw->bar.counters, QUIRE_CNT_DMA_BYTES_LO, (uint32_t)fw->dma_bytes);
+	hal_bar_write(fw, fw->bar.counters, QUIRE_CNT_DMA_BYTES_HI,
+		      (uint32_t)(fw->dma_bytes >> 32));
+}
+
+/* Post one completion; waits while the completion ring is full. 0 if posted. */
+static int post(struct quire_fw *fw, uint32_t seq, int status, uint32_t opcode, uint32_t result,
+		uint32_t cycles, uint32_t detail)
+{
+	uint32_t size = 1u << hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_SIZE_LOG2);
+	while (fw->cpl_prod - hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_CONSUMER) >= size) {
+		if (hal_wait_event(fw) || epoch_changed(fw))
+			return -1; /* stopping, or a new host: this completion has no reader */
+	}
+	uint32_t phase =
+	    ((fw->cpl_prod >> hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_SIZE_LOG2)) & 1) ^ 1;
+	const uint32_t words[8] = {
+	    seq, (uint32_t)status | opcode << 16 | phase << 24, result, cycles, detail, 0, 0, 0,
+	};
+	for (uint32_t i = 0; i < 8; i++)
+		hal_mem_write32(fw, FW_CPL + 4 * i, words[i]);
+	uint64_t slot =
+	    ring_base(fw, fw->bar.cplq) + (uint64_t)(fw->cpl_prod & (size - 1)) * QUIRE_CPL_BYTES;
+	if (fw_dma(fw, slot, FW_CPL, QUIRE_CPL_BYTES, QUIRE_DMA_TO_HOST) != QUIRE_OK) {
+		/* The completion ring itself is unreachable: flag the queue, tell the host. */
+		hal_bar_write(fw, fw->bar.cplq, QUIRE_Q_STATUS,
+			      hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_STATUS) |
+				  QUIRE_Q_STATUS_BAD_RING);
+		hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE, QUIRE_IRQ_ERROR);
+		return -1;
+	}
+	hal_bar_write(fw, fw->bar.cplq, QUIRE_Q_PRODUCER, ++fw->cpl_prod);
+	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE, QUIRE_IRQ_CPL);
+	update_counters(fw, status);
+	return 0;
+}
+
+static void fetch(struct quire_fw *fw, uint64_t addr, struct quire_cmd *cmd, int *status)
+{
+	*status = fw_dma(fw, addr, FW_MAILBOX, QUIRE_CMD_BYTES, QUIRE_DMA_TO_CARD);
+	uint32_t w[16];
+	for (uint32_t i = 0; i < 16; i++)
+		w[i] = *status == QUIRE_OK ? hal_mem_read32(fw, FW_MAILBOX + 4 * i) : 0;
+	cmd->opcode = (uint8_t)w[0];
+	cmd->flags = (uint8_t)(w[0] >> 8);
+	cmd->format = (uint16_t)(w[0] >> 16);
+	cmd->seq = w[1];
+	cmd->count = w[2];
+	cmd->val_format = (uint16_t)w[3];
+	cmd->workers = (uint16_t)(w[3] >> 16);
+	cmd->src = (uint64_t)w[5] << 32 | w[4];
+	cmd->dst = (uint64_t)w[7] << 32 | w[6];
+	cmd->exp = (uint64_t)w[9] << 32 | w[8];
+	cmd->aux = (uint64_t)w[11] << 32 | w[10];
+	cmd->stride = (uint64_t)w[13] << 32 | w[12];
+	cmd->reserved[0] = w[14];
+	cmd->reserved[1] = w[15];
+}
+
+int quire_fw_poll(struct quire_fw *fw)
+{
+	epoch_changed(fw);
+	uint32_t need = QUIRE_Q_STATUS_ENABLED;
+	if ((hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_STATUS) & need) != need ||
+	    (hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_STATUS) & need) != need)
+		return 0;
+	uint32_t log2 = hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_SIZE_LOG2), size = 1u << log2;
+	int served = 0;
+	for (;;) {
+		uint32_t pending = hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_PRODUCER) - fw->cmd_cons;
+		if (pending == 0)
+			break;
+		if (pending > size) {
+			/* Overrun: the oldest descriptors were overwritten. Each gets an error. */
+			hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_STATUS,
+				      hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_STATUS) |
+					  QUIRE_Q_STATUS_OVERRUN);
+			for (uint32_t k = 0; k < pending - size; k++) {
+				hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_CONSUMER, ++fw->cmd_cons);
+				if (post(fw, QUIRE_SEQ_UNKNOWN, QUIRE_ERR_OVERRUN, 0, 0, 0,
+					 QUIRE_DETAIL_RING))
+					return served;
+			}
+			continue;
+		}
+		uint64_t t0 = hal_cycles(fw);
+		struct quire_cmd cmd;
+		uint32_t result = 0, detail = QUIRE_DETAIL_RING;
+		int status;
+		fetch(fw,
+		      ring_base(fw, fw->bar.cmdq) +
+			  (uint64_t)(fw->cmd_cons & (size - 1)) * QUIRE_CMD_BYTES,
+		      &cmd, &status);
+		if (status == QUIRE_OK)
+			status = quire_fw_validate(&cmd, &detail);
+		if (status == QUIRE_OK)
+			status = fw_execute(fw, &cmd, &result, &detail);
+		hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_CONSUMER, ++fw->cmd_cons);
+		if (post(fw, cmd.seq, status, cmd.opcode, result, (uint32_t)(hal_cycles(fw) - t0),
+			 detail))
+			return served;
+		served++;
+		if (epoch_changed(fw))
+			return served;
+	}
+	return served;
+}
+
+void quire_fw_run(struct quire_fw *fw)
+{
+	if (quire_fw_init(fw) != QUIRE_OK)
+		return;
+	do
+		quire_fw_poll(fw);
+	while (hal_wait_event(fw) == 0);
+}

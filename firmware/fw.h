@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * quire firmware: the control core's program. One source, two builds: the
+ * cross build for the card's rv32im core (crt0.S, link.ld, main_card.c) and
+ * the native build that card models link (QUIRE_FW_NATIVE), where the HAL
+ * calls back into the model.
+ *
+ * This header is what a card model needs: the firmware state, the HAL a model
+ * provides, and the entry points.
+ */
+#ifndef QUIRE_FW_H
+#define QUIRE_FW_H
+
+#include <stdint.h>
+
+#include "quire/cmd.h"
+
+#ifdef QUIRE_FW_NATIVE
+/* What a card model provides to the native firmware. */
+struct quire_fw_hal {
+	uint32_t (*read32)(void *ctx, uint32_t addr);
+	void (*write32)(void *ctx, uint32_t addr, uint32_t value);
+	/* Sleep until something may have changed (doorbell, register write);
+	 * return non-zero when the firmware must stop. */
+	int (*wait_event)(void *ctx);
+};
+#endif
+
+/* Where the BAR blocks the firmware serves are (found by walking the chain). */
+struct quire_fw_blocks {
+	uint32_t id, cmdq, cplq, irq, engines, counters;
+};
+
+struct quire_fw {
+#ifdef QUIRE_FW_NATIVE
+	const struct quire_fw_hal *hal;
+	void *hal_ctx;
+#endif
+	struct quire_fw_blocks bar;
+	uint32_t epoch;    /* queue epoch the indices below belong to */
+	uint32_t cmd_cons; /* descriptors consumed */
+	uint32_t cpl_prod; /* completions posted */
+	uint32_t cmds_ok, cmds_err;
+	uint64_t dma_bytes;
+	uint32_t mlp_width0; /* input width of the loaded model, 0 when none is loaded */
+	uint32_t mem_bytes;  /* card memory size */
+};
+
+/* The firmware build id: a git commit prefix, set by the build. */
+#ifndef QUIRE_FW_BUILD_ID
+#define QUIRE_FW_BUILD_ID 0u
+#endif
+
+/* Find the BAR blocks, publish the build id, go RUNNING. Returns a status. */
+int quire_fw_init(struct quire_fw *fw);
+/* Serve every descriptor the host has posted; returns how many. */
+int quire_fw_poll(struct quire_fw *fw);
+/* Serve forever (until the native HAL says stop). */
+void quire_fw_run(struct quire_fw *fw);
+
+/* Check every field of a descriptor; QUIRE_OK or a status, *detail names the field. */
+int quire_fw_validate(const struct quire_cmd *cmd, uint32_t *detail);
+
+/*
+ * Bytes each host buffer of a valid descriptor spans, in the order src, dst,
+ * exp, aux (0: not used). mlp_width0: input width of the loaded model, for
+ * MLP_SCORE. The firmware checks these against its DMA window, libquire
+ * against the caller's buffers: one rule for both.
+ */
+void quire_cmd_extents(const struct quire_cmd *cmd, uint32_t mlp_width0, uint64_t ext[4]);
+
+#endif /* QUIRE_FW_H */

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Running a validated descriptor: check every host buffer against the DMA
+ * window, then move data in chunks of whole blocks through card memory and
+ * the engines. Nothing is written to the host before every check passed.
+ */
+#include "hal.h"
+#include "internal.h"
+#include "layout.h"
+#include "quire/format.h"
+#include "quire/mlp.h"
+#include "quire/regs.h"
+#include "quire/status.h"
+
+static uint32_t fmt_bytes(uint32_t fmt)
+{
+	switch (fmt) {
+	case QUIRE_FMT_FP32:
+	case QUIRE_FMT_INT32:
+		return 4;
+	case QUIRE_FMT_INT8:
+	case QUIRE_FMT_BFP8:
+		return 1;
+	default:
+		return 2;
+	}
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Is [addr, addr + bytes) inside the host memory window? */
+static int in_window(struct quire_fw *fw, uint64_t addr, uint64_t bytes)
+{
+	uint64_t base = (uint64_t)hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_BASE_HI)
+			    << 32 |
+			hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_BASE_LO);
+	uint64_t size = (uint64_t)hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_SIZE_HI)
+			    << 32 |
+			hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_SIZE_LO);
+	return addr >= base && bytes <= size && addr - base <= size - bytes;
+}
+
+/* Every host buffer of the descriptor inside the window, before anything moves. */
+static int check_windows(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	const uint64_t addr[4] = {d->src, d->dst, d->exp, d->aux};
+	static const uint32_t details[4] = {QUIRE_DETAIL_SRC, QUIRE_DETAIL_DST, QUIRE_DETAIL_EXP,
+					    QUIRE_DETAIL_AUX};
+	uint64_t ext[4];
+	quire_cmd_extents(d, fw->mlp_width0, ext);
+	for (uint32_t i = 0; i < 4; i++) {
+		if (ext[i] && !in_window(fw, addr[i], ext[i])) {
+			*detail = details[i];
+			return QUIRE_ERR_RANGE;
+		}
+	}
+	return QUIRE_OK;
+}
+
+static int quant(struct quire_fw *fw, uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flags,
+		 uint32_t n, uint32_t mean_w, uint32_t x, uint32_t resid, uint32_t exp, uint32_t q,
+		 uint32_t y)
+{
+	uint32_t a[QUIRE_QUANT_ARGS] = {op, fmt, val_fmt, flags, n, mean_w, x, resid, exp, q, y};
+	return fw_engine_run(fw, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS);
+}
+
+/* Engine flag for error feedback: the same bit as the kernel's (hls/quant.h). */
+#define ENGINE_EF 1u
+
+static int op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	int bfp = d->format != QUIRE_FMT_FP16, ef = d->flags & QUIRE_CMD_F_EF;
+	int shared = d->flags & QUIRE_CMD_F_SHARED_EXP,
+	    exps_only = d->opcode == QUIRE_OPC_EXPONENTS;
+	uint32_t n = d->count, elem = fmt_bytes(d->format);
+	int st = QUIRE_OK;
+	uint32_t flags = ef ? ENGINE_EF : 0;
+	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
+		uint32_t len = min_u32(FW_CHUNK_ELEMS, n - i), nb = QUIRE_BFP_BLOCKS(len);
+		uint32_t b0 = i / QUIRE_BFP_BLOCK;
+		st = fw_dma(fw, d->src + 4ull * i, FW_BUF_A, 4 * len, QUIRE_DMA_TO_CARD);
+		if (!st && ef)
+			st = fw_dma(fw, d->aux + 4ull * i, FW_BUF_B, 4 * len, QUIRE_DMA_TO_CARD);
+		if (!st && bfp && shared)
+			st = fw_dma(fw, d->exp + b0, FW_BUF_E, nb, QUIRE_DMA_TO_CARD);
+		if (!st && bfp && !shared)
+			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, d->format, 0, flags, len, 0,
+				   FW_BUF_A, FW_BUF_B, FW_BUF_E, 0, 0);
+		if (!st && !exps_only)
+			st = quant(fw, QUIRE_QUANT_OP_ENCODE, d->format, 0, flags, len, 0, FW_BUF_A,
+				   FW_BUF_B, FW_BUF_E, FW_BUF_C, 0);
+		if (!st && !exps_only)
+			st = fw_dma(fw, d->dst + (uint64_t)i * elem, FW_BUF_C, len * elem,
+				    QUIRE_DMA_TO_HOST);
+		if (!st && bfp && !shared)
+			st = fw_dma(fw, d->exp + b0, FW_BUF_E, nb, QUIRE_DMA_TO_HOST);
+		if (!st && ef && !exps_only)
+			st = fw_dma(fw, d->aux + 4ull * i, FW_BUF_B, 4 * len, QUIRE_DMA_TO_HOST);
+		if (st && !*detail)
+			*detail = QUIRE_DETAIL_ENGINE;
+	}
+	return st;
+}
+
+static int op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	int bfp = d->format != QUIRE_FMT_FP16;
+	uint32_t n = d->count, vb = fmt_bytes(d->val_format);
+	int st = QUIRE_OK;
+	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
+		uint32_t len = min_u32(FW_CHUNK_ELEMS, n - i);
+		st = fw_dma(fw, d->src + (uint64_t)i * vb, FW_BUF_A, len * vb, QUIRE_DMA_TO_CARD);
+		if (!st && bfp)
+			st = fw_dma(fw, d->exp + i / QUIRE_BFP_BLOCK, FW_BUF_E,
+				    QUIRE_BFP_BLOCKS(len), QUIRE_DMA_TO_CARD);
+		if (!st)
+			st = quant(fw, QUIRE_QUANT_OP_DECODE, d->format, d->val_format, 0, len,
+				   d->workers, 0, 0, FW_BUF_E, FW_BUF_A, FW_BUF_C);
+		if (!st)
+			st = fw_dma(fw, d->dst + 4ull * i, FW_BUF_C, 4 * len, QUIRE_DMA_TO_HOST);
+		if (st && !*detail)
+			*detail = QUIRE_DETAIL_ENGINE;
+	}
+	return st;
+}
+
+static int op_reduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	uint32_t n = d->count, w = d->workers, in_b = fmt_bytes(d->val_format);
+	uint32_t acc_b = fmt_bytes(d->format);
+	int st = QUIRE_OK, overflow = 0;
+	/* All W inputs of a chunk side by side in card memory. */
+	uint32_t chunk =
+	    min_u32(FW_CHUNK_ELEMS, FW_REDUCE_IN_BYTES / (w * in_b)) & ~(QUIRE_BFP_BLOCK - 1);
+	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += chunk) {
+		uint32_t len = min_u32(chunk, n - i);
+		for (uint32_t k = 0; k < w && !st; k++)
+			st = fw_dma(fw, d->src + d->stride * k + (uint64_t)i * in_b,
+				    FW_REDUCE_IN + k * chunk * in_b, len * in_b, QUIRE_DMA_TO_CARD);
+		if (!st) {
+			uint32_t a[QUIRE_REDUCE_ARGS] = {QUIRE_REDUCE_OP_SUM,
+							 d->val_format,
+							 d->format,
+							 w,
+							 len,
+							 chunk,
+							 0,
+							 FW_REDUCE_IN,
+							 0,
+							 FW_BUF_C};
+			st = fw_engine_run(fw, QUIRE_ENGINE_REDUCE, a, QUIRE_REDUCE_ARGS);
+			if (st == QUIRE_ERR_OVERFLOW) { /* saturated, reported, and the rest still
+							   summed */
+				overflow = 1;
+				st = QUIRE_OK;
+			}
+		}
+		if (!st)
+			st = fw_dma(fw, d->dst + (uint64_t)i * acc_b, FW_BUF_C, len * acc_b,
+				    QUIRE_DMA_TO_HOST);
+		if (st && !*detail)
+			*detail = QUIRE_DETAIL_ENGINE;
+	}
+	if (st == QUIRE_OK && overflow) {
+		*detail = QUIRE_DETAIL_ENGINE;
+		return QUIRE_ERR_OVERFLOW;
+	}
+	return st;
+}
+
+static int mlp(struct quire_fw *fw, uint32_t op, uint32_t len, uint32_t c)
+{
+	uint32_t a[QUIRE_MLP_ARGS] = {op, len, c, FW_MODEL, FW_BUF_A, FW_BUF_B, FW_BUF_C, FW_SMALL};
+	return fw_engine_run(fw, QUIRE_ENGINE_MLP, a, QUIRE_MLP_ARGS);
+}
+
+static int op_mlp_load(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	int st = QUIRE_OK;
+	if (st)
+		return st;
+	fw->mlp_width0 = 0; /* a failed load leaves no model behind */
+	st = fw_dma(fw, d->src, FW_MODEL, d->count, QUIRE_DMA_TO_CARD);
+	if (!st)
+		st = mlp(fw, QUIRE_MLP_OP_LOAD, d->count, 0);
+	if (st) {
+		*detail = QUIRE_DETAIL_ENGINE;
+		return st;
+	}
+	fw->mlp_width0 = hal_mem_read32(fw, FW_MODEL + 8) & 0xffffu; /* width[0] of the header */
+	return QUIRE_OK;
+}
+
+static int op_mlp_score(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *result,
+			uint32_t *detail)
+{
+	uint32_t c = d->count, feat = c * fw->mlp_width0;
+	int st = QUIRE_OK;
+	if (!st)
+		st = fw_dma(fw, d->src, FW_BUF_A, feat, QUIRE_DMA_TO_CARD);
+	if (!st)
+		st = fw_dma(fw, d->aux, FW_BUF_B, c, QUIRE_DMA_TO_CARD);
+	if (!st) {
+		st = mlp(fw, QUIRE_MLP_OP_SCORE, 0, c);
+		/* No feasible candidate is an answer, not a failure: the scores go back too. */
+		if (st == QUIRE_OK || st == QUIRE_ERR_NO_FEASIBLE) {
+			int dst = fw_dma(fw, d->dst, FW_BUF_C, 4 * c, QUIRE_DMA_TO_HOST);
+			st = dst ? dst : st;
+		}
+		if (st == QUIRE_OK)
+			*result = hal_mem_read32(fw, FW_SMALL);
+	}
+	if (st && !*detail)
+		*detail = QUIRE_DETAIL_ENGINE;
+	return st;
+}
+
+static int op_info(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *result)
+{
+	const uint32_t words[16] = {
+	    QUIRE_ID_MAGIC_VALUE,
+	    QUIRE_INTERFACE_VERSION,
+	    QUIRE_FW_BUILD_ID,
+	    hal_bar_read(fw, fw->bar.id, QUIRE_ID_CAPS),
+	    hal_bar_read(fw, fw->bar.id, QUIRE_ID_MEM_LO),
+	    hal_bar_read(fw, fw->bar.id, QUIRE_ID_MEM_HI),
+	    hal_bar_read(fw, fw->bar.id, QUIRE_ID_CLOCK_HZ),
+	    fw->cmds_ok,
+	    fw->cmds_err,
+	};
+	for (uint32_t i = 0; i < 16; i++)
+		hal_mem_write32(fw, FW_INFO + 4 * i, words[i]);
+	*result = sizeof(struct quire_card_info);
+	return fw_dma(fw, d->dst, FW_INFO, sizeof(struct quire_card_info), QUIRE_DMA_TO_HOST);
+}
+
+int fw_execute(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *result, uint32_t *detail)
+{
+	*result = 0;
+	*detail = QUIRE_DETAIL_NONE;
+	if (d->opcode == QUIRE_OPC_MLP_SCORE && fw->mlp_width0 == 0) {
+		*detail = QUIRE_DETAIL_ENGINE;
+		return QUIRE_ERR_SHAPE; /* no model loaded */
+	}
+	int st = check_windows(fw, d, detail);
+	if (st != QUIRE_OK)
+		return st;
+	switch (d->opcode) {
+	case QUIRE_OPC_NOP:
+		return QUIRE_OK;
+	case QUIRE_OPC_INFO:
+		return op_info(fw, d, result);
+	case QUIRE_OPC_EXPONENTS:
+	case QUIRE_OPC_ENCODE:
+		return op_encode(fw, d, detail);
+	case QUIRE_OPC_DECODE:
+		return op_decode(fw, d, detail);
+	case QUIRE_OPC_REDUCE:
+		return op_reduce(fw, d, detail);
+	case QUIRE_OPC_MLP_LOAD:
+		return op_mlp_load(fw, d, detail);
+	case QUIRE_OPC_MLP_SCORE:
+		return op_mlp_score(fw, d, result, detail);
+	default:
+		*detail = QUIRE_DETAIL_OPCODE;
+		return QUIRE_ERR_OPCODE;
+	}
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Descriptor validation: every field of every descriptor, before anything
+ * moves. A descriptor that breaks a rule completes with a status and the
+ * field at fault; the firmware goes on with the next one.
+ */
+#include "fw.h"
+#include "quire/format.h"
+#include "quire/mlp.h"
+#include "quire/status.h"
+
+static uint32_t elem_bytes(uint32_t fmt)
+{
+	switch (fmt) {
+	case QUIRE_FMT_FP32:
+	case QUIRE_FMT_INT32:
+		return 4;
+	case QUIRE_FMT_FP16:
+	case QUIRE_FMT_BFP16:
+	case QUIRE_FMT_INT16:
+		return 2;
+	case QUIRE_FMT_BFP8:
+	case QUIRE_FMT_INT8:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Alignment a buffer of this format needs (1 for formats without an element size). */
+static uint32_t elem_align(uint32_t fmt)
+{
+	uint32_t b = elem_bytes(fmt);
+	return b ? b : 1;
+}
+
+struct check {
+	int status;
+	uint32_t detail;
+};
+
+static int fail(struct check *c, int status, uint32_t detail)
+{
+	if (c->status == QUIRE_OK) {
+		c->status = status;
+		c->detail = detail;
+	}
+	return 0;
+}
+
+/* A host buffer of `bytes` at `addr`: present, aligned, not wrapping around. */
+static int need_addr(struct check *c, uint64_t addr, uint64_t bytes, uint32_t align,
+		     uint32_t detail)
+{
+	if (addr == 0)
+		return fail(c, QUIRE_ERR_INVALID, detail);
+	if (addr & (align - 1))
+		return fail(c, QUIRE_ERR_ALIGN, detail);
+	if (addr + bytes < addr)
+		return fail(c, QUIRE_ERR_RANGE, detail);
+	return 1;
+}
+
+static int unused(struct check *c, uint64_t field, uint32_t detail)
+{
+	return field == 0 ? 1 : fail(c, QUIRE_ERR_INVALID, detail);
+}
+
+static int is_codec_format(uint32_t fmt)
+{
+	return fmt == QUIRE_FMT_FP16 || fmt == QUIRE_FMT_BFP8 || fmt == QUIRE_FMT_BFP16;
+}
+
+static void check_codec(struct check *c, const struct quire_cmd *d)
+{
+	uint32_t n = d->count, blocks = (n + QUIRE_BFP_BLOCK - 1) / QUIRE_BFP_BLOCK;
+	int bfp = d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16;
+	int ef = d->flags & QUIRE_CMD_F_EF;
+	switch (d->opcode) {
+	case QUIRE_OPC_EXPONENTS:
+		if (!bfp)
+			fail(c, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT);
+		if (d->flags & ~QUIRE_CMD_F_EF)
+			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
+		need_addr(c, d->src, 4ull * n, 4, QUIRE_DETAIL_SRC);
+		need_addr(c, d->exp, blocks, 1, QUIRE_DETAIL_EXP);
+		unused(c, d->dst, QUIRE_DETAIL_DST);
+		break;
+	case QUIRE_OPC_ENCODE:
+		if (!is_codec_format(d->format))
+			fail(c, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT);
+		else if (!bfp && d->flags)
+			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
+		need_addr(c, d->src, 4ull * n, 4, QUIRE_DETAIL_SRC);
+		need_addr(c, d->dst, (uint64_t)n * elem_bytes(d->format), elem_align(d->format),
+			  QUIRE_DETAIL_DST);
+		if (bfp)
+			need_addr(c, d->exp, blocks, 1, QUIRE_DETAIL_EXP);
+		else
+			unused(c, d->exp, QUIRE_DETAIL_EXP);
+		break;
+	default: /* DECODE */
+		if (!is_codec_format(d->format)) {
+			fail(c, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT);
+		} else if (bfp ? d->val_format != QUIRE_FMT_INT8 &&
+				     d->val_format != QUIRE_FMT_INT16 &&
+				     d->val_format != QUIRE_FMT_INT32
+			       : d->val_format != QUIRE_FMT_FP16) {
+			fail(c, QUIRE_ERR_FORMAT, QUIRE_DETAIL_VAL_FORMAT);
+		}
+		if (d->flags)
+			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
+		if (d->workers > QUIRE_CMD_MAX_WORKERS)
+			fail(c, QUIRE_ERR_RANGE, QUIRE_DETAIL_WORKERS);
+		need_addr(c, d->src, (uint64_t)n * elem_bytes(d->val_format),
+			  elem_align(d->val_format), QUIRE_DETAIL_SRC);
+		need_addr(c, d->dst, 4ull * n, 4, QUIRE_DETAIL_DST);
+		if (bfp)
+			need_addr(c, d->exp, blocks, 1, QUIRE_DETAIL_EXP);
+		else
+			unused(c, d->exp, QUIRE_DETAIL_EXP);
+		break;
+	}
+	if (d->opcode != QUIRE_OPC_DECODE) {
+		unused(c, d->val_format, QUIRE_DETAIL_VAL_FORMAT);
+		unused(c, d->workers, QUIRE_DETAIL_WORKERS);
+	}
+	if (ef)
+		need_addr(c, d->aux, 4ull * n, 4, QUIRE_DETAIL_AUX);
+	else
+		unused(c, d->aux, QUIRE_DETAIL_AUX);
+	if (n == 0 || n > QUIRE_CMD_MAX_ELEMS)
+		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT);
+	unused(c, d->stride, QUIRE_DETAIL_STRIDE);
+}
+
+static void check_reduce(struct check *c, const struct quire_cmd *d)
+{
+	uint32_t in_b = elem_bytes(d->val_format), acc_b = elem_bytes(d->format);
+	int int_in = d->val_format == QUIRE_FMT_INT8 || d->val_format == QUIRE_FMT_INT16 ||
+		     d->val_format == QUIRE_FMT_INT32;
+	int fp_in = d->val_format == QUIRE_FMT_FP16 || d->val_format == QUIRE_FMT_FP32;
+	if (!int_in && !fp_in)
+		fail(c, QUIRE_ERR_FORMAT, QUIRE_DETAIL_VAL_FORMAT);
+	else if (int_in ? d->format != QUIRE_FMT_INT16 && d->format != QUIRE_FMT_INT32
+			: d->format != QUIRE_FMT_FP32)
+		fail(c, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT);
+	if (d->flags)
+		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
+	if (d->count == 0 || d->count > QUIRE_CMD_MAX_ELEMS)
+		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT);
+	if (d->workers < 1 || d->workers > QUIRE_CMD_MAX_WORKERS)
+		fail(c, QUIRE_ERR_RANGE, QUIRE_DETAIL_WORKERS);
+	uint64_t vec = (uint64_t)d->count * in_b;
+	if (d->workers > 1 && (d->stride < vec || (in_b && d->stride % in_b)))
+		fail(c, d->stride < vec ? QUIRE_ERR_SIZE : QUIRE_ERR_ALIGN, QUIRE_DETAIL_STRIDE);
+	if (d->workers <= 1)
+		unused(c, d->stride, QUIRE_DETAIL_STRIDE);
+	uint64_t span = d->workers > 1 ? d->stride * (d->workers - 1) + vec : vec;
+	if (d->stride >> 40) /* 1 TiB between inputs is surely a mistake, and would overflow */
+		fail(c, QUIRE_ERR_RANGE, QUIRE_DETAIL_STRIDE);
+	else
+		need_addr(c, d->src, span, elem_align(d->val_format), QUIRE_DETAIL_SRC);
+	need_addr(c, d->dst, (uint64_t)d->count * acc_b, elem_align(d->format), QUIRE_DETAIL_DST);
+	unused(c, d->exp, QUIRE_DETAIL_EXP);
+	unused(c, d->aux, QUIRE_DETAIL_AUX);
+}
+
+static void check_mlp(struct check *c, const struct quire_cmd *d)
+{
+	if (d->flags)
+		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
+	unused(c, d->format, QUIRE_DETAIL_FORMAT);
+	unused(c, d->val_format, QUIRE_DETAIL_VAL_FORMAT);
+	unused(c, d->workers, QUIRE_DETAIL_WORKERS);
+	unused(c, d->stride, QUIRE_DETAIL_STRIDE);
+	unused(c, d->exp, QUIRE_DETAIL_EXP);
+	if (d->opcode == QUIRE_OPC_MLP_LOAD) {
+		if (d->count < QUIRE_MLP_HEADER_BYTES || d->count > 0x70000u)
+			fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT);
+		need_addr(c, d->src, d->count, 4, QUIRE_DETAIL_SRC);
+		unused(c, d->dst, QUIRE_DETAIL_DST);
+		unused(c, d->aux, QUIRE_DETAIL_AUX);
+		return;
+	}
+	if (d->count == 0 || d->count > QUIRE_MLP_MAX_CANDIDATES)
+		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT);
+	/* The features' length depends on the loaded model: the DMA mover bounds it. */
+	need_addr(c, d->src, (uint64_t)d->count * QUIRE_MLP_MAX_WIDTH, 1, QUIRE_DETAIL_SRC);
+	need_addr(c, d->dst, 4ull * d->count, 4, QUIRE_DETAIL_DST);
+	need_addr(c, d->aux, d->count, 1, QUIRE_DETAIL_AUX);
+}
+
+int quire_fw_validate(const struct quire_cmd *d, uint32_t *detail)
+{
+	struct check c = {QUIRE_OK, QUIRE_DETAIL_NONE};
+	if (d->reserved[0] || d->reserved[1])
+		fail(&c, QUIRE_ERR_INVALID, QUIRE_DETAIL_RESERVED);
+	if (d->flags & ~QUIRE_CMD_F_MASK)
+		fail(&c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
+	switch (d->opcode) {
+	case QUIRE_OPC_NOP:
+	case QUIRE_OPC_INFO:
+		if (d->flags || d->format || d->count || d->val_format || d->workers || d->src ||
+		    d->exp || d->aux || d->stride)
+			fail(&c, QUIRE_ERR_INVALID, QUIRE_DETAIL_RESERVED);
+		if (d->opcode == QUIRE_OPC_INFO)
+			need_addr(&c, d->dst, sizeof(struct quire_card_info), 8, QUIRE_DETAIL_DST);
+		else
+			unused(&c, d->dst, QUIRE_DETAIL_DST);
+		break;
+	case QUIRE_OPC_EXPONENTS:
+	case QUIRE_OPC_ENCODE:
+	case QUIRE_OPC_DECODE:
+		check_codec(&c, d);
+		break;
+	case QUIRE_OPC_REDUCE:
+		check_reduce(&c, d);
+		break;
+	case QUIRE_OPC_MLP_LOAD:
+	case QUIRE_OPC_MLP_SCORE:
+		check_mlp(&c, d);
+		break;
+	default:
+		fail(&c, QUIRE_ERR_OPCODE, QUIRE_DETAIL_OPCODE);
+	}
+	*detail = c.detail;
+	return c.status;
+}
+
+void quire_cmd_extents(const struct quire_cmd *d, uint32_t mlp_width0, uint64_t ext[4])
+{
+	uint64_t n = d->count, blocks = (n + QUIRE_BFP_BLOCK - 1) / QUIRE_BFP_BLOCK;
+	int bfp = d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16;
+	int ef = d->flags & QUIRE_CMD_F_EF;
+	ext[0] = ext[1] = ext[2] = ext[3] = 0;
+	switch (d->opcode) {
+	case QUIRE_OPC_INFO:
+		ext[1] = sizeof(struct quire_card_info);
+		break;
+	case QUIRE_OPC_EXPONENTS:
+	case QUIRE_OPC_ENCODE:
+		ext[0] = 4 * n;
+		ext[1] = d->opcode == QUIRE_OPC_ENCODE ? n * elem_bytes(d->format) : 0;
+		ext[2] = bfp ? blocks : 0;
+		ext[3] = ef ? 4 * n : 0;
+		break;
+	case QUIRE_OPC_DECODE:
+		ext[0] = n * elem_bytes(d->val_format);
+		ext[1] = 4 * n;
+		ext[2] = bfp ? blocks : 0;
+		break;
+	case QUIRE_OPC_REDUCE: {
+		uint64_t vec = n * elem_bytes(d->val_format);
+		ext[0] = d->workers > 1 ? d->stride * (d->workers - 1u) + vec : vec;
+		ext[1] = n * elem_bytes(d->format);
+		break;
+	}
+	case QUIRE_OPC_MLP_LOAD:
+		ext[0] = n;
+		break;
+	case QUIRE_OPC_MLP_SCORE:
+		ext[0] = n * mlp_width0;
+		ext[1] = 4 * n;
+		ext[3] = n;
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+/* quire info and quire selftest: a card (or any backend) as its user meets it. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "cli.h"
+#include "quire.h"
+#include "quire/regs.h"
+
+static const char info_help[] =
+    "Usage: quire info [--backend URI]\n"
+    "Describe a backend's card: board, firmware, capabilities, register blocks.\n\n"
+    "  -b, --backend URI  cpu, sim (start a card process), sim:PATH, sim:inproc\n"
+    "                     (default: sim)\n"
+    "  -h, --help         this text\n";
+
+int cli_open(const char *cmd, const char *uri, struct quire_ctx **ctx)
+{
+	int st = quire_open(uri, ctx);
+	if (st == QUIRE_ERR_NO_DEVICE)
+		return cli_fail("%s: backend '%s': %s (URIs: cpu, sim, sim:PATH, sim:inproc)", cmd,
+				uri, quire_strerror(st));
+	if (st)
+		return cli_fail("%s: backend '%s': %s", cmd, uri, quire_strerror(st));
+	return 0;
+}
+
+static int card_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"backend", required_argument, 0, 'b'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	const char *uri = "sim";
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":b:h", opts, NULL)) != -1) {
+		if (c == 'b')
+			uri = optarg;
+		else if (c == 'h')
+			return fputs(info_help, stdout), 0;
+		else
+			return cli_bad_option("info", c, argv);
+	}
+	if (optind != argc)
+		return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
+	struct quire_ctx *ctx;
+	if (cli_open("info", uri, &ctx))
+		return CLI_EXIT_FAIL;
+	struct quire_info in;
+	int st = quire_get_info(ctx, &in);
+	if (st) {
+		quire_close(ctx);
+		return cli_fail("info: %s", quire_strerror(st));
+	}
+	static const char *const states[] = {"booting", "running", "halted"};
+	printf("backend        %s\n", in.backend);
+	printf("board          %s\n", in.board);
+	printf("interface      version %u (this library: %u)\n", in.if_version,
+	       QUIRE_INTERFACE_VERSION);
+	printf("firmware       build %08x, %s\n", in.fw_build,
+	       in.fw_state < 3 ? states[in.fw_state] : "unknown state");
+	printf("hardware       build %016llx\n", (unsigned long long)in.hw_build);
+	printf("capabilities  %s%s%s%s\n", in.caps & QUIRE_CAP_CODEC ? " codec" : "",
+	       in.caps & QUIRE_CAP_REDUCE ? " reduce" : "", in.caps & QUIRE_CAP_MLP ? " mlp" : "",
+	       in.caps & QUIRE_CAP_NET ? " net" : "");
+	if (in.mem_bytes)
+		printf("card memory    %llu MiB, clock %u MHz\n",
+		       (unsigned long long)(in.mem_bytes >> 20), in.clock_hz / 1000000);
+	printf("commands       %u completed, %u with errors\n", in.cmds_ok, in.cmds_err);
+	if (in.n_blocks) {
+		printf("register blocks (walked from BAR0 offset 0):\n");
+		for (uint32_t i = 0; i < in.n_blocks; i++)
+			printf("  0x%04x  %-9s type %08x  version %u.%u\n", in.blocks[i].offset,
+			       quire_block_name(in.blocks[i].type), in.blocks[i].type,
+			       in.blocks[i].version >> 16, in.blocks[i].version & 0xffff);
+	}
+	quire_close(ctx);
+	return 0;
+}
+
+/* ---- selftest --------------------------------------------------------------- */
+
+static const char selftest_help[] =
+    "Usage: quire selftest [--backend URI] [--max-size BYTES]\n"
+    "Run every operation on the backend and on cpu with the same inputs (random and\n"
+    "edge-case), and compare every output bit. One line per check, then a summary.\n\n"
+    "  -b, --backend URI     as for quire info (default: sim)\n"
+    "  -m, --max-size BYTES  largest fp32 tensor (default 16MiB)\n"
+    "  -h, --help            this text\n";
+
+struct selftest {
+	struct quire_ctx *dev, *cpu;
+	unsigned passed, failed;
+	uint64_t rng;
+};
+
+static uint64_t next(struct selftest *t)
+{
+	t->rng ^= t->rng << 13;
+	t->rng ^= t->rng >> 7;
+	t->rng ^= t->rng << 17;
+	return t->rng;
+}
+
+/* Gradients with every kind of block the spec names: zeros, subnormals, huge values, ties, NaN,
+ * Inf. */
+static void gradients(struct selftest *t, float *x, size_t n)
+{
+	for (size_t b = 0; b * 64 < n; b++) {
+		uint32_t kind = (uint32_t)(next(t) % 9);
+		int scale = (int)(next(t) % 60) - 40;
+		for (size_t j = 0; j < 64 && b * 64 + j < n; j++) {
+			uint32_t bits = (uint32_t)next(t);
+			float v;
+			switch (kind) {
+			case 0:
+				v = (bits & 1) ? -0.0f : 0.0f;
+				break;
+			case 1:
+				bits &= 0x807fffffu; /* subnormal */
+				memcpy(&v, &bits, 4);
+				break;
+			case 2:
+				bits = 0x7e800000u + (bits & 0x00ffffffu) % 0x00ffffffu;
+				memcpy(&v, &bits, 4);
+				break;
+			case 3:
+				v = j == 0 ? 1.0f : ((float)(bits % 127) - 63.5f) / 64;
+				break;
+			default:
+				v = ldexpf(((float)(bits >> 8) / 16777216.0f) - 0.5f, scale);
+			}
+			x[b * 64 + j] = v;
+		}
+		if (next(t) % 16 == 0) {
+			static const uint32_t specials[] = {0x7fc00000u, 0xff800000u, 0x7f800000u,
+							    0x7fa00001u};
+			memcpy(&x[b * 64 + next(t) % 64 % (n - b * 64 < 64 ? n - b * 64 : 64)],
+			       &specials[next(t) % 4], 4);
+		}
+	}
+}
+
+struct io {
+	size_t bytes;
+	const void *init; /* NULL: filled with a pattern, the same on both backends */
+};
+
+/* Run op on both backends with the same buffers' contents; compare status, result, all buffers. */
+static void check(struct selftest *t, const char *name, struct quire_op op, const struct io io[4])
+{
+	struct quire_ctx *ctxs[2] = {t->dev, t->cpu};
+	struct quire_buf *bufs[2][4] = {{0}};
+	int st[2] = {0, 0};
+	uint32_t result[2] = {0, 0};
+	const char *why = NULL;
+	struct quire_ref *refs[4] = {&op.src, &op.dst, &op.exp, &op.aux};
+	for (int k = 0; k < 2 && !why; k++) {
+		for (int f = 0; f < 4 && !why; f++) {
+			*refs[f] = (struct quire_ref){NULL, 0};
+			if (!io[f].bytes)
+				continue;
+			if (quire_buf_alloc(ctxs[k], io[f].bytes, &bufs[k][f]) != QUIRE_OK) {
+				why = "cannot allocate buffers";
+				break;
+			}
+			if (io[f].init)
+				memcpy(quire_buf_ptr(bufs[k][f]), io[f].init, io[f].bytes);
+			else
+				memset(quire_buf_ptr(bufs[k][f]), 0xa5, io[f].bytes);
+			*refs[f] = (struct quire_ref){bufs[k][f], 0};
+		}
+		if (!why)
+			st[k] = quire_run(ctxs[k], &op, &result[k]);
+	}
+	if (!why && st[0] != st[1])
+		why = "status differs";
+	if (!why && result[0] != result[1])
+		why = "result differs";
+	for (int f = 0; f < 4 && !why; f++)
+		if (io[f].bytes &&
+		    memcmp(quire_buf_ptr(bufs[0][f]), quire_buf_ptr(bufs[1][f]), io[f].bytes) != 0)
+			why = f == 0   ? "src differs"
+			      : f == 1 ? "dst differs"
+			      : f == 2 ? "exp differs"
+				       : "aux differs";
+	if (why) {
+		t->failed++;
+		printf("FAIL %-44s %s (status %s / cpu %s)\n", name, why, quire_strerror(st[0]),
+		       quire_strerror(st[1]));
+	} else {
+		t->passed++;
+		printf("ok   %-44s %s\n", name, st[0] == QUIRE_OK ? "" : quire_strerror(st[0]));
+	}
+	fflush(stdout);
+	for (int k = 0; k < 2; k++)
+		for (int f = 0; f < 4; f++)
+			quire_buf_free(bufs[k][f]);
+}
+
+static void codec_checks(struct selftest *t, size_t n)
+{
+	float *x = malloc(4 * n), *r = malloc(4 * n);
+	int8_t *exp = malloc(QUIRE_BFP_BLOCKS(n));
+	int32_t *sums = malloc(4 * n);
+	if (!x || !r || !exp || !sums) {
+		t->failed++;
+		printf("FAIL out of memory for n=%zu\n", n);
+		goto out;
+	}
+	gradients(t, x, n);
+	gradients(t, r, n);
+	for (size_t i = 0; i < n; i++)
+		r[i] = isfinite(r[i]) ? r[i] * 0.001f : 0.0f;
+	size_t nb = QUIRE_BFP_BLOCKS(n);
+	char name[96];
+	static const enum quire_format fmts[] = {QUIRE_FMT_BFP8, QUIRE_FMT_BFP16, QUIRE_FMT_FP16};
+	for (int f = 0; f < 3; f++) {
+		enum quire_format fmt = fmts[f];
+		int bfp = fmt != QUIRE_FMT_FP16;
+		size_t vb = quire_format_bytes(fmt, 1);
+		struct quire_op op = {
+		    .opcode = QUIRE_OPC_ENCODE, .format = fmt, .count = (uint32_t)n};
+		struct io io[4] = {{4 * n, x}, {vb * n, NULL}, {bfp ? nb : 0, NULL}, {0, NULL}};
+		snprintf(name, sizeof(name), "encode %s n=%zu", quire_format_name(fmt), n);
+		check(t, name, op, io);
+		if (!bfp)
+			continue;
+		op.flags = QUIRE_CMD_F_EF;
+		io[3] = (struct io){4 * n, r};
+		snprintf(name, sizeof(name), "encode %s + error feedback n=%zu",
+			 quire_format_name(fmt), n);
+		check(t, name, op, io);
+		/* Shared exponents: another worker's, max'ed with ours, as a reduction agrees them.
+		 */
+		quire_codec_exponents(fmt, n, x, NULL, exp);
+		for (size_t b = 0; b < nb; b++)
+			exp[b] = exp[b] < 100 ? (int8_t)(exp[b] + (int8_t)(next(t) % 3)) : exp[b];
+		op = (struct quire_op){.opcode = QUIRE_OPC_ENCODE,
+				       .flags = QUIRE_CMD_F_SHARED_EXP,
+				       .format = fmt,
+				       .count = (uint32_t)n};
+		io[2] = (struct io){nb, exp};
+		io[3] = (struct io){0, NULL};
+		snprintf(name, sizeof(name), "encode %s, shared exponents n=%zu",
+			 quire_format_name(fmt), n);
+		check(t, name, op, io);
+		op = (struct quire_op){.opcode = QUIRE_OPC_EXPONENTS,
+				       .flags = QUIRE_CMD_F_EF,
+				       .format = fmt,
+				       .count = (uint32_t)n};
+		struct io eio[4] = {{4 * n, x}, {0, NULL}, {nb, NULL}, {4 * n, r}};
+		snprintf(name, sizeof(name), "exponents %s + error feedback n=%zu",
+			 quire_format_name(fmt), n);
+		check(t, name, op, eio);
+	}
+	/* Decode exact sums of up to 8 workers, as a mean over 8. */
+	quire_codec_exponents(QUIRE_FMT_BFP8, n, x, NULL, exp);
+	for (size_t i = 0; i < n; i++)
+		sums[i] = (int32_t)(next(t) % 2033) - 1016;
+	struct quire_op op = {.opcode = QUIRE_OPC_DECODE,
+			      .format = QUIRE_FMT_BFP8,
+			      .val_format = QUIRE_FMT_INT32,
+			      .count = (uint32_t)n,
+			      .workers = 8};
+	struct io dio[4] = {{4 * n, sums}, {4 * n, NULL}, {nb, exp}, {0, NULL}};
+	snprintf(name, sizeof(name), "decode bfp8 int32 sums, mean of 8 n=%zu", n);
+	check(t, name, op, dio);
+	/* Reduce: W = 4 int8 vectors into int32, stride with a gap. */
+	size_t stride = n + 64;
+	int8_t *q = malloc(4 * stride);
+	if (q) {
+		for (size_t i = 0; i < 4 * stride; i++)
+			q[i] = (int8_t)(next(t) % 255 - 127);
+		op = (struct quire_op){.opcode = QUIRE_OPC_REDUCE,
+				       .format = QUIRE_FMT_INT32,
+				       .val_format = QUIRE_FMT_INT8,
+				       .count = (uint32_t)n,
+				       .workers = 4,
+				       .stride = stride};
+		struct io rio[4] = {{3 * stride + n, q}, {4 * n, NULL}, {0, NULL}, {0, NULL}};
+		snprintf(name, sizeof(name), "reduce int8 -> int32, W=4 n=%zu", n);
+		check(t, name, op, rio);
+		free(q);
+	}
+out:
+	free(x);
+	free(r);
+	free(exp);
+	free(sums);
+}
+
+/* A random model image [n0, 32, 16, 1], valid by construction (include/quire/mlp.h). */
+static size_t model_image(struct selftest *t, uint8_t *img, uint32_t n0)
+{
+	const uint32_t w[4] = {n0, 32, 16, 1};
+	uint8_t *p = img + QUIRE_MLP_HEADER_BYTES;
+	for (int l = 0; l < 3; l++) {
+		uint32_t in = w[l], out = w[l + 1];
+		for (uint32_t i = 0; i < in * out; i++)
+			*p++ = (uint8_t)next(t);
+		p += (4 - (in * out) % 4) % 4;
+		for (uint32_t o = 0; o < out; o++, p += 4) {
+			int32_t b = (int32_t)(next(t) % 20001) - 10000;
+			memcpy(p, &b, 4);
+		}
+		if (l == 2)
+			break;
+		for (uint32_t o = 0; o < out; o++, p += 4) {
+			int32_t m = (int32_t)(0x40000000u + next(t) % 0x3fffffffu);
+			memcpy(p, &m, 4);
+		}
+		for (uint32_t o = 0; o < out; o++)
+			*p++ = (uint8_t)(40 + next(t) % 4);
+		p += (4 - out % 4) % 4;
+	}
+	uint32_t payload = (uint32_t)(p - img) - QUIRE_MLP_HEADER_BYTES;
+	uint32_t crc = (uint32_t)crc32(0, img + QUIRE_MLP_HEADER_BYTES, payload);
+	uint8_t h[QUIRE_MLP_HEADER_BYTES] = {0x51, 0x4d, 0x4c, 0x50, 1, 0, 3, 0};
+	for (int l = 0; l < 4; l++) {
+		h[8 + 2 * l] = (uint8_t)w[l];
+		h[9 + 2 * l] = (uint8_t)(w[l] >> 8);
+	}
+	memcpy(h + 20, &payload, 4);
+	memcpy(h + 24, &crc, 4);
+	memcpy(img, h, sizeof(h));
+	return (size_t)(p - img);
+}
+
+static void mlp_checks(struct selftest *t)
+{
+	static uint8_t img[65536];
+	const uint32_t n0 = 24, c = 1000;
+	size_t len = model_image(t, img, n0);
+	struct quire_op load = {.opcode = QUIRE_OPC_MLP_LOAD, .count = (uint32_t)len};
+	struct io lio[4] = {{len, img}, {0, NULL}, {0, NULL}, {0, NULL}};
+	check(t, "mlp load [24, 32, 16, 1]", load, lio);
+	int8_t *feat = malloc((size_t)c * n0);
+	uint8_t *feas = malloc(c);
+	for (uint32_t i = 0; i < c * n0; i++)
+		feat[i] = (int8_t)next(t);
+	for (uint32_t i = 0; i < c; i++)
+		feas[i] = next(t) % 4 != 0;
+	struct quire_op score = {.opcode = QUIRE_OPC_MLP_SCORE, .count = c};
+	struct io sio[4] = {{(size_t)c * n0, feat}, {4 * c, NULL}, {0, NULL}, {c, feas}};
+	check(t, "mlp score 1000 candidates", score, sio);
+	memset(feas, 0, c);
+	check(t, "mlp score, none feasible", score, sio);
+	free(feat);
+	free(feas);
+}
+
+static int card_selftest(int argc, char **argv)
+{
+	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
+					     {"max-size", required_argument, 0, 'm'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	const char *uri = "sim";
+	uint64_t max_bytes = 16u << 20;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":b:m:h", opts, NULL)) != -1) {
+		if (c == 'b') {
+			uri = optarg;
+		} else if (c == 'm') {
+			max_bytes = cli_parse_size(optarg);
+			if (max_bytes < 4 || max_bytes > (256u << 20))
+				return cli_usage_error("selftest", "--max-size: 4 bytes to 256MiB");
+		} else if (c == 'h') {
+			return fputs(selftest_help, stdout), 0;
+		} else {
+			return cli_bad_option("selftest", c, argv);
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error("selftest", "unexpected argument '%s'", argv[optind]);
+	struct selftest t = {.rng = 0x9e3779b97f4a7c15ull};
+	if (cli_open("selftest", uri, &t.dev))
+		return CLI_EXIT_FAIL;
+	if (quire_open("cpu", &t.cpu) != QUIRE_OK) {
+		quire_close(t.dev);
+		return cli_fail("selftest: cannot open the cpu backend");
+	}
+	struct quire_info in;
+	quire_get_info(t.dev, &in);
+	printf("quire selftest: backend %s (%s), against cpu\n", uri, in.board);
+	struct quire_op nop = {.opcode = QUIRE_OPC_NOP};
+	struct io none[4] = {{0, NULL}};
+	check(&t, "nop", nop, none);
+	static const size_t sizes[] = {1, 63, 64, 65, 4099, (1u << 20) + 7};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (sizes[i] * 4 <= max_bytes)
+			codec_checks(&t, sizes[i]);
+	codec_checks(&t, (size_t)(max_bytes / 4));
+	mlp_checks(&t);
+	printf("selftest: %u passed, %u failed\n", t.passed, t.failed);
+	quire_close(t.cpu);
+	quire_close(t.dev);
+	return t.failed ? CLI_EXIT_FAIL : 0;
+}
+
+int cli_info(int argc, char **argv)
+{
+	return card_info(argc + 1, argv - 1);
+}
+
+int cli_selftest(int argc, char **argv)
+{
+	return card_selftest(argc + 1, argv - 1);
+}

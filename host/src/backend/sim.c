@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sim backend: a ring driver. It probes the card by walking its register
+ * blocks, puts a command ring and a completion ring in host memory, writes
+ * descriptors and rings the doorbell, and reaps completions by their phase
+ * bit. It talks to the card only through the device interface, so the same
+ * driver serves a card in this process or in a quire-sim process.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/core.h"
+#include "quire/regs.h"
+#include "transport.h"
+#include "window.h"
+
+#define RING_LOG2 8u
+#define PROBE_MS  5000
+
+struct sim {
+	struct transport *t;
+	struct window win;
+	uint32_t blk_id, blk_cmdq, blk_cplq, blk_irq, blk_counters;
+	struct quire_cmd *cmds;
+	struct quire_cpl *cpls;
+	uint32_t size, prod, cpl_cons, cpl_phase, in_flight;
+	struct quire_req **inflight; /* by ring slot: completions come back in order */
+	int lost;
+};
+
+static uint32_t rd(struct sim *s, uint32_t off)
+{
+	return s->t->dev->ops->mmio_read(s->t->dev, off);
+}
+
+static void wr(struct sim *s, uint32_t off, uint32_t v)
+{
+	s->t->dev->ops->mmio_write(s->t->dev, off, v);
+}
+
+/* Walk the chain from BAR offset 0; fill the block list, find ours, check versions. */
+static int walk(struct sim *s, struct quire_info *info)
+{
+	uint32_t off = 0, found = 0;
+	for (int hops = 0; hops < QUIRE_INFO_MAX_BLOCKS; hops++) {
+		uint32_t type = rd(s, off + QUIRE_RB_TYPE), version = rd(s, off + QUIRE_RB_VERSION);
+		if (type == 0xffffffffu)
+			return QUIRE_ERR_NO_DEVICE;
+		if (info) {
+			info->blocks[info->n_blocks].offset = off;
+			info->blocks[info->n_blocks].type = type;
+			info->blocks[info->n_blocks].version = version;
+			info->n_blocks++;
+		}
+		static const struct {
+			uint32_t type, version;
+			size_t field;
+		} known[] = {
+		    {QUIRE_RB_TYPE_ID, QUIRE_RB_ID_VERSION, offsetof(struct sim, blk_id)},
+		    {QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, offsetof(struct sim, blk_cmdq)},
+		    {QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, offsetof(struct sim, blk_cplq)},
+		    {QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION, offsetof(struct sim, blk_irq)},
+		    {QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION,
+		     offsetof(struct sim, blk_counters)},
+		};
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+			if (type != known[i].type)
+				continue;
+			if (QUIRE_RB_VERSION_MAJOR(version) !=
+			    QUIRE_RB_VERSION_MAJOR(known[i].version))
+				return QUIRE_ERR_VERSION;
+			*(uint32_t *)((char *)s + known[i].field) = off;
+			found |= 1u << i;
+		}
+		uint32_t next = rd(s, off + QUIRE_RB_NEXT);
+		if (next == 0)
+			break;
+		if (next <= off || next >= QUIRE_BAR0_BYTES)
+			return QUIRE_ERR_CORRUPT;
+		off = next;
+	}
+	if (found != 0x1f)
+		return QUIRE_ERR_NO_DEVICE;
+	if (rd(s, s->blk_id + QUIRE_ID_MAGIC) != QUIRE_ID_MAGIC_VALUE)
+		return QUIRE_ERR_NO_DEVICE;
+	if (rd(s, s->blk_id + QUIRE_ID_IF_VERSION) != QUIRE_INTERFACE_VERSION)
+		return QUIRE_ERR_VERSION;
+	return QUIRE_OK;
+}
+
+static void reap(struct sim *s)
+{
+	uint32_t mask = s->size - 1, n = 0;
+	for (;;) {
+		struct quire_cpl *c = &s->cpls[s->cpl_cons & mask];
+		uint8_t flags = __atomic_load_n(&c->flags, __ATOMIC_ACQUIRE);
+		if ((flags & QUIRE_CPL_F_PHASE) != s->cpl_phase)
+			break;
+		struct quire_req *req = s->inflight[s->cpl_cons & mask];
+		if (req && req->cmd.seq == c->seq)
+			quire_req_complete(req, c->status, c->result, c->cycles, c->detail);
+		s->inflight[s->cpl_cons & mask] = NULL;
+		s->in_flight--;
+		s->cpl_cons++;
+		if ((s->cpl_cons & mask) == 0)
+			s->cpl_phase ^= 1;
+		n++;
+	}
+	if (n)
+		wr(s, s->blk_cplq + QUIRE_Q_CONSUMER, s->cpl_cons);
+}
+
+static int progress(struct sim *s, int (*done)(struct sim *, void *), void *arg, int timeout_ms)
+{
+	int64_t deadline = timeout_ms < 0 ? -1 : quire_now_ms() + timeout_ms;
+	for (;;) {
+		reap(s);
+		if (done(s, arg))
+			return QUIRE_OK;
+		if (s->lost)
+			return QUIRE_ERR_PEER;
+		int64_t left = deadline < 0 ? 100 : deadline - quire_now_ms();
+		if (left <= 0)
+			return QUIRE_ERR_TIMEOUT;
+		/* Short slices: a lost wake-up costs 100 ms, never a hang. */
+		int st = s->t->wait_irq(s->t, left > 100 ? 100 : (int)left);
+		if (st == QUIRE_ERR_PEER) {
+			s->lost = 1;
+			reap(s);
+			return done(s, arg) ? QUIRE_OK : QUIRE_ERR_PEER;
+		}
+	}
+}
+
+static int req_done(struct sim *s, void *arg)
+{
+	(void)s;
+	return ((struct quire_req *)arg)->done;
+}
+
+static int has_room(struct sim *s, void *arg)
+{
+	(void)arg;
+	return s->in_flight < s->size;
+}
+
+static int sim_submit(struct quire_ctx *ctx, struct quire_req *req)
+{
+	struct sim *s = ctx->priv;
+	if (s->lost)
+		return QUIRE_ERR_PEER;
+	int st = progress(s, has_room, NULL, ctx->timeout_ms);
+	if (st != QUIRE_OK)
+		return st == QUIRE_ERR_TIMEOUT ? QUIRE_ERR_BUSY : st;
+	uint32_t slot = s->prod & (s->size - 1);
+	memcpy(&s->cmds[slot], &req->cmd, sizeof(req->cmd));
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	s->inflight[slot] = req;
+	s->in_flight++;
+	wr(s, s->blk_cmdq + QUIRE_Q_PRODUCER, ++s->prod);
+	return QUIRE_OK;
+}
+
+static int sim_wait(struct quire_ctx *ctx, struct quire_req *req, int timeout_ms)
+{
+	return progress(ctx->priv, req_done, req, timeout_ms);
+}
+
+static void sim_abandon(struct quire_ctx *ctx, struct quire_req *req)
+{
+	struct sim *s = ctx->priv;
+	for (uint32_t i = 0; i < s->size; i++)
+		if (s->inflight[i] == req)
+			s->inflight[i] = NULL; /* its completion will be dropped */
+}
+
+static int sim_info(struct quire_ctx *ctx, struct quire_info *info)
+{
+	struct sim *s = ctx->priv;
+	if (s->lost)
+		return QUIRE_ERR_PEER;
+	strcpy(info->backend, "sim");
+	int st = walk(s, info);
+	if (st != QUIRE_OK)
+		return st;
+	uint32_t board = rd(s, s->blk_id + QUIRE_ID_BOARD);
+	snprintf(info->board, sizeof(info->board), "%s",
+		 board == QUIRE_BOARD_SIM ? "simulated card (emu)" : "unknown board");
+	info->if_version = rd(s, s->blk_id + QUIRE_ID_IF_VERSION);
+	info->fw_build = rd(s, s->blk_id + QUIRE_ID_FW_BUILD);
+	info->fw_state = rd(s, s->blk_id + QUIRE_ID_FW_STATE);
+	info->caps = rd(s, s->blk_id + QUIRE_ID_CAPS);
+	info->clock_hz = rd(s, s->blk_id + QUIRE_ID_CLOCK_HZ);
+	info->hw_build = (uint64_t)rd(s, s->blk_id + QUIRE_ID_BUILD_HI) << 32 |
+			 rd(s, s->blk_id + QUIRE_ID_BUILD_LO);
+	info->mem_bytes =
+	    (uint64_t)rd(s, s->blk_id + QUIRE_ID_MEM_HI) << 32 | rd(s, s->blk_id + QUIRE_ID_MEM_LO);
+	info->cmds_ok = rd(s, s->blk_counters + QUIRE_CNT_CMDS_OK);
+	info->cmds_err = rd(s, s->blk_counters + QUIRE_CNT_CMDS_ERR);
+	return QUIRE_OK;
+}
+
+static int sim_buf_alloc(struct quire_ctx *ctx, size_t bytes, void **p, uint64_t *dma)
+{
+	struct sim *s = ctx->priv;
+	*p = window_alloc(&s->win, bytes);
+	if (!*p)
+		return QUIRE_ERR_NOMEM;
+	*dma = window_dma(&s->win, *p);
+	return QUIRE_OK;
+}
+
+static void sim_buf_free(struct quire_ctx *ctx, void *p, size_t bytes)
+{
+	(void)bytes;
+	window_free(&((struct sim *)ctx->priv)->win, p);
+}
+
+static void sim_close(struct quire_ctx *ctx)
+{
+	struct sim *s = ctx->priv;
+	if (!s->lost) {
+		wr(s, s->blk_irq + QUIRE_IRQ_MASK, 0);
+		wr(s, s->blk_cmdq + QUIRE_Q_CTRL, 0);
+		wr(s, s->blk_cplq + QUIRE_Q_CTRL, 0);
+	}
+	s->t->close(s->t);
+	window_fini(&s->win);
+	free(s->inflight);
+	free(s);
+}
+
+static const struct quire_backend_ops sim_ops = {
+    .name = "sim",
+    .info = sim_info,
+    .buf_alloc = sim_buf_alloc,
+    .buf_free = sim_buf_free,
+    .submit = sim_submit,
+    .wait = sim_wait,
+    .abandon = sim_abandon,
+    .close = sim_close,
+};
+
+static int setup_queue(struct sim *s, uint32_t block, void *ring)
+{
+	uint64_t dma = window_dma(&s->win, ring);
+	wr(s, block + QUIRE_Q_BASE_LO, (uint32_t)dma);
+	wr(s, block + QUIRE_Q_BASE_HI, (uint32_t)(dma >> 32));
+	wr(s, block + QUIRE_Q_SIZE_LOG2, RING_LOG2);
+	wr(s, block + QUIRE_Q_CTRL, QUIRE_Q_CTRL_ENABLE);
+	return (rd(s, block + QUIRE_Q_STATUS) & QUIRE_Q_STATUS_ENABLED) ? QUIRE_OK
+									: QUIRE_ERR_INTERNAL;
+}
+
+int quire_backend_sim_open(struct quire_ctx *ctx, const char *where)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	if (!s)
+		return QUIRE_ERR_NOMEM;
+	int st = where && strcmp(where, "inproc") == 0 ? transport_inproc_open(&s->t)
+						       : transport_socket_open(where, &s->t);
+	if (st != QUIRE_OK) {
+		free(s);
+		return st;
+	}
+	if (window_init(&s->win, s->t->mem, s->t->iova, s->t->mem_size) != 0) {
+		st = QUIRE_ERR_NOMEM;
+		goto fail;
+	}
+	st = walk(s, NULL);
+	/* The firmware boots after the card appears: give it a moment. */
+	for (int64_t t0 = quire_now_ms(); st == QUIRE_OK;) {
+		uint32_t state = rd(s, s->blk_id + QUIRE_ID_FW_STATE);
+		if (state == QUIRE_FW_STATE_RUNNING)
+			break;
+		if (state == QUIRE_FW_STATE_HALTED || quire_now_ms() - t0 > PROBE_MS)
+			st = QUIRE_ERR_NO_DEVICE;
+		else
+			s->t->wait_irq(s->t, 10);
+	}
+	if (st != QUIRE_OK)
+		goto fail;
+	s->size = 1u << RING_LOG2;
+	s->cmds = window_alloc(&s->win, s->size * sizeof(*s->cmds));
+	s->cpls = window_alloc(&s->win, s->size * sizeof(*s->cpls));
+	s->inflight = calloc(s->size, sizeof(*s->inflight));
+	if (!s->cmds || !s->cpls || !s->inflight) {
+		st = QUIRE_ERR_NOMEM;
+		goto fail;
+	}
+	memset(s->cmds, 0, s->size * sizeof(*s->cmds));
+	memset(s->cpls, 0, s->size * sizeof(*s->cpls));
+	s->cpl_phase = 1; /* the first pass of the ring writes phase 1 */
+	st = setup_queue(s, s->blk_cplq, s->cpls);
+	if (st == QUIRE_OK)
+		st = setup_queue(s, s->blk_cmdq, s->cmds);
+	if (st != QUIRE_OK)
+		goto fail;
+	wr(s, s->blk_irq + QUIRE_IRQ_MASK, QUIRE_IRQ_CPL | QUIRE_IRQ_ERROR);
+	ctx->ops = &sim_ops;
+	ctx->priv = s;
+	return QUIRE_OK;
+fail:
+	s->t->close(s->t);
+	window_fini(&s->win);
+	free(s->inflight);
+	free(s);
+	return st;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How the sim backend reaches a card: a device (MMIO), the host memory the
+ * card was given, and a way to sleep until the card raises an interrupt.
+ */
+#ifndef QUIRE_BACKEND_TRANSPORT_H
+#define QUIRE_BACKEND_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../../sim/device.h"
+
+/* DMA address of the first byte of host memory: above 4 GiB, so the high words are used. */
+#define QUIRE_SIM_IOVA 0x100000000ull
+/* Host memory a sim context shares with its card (QUIRE_SIM_HOST_MB overrides). */
+#define QUIRE_SIM_HOST_MB 512u
+
+struct transport {
+	struct quire_device *dev;
+	void *mem;
+	size_t mem_size;
+	uint64_t iova;
+	/* 0 after an interrupt (or anything else worth a look), QUIRE_ERR_TIMEOUT, or
+	 * QUIRE_ERR_PEER when the card is gone. */
+	int (*wait_irq)(struct transport *t, int timeout_ms);
+	void (*close)(struct transport *t);
+};
+
+int transport_inproc_open(struct transport **t);
+/* path NULL: start a quire-sim process for this transport alone. */
+int transport_socket_open(const char *path, struct transport **t);
+
+size_t transport_host_bytes(void);
+
+#endif

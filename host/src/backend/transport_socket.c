@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A card in a quire-sim process, over a Unix socket (sim/protocol.h). Host
+ * memory is a memfd both processes map. With no socket path given, a
+ * quire-sim is started for this transport alone and ended with it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../../sim/protocol.h"
+#include "../core/core.h"
+#include "transport.h"
+
+struct sock {
+	struct transport t;
+	struct quire_device dev;
+	int fd, memfd;
+	int lost;
+	uint64_t irqs_pending;
+	pid_t child;             /* a quire-sim of our own, or 0 */
+	char dir[64], path[128]; /* its socket */
+};
+
+static struct sock *sock_of_dev(struct quire_device *d)
+{
+	return (struct sock *)((char *)d - offsetof(struct sock, dev));
+}
+
+static int send_msg(struct sock *s, uint32_t type, uint32_t off, uint64_t v, uint64_t v2)
+{
+	struct quire_sim_msg m = {type, off, v, v2};
+	if (s->lost)
+		return -1;
+	if (send(s->fd, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m)) {
+		s->lost = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* One message from the card, waiting at most timeout_ms: 1 read, 0 none, -1 gone. */
+static int recv_msg(struct sock *s, struct quire_sim_msg *m, int timeout_ms)
+{
+	if (s->lost)
+		return -1;
+	struct pollfd p = {s->fd, POLLIN, 0};
+	int r = poll(&p, 1, timeout_ms);
+	if (r == 0 || (r < 0 && errno == EINTR))
+		return 0;
+	size_t got = 0;
+	while (got < sizeof(*m)) {
+		ssize_t n = recv(s->fd, (char *)m + got, sizeof(*m) - got, 0);
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			s->lost = 1;
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	return 1;
+}
+
+static uint32_t sock_read(struct quire_device *d, uint32_t off)
+{
+	struct sock *s = sock_of_dev(d);
+	struct quire_sim_msg m;
+	if (send_msg(s, QUIRE_SIM_MMIO_READ, off, 0, 0))
+		return 0xffffffffu;
+	for (;;) { /* interrupts may come first: count them for wait_irq */
+		int r = recv_msg(s, &m, 10000);
+		if (r <= 0) {
+			s->lost = 1;
+			return 0xffffffffu;
+		}
+		if (m.type == QUIRE_SIM_IRQ)
+			s->irqs_pending++;
+		else if (m.type == QUIRE_SIM_READ_REPLY)
+			return (uint32_t)m.value;
+	}
+}
+
+static void sock_write(struct quire_device *d, uint32_t off, uint32_t v)
+{
+	send_msg(sock_of_dev(d), QUIRE_SIM_MMIO_WRITE, off, v, 0);
+}
+
+static const struct quire_device_ops sock_dev_ops = {
+    .mmio_read = sock_read,
+    .mmio_write = sock_write,
+};
+
+static int sock_wait(struct transport *t, int timeout_ms)
+{
+	struct sock *s = (struct sock *)t;
+	struct quire_sim_msg m;
+	if (s->irqs_pending) {
+		s->irqs_pending = 0;
+		return QUIRE_OK;
+	}
+	int r = recv_msg(s, &m, timeout_ms);
+	if (r < 0)
+		return QUIRE_ERR_PEER;
+	return r == 0 ? QUIRE_ERR_TIMEOUT : QUIRE_OK;
+}
+
+static void stop_child(struct sock *s)
+{
+	if (s->child > 0) {
+		kill(s->child, SIGTERM);
+		waitpid(s->child, NULL, 0);
+		s->child = 0;
+	}
+	if (s->path[0])
+		unlink(s->path);
+	if (s->dir[0])
+		rmdir(s->dir);
+}
+
+static void sock_close(struct transport *t)
+{
+	struct sock *s = (struct sock *)t;
+	if (s->fd >= 0)
+		close(s->fd);
+	stop_child(s);
+	if (t->mem && t->mem != MAP_FAILED)
+		munmap(t->mem, t->mem_size);
+	if (s->memfd >= 0)
+		close(s->memfd);
+	free(s);
+}
+
+/* quire-sim beside this program, or $QUIRE_SIM, or on PATH. */
+static void sim_binary(char *out, size_t len)
+{
+	const char *env = getenv("QUIRE_SIM");
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return;
+	}
+	char self[PATH_MAX - 16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			if ((size_t)snprintf(out, len, "%s/quire-sim", self) < len &&
+			    access(out, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(out, len, "quire-sim");
+}
+
+static int spawn(struct sock *s)
+{
+	snprintf(s->dir, sizeof(s->dir), "/tmp/quire-sim-XXXXXX");
+	if (!mkdtemp(s->dir)) {
+		s->dir[0] = '\0';
+		return QUIRE_ERR_IO;
+	}
+	snprintf(s->path, sizeof(s->path), "%s/card.sock", s->dir);
+	char bin[PATH_MAX];
+	sim_binary(bin, sizeof(bin));
+	pid_t parent = getpid();
+	s->child = fork();
+	if (s->child < 0)
+		return QUIRE_ERR_IO;
+	if (s->child == 0) {
+		/* The card process ends with its host, whatever way the host ends. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
+		execlp(bin, "quire-sim", "--socket", s->path, "--once", "--quiet", (char *)NULL);
+		fprintf(stderr,
+			"quire: cannot start %s: %s (build it with make, or set QUIRE_SIM)\n", bin,
+			strerror(errno));
+		_exit(127);
+	}
+	return QUIRE_OK;
+}
+
+static int connect_to(const char *path, int wait_ms, pid_t child)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(a.sun_path))
+		return -1;
+	strcpy(a.sun_path, path);
+	for (int64_t t0 = quire_now_ms();;) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+			return fd;
+		close(fd);
+		if (child > 0 && waitpid(child, NULL, WNOHANG) == child)
+			return -1; /* it died before listening */
+		if (quire_now_ms() - t0 > wait_ms)
+			return -1;
+		usleep(5000);
+	}
+}
+
+static int hello(struct sock *s)
+{
+	struct quire_sim_msg m = {QUIRE_SIM_HELLO, QUIRE_SIM_PROTOCOL_VERSION, s->t.mem_size,
+				  s->t.iova};
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {&m, sizeof(m)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &s->memfd, sizeof(int));
+	if (sendmsg(s->fd, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+		return QUIRE_ERR_PEER;
+	/* The card may still be serving another host: wait for our turn, within reason. */
+	int r = recv_msg(s, &m, 30000);
+	if (r <= 0 || m.type != QUIRE_SIM_HELLO_ACK)
+		return r == 0 ? QUIRE_ERR_BUSY : QUIRE_ERR_PEER;
+	return (int)m.value;
+}
+
+int transport_socket_open(const char *path, struct transport **out)
+{
+	struct sock *s = calloc(1, sizeof(*s));
+	if (!s)
+		return QUIRE_ERR_NOMEM;
+	s->fd = s->memfd = -1;
+	s->dev.ops = &sock_dev_ops;
+	s->t.dev = &s->dev;
+	s->t.iova = QUIRE_SIM_IOVA;
+	s->t.mem_size = transport_host_bytes();
+	s->t.wait_irq = sock_wait;
+	s->t.close = sock_close;
+	int st = QUIRE_OK;
+	s->memfd = memfd_create("quire-host-memory", MFD_CLOEXEC);
+	if (s->memfd < 0 || ftruncate(s->memfd, (off_t)s->t.mem_size) != 0) {
+		st = QUIRE_ERR_NOMEM;
+		goto fail;
+	}
+	s->t.mem = mmap(NULL, s->t.mem_size, PROT_READ | PROT_WRITE, MAP_SHARED, s->memfd, 0);
+	if (s->t.mem == MAP_FAILED) {
+		st = QUIRE_ERR_NOMEM;
+		goto fail;
+	}
+	if (!path && (st = spawn(s)) != QUIRE_OK)
+		goto fail;
+	s->fd = connect_to(path ? path : s->path, path ? 0 : 5000, s->child);
+	if (s->fd < 0) {
+		st = QUIRE_ERR_NO_DEVICE;
+		goto fail;
+	}
+	st = hello(s);
+	if (st != QUIRE_OK)
+		goto fail;
+	*out = &s->t;
+	return QUIRE_OK;
+fail:
+	sock_close(&s->t);
+	return st;
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/* Contexts and buffers. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core.h"
+#include "quire/regs.h"
+
+#define DEFAULT_TIMEOUT_MS 10000
+
+int64_t quire_now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+int quire_open(const char *uri, struct quire_ctx **out)
+{
+	if (!uri || !out)
+		return QUIRE_ERR_INVALID;
+	*out = NULL;
+	struct quire_ctx *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return QUIRE_ERR_NOMEM;
+	ctx->timeout_ms = DEFAULT_TIMEOUT_MS;
+	ctx->next_seq = 1;
+	int st;
+	if (strcmp(uri, "cpu") == 0)
+		st = quire_backend_cpu_open(ctx);
+	else if (strcmp(uri, "sim") == 0)
+		st = quire_backend_sim_open(ctx, NULL);
+	else if (strncmp(uri, "sim:", 4) == 0 && uri[4])
+		st = quire_backend_sim_open(ctx, uri + 4);
+	else
+		st = QUIRE_ERR_NO_DEVICE; /* kdrv, xrt and opencl come later */
+	if (st != QUIRE_OK) {
+		free(ctx);
+		return st;
+	}
+	*out = ctx;
+	return QUIRE_OK;
+}
+
+void quire_close(struct quire_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	ctx->ops->close(ctx);
+	free(ctx);
+}
+
+void quire_set_timeout(struct quire_ctx *ctx, int timeout_ms)
+{
+	if (ctx)
+		ctx->timeout_ms = timeout_ms < 0 ? QUIRE_WAIT_FOREVER : timeout_ms;
+}
+
+int quire_get_info(struct quire_ctx *ctx, struct quire_info *info)
+{
+	if (!ctx || !info)
+		return QUIRE_ERR_INVALID;
+	memset(info, 0, sizeof(*info));
+	return ctx->ops->info(ctx, info);
+}
+
+const char *quire_block_name(uint32_t type)
+{
+	switch (type) {
+	case QUIRE_RB_TYPE_ID:
+		return "id";
+	case QUIRE_RB_TYPE_CMDQ:
+		return "cmdq";
+	case QUIRE_RB_TYPE_CPLQ:
+		return "cplq";
+	case QUIRE_RB_TYPE_IRQ:
+		return "irq";
+	case QUIRE_RB_TYPE_ENGINES:
+		return "engines";
+	case QUIRE_RB_TYPE_NETPORT:
+		return "netport";
+	case QUIRE_RB_TYPE_COUNTERS:
+		return "counters";
+	default:
+		return "?";
+	}
+}
+
+int quire_buf_alloc(struct quire_ctx *ctx, size_t bytes, struct quire_buf **out)
+{
+	if (!ctx || !out || bytes == 0)
+		return QUIRE_ERR_INVALID;
+	*out = NULL;
+	struct quire_buf *b = calloc(1, sizeof(*b));
+	if (!b)
+		return QUIRE_ERR_NOMEM;
+	int st = ctx->ops->buf_alloc(ctx, bytes, &b->ptr, &b->dma);
+	if (st != QUIRE_OK) {
+		free(b);
+		return st;
+	}
+	b->ctx = ctx;
+	b->size = bytes;
+	*out = b;
+	return QUIRE_OK;
+}
+
+void *quire_buf_ptr(const struct quire_buf *buf)
+{
+	return buf ? buf->ptr : NULL;
+}
+
+size_t quire_buf_size(const struct quire_buf *buf)
+{
+	return buf ? buf->size : 0;
+}
+
+void quire_buf_free(struct quire_buf *buf)
+{
+	if (!buf)
+		return;
+	buf->ctx->ops->buf_free(buf->ctx, buf->ptr, buf->size);
+	free(buf);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libquire's core: contexts, buffers, requests, shared by every backend.
+ *
+ * The core turns a quire_op into the very command descriptor a card reads,
+ * checks it with the firmware's own validator and against the caller's
+ * buffers, and hands it to a backend. Backends only move descriptors and
+ * completions: cpu runs them here, sim rings a (simulated) card.
+ */
+#ifndef QUIRE_CORE_H
+#define QUIRE_CORE_H
+
+#include <pthread.h>
+
+#include "quire.h"
+
+struct quire_backend_ops {
+	const char *name;
+	int (*info)(struct quire_ctx *ctx, struct quire_info *info);
+	/* Memory the card reaches: *ptr for the host, *dma for descriptors. */
+	int (*buf_alloc)(struct quire_ctx *ctx, size_t bytes, void **ptr, uint64_t *dma);
+	void (*buf_free)(struct quire_ctx *ctx, void *ptr, size_t bytes);
+	/* Start req->cmd (checked). On error the request was not started. */
+	int (*submit)(struct quire_ctx *ctx, struct quire_req *req);
+	/* Make progress until req is done or timeout_ms pass (-1: no limit):
+	 * QUIRE_OK when done, QUIRE_ERR_TIMEOUT, or QUIRE_ERR_PEER when the card is gone. */
+	int (*wait)(struct quire_ctx *ctx, struct quire_req *req, int timeout_ms);
+	/* Forget a request still in flight: its completion will be dropped. */
+	void (*abandon)(struct quire_ctx *ctx, struct quire_req *req);
+	void (*close)(struct quire_ctx *ctx);
+};
+
+struct quire_ctx {
+	const struct quire_backend_ops *ops;
+	void *priv;
+	int timeout_ms;
+	uint32_t next_seq;
+	uint32_t mlp_width0; /* input width of the model loaded through this context */
+	uint32_t loading_width0;
+};
+
+struct quire_buf {
+	struct quire_ctx *ctx;
+	void *ptr;
+	size_t size;
+	uint64_t dma;
+};
+
+struct quire_req {
+	struct quire_ctx *ctx;
+	struct quire_cmd cmd;
+	int done;
+	int status;
+	uint32_t result, cycles, detail;
+};
+
+/* Backends' constructors. */
+int quire_backend_cpu_open(struct quire_ctx *ctx);
+int quire_backend_sim_open(struct quire_ctx *ctx, const char *where);
+
+/* A backend reports a finished request. */
+void quire_req_complete(struct quire_req *req, int status, uint32_t result, uint32_t cycles,
+			uint32_t detail);
+
+/* Milliseconds on a monotonic clock. */
+int64_t quire_now_ms(void);
+
+#endif /* QUIRE_CORE_H */

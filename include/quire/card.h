@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the card: the address map of the control core.
+ *
+ * The firmware reaches everything through 32-bit loads and stores at these
+ * addresses (its HAL); the card models (emu, rtl) implement the same map.
+ *
+ *   0x1000_0000  BAR0 register blocks (the host's view, include/quire/regs.h)
+ *   0x1001_0000  control block, private to the firmware
+ *   0x1002_0000  DMA mover: host memory <-> card memory
+ *   0x1003_0000  engines, 0x1000 apart, in enum quire_engine_kind order
+ *   0x8000_0000  card memory (engines and the DMA mover address it from 0)
+ */
+#ifndef QUIRE_CARD_H
+#define QUIRE_CARD_H
+
+#define QUIRE_CARD_BAR          0x10000000u
+#define QUIRE_CARD_CTL          0x10010000u
+#define QUIRE_CARD_DMA          0x10020000u
+#define QUIRE_CARD_ENGINE(kind) (0x10030000u + 0x1000u * ((kind)-1))
+#define QUIRE_CARD_MEM          0x80000000u
+
+/* Control block. */
+#define QUIRE_CTL_QUEUE_EPOCH 0x00 /* bumped by the card each time the host enables the queues */
+#define QUIRE_CTL_IRQ_RAISE                                                                        \
+	0x04 /* write causes (QUIRE_IRQ_*): they become pending in the IRQ block */
+#define QUIRE_CTL_CYCLES_LO 0x08 /* free-running cycle counter; reading LO latches HI */
+#define QUIRE_CTL_CYCLES_HI 0x0c
+/*
+ * The host memory window: the only host addresses the DMA mover reaches (set by
+ * the host side of the card, as an address translation table would be). The
+ * firmware checks every buffer against it before a command moves anything, so
+ * a command either runs whole or fails without writing.
+ */
+#define QUIRE_CTL_HOST_WIN_BASE_LO 0x10
+#define QUIRE_CTL_HOST_WIN_BASE_HI 0x14
+#define QUIRE_CTL_HOST_WIN_SIZE_LO 0x18
+#define QUIRE_CTL_HOST_WIN_SIZE_HI 0x1c
+
+/* DMA mover. */
+#define QUIRE_DMA_HOST_LO 0x00
+#define QUIRE_DMA_HOST_HI 0x04
+#define QUIRE_DMA_CARD    0x08 /* card memory offset */
+#define QUIRE_DMA_LEN     0x0c /* bytes */
+#define QUIRE_DMA_DIR     0x10 /* QUIRE_DMA_TO_CARD or QUIRE_DMA_TO_HOST */
+#define QUIRE_DMA_CTRL    0x14 /* write QUIRE_DMA_START; reads QUIRE_DMA_DONE when finished */
+#define QUIRE_DMA_STATUS  0x18 /* enum quire_status of the last transfer */
+#define QUIRE_DMA_TO_CARD 0u
+#define QUIRE_DMA_TO_HOST 1u
+#define QUIRE_DMA_START   1u
+#define QUIRE_DMA_DONE    2u
+
+/*
+ * Engines: the control registers Vitis HLS generates for an s_axilite top
+ * function, simplified: CTRL (start, done, idle), the top function's return
+ * value, then one 64-bit register per argument, in the order of the top
+ * function's parameters (hls/quant.h, hls/reduce.h, hls/mlp.h). Pointer
+ * arguments are card memory offsets.
+ */
+#define QUIRE_ENGINE_CTRL     0x00
+#define QUIRE_ENGINE_RETURN   0x08
+#define QUIRE_ENGINE_ARG(i)   (0x10 + 8 * (i)) /* low word; high word at +4 */
+#define QUIRE_ENGINE_START    1u
+#define QUIRE_ENGINE_DONE     2u
+#define QUIRE_ENGINE_IDLE     4u
+#define QUIRE_ENGINE_MAX_ARGS 12
+
+/* The OP argument of each engine. */
+enum quire_quant_op {
+	QUIRE_QUANT_OP_EXPONENTS = 1,
+	QUIRE_QUANT_OP_ENCODE = 2,
+	QUIRE_QUANT_OP_DECODE = 3,
+};
+enum quire_reduce_kernel_op {
+	QUIRE_REDUCE_OP_SUM = 1,
+	QUIRE_REDUCE_OP_MAX_EXP = 2,
+};
+enum quire_mlp_op {
+	QUIRE_MLP_OP_LOAD = 1,
+	QUIRE_MLP_OP_SCORE = 2,
+};
+
+/* Arguments of each engine, as their top functions take them. */
+enum quire_quant_arg {
+	QUIRE_QUANT_ARG_OP,
+	QUIRE_QUANT_ARG_FMT,
+	QUIRE_QUANT_ARG_VAL_FMT,
+	QUIRE_QUANT_ARG_FLAGS,
+	QUIRE_QUANT_ARG_N,
+	QUIRE_QUANT_ARG_MEAN_W,
+	QUIRE_QUANT_ARG_X,
+	QUIRE_QUANT_ARG_RESID,
+	QUIRE_QUANT_ARG_EXP,
+	QUIRE_QUANT_ARG_Q,
+	QUIRE_QUANT_ARG_Y,
+	QUIRE_QUANT_ARGS
+};
+enum quire_reduce_arg {
+	QUIRE_REDUCE_ARG_OP,
+	QUIRE_REDUCE_ARG_IN_FMT,
+	QUIRE_REDUCE_ARG_ACC_FMT,
+	QUIRE_REDUCE_ARG_W,
+	QUIRE_REDUCE_ARG_N,
+	QUIRE_REDUCE_ARG_STRIDE,
+	QUIRE_REDUCE_ARG_FLAGS,
+	QUIRE_REDUCE_ARG_IN,
+	QUIRE_REDUCE_ARG_ACC_IN,
+	QUIRE_REDUCE_ARG_ACC_OUT,
+	QUIRE_REDUCE_ARGS
+};
+enum quire_mlp_arg {
+	QUIRE_MLP_ARG_OP,
+	QUIRE_MLP_ARG_LEN,
+	QUIRE_MLP_ARG_C,
+	QUIRE_MLP_ARG_IMAGE,
+	QUIRE_MLP_ARG_FEATURES,
+	QUIRE_MLP_ARG_FEASIBLE,
+	QUIRE_MLP_ARG_SCORES,
+	QUIRE_MLP_ARG_CHOICE,
+	QUIRE_MLP_ARGS
+};
+
+#endif /* QUIRE_CARD_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command descriptors and completion records.
+ *
+ * The host writes 64-byte descriptors into the command ring (host memory,
+ * 64-byte aligned) and rings the doorbell (CMDQ PRODUCER). The card fetches
+ * them by DMA, checks every field, runs them, and writes a 32-byte completion
+ * record per descriptor into the completion ring, in order. A record is new
+ * when its phase bit equals the pass the host is on (it flips at every wrap
+ * of the ring, starting at 1), so the host never reads a card register to
+ * find completions. See docs/commands.md.
+ *
+ * Addresses in descriptors are host DMA addresses. Fields a command does not
+ * use, and all reserved fields, must be zero.
+ */
+#ifndef QUIRE_CMD_H
+#define QUIRE_CMD_H
+
+#if defined(__KERNEL__) || defined(__linux__)
+#include <linux/types.h> /* the kernel's fixed-size types, in the driver and in user space */
+#else                    /* the card's bare-metal firmware */
+#include <stdint.h>
+typedef uint8_t __u8;
+typedef uint16_t __u16;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
+#endif
+
+enum quire_opcode {
+	QUIRE_OPC_NOP = 1,       /* nothing: measures the round trip */
+	QUIRE_OPC_INFO = 2,      /* dst <- struct quire_card_info */
+	QUIRE_OPC_EXPONENTS = 3, /* exp <- local block exponents of src (+ aux residual with EF) */
+	QUIRE_OPC_ENCODE = 4,    /* dst <- encode(src), see QUIRE_CMD_F_* */
+	QUIRE_OPC_DECODE = 5,    /* dst (fp32) <- decode(src values, exp) */
+	QUIRE_OPC_REDUCE = 6, /* dst <- exact sum of `workers` vectors at src, stride bytes apart */
+	QUIRE_OPC_MLP_LOAD = 7,  /* model image of `count` bytes at src into the MLP engine */
+	QUIRE_OPC_MLP_SCORE = 8, /* dst (int32 scores) <- MLP(src features); aux: feasible bytes */
+};
+#define QUIRE_OPC_COUNT 9 /* one past the largest */
+
+/* flags */
+#define QUIRE_CMD_F_EF         0x01 /* ENCODE, EXPONENTS: error feedback with the residual at aux */
+#define QUIRE_CMD_F_SHARED_EXP 0x02 /* ENCODE: exp is an input (agreed exponents), not an output   \
+				     */
+#define QUIRE_CMD_F_MASK 0x03
+
+/* Largest element count of one command: 2^28 (1 GiB of fp32). */
+#define QUIRE_CMD_MAX_ELEMS   (1u << 28)
+#define QUIRE_CMD_MAX_WORKERS 1024u
+#define QUIRE_CMD_BYTES       64u
+#define QUIRE_CPL_BYTES       32u
+
+struct quire_cmd {
+	__u8 opcode;
+	__u8 flags;
+	__u16 format;     /* ENCODE/EXPONENTS/DECODE: fp16, bfp8, bfp16; REDUCE: the sum's format */
+	__u32 seq;        /* echoed in the completion */
+	__u32 count;      /* elements; MLP_LOAD: bytes; MLP_SCORE: candidates */
+	__u16 val_format; /* DECODE, REDUCE: format of the input values */
+	__u16 workers;    /* REDUCE: input vectors; DECODE: mean over this many (0, 1: sum) */
+	__u64 src;
+	__u64 dst;
+	__u64 exp;    /* block exponents, int8 */
+	__u64 aux;    /* residual (EF); feasible bytes (MLP_SCORE) */
+	__u64 stride; /* REDUCE: bytes from one input vector to the next */
+	__u32 reserved[2];
+};
+
+struct quire_cpl {
+	__u32 seq;
+	__u16 status; /* enum quire_status */
+	__u8 opcode;
+	__u8 flags;   /* QUIRE_CPL_F_PHASE */
+	__u32 result; /* MLP_SCORE: the chosen candidate; INFO: bytes written */
+	__u32 cycles; /* card cycles from fetch to completion */
+	__u32 detail; /* on error: QUIRE_DETAIL_* naming the field at fault */
+	__u32 reserved[3];
+};
+
+#define QUIRE_CPL_F_PHASE 0x01
+#define QUIRE_SEQ_UNKNOWN 0xffffffffu /* a completion for descriptors lost to a ring overrun */
+
+/* Which descriptor field an error completion is about. */
+enum quire_detail {
+	QUIRE_DETAIL_NONE = 0,
+	QUIRE_DETAIL_OPCODE = 1,
+	QUIRE_DETAIL_FLAGS = 2,
+	QUIRE_DETAIL_FORMAT = 3,
+	QUIRE_DETAIL_COUNT = 4,
+	QUIRE_DETAIL_VAL_FORMAT = 5,
+	QUIRE_DETAIL_WORKERS = 6,
+	QUIRE_DETAIL_SRC = 7,
+	QUIRE_DETAIL_DST = 8,
+	QUIRE_DETAIL_EXP = 9,
+	QUIRE_DETAIL_AUX = 10,
+	QUIRE_DETAIL_STRIDE = 11,
+	QUIRE_DETAIL_RESERVED = 12,
+	QUIRE_DETAIL_ENGINE = 13, /* an engine reported the status */
+	QUIRE_DETAIL_RING = 14,   /* ring overrun */
+};
+
+/* What INFO writes at dst (64 bytes). */
+struct quire_card_info {
+	__u32 magic; /* QUIRE_ID_MAGIC_VALUE */
+	__u32 if_version;
+	__u32 fw_build;
+	__u32 caps;
+	__u64 mem_bytes;
+	__u32 clock_hz;
+	__u32 cmds_ok;
+	__u32 cmds_err;
+	__u32 reserved[7];
+};
+
+#ifndef __KERNEL__
+_Static_assert(sizeof(struct quire_cmd) == QUIRE_CMD_BYTES, "descriptor size");
+_Static_assert(sizeof(struct quire_cpl) == QUIRE_CPL_BYTES, "completion size");
+_Static_assert(sizeof(struct quire_card_info) == 64, "info size");
+#endif
+
+#endif /* QUIRE_CMD_H */

@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: MIT
+/*
+ * emu: the functional card model.
+ *
+ * One mutex guards the whole card: the host side (MMIO) and the firmware
+ * thread (HAL accesses, DMA, engine runs) take turns. Engines run to
+ * completion when started, so the firmware always finds them done; their
+ * cycle counts are modelled (one 512-bit beat per cycle), the card clock
+ * itself follows real time.
+ */
+#include "emu.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../firmware/fw.h"
+#include "../../hls/mlp.h"
+#include "../../hls/quant.h"
+#include "../../hls/reduce.h"
+#include "quire/card.h"
+#include "quire/format.h"
+#include "quire/regs.h"
+#include "quire/status.h"
+
+/* Where this card puts its BAR blocks (consumers find them by walking the chain). */
+enum {
+	RB_ID = 0x000,
+	RB_CMDQ = 0x100,
+	RB_CPLQ = 0x200,
+	RB_IRQ = 0x300,
+	RB_ENGINES = 0x400,
+	RB_NETPORT = 0x500,
+	RB_COUNTERS = 0x600,
+};
+
+#define N_ENGINES 3
+#define DMA_REGS  8
+
+#ifndef QUIRE_HW_BUILD_ID
+#define QUIRE_HW_BUILD_ID 0u
+#endif
+
+struct engine {
+	uint32_t ctrl;
+	uint32_t ret;
+	uint64_t args[QUIRE_ENGINE_MAX_ARGS];
+	uint32_t ops;
+	uint64_t cycles;
+};
+
+struct emu {
+	struct quire_device dev;
+	pthread_mutex_t lock;
+	pthread_cond_t event;
+	int event_pending, stop;
+	pthread_t fw_thread;
+	struct quire_fw fw;
+
+	uint32_t bar[QUIRE_BAR0_BYTES / 4];
+	uint8_t *mem;
+	uint64_t mem_bytes;
+	uint32_t clock_hz;
+	struct timespec t0;
+	uint32_t cycles_hi_latch;
+	uint32_t epoch;
+
+	uint8_t *host; /* host memory window */
+	uint64_t host_iova, host_size;
+
+	uint32_t dma[DMA_REGS];
+	struct engine eng[N_ENGINES];
+	struct quire_mlp_net *mlp;
+
+	quire_irq_fn irq_fn;
+	void *irq_ctx;
+};
+
+static struct emu *emu_of(struct quire_device *dev)
+{
+	return (struct emu *)dev;
+}
+
+static uint32_t *reg(struct emu *e, uint32_t block, uint32_t off)
+{
+	return &e->bar[(block + off) / 4];
+}
+
+static void bar_init(struct emu *e)
+{
+	static const struct {
+		uint32_t at, type, version, next;
+	} blocks[] = {
+	    {RB_ID, QUIRE_RB_TYPE_ID, QUIRE_RB_ID_VERSION, RB_CMDQ},
+	    {RB_CMDQ, QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, RB_CPLQ},
+	    {RB_CPLQ, QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, RB_IRQ},
+	    {RB_IRQ, QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION, RB_ENGINES},
+	    {RB_ENGINES, QUIRE_RB_TYPE_ENGINES, QUIRE_RB_ENGINES_VERSION, RB_NETPORT},
+	    {RB_NETPORT, QUIRE_RB_TYPE_NETPORT, QUIRE_RB_NETPORT_VERSION, RB_COUNTERS},
+	    {RB_COUNTERS, QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION, 0},
+	};
+	for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
+		*reg(e, blocks[i].at, QUIRE_RB_TYPE) = blocks[i].type;
+		*reg(e, blocks[i].at, QUIRE_RB_VERSION) = blocks[i].version;
+		*reg(e, blocks[i].at, QUIRE_RB_NEXT) = blocks[i].next;
+	}
+	*reg(e, RB_ID, QUIRE_ID_MAGIC) = QUIRE_ID_MAGIC_VALUE;
+	*reg(e, RB_ID, QUIRE_ID_IF_VERSION) = QUIRE_INTERFACE_VERSION;
+	*reg(e, RB_ID, QUIRE_ID_BOARD) = QUIRE_BOARD_SIM;
+	*reg(e, RB_ID, QUIRE_ID_CAPS) = QUIRE_CAP_CODEC | QUIRE_CAP_REDUCE | QUIRE_CAP_MLP;
+	*reg(e, RB_ID, QUIRE_ID_BUILD_LO) = QUIRE_HW_BUILD_ID;
+	*reg(e, RB_ID, QUIRE_ID_FW_STATE) = QUIRE_FW_STATE_BOOTING;
+	*reg(e, RB_ID, QUIRE_ID_MEM_LO) = (uint32_t)e->mem_bytes;
+	*reg(e, RB_ID, QUIRE_ID_MEM_HI) = (uint32_t)(e->mem_bytes >> 32);
+	*reg(e, RB_ID, QUIRE_ID_CLOCK_HZ) = e->clock_hz;
+	*reg(e, RB_ENGINES, QUIRE_ENG_COUNT) = N_ENGINES;
+	for (uint32_t i = 0; i < N_ENGINES; i++)
+		*reg(e, RB_ENGINES, QUIRE_ENG_RECORD(i) + QUIRE_ENG_KIND) = i + 1;
+	*reg(e, RB_NETPORT, QUIRE_NET_COUNT) = 1; /* link down: collectives come later */
+}
+
+static uint64_t cycles_now(struct emu *e)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	double s = (double)(t.tv_sec - e->t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - e->t0.tv_nsec);
+	return (uint64_t)(s * e->clock_hz);
+}
+
+/* ---- host side ------------------------------------------------------------ */
+
+static void queue_ctrl(struct emu *e, uint32_t block, uint32_t value)
+{
+	uint64_t base =
+	    (uint64_t)*reg(e, block, QUIRE_Q_BASE_HI) << 32 | *reg(e, block, QUIRE_Q_BASE_LO);
+	uint32_t log2 = *reg(e, block, QUIRE_Q_SIZE_LOG2);
+	*reg(e, block, QUIRE_Q_CTRL) = value & QUIRE_Q_CTRL_ENABLE;
+	*reg(e, block, QUIRE_Q_PRODUCER) = 0;
+	*reg(e, block, QUIRE_Q_CONSUMER) = 0;
+	if (!(value & QUIRE_Q_CTRL_ENABLE))
+		*reg(e, block, QUIRE_Q_STATUS) = 0;
+	else if (base == 0 || (base & 63) || log2 < QUIRE_Q_MIN_LOG2 || log2 > QUIRE_Q_MAX_LOG2)
+		*reg(e, block, QUIRE_Q_STATUS) = QUIRE_Q_STATUS_BAD_RING;
+	else
+		*reg(e, block, QUIRE_Q_STATUS) = QUIRE_Q_STATUS_ENABLED;
+	e->epoch++;
+}
+
+static void emu_mmio_write(struct quire_device *dev, uint32_t off, uint32_t v)
+{
+	struct emu *e = emu_of(dev);
+	if ((off & 3) || off >= QUIRE_BAR0_BYTES)
+		return; /* a write outside the registers goes nowhere */
+	pthread_mutex_lock(&e->lock);
+	uint32_t block = off & ~0xffu, r = off & 0xffu;
+	if (block == RB_CMDQ || block == RB_CPLQ) {
+		if (r == QUIRE_Q_BASE_LO || r == QUIRE_Q_BASE_HI || r == QUIRE_Q_SIZE_LOG2)
+			*reg(e, block, r) = v;
+		else if (r == QUIRE_Q_CTRL)
+			queue_ctrl(e, block, v);
+		else if ((block == RB_CMDQ && r == QUIRE_Q_PRODUCER) ||
+			 (block == RB_CPLQ && r == QUIRE_Q_CONSUMER))
+			*reg(e, block, r) = v;
+	} else if (block == RB_IRQ) {
+		if (r == QUIRE_IRQ_STATUS)
+			*reg(e, block, r) &= ~v;
+		else if (r == QUIRE_IRQ_MASK)
+			*reg(e, block, r) = v;
+	}
+	e->event_pending = 1;
+	pthread_cond_signal(&e->event);
+	pthread_mutex_unlock(&e->lock);
+}
+
+static uint32_t emu_mmio_read(struct quire_device *dev, uint32_t off)
+{
+	struct emu *e = emu_of(dev);
+	if ((off & 3) || off >= QUIRE_BAR0_BYTES)
+		return 0xffffffffu; /* as a PCIe read of nothing */
+	pthread_mutex_lock(&e->lock);
+	uint32_t v = e->bar[off / 4];
+	if (off == RB_COUNTERS + QUIRE_CNT_CYCLES_LO || off == RB_COUNTERS + QUIRE_CNT_CYCLES_HI) {
+		uint64_t c = cycles_now(e);
+		v = off == RB_COUNTERS + QUIRE_CNT_CYCLES_LO ? (uint32_t)c : (uint32_t)(c >> 32);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return v;
+}
+
+static int emu_attach_host(struct quire_device *dev, void *mem, uint64_t iova, uint64_t size)
+{
+	struct emu *e = emu_of(dev);
+	if (!mem || size == 0 || iova + size < iova)
+		return QUIRE_ERR_INVALID;
+	pthread_mutex_lock(&e->lock);
+	e->host = mem;
+	e->host_iova = iova;
+	e->host_size = size;
+	pthread_mutex_unlock(&e->lock);
+	return QUIRE_OK;
+}
+
+static void emu_detach_host(struct quire_device *dev)
+{
+	struct emu *e = emu_of(dev);
+	pthread_mutex_lock(&e->lock);
+	e->host = NULL;
+	e->host_iova = e->host_size = 0;
+	queue_ctrl(e, RB_CMDQ, 0);
+	queue_ctrl(e, RB_CPLQ, 0);
+	*reg(e, RB_IRQ, QUIRE_IRQ_MASK) = 0;
+	*reg(e, RB_IRQ, QUIRE_IRQ_STATUS) = 0;
+	e->event_pending = 1;
+	pthread_cond_signal(&e->event);
+	pthread_mutex_unlock(&e->lock);
+}
+
+static void emu_set_irq(struct quire_device *dev, quire_irq_fn fn, void *ctx)
+{
+	struct emu *e = emu_of(dev);
+	pthread_mutex_lock(&e->lock);
+	e->irq_fn = fn;
+	e->irq_ctx = ctx;
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* ---- card side: what the firmware's HAL reaches ---------------------------- */
+
+static void *card_ptr(struct emu *e, uint64_t off, uint64_t bytes, uint32_t align)
+{
+	if (off > e->mem_bytes || bytes > e->mem_bytes - off || (off & (align - 1)))
+		return NULL;
+	return e->mem + off;
+}
+
+static void dma_run(struct emu *e)
+{
+	uint64_t host =
+	    (uint64_t)e->dma[QUIRE_DMA_HOST_HI / 4] << 32 | e->dma[QUIRE_DMA_HOST_LO / 4];
+	uint32_t card = e->dma[QUIRE_DMA_CARD / 4], len = e->dma[QUIRE_DMA_LEN / 4];
+	uint32_t status = QUIRE_OK;
+	uint8_t *c = card_ptr(e, card, len, 1);
+	if (!e->host || host < e->host_iova || host - e->host_iova > e->host_size ||
+	    len > e->host_size - (host - e->host_iova) || !c) {
+		status = QUIRE_ERR_RANGE;
+	} else {
+		uint8_t *h = e->host + (host - e->host_iova);
+		if (e->dma[QUIRE_DMA_DIR / 4] == QUIRE_DMA_TO_CARD)
+			memcpy(c, h, len);
+		else if (e->dma[QUIRE_DMA_DIR / 4] == QUIRE_DMA_TO_HOST)
+			memcpy(h, c, len);
+		else
+			status = QUIRE_ERR_INVALID;
+	}
+	e->dma[QUIRE_DMA_STATUS / 4] = status;
+	e->dma[QUIRE_DMA_CTRL / 4] = QUIRE_DMA_DONE;
+}
+
+static uint32_t fmt_bytes(uint32_t fmt)
+{
+	uint32_t b = quire_reduce_format_bytes(fmt);
+	return b ? b : (fmt == QUIRE_FMT_BFP8 ? 1 : fmt == QUIRE_FMT_BFP16 ? 2 : 0);
+}
+
+static int run_quant(struct emu *e, const uint64_t *a, uint64_t *cycles)
+{
+	uint32_t op = (uint32_t)a[QUIRE_QUANT_ARG_OP], fmt = (uint32_t)a[QUIRE_QUANT_ARG_FMT];
+	uint32_t vf = (uint32_t)a[QUIRE_QUANT_ARG_VAL_FMT],
+		 flags = (uint32_t)a[QUIRE_QUANT_ARG_FLAGS];
+	uint64_t n = (uint32_t)a[QUIRE_QUANT_ARG_N], blocks = QUIRE_BFP_BLOCKS(n);
+	int bfp = fmt == QUIRE_FMT_BFP8 || fmt == QUIRE_FMT_BFP16, ef = flags & QUIRE_QUANT_EF;
+	int encode = op == QUIRE_QUANT_OP_ENCODE, decode = op == QUIRE_QUANT_OP_DECODE;
+	float *x = NULL, *resid = NULL, *y = NULL;
+	int8_t *exp = NULL;
+	uint8_t *q = NULL;
+	if (!decode && !(x = card_ptr(e, a[QUIRE_QUANT_ARG_X], 4 * n, 4)))
+		return QUIRE_ERR_RANGE;
+	if (!decode && ef && !(resid = card_ptr(e, a[QUIRE_QUANT_ARG_RESID], 4 * n, 4)))
+		return QUIRE_ERR_RANGE;
+	if (bfp && !(exp = card_ptr(e, a[QUIRE_QUANT_ARG_EXP], blocks, 1)))
+		return QUIRE_ERR_RANGE;
+	if (encode && !(q = card_ptr(e, a[QUIRE_QUANT_ARG_Q], n * fmt_bytes(fmt), 1)))
+		return QUIRE_ERR_RANGE;
+	if (decode && (!(q = card_ptr(e, a[QUIRE_QUANT_ARG_Q], n * fmt_bytes(vf), 1)) ||
+		       !(y = card_ptr(e, a[QUIRE_QUANT_ARG_Y], 4 * n, 4))))
+		return QUIRE_ERR_RANGE;
+	*cycles = n / 16 + 64;
+	return quire_quant_top(op, fmt, vf, flags, (uint32_t)n, (uint32_t)a[QUIRE_QUANT_ARG_MEAN_W],
+			       x, resid, exp, q, y);
+}
+
+static int run_reduce(struct emu *e, const uint64_t *a, uint64_t *cycles)
+{
+	uint32_t op = (uint32_t)a[QUIRE_REDUCE_ARG_OP], flags = (uint32_t)a[QUIRE_REDUCE_ARG_FLAGS];
+	uint64_t w = (uint32_t)a[QUIRE_REDUCE_ARG_W], n = (uint32_t)a[QUIRE_REDUCE_ARG_N];
+	uint64_t stride = (uint32_t)a[QUIRE_REDUCE_ARG_STRIDE];
+	uint64_t in_b =
+	    op == QUIRE_REDUCE_OP_SUM ? fmt_bytes((uint32_t)a[QUIRE_REDUCE_ARG_IN_FMT]) : 1;
+	uint64_t acc_b =
+	    op == QUIRE_REDUCE_OP_SUM ? fmt_bytes((uint32_t)a[QUIRE_REDUCE_ARG_ACC_FMT]) : 1;
+	if (!in_b || !acc_b || w < 1 || w > QUIRE_CMD_MAX_WORKERS)
+		return QUIRE_ERR_FORMAT;
+	uint8_t *in = card_ptr(e, a[QUIRE_REDUCE_ARG_IN], ((w - 1) * stride + n) * in_b, 1);
+	uint8_t *acc_in = (flags & QUIRE_REDUCE_ACC_IN)
+			      ? card_ptr(e, a[QUIRE_REDUCE_ARG_ACC_IN], n * acc_b, 1)
+			      : NULL;
+	uint8_t *out = card_ptr(e, a[QUIRE_REDUCE_ARG_ACC_OUT], n * acc_b, 1);
+	if (!in || !out || ((flags & QUIRE_REDUCE_ACC_IN) && !acc_in))
+		return QUIRE_ERR_RANGE;
+	*cycles = n * w * in_b / 64 + 64;
+	return quire_reduce_top(op, (uint32_t)a[QUIRE_REDUCE_ARG_IN_FMT],
+				(uint32_t)a[QUIRE_REDUCE_ARG_ACC_FMT], (uint32_t)w, (uint32_t)n,
+				(uint32_t)stride, flags, in, acc_in, out);
+}
+
+static int run_mlp(struct emu *e, const uint64_t *a, uint64_t *cycles)
+{
+	uint32_t op = (uint32_t)a[QUIRE_MLP_ARG_OP], c = (uint32_t)a[QUIRE_MLP_ARG_C];
+	if (op == QUIRE_MLP_OP_LOAD) {
+		uint32_t len = (uint32_t)a[QUIRE_MLP_ARG_LEN];
+		uint8_t *img = card_ptr(e, a[QUIRE_MLP_ARG_IMAGE], len, 4);
+		*cycles = len / 64 + 64;
+		return img ? quire_mlp_load(img, len, e->mlp) : QUIRE_ERR_RANGE;
+	}
+	if (op != QUIRE_MLP_OP_SCORE)
+		return QUIRE_ERR_OPCODE;
+	if (e->mlp->layers == 0)
+		return QUIRE_ERR_SHAPE;
+	uint64_t macs = 0;
+	for (uint32_t l = 0; l < e->mlp->layers; l++)
+		macs += (uint64_t)e->mlp->width[l] * e->mlp->width[l + 1];
+	int8_t *feat = card_ptr(e, a[QUIRE_MLP_ARG_FEATURES], (uint64_t)c * e->mlp->width[0], 1);
+	uint8_t *feas = card_ptr(e, a[QUIRE_MLP_ARG_FEASIBLE], c, 1);
+	int32_t *scores = card_ptr(e, a[QUIRE_MLP_ARG_SCORES], 4ull * c, 4);
+	uint32_t *choice = card_ptr(e, a[QUIRE_MLP_ARG_CHOICE], 4, 4);
+	if (!feat || !feas || !scores || !choice)
+		return QUIRE_ERR_RANGE;
+	*cycles = c * macs / 64 + 64; /* 64 multiply-accumulates a cycle */
+	return quire_mlp_score(e->mlp, c, feat, feas, scores, choice);
+}
+
+static void engine_start(struct emu *e, uint32_t idx)
+{
+	struct engine *g = &e->eng[idx];
+	uint64_t cycles = 0;
+	int st = idx == 0   ? run_quant(e, g->args, &cycles)
+		 : idx == 1 ? run_reduce(e, g->args, &cycles)
+			    : run_mlp(e, g->args, &cycles);
+	g->ret = (uint32_t)st;
+	g->ctrl = QUIRE_ENGINE_DONE | QUIRE_ENGINE_IDLE;
+	g->ops++;
+	g->cycles += cycles;
+	*reg(e, RB_ENGINES, QUIRE_ENG_RECORD(idx) + QUIRE_ENG_OPS) = g->ops;
+	*reg(e, RB_ENGINES, QUIRE_ENG_RECORD(idx) + QUIRE_ENG_CYCLES) = (uint32_t)g->cycles;
+}
+
+static uint32_t hal_read(void *ctx, uint32_t addr)
+{
+	struct emu *e = ctx;
+	uint32_t v = 0xffffffffu;
+	pthread_mutex_lock(&e->lock);
+	if (addr >= QUIRE_CARD_MEM) {
+		uint32_t *p = card_ptr(e, addr - QUIRE_CARD_MEM, 4, 4);
+		if (p)
+			v = *p;
+	} else if (addr >= QUIRE_CARD_BAR && addr < QUIRE_CARD_BAR + QUIRE_BAR0_BYTES) {
+		v = e->bar[(addr - QUIRE_CARD_BAR) / 4];
+	} else if (addr >= QUIRE_CARD_CTL && addr < QUIRE_CARD_CTL + 0x100) {
+		uint32_t r = addr - QUIRE_CARD_CTL;
+		uint64_t c;
+		switch (r) {
+		case QUIRE_CTL_QUEUE_EPOCH:
+			v = e->epoch;
+			break;
+		case QUIRE_CTL_CYCLES_LO:
+			c = cycles_now(e);
+			e->cycles_hi_latch = (uint32_t)(c >> 32);
+			v = (uint32_t)c;
+			break;
+		case QUIRE_CTL_CYCLES_HI:
+			v = e->cycles_hi_latch;
+			break;
+		case QUIRE_CTL_HOST_WIN_BASE_LO:
+			v = (uint32_t)e->host_iova;
+			break;
+		case QUIRE_CTL_HOST_WIN_BASE_HI:
+			v = (uint32_t)(e->host_iova >> 32);
+			break;
+		case QUIRE_CTL_HOST_WIN_SIZE_LO:
+			v = (uint32_t)e->host_size;
+			break;
+		case QUIRE_CTL_HOST_WIN_SIZE_HI:
+			v = (uint32_t)(e->host_size >> 32);
+			break;
+		default:
+			v = 0;
+		}
+	} else if (addr >= QUIRE_CARD_DMA && addr < QUIRE_CARD_DMA + 4 * DMA_REGS) {
+		v = e->dma[(addr - QUIRE_CARD_DMA) / 4];
+	} else if (addr >= QUIRE_CARD_ENGINE(1) && addr < QUIRE_CARD_ENGINE(N_ENGINES + 1)) {
+		struct engine *g = &e->eng[(addr - QUIRE_CARD_ENGINE(1)) / 0x1000];
+		uint32_t r = (addr - QUIRE_CARD_ENGINE(1)) % 0x1000;
+		if (r == QUIRE_ENGINE_CTRL)
+			v = g->ctrl;
+		else if (r == QUIRE_ENGINE_RETURN)
+			v = g->ret;
+		else if (r >= QUIRE_ENGINE_ARG(0) && r < QUIRE_ENGINE_ARG(QUIRE_ENGINE_MAX_ARGS))
+			v = (uint32_t)(g->args[(r - QUIRE_ENGINE_ARG(0)) / 8] >>
+				       ((r & 4) ? 32 : 0));
+	}
+	pthread_mutex_unlock(&e->lock);
+	return v;
+}
+
+static void hal_write(void *ctx, uint32_t addr, uint32_t v)
+{
+	struct emu *e = ctx;
+	uint32_t raise = 0;
+	pthread_mutex_lock(&e->lock);
+	if (addr >= QUIRE_CARD_MEM) {
+		uint32_t *p = card_ptr(e, addr - QUIRE_CARD_MEM, 4, 4);
+		if (p)
+			*p = v;
+	} else if (addr >= QUIRE_CARD_BAR && addr < QUIRE_CARD_BAR + QUIRE_BAR0_BYTES) {
+		e->bar[(addr - QUIRE_CARD_BAR) / 4] = v;
+	} else if (addr == QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE) {
+		*reg(e, RB_IRQ, QUIRE_IRQ_STATUS) |= v;
+		*reg(e, RB_IRQ, QUIRE_IRQ_COUNT) += 1;
+		raise = v & *reg(e, RB_IRQ, QUIRE_IRQ_MASK);
+	} else if (addr >= QUIRE_CARD_DMA && addr < QUIRE_CARD_DMA + 4 * DMA_REGS) {
+		uint32_t r = addr - QUIRE_CARD_DMA;
+		if (r == QUIRE_DMA_CTRL && (v & QUIRE_DMA_START))
+			dma_run(e);
+		else if (r != QUIRE_DMA_CTRL && r != QUIRE_DMA_STATUS)
+			e->dma[r / 4] = v;
+	} else if (addr >= QUIRE_CARD_ENGINE(1) && addr < QUIRE_CARD_ENGINE(N_ENGINES + 1)) {
+		uint32_t idx = (addr - QUIRE_CARD_ENGINE(1)) / 0x1000;
+		uint32_t r = (addr - QUIRE_CARD_ENGINE(1)) % 0x1000;
+		struct engine *g = &e->eng[idx];
+		if (r == QUIRE_ENGINE_CTRL && (v & QUIRE_ENGINE_START)) {
+			g->ctrl = 0;
+			engine_start(e, idx);
+		} else if (r >= QUIRE_ENGINE_ARG(0) &&
+			   r < QUIRE_ENGINE_ARG(QUIRE_ENGINE_MAX_ARGS)) {
+			uint64_t *arg = &g->args[(r - QUIRE_ENGINE_ARG(0)) / 8];
+			*arg = (r & 4) ? (*arg & 0xffffffffu) | (uint64_t)v << 32
+				       : (*arg & ~(uint64_t)0xffffffffu) | v;
+		}
+	}
+	quire_irq_fn fn = e->irq_fn;
+	void *fctx = e->irq_ctx;
+	pthread_mutex_unlock(&e->lock);
+	if (raise && fn)
+		fn(fctx, raise);
+}
+
+static int hal_wait(void *ctx)
+{
+	struct emu *e = ctx;
+	pthread_mutex_lock(&e->lock);
+	while (!e->event_pending && !e->stop)
+		pthread_cond_wait(&e->event, &e->lock);
+	e->event_pending = 0;
+	int stop = e->stop;
+	pthread_mutex_unlock(&e->lock);
+	return stop;
+}
+
+static const struct quire_fw_hal emu_hal = {hal_read, hal_write, hal_wait};
+
+static void *fw_thread(void *arg)
+{
+	struct emu *e = arg;
+	quire_fw_run(&e->fw);
+	return NULL;
+}
+
+static void emu_destroy(struct quire_device *dev)
+{
+	struct emu *e = emu_of(dev);
+	pthread_mutex_lock(&e->lock);
+	e->stop = 1;
+	pthread_cond_signal(&e->event);
+	pthread_mutex_unlock(&e->lock);
+	pthread_join(e->fw_thread, NULL);
+	pthread_cond_destroy(&e->event);
+	pthread_mutex_destroy(&e->lock);
+	free(e->mem);
+	free(e->mlp);
+	free(e);
+}
+
+static const struct quire_device_ops emu_ops = {
+    .mmio_read = emu_mmio_read,
+    .mmio_write = emu_mmio_write,
+    .attach_host = emu_attach_host,
+    .detach_host = emu_detach_host,
+    .set_irq = emu_set_irq,
+    .destroy = emu_destroy,
+};
+
+struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
+{
+	struct emu *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->dev.ops = &emu_ops;
+	e->mem_bytes = cfg && cfg->mem_bytes ? cfg->mem_bytes : 64u << 20;
+	e->clock_hz = cfg && cfg->clock_hz ? cfg->clock_hz : 250000000u;
+	e->mem = calloc(1, e->mem_bytes);
+	e->mlp = calloc(1, sizeof(*e->mlp));
+	if (!e->mem || !e->mlp) {
+		free(e->mem);
+		free(e->mlp);
+		free(e);
+		errno = ENOMEM;
+		return NULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &e->t0);
+	bar_init(e);
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_cond_init(&e->event, NULL);
+	e->fw.hal = &emu_hal;
+	e->fw.hal_ctx = e;
+	if (pthread_create(&e->fw_thread, NULL, fw_thread, e) != 0) {
+		pthread_cond_destroy(&e->event);
+		pthread_mutex_destroy(&e->lock);
+		free(e->mem);
+		free(e->mlp);
+		free(e);
+		errno = EAGAIN;
+		return NULL;
+	}
+	return &e->dev;
+}

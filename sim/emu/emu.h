@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu: the functional card model. Register file, card memory, DMA mover,
+ * engines (the hls/ C functions) and the native build of the real firmware,
+ * running in a thread of its own.
+ */
+#ifndef QUIRE_SIM_EMU_H
+#define QUIRE_SIM_EMU_H
+
+#include <stdint.h>
+
+#include "../device.h"
+
+struct quire_emu_config {
+	uint64_t mem_bytes; /* card memory; 0: the firmware's minimum (64 MiB) */
+	uint32_t clock_hz;  /* 0: 250 MHz */
+};
+
+/* A card, its firmware already running. NULL on failure (errno set). */
+struct quire_device *quire_emu_create(const struct quire_emu_config *cfg);
+
+#endif

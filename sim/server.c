@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/*
+ * quire-sim: one simulated card as a process, serving hosts over a Unix
+ * socket (sim/protocol.h), one at a time. When a host goes away, whatever it
+ * had in flight, the card drops its queues and serves the next one.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "emu/emu.h"
+#include "protocol.h"
+#include "quire/status.h"
+
+static volatile sig_atomic_t stopping;
+
+struct server {
+	struct quire_device *dev;
+	pthread_mutex_t send_lock; /* the firmware thread sends IRQs too */
+	int client;                /* -1 between hosts */
+	int quiet;
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void send_msg(struct server *s, const struct quire_sim_msg *m)
+{
+	pthread_mutex_lock(&s->send_lock);
+	if (s->client >= 0)
+		(void)!send(s->client, m, sizeof(*m), MSG_NOSIGNAL);
+	pthread_mutex_unlock(&s->send_lock);
+}
+
+static void on_irq(void *ctx, uint32_t causes)
+{
+	struct quire_sim_msg m = {QUIRE_SIM_IRQ, 0, causes, 0};
+	send_msg(ctx, &m);
+}
+
+/* Read one whole message; 0 at the end of the session. */
+static int recv_full(int fd, struct quire_sim_msg *m, int *memfd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {m, sizeof(*m)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
+			    .msg_controllen = memfd ? sizeof(cbuf) : 0};
+	size_t got = 0;
+	while (got < sizeof(*m)) {
+		iov.iov_base = (char *)m + got;
+		iov.iov_len = sizeof(*m) - got;
+		ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR && !stopping)
+			continue;
+		if (n <= 0)
+			return 0;
+		if (memfd && got == 0) {
+			struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+			if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+				memcpy(memfd, CMSG_DATA(c), sizeof(int));
+			mh.msg_controllen = 0;
+		}
+		got += (size_t)n;
+	}
+	return 1;
+}
+
+static void serve(struct server *s, int fd)
+{
+	struct quire_sim_msg m;
+	int memfd = -1;
+	void *mem = MAP_FAILED;
+	uint64_t size = 0;
+	int status = QUIRE_ERR_INVALID;
+	if (recv_full(fd, &m, &memfd) && m.type == QUIRE_SIM_HELLO && memfd >= 0) {
+		if (m.offset != QUIRE_SIM_PROTOCOL_VERSION) {
+			status = QUIRE_ERR_VERSION;
+		} else {
+			size = m.value;
+			mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+			status = mem == MAP_FAILED
+				     ? QUIRE_ERR_NOMEM
+				     : s->dev->ops->attach_host(s->dev, mem, m.value2, size);
+		}
+	}
+	if (memfd >= 0)
+		close(memfd);
+	pthread_mutex_lock(&s->send_lock);
+	s->client = fd;
+	pthread_mutex_unlock(&s->send_lock);
+	struct quire_sim_msg ack = {QUIRE_SIM_HELLO_ACK, 0, (uint64_t)status, 0};
+	send_msg(s, &ack);
+	if (status == QUIRE_OK) {
+		if (!s->quiet)
+			fprintf(stderr, "quire-sim: host connected (%llu MiB of host memory)\n",
+				(unsigned long long)(size >> 20));
+		s->dev->ops->set_irq(s->dev, on_irq, s);
+		while (!stopping && recv_full(fd, &m, NULL)) {
+			if (m.type == QUIRE_SIM_MMIO_READ) {
+				struct quire_sim_msg r = {QUIRE_SIM_READ_REPLY, m.offset,
+							  s->dev->ops->mmio_read(s->dev, m.offset),
+							  0};
+				send_msg(s, &r);
+			} else if (m.type == QUIRE_SIM_MMIO_WRITE) {
+				s->dev->ops->mmio_write(s->dev, m.offset, (uint32_t)m.value);
+			}
+		}
+		/* The host is gone (or we stop): nothing of it may be touched any more. */
+		s->dev->ops->set_irq(s->dev, NULL, NULL);
+		s->dev->ops->detach_host(s->dev);
+		if (!s->quiet)
+			fprintf(stderr, "quire-sim: host gone; serving the next one\n");
+	}
+	pthread_mutex_lock(&s->send_lock);
+	s->client = -1;
+	pthread_mutex_unlock(&s->send_lock);
+	close(fd);
+	if (mem != MAP_FAILED)
+		munmap(mem, size);
+}
+
+static const char usage[] =
+    "Usage: quire-sim --socket PATH [--once] [--mem MiB] [--quiet]\n"
+    "Serve one simulated quire card (functional model, real firmware) on a Unix socket.\n\n"
+    "  -s, --socket PATH  where to listen\n"
+    "  -1, --once         exit after the first host leaves\n"
+    "  -m, --mem MiB      card memory (default 64, the firmware's minimum)\n"
+    "  -q, --quiet        no messages about hosts coming and going\n";
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"socket", required_argument, 0, 's'}, {"once", no_argument, 0, '1'},
+	    {"mem", required_argument, 0, 'm'},    {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+	const char *path = NULL;
+	int once = 0, c;
+	struct quire_emu_config cfg = {0};
+	struct server s = {.client = -1};
+	while ((c = getopt_long(argc, argv, "s:1m:qh", opts, NULL)) != -1) {
+		if (c == 's')
+			path = optarg;
+		else if (c == '1')
+			once = 1;
+		else if (c == 'm')
+			cfg.mem_bytes = (uint64_t)strtoull(optarg, NULL, 10) << 20;
+		else if (c == 'q')
+			s.quiet = 1;
+		else if (c == 'h')
+			return fputs(usage, stdout), 0;
+		else
+			return fputs(usage, stderr), 2;
+	}
+	if (!path || optind != argc)
+		return fputs(usage, stderr), 2;
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		fprintf(stderr, "quire-sim: socket path too long: %s\n", path);
+		return 2;
+	}
+	strcpy(a.sun_path, path);
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	unlink(path);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 8) != 0) {
+		fprintf(stderr, "quire-sim: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	pthread_mutex_init(&s.send_lock, NULL);
+	s.dev = quire_emu_create(&cfg);
+	if (!s.dev) {
+		fprintf(stderr, "quire-sim: cannot create the card: %s\n", strerror(errno));
+		unlink(path);
+		return 1;
+	}
+	if (!s.quiet)
+		fprintf(stderr, "quire-sim: card ready on %s\n", path);
+	while (!stopping) {
+		struct pollfd p = {lfd, POLLIN, 0};
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		serve(&s, fd);
+		if (once)
+			break;
+	}
+	close(lfd);
+	unlink(path);
+	s.dev->ops->destroy(s.dev);
+	return 0;
+}
