@@ -40,6 +40,7 @@ include host/build.mk
 include sim/build.mk
 include tests/build.mk
 include examples/build.mk
+include tests/fuzz/build.mk
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -62,6 +63,6 @@ help:
 	@echo "make clean"
 
 clean:
-	rm -rf build build-san results
+	rm -rf build build-san build-fuzz results
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

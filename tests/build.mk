@@ -13,7 +13,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_REF_OBJS) $(LIBQUIRE_A)
 all: $(TEST_BINS)
 
 # tests/run.sh runs every test program and the CLI checks and prints one summary line.
-test: $(TEST_BINS) $(HLS_TBS) $(QUIRE_CLI)
+test: $(TEST_BINS) $(HLS_TBS) $(QUIRE_CLI) $(QUIRE_SIM)
 	BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BINS) $(HLS_TBS)
 
 valgrind: $(TEST_BINS) $(HLS_TBS)

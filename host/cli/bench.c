@@ -243,10 +243,177 @@ static int bench_codec(int argc, char **argv)
 	return rc;
 }
 
-static const struct cli_command bench_commands[] = {
-    {"codec", "codec throughput against memcpy", bench_codec},
+static const char bench_card_help[] =
+    "Usage: quire bench card [--backend URI] [--size BYTES] [--repeat N] [--nops N]\n"
+    "A backend's command round trip and throughput, with cpu in the same run:\n"
+    "the NOP round trip (doorbell to completion, one at a time), and GB/s of fp32\n"
+    "input for bfp8 encode and decode on the backend and on cpu, with their ratio.\n\n"
+    "  -b, --backend URI  as for quire info (default: sim)\n"
+    "  -s, --size BYTES   fp32 bytes per tensor (default 16MiB)\n"
+    "  -r, --repeat N     runs per figure, best kept (default 5)\n"
+    "  -n, --nops N       NOPs timed (default 2000)\n"
+    "  -h, --help         this text\n";
+
+struct card_bench {
+	struct quire_ctx *ctx;
+	struct quire_buf *x, *q, *e, *y;
+	struct quire_op enc, dec;
 };
 
+static int card_bench_setup(struct card_bench *c, const char *uri, size_t n, const float *data)
+{
+	if (cli_open("bench card", uri, &c->ctx))
+		return -1;
+	if (quire_buf_alloc(c->ctx, 4 * n, &c->x) || quire_buf_alloc(c->ctx, n, &c->q) ||
+	    quire_buf_alloc(c->ctx, QUIRE_BFP_BLOCKS(n), &c->e) ||
+	    quire_buf_alloc(c->ctx, 4 * n, &c->y))
+		return cli_fail("bench card: %s: cannot allocate %zu-element buffers", uri, n), -1;
+	memcpy(quire_buf_ptr(c->x), data, 4 * n);
+	c->enc = (struct quire_op){.opcode = QUIRE_OPC_ENCODE,
+				   .format = QUIRE_FMT_BFP8,
+				   .count = (uint32_t)n,
+				   .src = {c->x, 0},
+				   .dst = {c->q, 0},
+				   .exp = {c->e, 0}};
+	c->dec = (struct quire_op){.opcode = QUIRE_OPC_DECODE,
+				   .format = QUIRE_FMT_BFP8,
+				   .val_format = QUIRE_FMT_INT8,
+				   .count = (uint32_t)n,
+				   .src = {c->q, 0},
+				   .dst = {c->y, 0},
+				   .exp = {c->e, 0}};
+	return 0;
+}
+
+static void card_bench_free(struct card_bench *c)
+{
+	quire_buf_free(c->x);
+	quire_buf_free(c->q);
+	quire_buf_free(c->e);
+	quire_buf_free(c->y);
+	quire_close(c->ctx);
+}
+
+/* Best seconds of `repeat` runs of op; negative on error. */
+static double best_run(struct quire_ctx *ctx, const struct quire_op *op, int repeat)
+{
+	double best = 1e30;
+	for (int r = 0; r <= repeat; r++) {
+		double t0 = now();
+		int st = quire_run(ctx, op, NULL);
+		if (st) {
+			cli_fail("bench card: %s", quire_strerror(st));
+			return -1;
+		}
+		if (r > 0 && now() - t0 < best)
+			best = now() - t0;
+	}
+	return best;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int bench_card(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"backend", required_argument, 0, 'b'}, {"size", required_argument, 0, 's'},
+	    {"repeat", required_argument, 0, 'r'},  {"nops", required_argument, 0, 'n'},
+	    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+	const char *uri = "sim";
+	uint64_t bytes = 16u << 20;
+	int repeat = 5, nops = 2000, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":b:s:r:n:h", opts, NULL)) != -1) {
+		if (c == 'b') {
+			uri = optarg;
+		} else if (c == 's') {
+			bytes = cli_parse_size(optarg);
+			if (bytes < 256 || bytes % 4 || bytes > (256u << 20))
+				return cli_usage_error(
+				    "bench card",
+				    "--size: a multiple of 4 from 256 bytes to 256MiB");
+		} else if (c == 'r') {
+			repeat = atoi(optarg);
+			if (repeat < 1 || repeat > 100000)
+				return cli_usage_error("bench card", "--repeat: 1 to 100000");
+		} else if (c == 'n') {
+			nops = atoi(optarg);
+			if (nops < 1 || nops > 1000000)
+				return cli_usage_error("bench card", "--nops: 1 to 1000000");
+		} else if (c == 'h') {
+			return fputs(bench_card_help, stdout), 0;
+		} else {
+			return cli_bad_option("bench card", c, argv);
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error("bench card", "unexpected argument '%s'", argv[optind]);
+	size_t n = bytes / 4;
+	float *data = malloc(bytes);
+	double *rt = malloc((size_t)nops * sizeof(double));
+	struct card_bench dev = {0}, cpu = {0};
+	int rc = CLI_EXIT_FAIL;
+	if (!data || !rt)
+		goto out;
+	fill_gradients(data, n, 7);
+	if (card_bench_setup(&dev, uri, n, data) || card_bench_setup(&cpu, "cpu", n, data))
+		goto out;
+	struct quire_op nop = {.opcode = QUIRE_OPC_NOP};
+	for (int i = 0; i < nops; i++) {
+		double t0 = now();
+		if (quire_run(dev.ctx, &nop, NULL) != QUIRE_OK) {
+			cli_fail("bench card: nop failed");
+			goto out;
+		}
+		rt[i] = now() - t0;
+	}
+	qsort(rt, (size_t)nops, sizeof(double), cmp_double);
+	double mean = 0;
+	for (int i = 0; i < nops; i++)
+		mean += rt[i] / nops;
+	printf(
+	    "quire bench card: backend %s against cpu, %.1f MiB of fp32 per tensor, best of %d\n",
+	    uri, (double)bytes / (1 << 20), repeat);
+	printf("nop round trip (doorbell to completion): median %.1f us, mean %.1f us, p99 %.1f us "
+	       "over %d\n",
+	       1e6 * rt[nops / 2], 1e6 * mean, 1e6 * rt[nops * 99 / 100], nops);
+	printf("%-22s %12s %12s %10s\n", "operation", "backend GB/s", "cpu GB/s", "ratio");
+	const struct {
+		const char *name;
+		struct quire_op *a, *b;
+	} ops[] = {{"encode bfp8", &dev.enc, &cpu.enc}, {"decode bfp8", &dev.dec, &cpu.dec}};
+	for (int i = 0; i < 2; i++) {
+		double td = best_run(dev.ctx, ops[i].a, repeat),
+		       tc = best_run(cpu.ctx, ops[i].b, repeat);
+		if (td < 0 || tc < 0)
+			goto out;
+		printf("%-22s %12.2f %12.2f %10.3f\n", ops[i].name, (double)bytes / td / 1e9,
+		       (double)bytes / tc / 1e9, tc / td);
+	}
+	if (memcmp(quire_buf_ptr(dev.q), quire_buf_ptr(cpu.q), n) != 0) {
+		cli_fail("bench card: the backend's encoding differs from cpu's");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (dev.ctx)
+		card_bench_free(&dev);
+	if (cpu.ctx)
+		card_bench_free(&cpu);
+	free(data);
+	free(rt);
+	return rc;
+}
+
+static const struct cli_command bench_commands[] = {
+    {"codec", "codec throughput against memcpy", bench_codec},
+    {"card", "command round trip and throughput of a backend against cpu", bench_card},
+};
 int cli_bench(int argc, char **argv)
 {
 	return cli_dispatch("bench", bench_commands,

@@ -146,6 +146,8 @@ struct quire_req;
  * A context serves one thread at a time; use one context per thread.
  */
 int quire_open(const char *uri, struct quire_ctx **ctx);
+/* Close a context. Free its requests first (quire_req_free); buffers still allocated
+ * are freed here (their handles become invalid); a card process it started is ended. */
 void quire_close(struct quire_ctx *ctx);
 
 /* Timeout of quire_run and of waits given QUIRE_WAIT_DEFAULT, in ms (default 10000). */

@@ -39,9 +39,10 @@ enum quire_opcode {
 #define QUIRE_OPC_COUNT 9 /* one past the largest */
 
 /* flags */
-#define QUIRE_CMD_F_EF         0x01 /* ENCODE, EXPONENTS: error feedback with the residual at aux */
-#define QUIRE_CMD_F_SHARED_EXP 0x02 /* ENCODE: exp is an input (agreed exponents), not an output   \
-				     */
+#define QUIRE_CMD_F_EF 0x01 /* ENCODE, EXPONENTS: error feedback with the residual at aux */
+#define QUIRE_CMD_F_SHARED_EXP                                                                     \
+	0x02 /* ENCODE: exp is an input (agreed exponents), not an output                          \
+	      */
 #define QUIRE_CMD_F_MASK 0x03
 
 /* Largest element count of one command: 2^28 (1 GiB of fp32). */

@@ -47,6 +47,8 @@ void quire_close(struct quire_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	while (ctx->bufs)
+		quire_buf_free(ctx->bufs);
 	ctx->ops->close(ctx);
 	free(ctx);
 }
@@ -102,6 +104,10 @@ int quire_buf_alloc(struct quire_ctx *ctx, size_t bytes, struct quire_buf **out)
 	}
 	b->ctx = ctx;
 	b->size = bytes;
+	b->next = ctx->bufs;
+	if (ctx->bufs)
+		ctx->bufs->prev = b;
+	ctx->bufs = b;
 	*out = b;
 	return QUIRE_OK;
 }
@@ -120,6 +126,12 @@ void quire_buf_free(struct quire_buf *buf)
 {
 	if (!buf)
 		return;
+	if (buf->prev)
+		buf->prev->next = buf->next;
+	else
+		buf->ctx->bufs = buf->next;
+	if (buf->next)
+		buf->next->prev = buf->prev;
 	buf->ctx->ops->buf_free(buf->ctx, buf->ptr, buf->size);
 	free(buf);
 }

@@ -37,10 +37,12 @@ struct quire_ctx {
 	uint32_t next_seq;
 	uint32_t mlp_width0; /* input width of the model loaded through this context */
 	uint32_t loading_width0;
+	struct quire_buf *bufs; /* every buffer still allocated: quire_close frees them */
 };
 
 struct quire_buf {
 	struct quire_ctx *ctx;
+	struct quire_buf *prev, *next;
 	void *ptr;
 	size_t size;
 	uint64_t dma;

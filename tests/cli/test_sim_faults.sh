@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Simulated cards as processes: selftest through a card process, a host killed
+# with requests in flight (the card serves the next host), a card killed under a
+# waiting host (the host gets an error, never hangs), and nothing left behind.
+# Usage: test_sim_faults.sh path/to/quire path/to/quire-sim
+set -u
+Q=$1
+SIM=$2
+export QUIRE_SIM="$SIM"
+T=$(mktemp -d /tmp/quire-faults-XXXXXX)
+pass=0
+fail=0
+cleanup() {
+	[ -n "${simpid:-}" ] && kill "$simpid" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() {
+	pass=$((pass + 1))
+	echo "ok   $1"
+}
+ko() {
+	fail=$((fail + 1))
+	echo "FAIL $1"
+}
+
+start_card() {
+	"$SIM" --socket "$T/card.sock" --quiet &
+	simpid=$!
+	i=0
+	while [ ! -S "$T/card.sock" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+tmpdirs_before=$(ls -d /tmp/quire-sim-* 2>/dev/null | wc -l)
+
+# 1. A card process started by the library for this one host.
+out=$("$Q" selftest --backend sim --max-size 4MiB 2>&1)
+if printf '%s' "$out" | grep -q "selftest: [0-9]* passed, 0 failed"; then
+	ok "selftest --backend sim (card process started by the command)"
+else
+	ko "selftest --backend sim: $(printf '%s' "$out" | tail -3)"
+fi
+
+# 2. A host killed with requests in flight; the card serves the next host.
+start_card
+"$Q" bench card --backend "sim:$T/card.sock" --size 64MiB --repeat 1000 --nops 1 >/dev/null 2>&1 &
+host=$!
+sleep 1
+kill -9 $host 2>/dev/null
+wait $host 2>/dev/null
+out=$(timeout 60 "$Q" selftest --backend "sim:$T/card.sock" --max-size 1MiB 2>&1)
+if printf '%s' "$out" | grep -q "selftest: [0-9]* passed, 0 failed"; then
+	ok "host killed in flight: the card serves the next host"
+else
+	ko "host killed in flight: next host got: $(printf '%s' "$out" | tail -3)"
+fi
+if kill -0 "$simpid" 2>/dev/null; then ok "card process still up"; else ko "card process died"; fi
+
+# 3. The card killed under a waiting host: an error, never a hang.
+"$Q" bench card --backend "sim:$T/card.sock" --size 64MiB --repeat 1000 --nops 1 >"$T/host.log" 2>&1 &
+host=$!
+sleep 1
+kill -9 "$simpid"
+wait "$simpid" 2>/dev/null
+simpid=
+start=$(date +%s)
+i=0
+while kill -0 $host 2>/dev/null && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if kill -0 $host 2>/dev/null; then
+	kill -9 $host
+	ko "card killed: the host still waits after 30 s"
+else
+	wait $host
+	rc=$?
+	took=$(($(date +%s) - start))
+	if [ $rc -ne 0 ] && grep -q "peer lost" "$T/host.log"; then
+		ok "card killed: the host's wait returned 'peer lost' (exit $rc, ${took}s)"
+	else
+		ko "card killed: host exit $rc, output: $(tail -2 "$T/host.log")"
+	fi
+fi
+
+# 4. Opening a card that is not there is an error, not an abort.
+out=$("$Q" info --backend "sim:$T/nothing.sock" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && printf '%s' "$out" | grep -q "no device found"; then
+	ok "no card at the socket: clear error"
+else
+	ko "no card at the socket: exit $rc: $out"
+fi
+out=$(QUIRE_SIM=/nonexistent/quire-sim "$Q" info --backend sim 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && printf '%s' "$out" | grep -q "cannot start"; then
+	ok "no quire-sim to start: clear error"
+else
+	ko "no quire-sim to start: exit $rc: $out"
+fi
+
+# 5. Nothing left behind: no card processes of ours, no socket directories.
+sleep 0.2
+if pgrep -f "quire-sim --socket /tmp/quire-sim-" >/dev/null 2>&1; then
+	ko "stray quire-sim processes: $(pgrep -af 'quire-sim --socket /tmp/quire-sim-')"
+else
+	ok "no stray card processes"
+fi
+tmpdirs_after=$(ls -d /tmp/quire-sim-* 2>/dev/null | wc -l)
+if [ "$tmpdirs_after" -le "$tmpdirs_before" ]; then
+	ok "no socket directories left behind"
+else
+	ko "socket directories left: $(ls -d /tmp/quire-sim-*)"
+fi
+
+echo "sim faults: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

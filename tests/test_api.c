@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libquire's card API on the cpu and sim:inproc backends: descriptors refused
+ * before they reach a card, buffers checked, asynchronous requests beyond the
+ * ring's size, timeouts, and the same answers from both backends.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+#include "quire.h"
+
+#ifndef QUIRE_TEST_DATA
+#define QUIRE_TEST_DATA "tests/data"
+#endif
+
+static const char *const backends[] = {"cpu", "sim:inproc"};
+
+static struct quire_buf *buf_of(struct quire_ctx *ctx, size_t bytes)
+{
+	struct quire_buf *b;
+	assert_int_equal(quire_buf_alloc(ctx, bytes, &b), QUIRE_OK);
+	memset(quire_buf_ptr(b), 0, bytes);
+	return b;
+}
+
+static void test_open_errors(void **state)
+{
+	(void)state;
+	struct quire_ctx *ctx = (void *)1;
+	assert_int_equal(quire_open("tpu", &ctx), QUIRE_ERR_NO_DEVICE);
+	assert_null(ctx);
+	assert_int_equal(quire_open("sim:/nonexistent/card.sock", &ctx), QUIRE_ERR_NO_DEVICE);
+	assert_int_equal(quire_open(NULL, &ctx), QUIRE_ERR_INVALID);
+	assert_int_equal(quire_open("cpu", NULL), QUIRE_ERR_INVALID);
+	quire_close(NULL); /* harmless */
+}
+
+static void test_refused_at_submit(void **state)
+{
+	(void)state;
+	for (int b = 0; b < 2; b++) {
+		struct quire_ctx *ctx, *other;
+		assert_int_equal(quire_open(backends[b], &ctx), QUIRE_OK);
+		assert_int_equal(quire_open("cpu", &other), QUIRE_OK);
+		struct quire_buf *x = buf_of(ctx, 4096), *q = buf_of(ctx, 1024),
+				 *e = buf_of(ctx, 64);
+		struct quire_buf *foreign = buf_of(other, 4096);
+		struct quire_op op = {.opcode = QUIRE_OPC_ENCODE,
+				      .format = QUIRE_FMT_BFP8,
+				      .count = 1000,
+				      .src = {x, 0},
+				      .dst = {q, 0},
+				      .exp = {e, 0}};
+		struct quire_req *req = (void *)1;
+		assert_int_equal(quire_run(ctx, &op, NULL), QUIRE_OK);
+		op.count = 1025; /* q holds 1024 */
+		assert_int_equal(quire_submit(ctx, &op, &req), QUIRE_ERR_RANGE);
+		assert_null(req);
+		op.count = 1000;
+		op.src.offset = 2; /* misaligned */
+		assert_int_equal(quire_run(ctx, &op, NULL), QUIRE_ERR_ALIGN);
+		op.src.offset = 8192; /* past the buffer */
+		assert_int_equal(quire_run(ctx, &op, NULL), QUIRE_ERR_INVALID);
+		op.src = (struct quire_ref){foreign, 0}; /* another context's memory */
+		assert_int_equal(quire_run(ctx, &op, NULL), QUIRE_ERR_INVALID);
+		op.src = (struct quire_ref){x, 0};
+		op.format = QUIRE_FMT_INT16;
+		assert_int_equal(quire_run(ctx, &op, NULL), QUIRE_ERR_FORMAT);
+		op.format = QUIRE_FMT_BFP8;
+		op.opcode = 42;
+		assert_int_equal(quire_run(ctx, &op, NULL), QUIRE_ERR_OPCODE);
+		op.opcode = QUIRE_OPC_ENCODE;
+		op.workers = 70000;
+		assert_int_equal(quire_run(ctx, &op, NULL), QUIRE_ERR_INVALID);
+		assert_int_equal(quire_buf_alloc(ctx, 0, &x), QUIRE_ERR_INVALID);
+		assert_int_equal(quire_test(NULL), QUIRE_ERR_INVALID);
+		quire_buf_free(foreign);
+		quire_close(other);
+		quire_close(ctx);
+	}
+}
+
+static void test_async_beyond_ring(void **state)
+{
+	(void)state;
+	for (int b = 0; b < 2; b++) {
+		struct quire_ctx *ctx;
+		assert_int_equal(quire_open(backends[b], &ctx), QUIRE_OK);
+		enum { N = 700 }; /* more than a ring holds: submission waits for room */
+		struct quire_req *req[N];
+		struct quire_op nop = {.opcode = QUIRE_OPC_NOP};
+		for (int i = 0; i < N; i++)
+			assert_int_equal(quire_submit(ctx, &nop, &req[i]), QUIRE_OK);
+		for (int i = N - 1; i >= 0; i--) /* any order of waiting */
+			assert_int_equal(quire_wait(req[i], 5000), QUIRE_OK);
+		for (int i = 0; i < N; i++) {
+			assert_int_equal(quire_test(req[i]), QUIRE_OK);
+			quire_req_free(req[i]);
+		}
+		struct quire_info in;
+		assert_int_equal(quire_get_info(ctx, &in), QUIRE_OK);
+		if (b == 1) {
+			assert_string_equal(in.backend, "sim");
+			assert_true(in.cmds_ok >= N);
+			assert_int_equal(in.n_blocks, 7);
+			assert_string_equal(quire_block_name(in.blocks[1].type), "cmdq");
+		}
+		quire_close(ctx);
+	}
+}
+
+static void test_timeout_then_done(void **state)
+{
+	(void)state;
+	struct quire_ctx *ctx;
+	assert_int_equal(quire_open("sim:inproc", &ctx), QUIRE_OK);
+	size_t n = 8u << 20; /* 32 MiB of fp32: several chunks, long enough to catch in flight */
+	struct quire_buf *x = buf_of(ctx, 4 * n), *q = buf_of(ctx, n), *e = buf_of(ctx, n / 64);
+	struct quire_op op = {.opcode = QUIRE_OPC_ENCODE,
+			      .format = QUIRE_FMT_BFP8,
+			      .count = (uint32_t)n,
+			      .src = {x, 0},
+			      .dst = {q, 0},
+			      .exp = {e, 0}};
+	struct quire_req *req;
+	assert_int_equal(quire_submit(ctx, &op, &req), QUIRE_OK);
+	int st = quire_wait(req, 0);
+	assert_true(st == QUIRE_ERR_TIMEOUT || st == QUIRE_OK);
+	assert_int_equal(quire_wait(req, 10000), QUIRE_OK);
+	assert_true(quire_req_cycles(req) > 0);
+	quire_req_free(req);
+	/* Freeing a request in flight waits for it; the context stays usable. */
+	assert_int_equal(quire_submit(ctx, &op, &req), QUIRE_OK);
+	quire_req_free(req);
+	assert_int_equal(quire_run(ctx, &(struct quire_op){.opcode = QUIRE_OPC_NOP}, NULL),
+			 QUIRE_OK);
+	quire_close(ctx);
+}
+
+static uint8_t *slurp(const char *name, uint32_t *len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/mlp_golden/%s", QUIRE_TEST_DATA, name);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	static uint8_t buf[2][1 << 18];
+	static int which;
+	uint8_t *p = buf[which++ & 1];
+	*len = (uint32_t)fread(p, 1, sizeof(buf[0]), f);
+	fclose(f);
+	return p;
+}
+
+static void test_mlp_golden_on_backends(void **state)
+{
+	(void)state;
+	uint32_t ilen, vlen;
+	uint8_t *img = slurp("l4_256.qmlp", &ilen), *vec = slurp("l4_256.vec", &vlen);
+	uint32_t c = (uint32_t)vec[4] | (uint32_t)vec[5] << 8,
+		 n0 = (uint32_t)vec[8] | (uint32_t)vec[9] << 8;
+	const uint8_t *want = vec + 12 + c * n0 + c;
+	for (int b = 0; b < 2; b++) {
+		struct quire_ctx *ctx;
+		assert_int_equal(quire_open(backends[b], &ctx), QUIRE_OK);
+		struct quire_buf *m = buf_of(ctx, ilen), *f = buf_of(ctx, c * n0),
+				 *fe = buf_of(ctx, c);
+		struct quire_buf *s = buf_of(ctx, 4 * c);
+		memcpy(quire_buf_ptr(m), img, ilen);
+		memcpy(quire_buf_ptr(f), vec + 12, c * n0);
+		memcpy(quire_buf_ptr(fe), vec + 12 + c * n0, c);
+		struct quire_op load = {.opcode = QUIRE_OPC_MLP_LOAD, .count = ilen, .src = {m, 0}};
+		assert_int_equal(quire_run(ctx, &load, NULL), QUIRE_OK);
+		struct quire_op score = {.opcode = QUIRE_OPC_MLP_SCORE,
+					 .count = c,
+					 .src = {f, 0},
+					 .dst = {s, 0},
+					 .aux = {fe, 0}};
+		uint32_t choice;
+		assert_int_equal(quire_run(ctx, &score, &choice), QUIRE_OK);
+		assert_memory_equal(quire_buf_ptr(s), want, 4 * c);
+		assert_int_equal(choice, (uint32_t)want[4 * c] | (uint32_t)want[4 * c + 1] << 8);
+		/* The model's input width bounds the features: a buffer too small is refused. */
+		score.count = c + 1;
+		assert_int_equal(quire_run(ctx, &score, NULL), QUIRE_ERR_RANGE);
+		/* A corrupt image is refused and leaves no model loaded. */
+		((uint8_t *)quire_buf_ptr(m))[100] ^= 1;
+		assert_int_equal(quire_run(ctx, &load, NULL), QUIRE_ERR_CORRUPT);
+		score.count = c;
+		assert_int_equal(quire_run(ctx, &score, NULL), QUIRE_ERR_SHAPE);
+		quire_close(ctx);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_open_errors),
+	    cmocka_unit_test(test_refused_at_submit),
+	    cmocka_unit_test(test_async_beyond_ring),
+	    cmocka_unit_test(test_timeout_then_done),
+	    cmocka_unit_test(test_mlp_golden_on_backends),
+	};
+	return cmocka_run_group_tests_name("libquire api", tests, NULL, NULL);
+}

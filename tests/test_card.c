@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The simulated card, driven as a driver drives it: register blocks walked,
+ * rings in host memory, descriptors written by hand, straight past
+ * libquire's checks. Malformed descriptors must complete with an error status
+ * naming the field, and the card must then serve valid work correctly.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+#include "../sim/emu/emu.h"
+#include "quire.h"
+#include "quire/regs.h"
+
+#define IOVA       0x200000000ull
+#define HOST_BYTES (96u << 20)
+#define CMD_RING   0x0
+#define CPL_RING   0x10000
+#define DATA       0x100000
+
+struct rig {
+	struct quire_device *dev;
+	uint8_t *host;
+	uint32_t cmdq, cplq, id, counters;
+	uint32_t log2, size, prod, cons, phase;
+};
+
+static uint32_t rd(struct rig *r, uint32_t off)
+{
+	return r->dev->ops->mmio_read(r->dev, off);
+}
+
+static void wr(struct rig *r, uint32_t off, uint32_t v)
+{
+	r->dev->ops->mmio_write(r->dev, off, v);
+}
+
+static void enable(struct rig *r, uint32_t block, uint64_t base)
+{
+	wr(r, block + QUIRE_Q_BASE_LO, (uint32_t)base);
+	wr(r, block + QUIRE_Q_BASE_HI, (uint32_t)(base >> 32));
+	wr(r, block + QUIRE_Q_SIZE_LOG2, r->log2);
+	wr(r, block + QUIRE_Q_CTRL, QUIRE_Q_CTRL_ENABLE);
+}
+
+static void rig_queues(struct rig *r, uint32_t log2)
+{
+	r->log2 = log2;
+	r->size = 1u << log2;
+	r->prod = r->cons = 0;
+	r->phase = 1;
+	memset(r->host + CMD_RING, 0, 0x10000);
+	memset(r->host + CPL_RING, 0, 0x10000);
+	enable(r, r->cplq, IOVA + CPL_RING);
+	enable(r, r->cmdq, IOVA + CMD_RING);
+	assert_int_equal(rd(r, r->cmdq + QUIRE_Q_STATUS), QUIRE_Q_STATUS_ENABLED);
+}
+
+static int rig_setup(void **state)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+	r->dev = quire_emu_create(NULL);
+	r->host = aligned_alloc(4096, HOST_BYTES);
+	memset(r->host, 0, HOST_BYTES);
+	assert_int_equal(r->dev->ops->attach_host(r->dev, r->host, IOVA, HOST_BYTES), QUIRE_OK);
+	/* Walk the blocks as any consumer must. */
+	for (uint32_t off = 0, hops = 0; hops < 16; hops++) {
+		uint32_t type = rd(r, off + QUIRE_RB_TYPE);
+		if (type == QUIRE_RB_TYPE_ID)
+			r->id = off;
+		else if (type == QUIRE_RB_TYPE_CMDQ)
+			r->cmdq = off;
+		else if (type == QUIRE_RB_TYPE_CPLQ)
+			r->cplq = off;
+		else if (type == QUIRE_RB_TYPE_COUNTERS)
+			r->counters = off;
+		if (!(off = rd(r, off + QUIRE_RB_NEXT)))
+			break;
+	}
+	assert_true(r->cmdq && r->cplq && r->counters);
+	for (int i = 0; i < 500 && rd(r, r->id + QUIRE_ID_FW_STATE) != QUIRE_FW_STATE_RUNNING; i++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	assert_int_equal(rd(r, r->id + QUIRE_ID_FW_STATE), QUIRE_FW_STATE_RUNNING);
+	rig_queues(r, 4);
+	*state = r;
+	return 0;
+}
+
+static int rig_teardown(void **state)
+{
+	struct rig *r = *state;
+	r->dev->ops->detach_host(r->dev);
+	r->dev->ops->destroy(r->dev);
+	free(r->host);
+	free(r);
+	return 0;
+}
+
+/* Write a descriptor into the next slot (no doorbell). */
+static void put(struct rig *r, const struct quire_cmd *c)
+{
+	memcpy(r->host + CMD_RING + (r->prod & (r->size - 1)) * QUIRE_CMD_BYTES, c, sizeof(*c));
+	r->prod++;
+}
+
+static void doorbell(struct rig *r)
+{
+	wr(r, r->cmdq + QUIRE_Q_PRODUCER, r->prod);
+}
+
+/* The next completion, waiting up to 5 s. */
+static struct quire_cpl next_cpl(struct rig *r)
+{
+	struct quire_cpl *slot =
+	    (struct quire_cpl *)(r->host + CPL_RING) + (r->cons & (r->size - 1));
+	for (int i = 0; i < 5000; i++) {
+		if ((__atomic_load_n(&slot->flags, __ATOMIC_ACQUIRE) & QUIRE_CPL_F_PHASE) ==
+		    r->phase) {
+			struct quire_cpl c = *slot;
+			if ((++r->cons & (r->size - 1)) == 0)
+				r->phase ^= 1;
+			wr(r, r->cplq + QUIRE_Q_CONSUMER, r->cons);
+			return c;
+		}
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	}
+	fail_msg("no completion within 5 s");
+	return (struct quire_cpl){0};
+}
+
+static struct quire_cpl run(struct rig *r, const struct quire_cmd *c)
+{
+	put(r, c);
+	doorbell(r);
+	return next_cpl(r);
+}
+
+/* A valid bfp8 encode of 1000 known values; checks the card's answer against libquire's. */
+static struct quire_cmd good_encode(struct rig *r, uint32_t seq)
+{
+	float *x = (float *)(r->host + DATA);
+	struct rng g = {seq};
+	fill_edge_gradients(&g, x, 1000, 1);
+	return (struct quire_cmd){.opcode = QUIRE_OPC_ENCODE,
+				  .format = QUIRE_FMT_BFP8,
+				  .seq = seq,
+				  .count = 1000,
+				  .src = IOVA + DATA,
+				  .dst = IOVA + DATA + 0x10000,
+				  .exp = IOVA + DATA + 0x20000};
+}
+
+static void check_good_encode(struct rig *r, uint32_t seq)
+{
+	struct quire_cmd c = good_encode(r, seq);
+	memset(r->host + DATA + 0x10000, 0x77, 0x20000);
+	struct quire_cpl done = run(r, &c);
+	assert_int_equal(done.seq, seq);
+	assert_int_equal(done.status, QUIRE_OK);
+	assert_int_equal(done.opcode, QUIRE_OPC_ENCODE);
+	int8_t q[1000], e[16];
+	assert_int_equal(
+	    quire_codec_encode(QUIRE_FMT_BFP8, 1000, (float *)(r->host + DATA), NULL, NULL, e, q),
+	    QUIRE_OK);
+	assert_memory_equal(r->host + DATA + 0x10000, q, 1000);
+	assert_memory_equal(r->host + DATA + 0x20000, e, 16);
+}
+
+static void test_valid_work(void **state)
+{
+	struct rig *r = *state;
+	struct quire_cmd nop = {.opcode = QUIRE_OPC_NOP, .seq = 77};
+	struct quire_cpl c = run(r, &nop);
+	assert_int_equal(c.seq, 77);
+	assert_int_equal(c.status, QUIRE_OK);
+	struct quire_cmd info = {.opcode = QUIRE_OPC_INFO, .seq = 78, .dst = IOVA + DATA};
+	c = run(r, &info);
+	assert_int_equal(c.status, QUIRE_OK);
+	assert_int_equal(c.result, 64);
+	struct quire_card_info in;
+	memcpy(&in, r->host + DATA, sizeof(in));
+	assert_int_equal(in.magic, QUIRE_ID_MAGIC_VALUE);
+	assert_int_equal(in.if_version, QUIRE_INTERFACE_VERSION);
+	assert_int_equal(in.cmds_ok, 1);
+	check_good_encode(r, 79);
+}
+
+struct bad_case {
+	const char *what;
+	void (*mutate)(struct quire_cmd *c);
+	int status;
+	uint32_t detail;
+};
+
+#define MUTATOR(name, body)                                                                        \
+	static void name(struct quire_cmd *c)                                                      \
+	{                                                                                          \
+		body;                                                                              \
+	}
+MUTATOR(opcode_zero, c->opcode = 0)
+MUTATOR(opcode_unknown, c->opcode = 99)
+MUTATOR(count_zero, c->count = 0)
+MUTATOR(count_huge, c->count = QUIRE_CMD_MAX_ELEMS + 1)
+MUTATOR(format_zero, c->format = 0)
+MUTATOR(format_int8, c->format = QUIRE_FMT_INT8)
+MUTATOR(format_unknown, c->format = 99)
+MUTATOR(src_misaligned, c->src += 2)
+MUTATOR(dst_null, c->dst = 0)
+MUTATOR(src_below_window, c->src = IOVA - 4096)
+MUTATOR(dst_past_window, c->dst = IOVA + HOST_BYTES - 100)
+MUTATOR(exp_far_away, c->exp = 0xfff0000000000000ull)
+MUTATOR(src_wraps, c->src = 0xfffffffffffffff0ull)
+MUTATOR(flags_unknown, c->flags = 0x80)
+MUTATOR(ef_without_residual, c->flags = QUIRE_CMD_F_EF)
+MUTATOR(reserved_set, c->reserved[1] = 1)
+MUTATOR(stray_stride, c->stride = 64)
+MUTATOR(stray_workers, c->workers = 2)
+MUTATOR(decode_bad_values, (c->opcode = QUIRE_OPC_DECODE, c->val_format = QUIRE_FMT_FP32))
+MUTATOR(fp16_with_exps, c->format = QUIRE_FMT_FP16)
+MUTATOR(reduce_no_workers, (c->opcode = QUIRE_OPC_REDUCE, c->format = QUIRE_FMT_INT32,
+			    c->val_format = QUIRE_FMT_INT8, c->exp = 0, c->workers = 0))
+MUTATOR(reduce_overlap,
+	(c->opcode = QUIRE_OPC_REDUCE, c->format = QUIRE_FMT_INT32, c->val_format = QUIRE_FMT_INT8,
+	 c->exp = 0, c->workers = 3, c->stride = 10))
+MUTATOR(reduce_fp_into_int, (c->opcode = QUIRE_OPC_REDUCE, c->format = QUIRE_FMT_INT32,
+			     c->val_format = QUIRE_FMT_FP32, c->exp = 0, c->workers = 1))
+MUTATOR(score_without_model, (c->opcode = QUIRE_OPC_MLP_SCORE, c->format = 0, c->count = 4,
+			      c->exp = 0, c->aux = c->src + 0x30000))
+MUTATOR(load_garbage,
+	(c->opcode = QUIRE_OPC_MLP_LOAD, c->format = 0, c->count = 64, c->dst = 0, c->exp = 0))
+MUTATOR(nop_with_fields, (c->opcode = QUIRE_OPC_NOP, c->dst = 0, c->exp = 0))
+
+static void test_malformed_descriptors(void **state)
+{
+	struct rig *r = *state;
+	static const struct bad_case cases[] = {
+	    {"opcode 0", opcode_zero, QUIRE_ERR_OPCODE, QUIRE_DETAIL_OPCODE},
+	    {"opcode 99", opcode_unknown, QUIRE_ERR_OPCODE, QUIRE_DETAIL_OPCODE},
+	    {"zero length", count_zero, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT},
+	    {"huge length", count_huge, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT},
+	    {"format 0", format_zero, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT},
+	    {"format int8", format_int8, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT},
+	    {"format 99", format_unknown, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT},
+	    {"misaligned src", src_misaligned, QUIRE_ERR_ALIGN, QUIRE_DETAIL_SRC},
+	    {"null dst", dst_null, QUIRE_ERR_INVALID, QUIRE_DETAIL_DST},
+	    {"src below the window", src_below_window, QUIRE_ERR_RANGE, QUIRE_DETAIL_SRC},
+	    {"dst past the window", dst_past_window, QUIRE_ERR_RANGE, QUIRE_DETAIL_DST},
+	    {"exp far away", exp_far_away, QUIRE_ERR_RANGE, QUIRE_DETAIL_EXP},
+	    {"src wraps around", src_wraps, QUIRE_ERR_RANGE, QUIRE_DETAIL_SRC},
+	    {"unknown flag", flags_unknown, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS},
+	    {"EF without residual", ef_without_residual, QUIRE_ERR_INVALID, QUIRE_DETAIL_AUX},
+	    {"reserved word set", reserved_set, QUIRE_ERR_INVALID, QUIRE_DETAIL_RESERVED},
+	    {"stride on encode", stray_stride, QUIRE_ERR_INVALID, QUIRE_DETAIL_STRIDE},
+	    {"workers on encode", stray_workers, QUIRE_ERR_INVALID, QUIRE_DETAIL_WORKERS},
+	    {"decode from fp32", decode_bad_values, QUIRE_ERR_FORMAT, QUIRE_DETAIL_VAL_FORMAT},
+	    {"fp16 with exponents", fp16_with_exps, QUIRE_ERR_INVALID, QUIRE_DETAIL_EXP},
+	    {"reduce of 0 workers", reduce_no_workers, QUIRE_ERR_RANGE, QUIRE_DETAIL_WORKERS},
+	    {"reduce, inputs overlap", reduce_overlap, QUIRE_ERR_SIZE, QUIRE_DETAIL_STRIDE},
+	    {"reduce fp32 into int32", reduce_fp_into_int, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT},
+	    {"score without a model", score_without_model, QUIRE_ERR_SHAPE, QUIRE_DETAIL_ENGINE},
+	    {"load a garbage model", load_garbage, QUIRE_ERR_CORRUPT, QUIRE_DETAIL_ENGINE},
+	    {"nop with fields", nop_with_fields, QUIRE_ERR_INVALID, QUIRE_DETAIL_RESERVED},
+	};
+	uint32_t errors_before = rd(r, r->counters + QUIRE_CNT_CMDS_ERR);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct quire_cmd c = good_encode(r, 1000 + (uint32_t)i);
+		cases[i].mutate(&c);
+		memset(r->host + DATA + 0x10000, 0x77, 0x40000);
+		struct quire_cpl done = run(r, &c);
+		if (done.status != cases[i].status || done.detail != cases[i].detail)
+			fail_msg("%s: status %u (%s) detail %u, expected %d detail %u",
+				 cases[i].what, done.status, quire_strerror(done.status),
+				 done.detail, cases[i].status, cases[i].detail);
+		assert_int_equal(done.seq, c.seq);
+		/* Nothing was written... */
+		for (int k = 0; k < 0x40000; k += 997)
+			assert_int_equal(r->host[DATA + 0x10000 + k], 0x77);
+		/* ...and the card serves the next valid descriptor. */
+		check_good_encode(r, 2000 + (uint32_t)i);
+	}
+	assert_int_equal(rd(r, r->counters + QUIRE_CNT_CMDS_ERR) - errors_before,
+			 sizeof(cases) / sizeof(cases[0]));
+}
+
+static void test_ring_overrun(void **state)
+{
+	struct rig *r = *state;
+	/* size + 3 descriptors before one doorbell: the 3 oldest were overwritten. */
+	for (uint32_t i = 0; i < r->size + 3; i++)
+		put(r, &(struct quire_cmd){.opcode = QUIRE_OPC_NOP, .seq = 500 + i});
+	doorbell(r);
+	for (uint32_t i = 0; i < 3; i++) {
+		struct quire_cpl c = next_cpl(r);
+		assert_int_equal(c.status, QUIRE_ERR_OVERRUN);
+		assert_int_equal(c.seq, QUIRE_SEQ_UNKNOWN);
+		assert_int_equal(c.detail, QUIRE_DETAIL_RING);
+	}
+	for (uint32_t i = 0; i < r->size; i++) {
+		struct quire_cpl c = next_cpl(r);
+		assert_int_equal(c.status, QUIRE_OK);
+		assert_int_equal(c.seq, 503 + i);
+	}
+	assert_true(rd(r, r->cmdq + QUIRE_Q_STATUS) & QUIRE_Q_STATUS_OVERRUN);
+	check_good_encode(r, 600);
+}
+
+static void test_bad_ring_setup(void **state)
+{
+	struct rig *r = *state;
+	r->log2 = 4;
+	enable(r, r->cmdq, IOVA + CMD_RING + 8); /* misaligned ring */
+	assert_int_equal(rd(r, r->cmdq + QUIRE_Q_STATUS), QUIRE_Q_STATUS_BAD_RING);
+	r->log2 = 13; /* too large */
+	enable(r, r->cmdq, IOVA + CMD_RING);
+	assert_int_equal(rd(r, r->cmdq + QUIRE_Q_STATUS), QUIRE_Q_STATUS_BAD_RING);
+	/* A ring the card cannot reach: descriptors there complete with a range error. */
+	r->log2 = 4;
+	enable(r, r->cmdq, IOVA + HOST_BYTES + 4096);
+	enable(r, r->cplq, IOVA + CPL_RING);
+	r->prod = r->cons = 0;
+	r->phase = 1;
+	memset(r->host + CPL_RING, 0, 0x1000);
+	r->prod = 1;
+	doorbell(r);
+	struct quire_cpl c = next_cpl(r);
+	assert_int_equal(c.status, QUIRE_ERR_RANGE);
+	assert_int_equal(c.detail, QUIRE_DETAIL_RING);
+	rig_queues(r, 3);
+	check_good_encode(r, 700);
+	/* Reads outside the registers read as all ones; writes there go nowhere. */
+	assert_int_equal(rd(r, QUIRE_BAR0_BYTES), 0xffffffffu);
+	assert_int_equal(rd(r, 2), 0xffffffffu);
+	wr(r, QUIRE_BAR0_BYTES + 4, 1);
+	wr(r, r->id + QUIRE_ID_MAGIC, 0); /* read-only */
+	assert_int_equal(rd(r, r->id + QUIRE_ID_MAGIC), QUIRE_ID_MAGIC_VALUE);
+}
+
+static void test_engine_errors_and_inputs_kept(void **state)
+{
+	struct rig *r = *state;
+	/* EF encode with dst out of range: residual, input and output untouched. */
+	float *x = (float *)(r->host + DATA), *resid = (float *)(r->host + DATA + 0x40000);
+	for (int i = 0; i < 1000; i++)
+		resid[i] = 0.125f * (float)i;
+	struct quire_cmd c = good_encode(r, 800);
+	c.flags = QUIRE_CMD_F_EF;
+	c.aux = IOVA + DATA + 0x40000;
+	c.dst = IOVA + HOST_BYTES - 512;
+	uint8_t before[4000];
+	memcpy(before, x, sizeof(before));
+	struct quire_cpl done = run(r, &c);
+	assert_int_equal(done.status, QUIRE_ERR_RANGE);
+	assert_memory_equal(x, before, sizeof(before));
+	for (int i = 0; i < 1000; i++)
+		assert_true(resid[i] == 0.125f * (float)i);
+	/* Shared exponents out of range: the engine refuses, nothing written. */
+	c = good_encode(r, 801);
+	c.flags = QUIRE_CMD_F_SHARED_EXP;
+	memset(r->host + DATA + 0x20000, 0x80, 16); /* -128 */
+	memset(r->host + DATA + 0x10000, 0x77, 1000);
+	done = run(r, &c);
+	assert_int_equal(done.status, QUIRE_ERR_RANGE);
+	assert_int_equal(done.detail, QUIRE_DETAIL_ENGINE);
+	assert_int_equal(r->host[DATA + 0x10000], 0x77);
+	/* A reduction that overflows int16 is reported, not wrapped. */
+	int8_t *in = (int8_t *)(r->host + DATA);
+	memset(in, 127, 300 * 64);
+	c = (struct quire_cmd){.opcode = QUIRE_OPC_REDUCE,
+			       .format = QUIRE_FMT_INT16,
+			       .val_format = QUIRE_FMT_INT8,
+			       .seq = 802,
+			       .count = 64,
+			       .workers = 300,
+			       .stride = 64,
+			       .src = IOVA + DATA,
+			       .dst = IOVA + DATA + 0x10000};
+	done = run(r, &c);
+	assert_int_equal(done.status, QUIRE_ERR_OVERFLOW);
+	assert_int_equal(*(int16_t *)(r->host + DATA + 0x10000), INT16_MAX);
+	check_good_encode(r, 803);
+}
+
+static void test_host_detach(void **state)
+{
+	struct rig *r = *state;
+	/* The host goes away with work posted; the card drops it and serves the next host. */
+	for (int i = 0; i < 8; i++)
+		put(r, &(struct quire_cmd){.opcode = QUIRE_OPC_NOP, .seq = 900 + (uint32_t)i});
+	doorbell(r);
+	r->dev->ops->detach_host(r->dev);
+	assert_int_equal(rd(r, r->cmdq + QUIRE_Q_STATUS), 0);
+	assert_int_equal(r->dev->ops->attach_host(r->dev, r->host, IOVA, HOST_BYTES), QUIRE_OK);
+	rig_queues(r, 4);
+	check_good_encode(r, 950);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_valid_work, rig_setup, rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_malformed_descriptors, rig_setup, rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_ring_overrun, rig_setup, rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_ring_setup, rig_setup, rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_engine_errors_and_inputs_kept, rig_setup,
+					    rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_host_detach, rig_setup, rig_teardown),
+	};
+	return cmocka_run_group_tests_name("simulated card", tests, NULL, NULL);
+}
