@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <cmocka.h>
 
@@ -197,6 +198,60 @@ static void test_mlp_golden_on_backends(void **state)
 	}
 }
 
+struct worker {
+	const char *uri;
+	uint64_t seed;
+	int failures;
+};
+
+/* One context per thread: each encodes its own data and checks it against the codec. */
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct quire_ctx *ctx;
+	if (quire_open(w->uri, &ctx) != QUIRE_OK) {
+		w->failures++;
+		return NULL;
+	}
+	enum { N = 5000 };
+	struct quire_buf *x, *q, *e;
+	quire_buf_alloc(ctx, 4 * N, &x);
+	quire_buf_alloc(ctx, N, &q);
+	quire_buf_alloc(ctx, QUIRE_BFP_BLOCKS(N), &e);
+	struct rng g = {w->seed};
+	int8_t want_q[N], want_e[QUIRE_BFP_BLOCKS(N)];
+	for (int round = 0; round < 40; round++) {
+		fill_edge_gradients(&g, quire_buf_ptr(x), N, 1);
+		struct quire_op op = {.opcode = QUIRE_OPC_ENCODE,
+				      .format = QUIRE_FMT_BFP8,
+				      .count = N,
+				      .src = {x, 0},
+				      .dst = {q, 0},
+				      .exp = {e, 0}};
+		quire_codec_encode(QUIRE_FMT_BFP8, N, quire_buf_ptr(x), NULL, NULL, want_e, want_q);
+		if (quire_run(ctx, &op, NULL) != QUIRE_OK ||
+		    memcmp(quire_buf_ptr(q), want_q, N) != 0 ||
+		    memcmp(quire_buf_ptr(e), want_e, sizeof(want_e)) != 0)
+			w->failures++;
+	}
+	quire_close(ctx);
+	return NULL;
+}
+
+static void test_one_context_per_thread(void **state)
+{
+	(void)state;
+	struct worker w[4] = {
+	    {"sim:inproc", 1, 0}, {"sim:inproc", 2, 0}, {"cpu", 3, 0}, {"cpu", 4, 0}};
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].failures, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +260,7 @@ int main(void)
 	    cmocka_unit_test(test_async_beyond_ring),
 	    cmocka_unit_test(test_timeout_then_done),
 	    cmocka_unit_test(test_mlp_golden_on_backends),
+	    cmocka_unit_test(test_one_context_per_thread),
 	};
 	return cmocka_run_group_tests_name("libquire api", tests, NULL, NULL);
 }
