@@ -4,7 +4,7 @@ LIB_SRCS := host/src/status.c host/src/codec/codec.c host/src/codec/allreduce.c 
 	host/src/codec/encoded_file.c host/src/codec/simd_avx2.c host/src/codec/simd_avx512.c \
 	host/src/core/context.c host/src/core/request.c host/src/backend/cpu.c \
 	host/src/backend/sim.c host/src/backend/window.c host/src/backend/transport_inproc.c \
-	host/src/backend/transport_socket.c
+	host/src/backend/transport_socket.c host/src/comm/collective.c
 # The card model and the native firmware ride along for the sim:inproc backend.
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(FW_NATIVE_OBJS) $(BUILD)/sim/emu/emu.o
 EXTRA_CFLAGS_host/src/codec/simd_avx2.c := -mavx2 -mf16c
@@ -57,3 +57,28 @@ uninstall:
 
 bench: $(QUIRE_CLI)
 	$(QUIRE_CLI) bench codec --size 64MiB
+
+# libquire_mpi: communicators over MPI for the cpu backend, built where MPI is installed.
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS := $(shell pkg-config --libs ompi-c 2>/dev/null)
+MPIRUN ?= mpirun
+ifneq ($(MPI_LIBS),)
+LIBQUIRE_MPI_SO := $(BUILD)/lib/libquire_mpi.so.$(QUIRE_VERSION)
+EXTRA_CFLAGS_host/src/comm/mpi.c := $(MPI_CFLAGS)
+$(LIBQUIRE_MPI_SO): $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_SO)
+	$(CC) -shared -Wl,-soname,libquire_mpi.so.$(QUIRE_SOVERSION) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< \
+		-L$(BUILD)/lib -lquire $(MPI_LIBS)
+	ln -sf libquire_mpi.so.$(QUIRE_VERSION) $(BUILD)/lib/libquire_mpi.so.$(QUIRE_SOVERSION)
+	ln -sf libquire_mpi.so.$(QUIRE_SOVERSION) $(BUILD)/lib/libquire_mpi.so
+all: $(LIBQUIRE_MPI_SO)
+install: install-mpi
+install-mpi: $(LIBQUIRE_MPI_SO)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(LIBQUIRE_MPI_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libquire_mpi.so.$(QUIRE_VERSION) $(DESTDIR)$(LIBDIR)/libquire_mpi.so.$(QUIRE_SOVERSION)
+	ln -sf libquire_mpi.so.$(QUIRE_SOVERSION) $(DESTDIR)$(LIBDIR)/libquire_mpi.so
+	install -m 644 host/include/quire_mpi.h $(DESTDIR)$(PREFIX)/include/
+.PHONY: install-mpi
+else
+$(info note: MPI not found: libquire_mpi is not built (install libopenmpi-dev))
+endif

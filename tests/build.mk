@@ -19,3 +19,13 @@ test: $(TEST_BINS) $(HLS_TBS) $(QUIRE_CLI) $(QUIRE_SIM)
 valgrind: $(TEST_BINS) $(HLS_TBS)
 	BUILD=$(BUILD) VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full" \
 		sh tests/run.sh --unit-only $(TEST_BINS) $(HLS_TBS)
+
+# Collectives over MPI: one program, run by tests/run.sh under mpirun with W = 2, 3, 4, 8.
+ifneq ($(MPI_LIBS),)
+MPI_TEST := $(BUILD)/tests/mpi/test_comm_mpi
+EXTRA_CFLAGS_tests/mpi/test_comm_mpi.c := $(MPI_CFLAGS) $(TEST_CFLAGS)
+$(MPI_TEST): $(BUILD)/tests/mpi/test_comm_mpi.o $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_A)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
+all: $(MPI_TEST)
+test: $(MPI_TEST)
+endif

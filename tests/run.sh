@@ -48,6 +48,15 @@ if [ $unit_only -eq 0 ]; then
 	# Every operation on a card process against cpu, 1 element to 16 MiB.
 	QUIRE_SIM="$BUILD/bin/quire-sim" run "$BUILD/bin/quire" selftest --backend sim
 	run sh tests/cli/test_sim_faults.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
+	# Collectives over MPI, W ranks (OpenMPI's plugins leak at exit: leak checks off there).
+	if [ -x "$BUILD/tests/mpi/test_comm_mpi" ]; then
+		[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+		for w in 2 3 4 8; do
+			ASAN_OPTIONS=detect_leaks=0 run mpirun -x ASAN_OPTIONS --oversubscribe -np $w \
+				--mca btl self,vader --mca btl_vader_single_copy_mechanism none \
+				--mca mpi_yield_when_idle 1 "$BUILD/tests/mpi/test_comm_mpi"
+		done
+	fi
 	for seed in 1 2 3; do
 		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
 	done

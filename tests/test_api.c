@@ -198,6 +198,79 @@ static void test_mlp_golden_on_backends(void **state)
 	}
 }
 
+static void test_collectives_on_one_rank(void **state)
+{
+	(void)state;
+	struct quire_ctx *ctx;
+	struct quire_comm *c;
+	assert_int_equal(quire_open("cpu", &ctx), QUIRE_OK);
+	assert_int_equal(quire_comm_self(ctx, &c), QUIRE_OK);
+	assert_int_equal(quire_comm_size(c), 1);
+	assert_int_equal(quire_comm_rank(c), 0);
+	size_t n = 4099;
+	struct quire_buf *x = buf_of(ctx, 4 * n), *y = buf_of(ctx, 4 * n);
+	struct rng g = {8};
+	fill_edge_gradients(&g, quire_buf_ptr(x), n, 1);
+	float *want = malloc(4 * n), *resid = calloc(n, 4);
+	const float *xs[1] = {quire_buf_ptr(x)};
+	static const enum quire_format fmts[] = {QUIRE_FMT_BFP8, QUIRE_FMT_BFP16, QUIRE_FMT_FP16,
+						 QUIRE_FMT_FP32};
+	for (int f = 0; f < 4; f++) {
+		struct quire_allreduce_args a = {fmts[f], QUIRE_OP_MEAN, n, {x, 0}, {y, 0}, NULL};
+		struct quire_req *req;
+		assert_int_equal(quire_allreduce(c, &a, &req), QUIRE_OK);
+		assert_int_equal(quire_test(req), QUIRE_OK);
+		quire_req_free(req);
+		assert_int_equal(
+		    quire_codec_allreduce(fmts[f], QUIRE_OP_MEAN, 1, n, xs, NULL, want), QUIRE_OK);
+		assert_memory_equal(quire_buf_ptr(y), want, 4 * n);
+	}
+	/* Error feedback: the residual object carries over, as with local residuals. */
+	struct quire_ef *ef;
+	assert_int_equal(quire_ef_create(ctx, n, &ef), QUIRE_OK);
+	float *rs[1] = {resid};
+	for (int step = 0; step < 3; step++) {
+		struct quire_allreduce_args a = {QUIRE_FMT_BFP8, QUIRE_OP_SUM, n,
+						 {x, 0},         {y, 0},       ef};
+		assert_int_equal(quire_allreduce(c, &a, NULL), QUIRE_OK);
+		quire_codec_allreduce(QUIRE_FMT_BFP8, QUIRE_OP_SUM, 1, n, xs, rs, want);
+		assert_memory_equal(quire_buf_ptr(y), want, 4 * n);
+	}
+	struct quire_allreduce_args bad = {QUIRE_FMT_FP16, QUIRE_OP_SUM, n, {x, 0}, {y, 0}, ef};
+	assert_int_equal(quire_allreduce(c, &bad, NULL), QUIRE_ERR_INVALID); /* EF is for BFP */
+	bad = (struct quire_allreduce_args){QUIRE_FMT_BFP8, QUIRE_OP_SUM, n + 1,
+					    {x, 0},         {y, 0},       NULL};
+	assert_int_equal(quire_allreduce(c, &bad, NULL), QUIRE_ERR_RANGE); /* past the buffers */
+	bad.count = 0;
+	assert_int_equal(quire_allreduce(c, &bad, NULL), QUIRE_ERR_SIZE);
+	assert_int_equal(
+	    quire_reduce_scatter(c,
+				 &(struct quire_allreduce_args){
+				     QUIRE_FMT_BFP8, QUIRE_OP_SUM, n, {x, 0}, {y, 0}, NULL},
+				 NULL),
+	    QUIRE_OK);
+	assert_int_equal(
+	    quire_allgather(c, (struct quire_ref){x, 0}, (struct quire_ref){y, 0}, 4 * n, NULL),
+	    QUIRE_OK);
+	assert_memory_equal(quire_buf_ptr(x), quire_buf_ptr(y), 4 * n);
+	assert_int_equal(quire_broadcast(c, (struct quire_ref){x, 0}, 16, 0, NULL), QUIRE_OK);
+	assert_int_equal(quire_barrier(c, NULL), QUIRE_OK);
+	/* Chunks tile the vector in whole blocks. */
+	size_t off, len, next = 0;
+	for (int k = 0; k < 5; k++) {
+		quire_comm_chunk(4099, 5, k, &off, &len);
+		assert_int_equal(off, next);
+		assert_true(off % 64 == 0);
+		next = off + len;
+	}
+	assert_int_equal(next, 4099);
+	quire_ef_free(ef);
+	quire_comm_free(c);
+	free(want);
+	free(resid);
+	quire_close(ctx);
+}
+
 struct worker {
 	const char *uri;
 	uint64_t seed;
@@ -261,6 +334,7 @@ int main(void)
 	    cmocka_unit_test(test_timeout_then_done),
 	    cmocka_unit_test(test_mlp_golden_on_backends),
 	    cmocka_unit_test(test_one_context_per_thread),
+	    cmocka_unit_test(test_collectives_on_one_rank),
 	};
 	return cmocka_run_group_tests_name("libquire api", tests, NULL, NULL);
 }

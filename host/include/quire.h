@@ -221,6 +221,69 @@ void quire_req_free(struct quire_req *req);
 /* Submit, wait, free: the final status; *result as quire_req_result (may be NULL). */
 int quire_run(struct quire_ctx *ctx, const struct quire_op *op, uint32_t *result);
 
+/* ---- Collectives across ranks ------------------------------------------------------------ */
+
+/*
+ * A communicator: W ranks, each with its own context. Made by a transport:
+ * quire_comm_from_mpi (<quire_mpi.h>, libquire_mpi) for the cpu backend. A
+ * communicator is used by one thread at a time; every rank calls the same
+ * collectives in the same order.
+ */
+struct quire_comm;
+
+/* A communicator of this rank alone (as MPI_COMM_SELF): collectives on one worker. */
+int quire_comm_self(struct quire_ctx *ctx, struct quire_comm **out);
+
+int quire_comm_rank(const struct quire_comm *comm);
+int quire_comm_size(const struct quire_comm *comm);
+void quire_comm_free(struct quire_comm *comm);
+
+/*
+ * The part of a count-element vector that rank k owns after a reduce-scatter:
+ * W contiguous chunks of whole 64-element blocks, the first (blocks % W)
+ * chunks one block longer. This is also the order of fp16/fp32 sums: chunk k
+ * adds ranks k+1, k+2, ..., k (mod W), the order of a ring reduce-scatter.
+ */
+void quire_comm_chunk(size_t count, int size, int k, size_t *offset, size_t *len);
+
+/*
+ * Error-feedback state of one gradient tensor on one rank: its residual, in
+ * memory the card reaches (on a card it never leaves the card's side of the
+ * collective). Starts at +0.0; quire_ef_reset zeroes it again.
+ */
+struct quire_ef;
+int quire_ef_create(struct quire_ctx *ctx, size_t count, struct quire_ef **ef);
+void quire_ef_reset(struct quire_ef *ef);
+void quire_ef_free(struct quire_ef *ef);
+
+struct quire_allreduce_args {
+	enum quire_format format; /* BFP8, BFP16: exact; FP16, FP32: fixed order; INT32: exact */
+	enum quire_reduce_op op;  /* SUM or MEAN (MEAN: not for INT32) */
+	size_t count;
+	struct quire_ref src; /* count fp32 (int32 for INT32) */
+	struct quire_ref dst; /* count fp32 (int32); may be src */
+	struct quire_ef *ef;  /* BFP only: error feedback, or NULL */
+};
+
+/*
+ * All-reduce. BFP: every rank agrees the block exponents (a max), encodes with
+ * them, the integer values are summed exactly and decoded: every rank, every
+ * rank order and every backend gets the same bits. On the cpu backend over MPI
+ * the collectives run to completion inside the call; *req is then already done.
+ */
+int quire_allreduce(struct quire_comm *comm, const struct quire_allreduce_args *args,
+		    struct quire_req **req);
+/* count elements of src all-reduced; dst gets this rank's chunk (quire_comm_chunk). */
+int quire_reduce_scatter(struct quire_comm *comm, const struct quire_allreduce_args *args,
+			 struct quire_req **req);
+/* bytes from root's buf to every rank's buf. */
+int quire_broadcast(struct quire_comm *comm, struct quire_ref buf, size_t bytes, int root,
+		    struct quire_req **req);
+/* bytes from every rank's src into dst, W x bytes in rank order. */
+int quire_allgather(struct quire_comm *comm, struct quire_ref src, struct quire_ref dst,
+		    size_t bytes, struct quire_req **req);
+int quire_barrier(struct quire_comm *comm, struct quire_req **req);
+
 #ifdef __cplusplus
 }
 #endif

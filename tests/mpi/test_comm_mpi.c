@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Collectives over MPI (the cpu backend), run under mpirun with W ranks.
+ * Every rank can regenerate every rank's input, so every rank checks its own
+ * result bit for bit: BFP against quire_codec_allreduce of all inputs, in every
+ * rank order (all permutations up to W = 4, some beyond); fp16/fp32 against a
+ * separate implementation of the documented ring order. Rank 0 prints the
+ * checks and "mpi W=..: N passed, N failed"; the exit status is non-zero on any
+ * failure on any rank.
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../test_util.h"
+#include "quire_mpi.h"
+
+static int world_rank, world_size, passed, failed;
+
+static void report(int ok_here, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report(int ok_here, const char *fmt, ...)
+{
+	int ok_all;
+	MPI_Allreduce(&ok_here, &ok_all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	ok_all ? passed++ : failed++;
+	if (world_rank == 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		printf("%s ", ok_all ? "ok  " : "FAIL");
+		vprintf(fmt, ap);
+		printf("\n");
+		fflush(stdout);
+		va_end(ap);
+	}
+}
+
+/* Rank r's gradient for a case: the same on every rank that asks. */
+static void input(int owner, int tag, size_t n, float *x)
+{
+	struct rng g = {(uint64_t)tag * 7919 + (uint64_t)owner};
+	fill_edge_gradients(&g, x, n, 1);
+}
+
+/* fp16/fp32 reference: chunk k adds ranks k+1, ..., k (mod W) in fp32. */
+static void ref_float(int fp16, int mean, int w, size_t n, float *const *x, float *y)
+{
+	for (int k = 0; k < w; k++) {
+		size_t off, len;
+		quire_comm_chunk(n, w, k, &off, &len);
+		for (size_t i = off; i < off + len; i++) {
+			float acc = 0;
+			for (int j = 0; j < w; j++) {
+				float v = x[(k + 1 + j) % w][i];
+				if (fp16)
+					v = (float)(_Float16)v;
+				acc = j == 0 ? v : acc + v;
+			}
+			y[i] = mean ? acc / (float)w : acc;
+		}
+	}
+}
+
+struct bufs {
+	struct quire_buf *x, *y;
+	float *all[QUIRE_MAX_WORKERS];
+	float *want;
+};
+
+/* One all-reduce on comm (whose ranks may be any order of the world's). */
+static int run_allreduce(struct quire_comm *comm, struct bufs *b, enum quire_format fmt,
+			 enum quire_reduce_op op, size_t n, struct quire_ef *ef)
+{
+	struct quire_allreduce_args a = {fmt, op, n, {b->x, 0}, {b->y, 0}, ef};
+	struct quire_req *req;
+	int st = quire_allreduce(comm, &a, &req);
+	if (st)
+		return st;
+	st = quire_wait(req, QUIRE_WAIT_DEFAULT);
+	quire_req_free(req);
+	return st;
+}
+
+static void bfp_and_float_checks(struct quire_ctx *ctx, struct quire_comm *world)
+{
+	static const size_t sizes[] = {1, 63, 64, 65, 4099, (1u << 20) + 7};
+	static const enum quire_format fmts[] = {QUIRE_FMT_BFP8, QUIRE_FMT_BFP16, QUIRE_FMT_FP16,
+						 QUIRE_FMT_FP32};
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s];
+		struct bufs b = {0};
+		quire_buf_alloc(ctx, 4 * n, &b.x);
+		quire_buf_alloc(ctx, 4 * n, &b.y);
+		b.want = malloc(4 * n);
+		for (int r = 0; r < world_size; r++) {
+			b.all[r] = malloc(4 * n);
+			input(r, (int)s, n, b.all[r]);
+		}
+		memcpy(quire_buf_ptr(b.x), b.all[world_rank], 4 * n);
+		for (int f = 0; f < 4; f++) {
+			int bfp = fmts[f] == QUIRE_FMT_BFP8 || fmts[f] == QUIRE_FMT_BFP16;
+			for (int mean = 0; mean < 2; mean++) {
+				enum quire_reduce_op op = mean ? QUIRE_OP_MEAN : QUIRE_OP_SUM;
+				if (bfp)
+					quire_codec_allreduce(fmts[f], op, (uint32_t)world_size, n,
+							      (const float *const *)b.all, NULL,
+							      b.want);
+				else
+					ref_float(fmts[f] == QUIRE_FMT_FP16, mean, world_size, n,
+						  b.all, b.want);
+				/* Rank orders: all permutations for small W and n, else a few. */
+				int orders = 0, ok = 1;
+				int exhaustive = world_size <= 4 && n <= 4099 && bfp;
+				int count = exhaustive ? (world_size == 4   ? 24
+							  : world_size == 3 ? 6
+									    : 2)
+						       : (bfp ? 3 : 1);
+				for (int p = 0; p < count; p++) {
+					/* The p-th order: rank r of the new communicator is world
+					 * rank perm[r]. */
+					int perm[QUIRE_MAX_WORKERS], used[QUIRE_MAX_WORKERS] = {0},
+								     rem = p;
+					for (int i = 0; i < world_size; i++) {
+						if (exhaustive) {
+							int fact = 1;
+							for (int j = 2; j < world_size - i; j++)
+								fact *= j;
+							int pick = rem / fact;
+							rem %= fact;
+							for (int j = 0; j < world_size; j++)
+								if (!used[j] && pick-- == 0) {
+									perm[i] = j;
+									used[j] = 1;
+									break;
+								}
+						} else {
+							perm[i] = p == 0   ? i
+								  : p == 1 ? world_size - 1 - i
+									   : (i + 1) % world_size;
+						}
+					}
+					int key = 0;
+					for (int i = 0; i < world_size; i++)
+						if (perm[i] == world_rank)
+							key = i;
+					MPI_Comm split;
+					MPI_Comm_split(MPI_COMM_WORLD, 0, key, &split);
+					struct quire_comm *comm;
+					quire_comm_from_mpi(ctx, split, &comm);
+					/* fp16/fp32 add in the order of the communicator's ranks:
+					 * world only. */
+					int st = run_allreduce(bfp ? comm : world, &b, fmts[f], op,
+							       n, NULL);
+					ok &= st == QUIRE_OK &&
+					      memcmp(quire_buf_ptr(b.y), b.want, 4 * n) == 0;
+					quire_comm_free(comm);
+					MPI_Comm_free(&split);
+					orders++;
+				}
+				report(ok,
+				       "allreduce %s %s W=%d n=%zu: same bits on every rank%s (%d "
+				       "order%s)",
+				       quire_format_name(fmts[f]), mean ? "mean" : "sum",
+				       world_size, n,
+				       bfp ? ", every order, as quire_codec_allreduce"
+					   : ", documented order",
+				       orders, orders > 1 ? "s" : "");
+			}
+		}
+		for (int r = 0; r < world_size; r++)
+			free(b.all[r]);
+		free(b.want);
+		quire_buf_free(b.x);
+		quire_buf_free(b.y);
+	}
+}
+
+static void ef_check(struct quire_ctx *ctx, struct quire_comm *world)
+{
+	size_t n = 4099;
+	struct quire_ef *ef;
+	quire_ef_create(ctx, n, &ef);
+	struct bufs b = {0};
+	quire_buf_alloc(ctx, 4 * n, &b.x);
+	quire_buf_alloc(ctx, 4 * n, &b.y);
+	float *resid[QUIRE_MAX_WORKERS], *want = malloc(4 * n);
+	for (int r = 0; r < world_size; r++) {
+		b.all[r] = malloc(4 * n);
+		resid[r] = calloc(n, 4);
+	}
+	int ok = 1;
+	for (int step = 0; step < 4; step++) {
+		for (int r = 0; r < world_size; r++)
+			input(r, 100 + step, n, b.all[r]);
+		memcpy(quire_buf_ptr(b.x), b.all[world_rank], 4 * n);
+		quire_codec_allreduce(QUIRE_FMT_BFP8, QUIRE_OP_MEAN, (uint32_t)world_size, n,
+				      (const float *const *)b.all, resid, want);
+		ok &= run_allreduce(world, &b, QUIRE_FMT_BFP8, QUIRE_OP_MEAN, n, ef) == QUIRE_OK;
+		ok &= memcmp(quire_buf_ptr(b.y), want, 4 * n) == 0;
+	}
+	report(ok, "allreduce bfp8 + error feedback, 4 steps: as W local workers with residuals");
+	for (int r = 0; r < world_size; r++) {
+		free(b.all[r]);
+		free(resid[r]);
+	}
+	free(want);
+	quire_ef_free(ef);
+	quire_buf_free(b.x);
+	quire_buf_free(b.y);
+}
+
+static void other_collectives(struct quire_ctx *ctx, struct quire_comm *world)
+{
+	struct quire_buf *a, *g;
+	quire_buf_alloc(ctx, 4096, &a);
+	quire_buf_alloc(ctx, 4096 * (size_t)world_size, &g);
+	int32_t *v = quire_buf_ptr(a);
+	for (int i = 0; i < 1024; i++)
+		v[i] = world_rank == 1 % world_size ? i * 3 : -1;
+	int ok = quire_broadcast(world, (struct quire_ref){a, 0}, 4096, 1 % world_size, NULL) ==
+		 QUIRE_OK;
+	for (int i = 0; i < 1024; i++)
+		ok &= v[i] == i * 3;
+	report(ok, "broadcast from rank %d", 1 % world_size);
+	for (int i = 0; i < 1024; i++)
+		v[i] = world_rank * 10000 + i;
+	ok = quire_allgather(world, (struct quire_ref){a, 0}, (struct quire_ref){g, 0}, 4096,
+			     NULL) == QUIRE_OK;
+	for (int r = 0; r < world_size; r++)
+		for (int i = 0; i < 1024; i++)
+			ok &= ((int32_t *)quire_buf_ptr(g))[r * 1024 + i] == r * 10000 + i;
+	report(ok, "allgather, rank order");
+	/* int32: exact, and an overflow reported on every rank rather than wrapped. */
+	for (int i = 0; i < 1024; i++)
+		v[i] = i == 7 ? INT32_MAX / world_size + 1 : i - world_rank;
+	struct quire_allreduce_args ia = {QUIRE_FMT_INT32, QUIRE_OP_SUM, 1024,
+					  {a, 0},          {a, 0},       NULL};
+	int st = quire_allreduce(world, &ia, NULL);
+	ok = (world_size > 1 ? st == QUIRE_ERR_OVERFLOW : st == QUIRE_OK) &&
+	     v[8] == 8 * world_size - world_size * (world_size - 1) / 2;
+	report(ok, "allreduce int32: exact sums, overflow reported");
+	/* reduce-scatter: this rank's chunk of the all-reduce. */
+	size_t n = 10000, off, len;
+	struct quire_buf *x, *y, *full;
+	quire_buf_alloc(ctx, 4 * n, &x);
+	quire_buf_alloc(ctx, 4 * n, &y);
+	quire_buf_alloc(ctx, 4 * n, &full);
+	input(world_rank, 77, n, quire_buf_ptr(x));
+	struct quire_allreduce_args ra = {QUIRE_FMT_BFP8, QUIRE_OP_SUM, n, {x, 0}, {full, 0}, NULL};
+	ok = quire_allreduce(world, &ra, NULL) == QUIRE_OK;
+	ra.dst = (struct quire_ref){y, 0};
+	ok &= quire_reduce_scatter(world, &ra, NULL) == QUIRE_OK;
+	quire_comm_chunk(n, world_size, world_rank, &off, &len);
+	ok &= memcmp(quire_buf_ptr(y), (float *)quire_buf_ptr(full) + off, 4 * len) == 0;
+	report(ok, "reduce-scatter: this rank's chunk of the all-reduce");
+	report(quire_barrier(world, NULL) == QUIRE_OK, "barrier");
+	/* Bad arguments are refused before anything moves. */
+	ra.format = QUIRE_FMT_INT8;
+	ok = quire_allreduce(world, &ra, NULL) == QUIRE_ERR_FORMAT;
+	ra.format = QUIRE_FMT_FP16;
+	ra.ef = (struct quire_ef *)1;
+	ok &= quire_allreduce(world, &ra, NULL) == QUIRE_ERR_INVALID;
+	ok &= quire_broadcast(world, (struct quire_ref){a, 0}, 4096, world_size, NULL) ==
+	      QUIRE_ERR_INVALID;
+	ok &= quire_allgather(world, (struct quire_ref){a, 0}, (struct quire_ref){a, 0}, 4096,
+			      NULL) == (world_size > 1 ? QUIRE_ERR_RANGE : QUIRE_OK);
+	report(ok, "bad arguments refused");
+	quire_buf_free(a);
+	quire_buf_free(g);
+	quire_buf_free(x);
+	quire_buf_free(y);
+	quire_buf_free(full);
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+	struct quire_ctx *ctx;
+	struct quire_comm *world;
+	if (quire_open("cpu", &ctx) || quire_comm_from_mpi(ctx, MPI_COMM_WORLD, &world)) {
+		fprintf(stderr, "rank %d: cannot open a communicator\n", world_rank);
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	struct quire_ctx *sim;
+	struct quire_comm *nope = NULL;
+	if (quire_open("sim:inproc", &sim) == QUIRE_OK) {
+		report(quire_comm_from_mpi(sim, MPI_COMM_WORLD, &nope) == QUIRE_ERR_NOT_SUPPORTED &&
+			   !nope,
+		       "MPI communicator refused for a card context (cards use their own network)");
+		quire_close(sim);
+	}
+	bfp_and_float_checks(ctx, world);
+	ef_check(ctx, world);
+	other_collectives(ctx, world);
+	if (world_rank == 0)
+		printf("mpi W=%d: %d passed, %d failed\n", world_size, passed, failed);
+	quire_comm_free(world);
+	quire_close(ctx);
+	MPI_Finalize();
+	return failed ? 1 : 0;
+}
