@@ -12,7 +12,27 @@ $(CODEC_DEMO): $(DEMO_OBJS) $(LIBQUIRE_SO)
 
 all: $(CODEC_DEMO)
 
-# The main job. Until the simulated multi-card trainer exists, it is the codec on real training.
 DEMO_ARGS ?=
-demo: $(CODEC_DEMO)
+# The codec on real training, W workers simulated in one process, every format.
+demo-codec: $(CODEC_DEMO)
 	$(CODEC_DEMO) $(DEMO_ARGS)
+
+ifneq ($(MPI_LIBS),)
+# The data-parallel trainer: one process per rank, gradients through quire_allreduce.
+TRAIN_DP := $(BUILD)/bin/quire-train-dp
+TRAIN_DP_OBJS := $(BUILD)/examples/train_dp.o $(BUILD)/examples/fmnist/idx.o $(BUILD)/examples/fmnist/mlp.o
+EXTRA_CFLAGS_examples/train_dp.c := -Iexamples -O3 $(MPI_CFLAGS)
+$(TRAIN_DP): $(TRAIN_DP_OBJS) $(LIBQUIRE_SO) $(LIBQUIRE_MPI_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(TRAIN_DP_OBJS) -L$(BUILD)/lib -lquire_mpi -lquire \
+		-Wl,-rpath,'$$ORIGIN/../lib' $(MPI_LIBS) $(LDLIBS)
+all: $(TRAIN_DP)
+
+# The main job: W = 4 ranks, fp32, fp16 and bfp8 with error feedback (examples/run_demo.sh).
+demo: $(TRAIN_DP)
+	sh examples/run_demo.sh $(BUILD) $(DEMO_ARGS)
+else
+demo:
+	@echo "make demo needs MPI: apt-get install openmpi-bin libopenmpi-dev (or: sh mk/deps.sh)"; exit 1
+endif
+.PHONY: demo-codec

@@ -273,6 +273,14 @@ struct quire_allreduce_args {
  */
 int quire_allreduce(struct quire_comm *comm, const struct quire_allreduce_args *args,
 		    struct quire_req **req);
+/*
+ * Bytes one rank sends for a ring all-reduce of count elements over W ranks on
+ * the cards' network: 2(W-1)/W of the vector in its wire format (fp32, fp16;
+ * BFP: the exponents' max, then partial sums as int16 for bfp8 up to 258 ranks,
+ * int32 otherwise), frame headers not counted.
+ */
+uint64_t quire_allreduce_wire_bytes(enum quire_format fmt, int size, size_t count);
+
 /* count elements of src all-reduced; dst gets this rank's chunk (quire_comm_chunk). */
 int quire_reduce_scatter(struct quire_comm *comm, const struct quire_allreduce_args *args,
 			 struct quire_req **req);

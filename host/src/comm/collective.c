@@ -352,3 +352,28 @@ int quire_comm_self(struct quire_ctx *ctx, struct quire_comm **out)
 	*out = c;
 	return QUIRE_OK;
 }
+
+uint64_t quire_allreduce_wire_bytes(enum quire_format fmt, int size, size_t count)
+{
+	if (size <= 1 || count == 0)
+		return 0;
+	/* A ring all-reduce sends (W-1)/W of the vector twice: reduce-scatter, all-gather. */
+	uint64_t w = (uint64_t)size, n = count, blocks = QUIRE_BFP_BLOCKS(n);
+	uint64_t ring = 2 * (w - 1);
+	switch (fmt) {
+	case QUIRE_FMT_FP32:
+	case QUIRE_FMT_INT32:
+		return ring * n * 4 / w;
+	case QUIRE_FMT_FP16:
+		return ring * n * 2 / w;
+	case QUIRE_FMT_BFP8:
+	case QUIRE_FMT_BFP16: {
+		/* The exponents' max all-reduce, then partial sums in the narrowest integer
+		 * that cannot overflow: int16 for bfp8 up to 258 ranks, else int32. */
+		uint64_t elem = fmt == QUIRE_FMT_BFP8 && w <= QUIRE_BFP8_INT16_MAX_WORKERS ? 2 : 4;
+		return ring * blocks / w + ring * n * elem / w;
+	}
+	default:
+		return 0;
+	}
+}

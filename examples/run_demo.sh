@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The main job: data-parallel training on Fashion-MNIST with W ranks (mpirun),
+# once per gradient format (fp32, fp16, bfp8 with error feedback), same seed and
+# epochs; then a table and a plot of test accuracy and training loss per epoch.
+# Usage: run_demo.sh BUILD_DIR [trainer options, e.g. --epochs 1 --train-limit 20000]
+set -eu
+build=$1
+shift
+out=${QUIRE_DEMO_OUT:-results/demo}
+ranks=${QUIRE_DEMO_RANKS:-4}
+mkdir -p "$out"
+rm -f "$out"/*.csv "$out"/summary.txt "$out"/training.png
+if ! command -v mpirun >/dev/null; then
+	echo "run_demo: mpirun not found (apt-get install openmpi-bin)" >&2
+	exit 1
+fi
+[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+for variant in "fp32" "fp16" "bfp8 --ef"; do
+	# shellcheck disable=SC2086
+	mpirun --oversubscribe -np "$ranks" --mca btl self,vader \
+		--mca btl_vader_single_copy_mechanism none --mca mpi_yield_when_idle 1 \
+		"$build/bin/quire-train-dp" --format $variant --out "$out" "$@"
+done
+
+# The last epoch of each format, side by side.
+awk -F, 'FNR == 1 { next } { last[$1] = $0 }
+END {
+	split(last["fp32"], f, ",")
+	printf "\n%-8s %6s %14s %10s %12s %12s\n", "format", "epochs", "test accuracy", "vs fp32", "wire B/elem", "x fp32"
+	n = split("fp32 fp16 bfp8+ef", order, " ")
+	for (i = 1; i <= n; i++) {
+		if (!(order[i] in last)) continue
+		split(last[order[i]], r, ",")
+		printf "%-8s %6d %13.2f%% %+8.2fpp %12.3f %12.3f\n", r[1], r[2], 100 * r[4], 100 * (r[4] - f[4]), r[6], r[6] / f[6]
+	}
+	split(last["bfp8+ef"], b, ",")
+	d = 100 * (f[4] - b[4])
+	printf "\nbfp8 with error feedback: %.2f percentage points %s fp32 (goal: within 0.5)\n", d < 0 ? -d : d, d > 0 ? "below" : "above"
+}' "$out/fp32.csv" "$out/fp16.csv" "$out/bfp8+ef.csv" | tee "$out/summary.txt"
+
+if command -v gnuplot >/dev/null; then
+	gnuplot -e "dir='$out'" examples/plot_training.gp && echo "plot: $out/training.png"
+else
+	echo "(no plot: gnuplot not found; apt-get install gnuplot-nox)"
+fi
+echo "results: $out/ (one CSV per format, summary.txt, training.png)"
