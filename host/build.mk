@@ -13,7 +13,7 @@ EXTRA_CFLAGS_host/src/codec/simd_avx512.c := -mavx512f
 LIBQUIRE_A  := $(BUILD)/lib/libquire.a
 LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
 
-CLI_SRCS := $(wildcard host/cli/*.c)
+CLI_SRCS := $(filter-out host/cli/bench_allreduce_mpi.c,$(wildcard host/cli/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 QUIRE_CLI := $(BUILD)/bin/quire
 
@@ -71,6 +71,15 @@ $(LIBQUIRE_MPI_SO): $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_SO)
 	ln -sf libquire_mpi.so.$(QUIRE_VERSION) $(BUILD)/lib/libquire_mpi.so.$(QUIRE_SOVERSION)
 	ln -sf libquire_mpi.so.$(QUIRE_SOVERSION) $(BUILD)/lib/libquire_mpi.so
 all: $(LIBQUIRE_MPI_SO)
+
+# The all-reduce benchmark runs under mpirun; `quire bench allreduce` starts it.
+BENCH_ALLREDUCE := $(BUILD)/bin/quire-bench-allreduce
+EXTRA_CFLAGS_host/cli/bench_allreduce_mpi.c := $(MPI_CFLAGS)
+$(BENCH_ALLREDUCE): $(BUILD)/host/cli/bench_allreduce_mpi.o $(LIBQUIRE_MPI_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -lquire_mpi -lquire \
+		-Wl,-rpath,'$$ORIGIN/../lib' $(MPI_LIBS) $(LDLIBS)
+all: $(BENCH_ALLREDUCE)
 install: install-mpi
 install-mpi: $(LIBQUIRE_MPI_SO)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include
@@ -78,6 +87,7 @@ install-mpi: $(LIBQUIRE_MPI_SO)
 	ln -sf libquire_mpi.so.$(QUIRE_VERSION) $(DESTDIR)$(LIBDIR)/libquire_mpi.so.$(QUIRE_SOVERSION)
 	ln -sf libquire_mpi.so.$(QUIRE_SOVERSION) $(DESTDIR)$(LIBDIR)/libquire_mpi.so
 	install -m 644 host/include/quire_mpi.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(BENCH_ALLREDUCE) $(DESTDIR)$(PREFIX)/bin/
 .PHONY: install-mpi
 else
 $(info note: MPI not found: libquire_mpi is not built (install libopenmpi-dev))

@@ -4,7 +4,11 @@
  * size in the same run, so a ratio, not a machine-dependent number, is what
  * one compares.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,9 +414,99 @@ out:
 	return rc;
 }
 
+static const char bench_allreduce_help[] =
+    "Usage: quire bench allreduce [--ranks LIST] [--min BYTES] [--max BYTES] [--repeat N]\n"
+    "All-reduce bandwidth, W ranks under mpirun, each format of quire beside OpenMPI's\n"
+    "MPI_Allreduce of fp32 in the same run: algbw and busbw (NCCL's definitions, in\n"
+    "fp32-equivalent GB/s) and wire bytes per element. Backend: cpu (MPI transport).\n\n"
+    "  -w, --ranks LIST   comma-separated W (default 2,4)\n"
+    "  -s, --min BYTES    smallest fp32 tensor (default 64KiB)\n"
+    "  -S, --max BYTES    largest (default 64MiB); sizes go up 4x\n"
+    "  -r, --repeat N     runs per figure, best kept (default 5)\n"
+    "  -h, --help         this text\n";
+
+static int bench_allreduce(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"ranks", required_argument, 0, 'w'}, {"min", required_argument, 0, 's'},
+	    {"max", required_argument, 0, 'S'},   {"repeat", required_argument, 0, 'r'},
+	    {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+	const char *ranks = "2,4", *min = "64KiB", *max = "64MiB", *repeat = "5";
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:s:S:r:h", opts, NULL)) != -1) {
+		if (c == 'w')
+			ranks = optarg;
+		else if (c == 's')
+			min = optarg;
+		else if (c == 'S')
+			max = optarg;
+		else if (c == 'r')
+			repeat = optarg;
+		else if (c == 'h')
+			return fputs(bench_allreduce_help, stdout), 0;
+		else
+			return cli_bad_option("bench allreduce", c, argv);
+	}
+	if (optind != argc)
+		return cli_usage_error("bench allreduce", "unexpected argument '%s'", argv[optind]);
+	if (!cli_parse_size(min) || !cli_parse_size(max) || atoi(repeat) < 1)
+		return cli_usage_error("bench allreduce", "bad --min, --max or --repeat");
+	char self[PATH_MAX - 32], bin[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return cli_fail("bench allreduce: cannot find my own directory");
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	snprintf(bin, sizeof(bin), "%s/quire-bench-allreduce", self);
+	if (access(bin, X_OK) != 0)
+		return cli_fail(
+		    "bench allreduce: %s not found (it is built where MPI is installed: "
+		    "apt-get install libopenmpi-dev openmpi-bin)",
+		    bin);
+	if (geteuid() == 0) { /* mpirun refuses root unless told */
+		setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+		setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+	}
+	char list[256];
+	snprintf(list, sizeof(list), "%s", ranks);
+	int rc = 0;
+	for (char *tok = strtok(list, ","); tok && !rc; tok = strtok(NULL, ",")) {
+		int w = atoi(tok);
+		if (w < 1 || w > 64)
+			return cli_usage_error("bench allreduce", "--ranks: numbers from 1 to 64");
+		char np[16];
+		snprintf(np, sizeof(np), "%d", w);
+		char sizes[2][64];
+		snprintf(sizes[0], sizeof(sizes[0]), "%llu",
+			 (unsigned long long)cli_parse_size(min));
+		snprintf(sizes[1], sizeof(sizes[1]), "%llu",
+			 (unsigned long long)cli_parse_size(max));
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			execlp("mpirun", "mpirun", "--oversubscribe", "-np", np, "--mca", "btl",
+			       "self,vader", "--mca", "btl_vader_single_copy_mechanism", "none",
+			       "--mca", "mpi_yield_when_idle", "1", bin, "--min", sizes[0], "--max",
+			       sizes[1], "--repeat", repeat, (char *)NULL);
+			fprintf(stderr,
+				"quire: cannot run mpirun: %s (apt-get install openmpi-bin)\n",
+				strerror(errno));
+			_exit(127);
+		}
+		int status;
+		if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0)
+			rc = cli_fail("bench allreduce: the W=%d run failed", w);
+	}
+	return rc;
+}
+
 static const struct cli_command bench_commands[] = {
     {"codec", "codec throughput against memcpy", bench_codec},
     {"card", "command round trip and throughput of a backend against cpu", bench_card},
+    {"allreduce", "all-reduce bandwidth over W ranks against OpenMPI", bench_allreduce},
 };
 int cli_bench(int argc, char **argv)
 {

@@ -84,6 +84,12 @@ sys.exit(0 if all(b == 2*a for a,b in zip(x,y)) else 1)" && pass=$((pass + 1)) &
 expect "reduce mean" 0 "" -- "$Q" codec reduce --format bfp16 --mean --out "$T/mean.f32" "$T/exact.f32" "$T/exact.f32" "$T/exact.f32"
 expect "mean of copies is the tensor" 0 "" -- cmp "$T/exact.f32" "$T/mean.f32"
 expect "bench runs" 0 "memcpy" -- "$Q" bench codec --size 1MiB --repeat 1
+expect "bench card runs" 0 "nop round trip" -- "$Q" bench card --backend sim:inproc --size 1MiB --repeat 1 --nops 50
+expect "bench card, bad backend" 1 "no device found" -- "$Q" bench card --backend tpu
+if command -v mpirun >/dev/null && [ -x "$(dirname "$Q")/quire-bench-allreduce" ]; then
+	expect "bench allreduce runs" 0 "quire bfp8" -- "$Q" bench allreduce --ranks 2 --max 256KiB --repeat 1
+fi
+expect "bench allreduce, bad ranks" 2 "ranks" -- "$Q" bench allreduce --ranks 0
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -29,7 +29,28 @@ void quire_comm_free(struct quire_comm *c)
 	if (!c)
 		return;
 	c->ops->free(c);
+	free(c->scratch);
 	free(c);
+}
+
+/* At least `bytes` of scratch, 64-byte aligned parts carved by the caller; NULL if out of memory.
+ */
+static void *scratch(struct quire_comm *c, size_t bytes)
+{
+	if (bytes > c->scratch_bytes) {
+		void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+		if (!p)
+			return NULL;
+		free(c->scratch);
+		c->scratch = p;
+		c->scratch_bytes = bytes;
+	}
+	return c->scratch;
+}
+
+static size_t up64(size_t v)
+{
+	return (v + 63) & ~(size_t)63;
 }
 
 void quire_comm_chunk(size_t count, int size, int k, size_t *offset, size_t *len)
@@ -108,10 +129,13 @@ static int allreduce_bfp(struct quire_comm *c, const struct quire_allreduce_args
 	    a->format == QUIRE_FMT_BFP8 && (uint32_t)c->size <= QUIRE_BFP8_INT16_MAX_WORKERS;
 	enum quire_format val = a->format == QUIRE_FMT_BFP8 ? QUIRE_FMT_INT8 : QUIRE_FMT_INT16;
 	enum quire_format acc = narrow ? QUIRE_FMT_INT16 : QUIRE_FMT_INT32;
-	int8_t *exp = malloc(nb);
-	void *q = malloc(n * quire_format_bytes(val, 1));
-	void *sum = malloc(n * quire_format_bytes(acc, 1));
-	int st = exp && q && sum ? QUIRE_OK : QUIRE_ERR_NOMEM;
+	size_t qb = up64(n * quire_format_bytes(val, 1)), sb = up64(n * quire_format_bytes(acc, 1));
+	uint8_t *base = scratch(c, up64(nb) + qb + sb);
+	if (!base)
+		return QUIRE_ERR_NOMEM;
+	int8_t *exp = (int8_t *)base;
+	void *q = base + up64(nb), *sum = base + up64(nb) + qb;
+	int st = QUIRE_OK;
 	if (!st)
 		st = quire_codec_exponents(a->format, n, x, resid, exp);
 	if (!st)
@@ -127,9 +151,6 @@ static int allreduce_bfp(struct quire_comm *c, const struct quire_allreduce_args
 	if (!st)
 		st = quire_codec_decode(a->format, acc, n, sum, exp,
 					a->op == QUIRE_OP_MEAN ? (uint32_t)c->size : 1, y);
-	free(exp);
-	free(q);
-	free(sum);
 	return st;
 }
 
@@ -139,36 +160,48 @@ static int allreduce_float(struct quire_comm *c, const struct quire_allreduce_ar
 	size_t n = a->count, w = (size_t)c->size;
 	int half = a->format == QUIRE_FMT_FP16;
 	size_t eb = half ? 2 : 4;
-	uint8_t *mine = malloc(n * eb), *all = malloc(n * eb * w);
-	int st = mine && all ? QUIRE_OK : QUIRE_ERR_NOMEM;
+	uint8_t *base = scratch(c, up64(n * eb) + up64(n * eb * w) + (half ? n * 4 * w : 0));
+	if (!base)
+		return QUIRE_ERR_NOMEM;
+	uint8_t *mine = base, *all = base + up64(n * eb);
+	float *wide = half ? (float *)(all + up64(n * eb * w)) : NULL;
+	int st = QUIRE_OK;
 	if (!st && half)
 		st = quire_codec_encode(QUIRE_FMT_FP16, n, x, NULL, NULL, NULL, mine);
 	else if (!st)
 		memcpy(mine, x, n * 4);
 	if (!st)
 		st = c->ops->allgather(c, mine, all, n * eb);
-	/* Chunk k: ranks k+1, k+2, ..., k in turn (the ring order), then the mean's division. */
+	/* fp16 widens exactly to fp32, so widening first changes no sum. */
+	if (!st && half)
+		st = quire_codec_decode(QUIRE_FMT_FP16, QUIRE_FMT_FP16, n * w, all, NULL, 1, wide);
+	const float *v = half ? wide : (const float *)all;
+	/* Chunk k: ranks k+1, k+2, ..., k in turn (the ring order), then the mean's division.
+	 * Each element is its own chain of fp32 additions: the loops vectorize across
+	 * elements without reordering any sum. */
 	for (int k = 0; k < c->size && !st; k++) {
 		size_t off, len;
 		quire_comm_chunk(n, c->size, k, &off, &len);
-		if (!len)
-			continue;
-		const void *in[QUIRE_MAX_WORKERS];
-		for (size_t j = 0; j < w; j++)
-			in[j] = all + ((size_t)(k + 1 + (int)j) % w * n + off) * eb;
-		st =
-		    quire_codec_sum(a->format, QUIRE_FMT_FP32, (uint32_t)w, len, in, NULL, y + off);
-		for (size_t i = 0; !st && a->op == QUIRE_OP_MEAN && i < len; i++)
-			y[off + i] = y[off + i] / (float)c->size;
+		float *out = y + off;
+		const float *first = v + (size_t)(k + 1) % w * n + off;
+		memcpy(out, first, len * 4);
+		for (size_t j = 1; j < w; j++) {
+			const float *in = v + (size_t)(k + 1 + (int)j) % w * n + off;
+			for (size_t i = 0; i < len; i++)
+				out[i] += in[i];
+		}
+		if (a->op == QUIRE_OP_MEAN) {
+			const float div = (float)c->size;
+			for (size_t i = 0; i < len; i++)
+				out[i] = out[i] / div;
+		}
 	}
-	free(mine);
-	free(all);
 	return st;
 }
 
 static int allreduce_int32(struct quire_comm *c, size_t n, const int32_t *x, int32_t *y)
 {
-	int64_t *s = malloc(n * sizeof(int64_t));
+	int64_t *s = scratch(c, n * sizeof(int64_t));
 	if (!s)
 		return QUIRE_ERR_NOMEM;
 	for (size_t i = 0; i < n; i++)
@@ -182,7 +215,6 @@ static int allreduce_int32(struct quire_comm *c, size_t n, const int32_t *x, int
 	}
 	for (size_t i = 0; i < n && (st == QUIRE_OK || st == QUIRE_ERR_OVERFLOW); i++)
 		y[i] = (int32_t)s[i];
-	free(s);
 	return st;
 }
 

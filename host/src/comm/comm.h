@@ -24,6 +24,10 @@ struct quire_comm {
 	int rank, size;
 	const struct quire_comm_ops *ops;
 	void *priv;
+	/* Scratch kept between calls: fresh memory costs page faults (and MPI its
+	 * registration) on every call, which dominated large all-reduces. */
+	void *scratch;
+	size_t scratch_bytes;
 };
 
 struct quire_ef {
