@@ -84,13 +84,27 @@ static inline uint64_t quire_rne_shift(uint64_t v, uint32_t sh)
 	return q;
 }
 
-/* Index of the most significant set bit of v != 0. */
+/* Index of the most significant set bit of v != 0: a 5-level priority encoder. */
 static inline int quire_msb(uint32_t v)
 {
 	int p = 0;
-	while (v >>= 1)
-		p++;
-	return p;
+	if (v >> 16) {
+		v >>= 16;
+		p += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		p += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		p += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		p += 2;
+	}
+	return p + (int)(v >> 1);
 }
 
 #endif /* QUIRE_HLS_UTIL_H */

@@ -26,7 +26,8 @@ int8_t quire_bfp_block_exponent(uint32_t max_abs_bits)
 	return (int8_t)e;
 }
 
-int32_t quire_bfp_quantize(uint32_t x_bits, int eg, uint32_t mant_bits, int32_t limit)
+/* The per-element datapaths, inlined into the loops; the exported names wrap them. */
+static inline int32_t bfp_quantize(uint32_t x_bits, int eg, uint32_t mant_bits, int32_t limit)
 {
 	uint32_t biased = (x_bits >> 23) & 0xffu;
 	uint32_t sig = x_bits & 0x7fffffu;
@@ -48,7 +49,12 @@ int32_t quire_bfp_quantize(uint32_t x_bits, int eg, uint32_t mant_bits, int32_t 
 	return (x_bits >> 31) ? -(int32_t)mag : (int32_t)mag;
 }
 
-uint32_t quire_bfp_scale(int32_t s, int k)
+int32_t quire_bfp_quantize(uint32_t x_bits, int eg, uint32_t mant_bits, int32_t limit)
+{
+	return bfp_quantize(x_bits, eg, mant_bits, limit);
+}
+
+static inline uint32_t bfp_scale(int32_t s, int k)
 {
 	if (s == 0)
 		return 0;
@@ -72,6 +78,11 @@ uint32_t quire_bfp_scale(int32_t s, int k)
 	int sh = -(k + 149);
 	uint64_t m = sh <= 0 ? (uint64_t)a << -sh : quire_rne_shift(a, (uint32_t)sh);
 	return sign | (uint32_t)m;
+}
+
+uint32_t quire_bfp_scale(int32_t s, int k)
+{
+	return bfp_scale(s, k);
 }
 
 uint16_t quire_fp16_from_fp32(uint32_t b)
@@ -172,8 +183,7 @@ block_loop:
 				continue;
 			float v = ef_input(flags, x, resid, i);
 			int32_t qi =
-			    finite ? quire_bfp_quantize(quire_f32_bits(v), eg, mant_bits, limit)
-				   : 0;
+			    finite ? bfp_quantize(quire_f32_bits(v), eg, mant_bits, limit) : 0;
 			if (elem_bytes == 1)
 				q[i] = (uint8_t)(int8_t)qi;
 			else
@@ -181,7 +191,7 @@ block_loop:
 			/* A NONFINITE block keeps its residual (bfp.md, error feedback). */
 			if ((flags & QUIRE_QUANT_EF) && eg != QUIRE_BFP_EXP_NONFINITE) {
 				float back =
-				    quire_f32_from_bits(quire_bfp_scale(qi, eg - (int)mant_bits));
+				    quire_f32_from_bits(bfp_scale(qi, eg - (int)mant_bits));
 				resid[i] = v - back;
 			}
 		}
@@ -280,8 +290,8 @@ block_loop:
 							    as ZERO) */
 				bits = 0;
 			else
-				bits = quire_bfp_scale(quire_ld_int(vals, elem_bytes, i),
-						       eg - (int)mant_bits);
+				bits = bfp_scale(quire_ld_int(vals, elem_bytes, i),
+						 eg - (int)mant_bits);
 			y[i] = mean_of(quire_f32_from_bits(bits), mean_w);
 		}
 	}

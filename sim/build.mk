@@ -12,3 +12,9 @@ $(QUIRE_SIM): $(BUILD)/sim/server.o $(LIBQUIRE_A)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< $(LIBQUIRE_A) -lpthread $(LDLIBS)
 
 all: $(QUIRE_SIM)
+
+install: install-sim
+install-sim: $(QUIRE_SIM)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(QUIRE_SIM) $(DESTDIR)$(PREFIX)/bin/
+.PHONY: install-sim
