@@ -72,13 +72,18 @@ static int post(struct quire_fw *fw, uint32_t seq, int status, uint32_t opcode, 
 	uint32_t phase =
 	    ((fw->cpl_prod >> hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_SIZE_LOG2)) & 1) ^ 1;
 	const uint32_t words[8] = {
-	    seq, (uint32_t)status | opcode << 16 | phase << 24, result, cycles, detail, 0, 0, 0,
+	    seq, (uint32_t)status | opcode << 16, result, cycles, detail, 0, 0, phase,
 	};
 	for (uint32_t i = 0; i < 8; i++)
 		hal_mem_write32(fw, FW_CPL + 4 * i, words[i]);
 	uint64_t slot =
 	    ring_base(fw, fw->bar.cplq) + (uint64_t)(fw->cpl_prod & (size - 1)) * QUIRE_CPL_BYTES;
-	if (fw_dma(fw, slot, FW_CPL, QUIRE_CPL_BYTES, QUIRE_DMA_TO_HOST) != QUIRE_OK) {
+	/* The record, then its phase word: the host must never see a new phase first. */
+	int st = fw_dma(fw, slot, FW_CPL, QUIRE_CPL_BYTES - 4, QUIRE_DMA_TO_HOST);
+	if (st == QUIRE_OK)
+		st = fw_dma(fw, slot + QUIRE_CPL_BYTES - 4, FW_CPL + QUIRE_CPL_BYTES - 4, 4,
+			    QUIRE_DMA_TO_HOST);
+	if (st != QUIRE_OK) {
 		/* The completion ring itself is unreachable: flag the queue, tell the host. */
 		hal_bar_write(fw, fw->bar.cplq, QUIRE_Q_STATUS,
 			      hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_STATUS) |

@@ -8,7 +8,8 @@
  * record per descriptor into the completion ring, in order. A record is new
  * when its phase bit equals the pass the host is on (it flips at every wrap
  * of the ring, starting at 1), so the host never reads a card register to
- * find completions. See docs/commands.md.
+ * find completions. The card writes the phase word after the rest of the record. See
+ * docs/commands.md.
  *
  * Addresses in descriptors are host DMA addresses. Fields a command does not
  * use, and all reserved fields, must be zero.
@@ -71,11 +72,14 @@ struct quire_cpl {
 	__u32 seq;
 	__u16 status; /* enum quire_status */
 	__u8 opcode;
-	__u8 flags;   /* QUIRE_CPL_F_PHASE */
+	__u8 reserved0;
 	__u32 result; /* MLP_SCORE: the chosen candidate; INFO: bytes written */
 	__u32 cycles; /* card cycles from fetch to completion */
 	__u32 detail; /* on error: QUIRE_DETAIL_* naming the field at fault */
-	__u32 reserved[3];
+	__u32 reserved[2];
+	/* QUIRE_CPL_F_PHASE. The last word, and written last (a second transfer), so a
+	 * host that sees the new phase sees the whole record. */
+	__u32 flags;
 };
 
 #define QUIRE_CPL_F_PHASE 0x01

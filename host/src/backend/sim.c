@@ -94,7 +94,7 @@ static void reap(struct sim *s)
 	uint32_t mask = s->size - 1, n = 0;
 	for (;;) {
 		struct quire_cpl *c = &s->cpls[s->cpl_cons & mask];
-		uint8_t flags = __atomic_load_n(&c->flags, __ATOMIC_ACQUIRE);
+		uint32_t flags = __atomic_load_n(&c->flags, __ATOMIC_ACQUIRE);
 		if ((flags & QUIRE_CPL_F_PHASE) != s->cpl_phase)
 			break;
 		struct quire_req *req = s->inflight[s->cpl_cons & mask];
@@ -154,8 +154,9 @@ static int sim_submit(struct quire_ctx *ctx, struct quire_req *req)
 	if (st != QUIRE_OK)
 		return st == QUIRE_ERR_TIMEOUT ? QUIRE_ERR_BUSY : st;
 	uint32_t slot = s->prod & (s->size - 1);
+	/* The doorbell below (a locked MMIO write in process, a socket message to a card
+	 * process) orders the descriptor before it; a real card's driver needs a wmb(). */
 	memcpy(&s->cmds[slot], &req->cmd, sizeof(req->cmd));
-	__atomic_thread_fence(__ATOMIC_RELEASE);
 	s->inflight[slot] = req;
 	s->in_flight++;
 	wr(s, s->blk_cmdq + QUIRE_Q_PRODUCER, ++s->prod);
