@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Examples: programs that use libquire the way its users do.
-DEMO_SRCS := examples/codec_demo.c examples/fmnist/idx.c examples/fmnist/mlp.c
+DEMO_SRCS := examples/codec_demo.c examples/fmnist/idx.c examples/fmnist/mlp.c examples/fmnist/loop.c
 DEMO_OBJS := $(DEMO_SRCS:%.c=$(BUILD)/%.o)
 CODEC_DEMO := $(BUILD)/bin/quire-codec-demo
 $(foreach s,$(DEMO_SRCS),$(eval EXTRA_CFLAGS_$(s) := -Iexamples -O3))
@@ -20,7 +20,8 @@ demo-codec: $(CODEC_DEMO)
 ifneq ($(MPI_LIBS),)
 # The data-parallel trainer: one process per rank, gradients through quire_allreduce.
 TRAIN_DP := $(BUILD)/bin/quire-train-dp
-TRAIN_DP_OBJS := $(BUILD)/examples/train_dp.o $(BUILD)/examples/fmnist/idx.o $(BUILD)/examples/fmnist/mlp.o
+TRAIN_DP_OBJS := $(BUILD)/examples/train_dp.o $(BUILD)/examples/fmnist/idx.o $(BUILD)/examples/fmnist/mlp.o \
+	$(BUILD)/examples/fmnist/loop.o
 EXTRA_CFLAGS_examples/train_dp.c := -Iexamples -O3 $(MPI_CFLAGS)
 $(TRAIN_DP): $(TRAIN_DP_OBJS) $(LIBQUIRE_SO) $(LIBQUIRE_MPI_SO)
 	@mkdir -p $(dir $@)

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "fmnist/idx.h"
+#include "fmnist/loop.h"
 #include "fmnist/mlp.h"
 #include "quire.h"
 
@@ -67,24 +68,6 @@ static const char usage[] =
     "  --data DIR       Fashion-MNIST directory (default " FMNIST_DEFAULT_DIR ")\n"
     "  --out DIR        results directory (default results/codec-demo)\n";
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void shuffle(size_t *idx, size_t n, uint64_t *s)
-{
-	for (size_t i = n - 1; i > 0; i--) {
-		*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-		size_t j = (size_t)((*s >> 33) % (i + 1));
-		size_t t = idx[i];
-		idx[i] = idx[j];
-		idx[j] = t;
-	}
-}
-
 static int train(const struct options *o, const struct variant *v, const struct fmnist_set *tr,
 		 const struct fmnist_set *te, struct result *res)
 {
@@ -111,10 +94,10 @@ static int train(const struct options *o, const struct variant *v, const struct 
 		order[i] = i;
 	uint64_t rs = o->seed + 12345;
 	size_t global = (size_t)o->batch * w, steps = train_n / global;
-	double err_sum = 0, t0 = now();
+	double err_sum = 0, t0 = loop_seconds();
 	size_t err_count = 0;
 	for (unsigned e = 0; e < o->epochs; e++) {
-		shuffle(order, train_n, &rs);
+		loop_shuffle(order, train_n, &rs);
 		double loss = 0;
 		for (size_t s = 0; s < steps; s++) {
 			for (size_t k = 0; k < w; k++)
@@ -150,7 +133,7 @@ static int train(const struct options *o, const struct variant *v, const struct 
 		printf("%-8s epoch %u/%u  train loss %.4f  test accuracy %6.2f%%  "
 		       "grad error %.2e  bytes/elem %.3f  %.1fs\n",
 		       v->label, e + 1, o->epochs, res->epoch_loss[e], 100 * res->epoch_acc[e],
-		       err_sum / (double)err_count, v->bytes_per_elem, now() - t0);
+		       err_sum / (double)err_count, v->bytes_per_elem, loop_seconds() - t0);
 		fflush(stdout);
 	}
 	res->test_acc = res->epoch_acc[o->epochs - 1];
@@ -162,7 +145,7 @@ static int train(const struct options *o, const struct variant *v, const struct 
 		den += sum_exact[i] * sum_exact[i];
 	}
 	res->drift = den > 0 ? sqrt(num / den) : 0;
-	res->seconds = now() - t0;
+	res->seconds = loop_seconds() - t0;
 	rc = 0;
 out:
 	for (size_t k = 0; k < w; k++) {

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "fmnist/idx.h"
+#include "fmnist/loop.h"
 #include "fmnist/mlp.h"
 #include "quire_mpi.h"
 
@@ -44,24 +45,6 @@ static void die(const char *fmt, const char *arg)
 	}
 	MPI_Finalize();
 	exit(2);
-}
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void shuffle(size_t *idx, size_t n, uint64_t *s)
-{
-	for (size_t i = n - 1; i > 0; i--) {
-		*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-		size_t j = (size_t)((*s >> 33) % (i + 1));
-		size_t t = idx[i];
-		idx[i] = idx[j];
-		idx[j] = t;
-	}
 }
 
 static uint64_t hash_params(const struct mlp *m)
@@ -223,9 +206,9 @@ int main(int argc, char **argv)
 		       size, o.backend, label, o.hidden, n, o.batch, size);
 	}
 	uint64_t rs = o.seed + 12345, wire = 0;
-	double t0 = now();
+	double t0 = loop_seconds();
 	for (unsigned e = 0; e < o.epochs; e++) {
-		shuffle(order, train_n, &rs); /* the same order on every rank */
+		loop_shuffle(order, train_n, &rs); /* the same order on every rank */
 		double loss = 0;
 		for (size_t s = 0; s < steps; s++) {
 			loss += mlp_gradient(&m, tr.images, tr.labels,
@@ -258,10 +241,10 @@ int main(int argc, char **argv)
 			printf("%-8s epoch %u/%u  train loss %.4f  test accuracy %6.2f%%  "
 			       "wire %8.2f MB/rank (%.3f B/elem)  %.1fs\n",
 			       label, e + 1, o.epochs, mean_loss, 100 * acc, (double)wire / 1e6,
-			       per_elem, now() - t0);
+			       per_elem, loop_seconds() - t0);
 			fflush(stdout);
 			fprintf(csv, "%s,%u,%.5f,%.5f,%llu,%.4f,%.2f\n", label, e + 1, mean_loss,
-				acc, (unsigned long long)wire, per_elem, now() - t0);
+				acc, (unsigned long long)wire, per_elem, loop_seconds() - t0);
 			fflush(csv);
 		}
 	}
