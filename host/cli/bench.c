@@ -370,8 +370,9 @@ static int bench_card(int argc, char **argv)
 	struct quire_op nop = {.opcode = QUIRE_OPC_NOP};
 	for (int i = 0; i < nops; i++) {
 		double t0 = now();
-		if (quire_run(dev.ctx, &nop, NULL) != QUIRE_OK) {
-			cli_fail("bench card: nop failed");
+		int nst = quire_run(dev.ctx, &nop, NULL);
+		if (nst != QUIRE_OK) {
+			cli_fail("bench card: nop: %s", quire_strerror(nst));
 			goto out;
 		}
 		rt[i] = now() - t0;
