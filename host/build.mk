@@ -82,7 +82,7 @@ $(BENCH_ALLREDUCE): $(BUILD)/host/cli/bench_allreduce_mpi.o $(LIBQUIRE_MPI_SO)
 all: $(BENCH_ALLREDUCE)
 install: install-mpi
 install-mpi: $(LIBQUIRE_MPI_SO)
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(LIBQUIRE_MPI_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libquire_mpi.so.$(QUIRE_VERSION) $(DESTDIR)$(LIBDIR)/libquire_mpi.so.$(QUIRE_SOVERSION)
 	ln -sf libquire_mpi.so.$(QUIRE_SOVERSION) $(DESTDIR)$(LIBDIR)/libquire_mpi.so
