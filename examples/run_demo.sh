@@ -36,7 +36,8 @@ END {
 	}
 	split(last["bfp8+ef"], b, ",")
 	d = 100 * (f[4] - b[4])
-	printf "\nbfp8 with error feedback: %.2f percentage points %s fp32 (goal: within 0.5)\n", d < 0 ? -d : d, d > 0 ? "below" : "above"
+	# Parentheses: a bare > in a printf argument list is awk'"'"'s output redirection.
+	printf "\nbfp8 with error feedback: %.2f percentage points %s fp32 (goal: within 0.5)\n", (d < 0 ? -d : d), (d > 0 ? "below" : "above")
 }' "$out/fp32.csv" "$out/fp16.csv" "$out/bfp8+ef.csv" | tee "$out/summary.txt"
 
 if command -v gnuplot >/dev/null; then
