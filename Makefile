@@ -29,7 +29,7 @@ LDLIBS  := -lz -lm -lpthread
 QUIRE_SOVERSION := 0
 QUIRE_VERSION   := 0.1.0
 
-.PHONY: all test bench demo deps install uninstall clean help valgrind format
+.PHONY: all test bench demo deps install uninstall clean help valgrind format fuzz
 # Objects built through pattern chains are kept: no rebuild on the next run.
 .SECONDARY:
 all:
@@ -53,13 +53,17 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 help:
-	@echo "make [all]          build libquire, the quire CLI, examples and tests into $(BUILD)/"
-	@echo "make test           run the test suite (SANITIZE=1: under ASan + UBSan, in build-san/)"
-	@echo "make valgrind       run the unit tests under valgrind memcheck"
+	@echo "make [all]          build libquire (+ libquire_mpi), the CLI, quire-sim, firmware, examples, tests into $(BUILD)/"
+	@echo "make test           the test suite (SANITIZE=1: under ASan + UBSan, in build-san/)"
+	@echo "make valgrind       the unit tests under valgrind memcheck"
+	@echo "make fuzz           libFuzzer over the firmware's validator and command loop (FUZZ_SECONDS=60)"
 	@echo "make bench          codec throughput against memcpy (quire bench codec, 64 MiB)"
-	@echo "make demo           the main job (see README)"
+	@echo "make demo           the main job: data-parallel training, 4 MPI ranks (DEMO_ARGS=...)"
+	@echo "make demo-codec     the codec on the same training, workers simulated in one process"
+	@echo "make firmware       the card firmware (rv32im), with its size report"
 	@echo "make deps           install the missing Debian packages (mk/debian-packages.txt)"
-	@echo "make install        PREFIX=$(PREFIX) DESTDIR=: library, headers, pkg-config, CLI"
+	@echo "make install        PREFIX=$(PREFIX) DESTDIR=: libraries, headers, pkg-config, quire, quire-sim"
+	@echo "make format         clang-format every C file"
 	@echo "make clean"
 
 clean:
