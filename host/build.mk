@@ -51,8 +51,10 @@ install: all
 	install -m 755 $(QUIRE_CLI) $(DESTDIR)$(PREFIX)/bin/
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libquire.* $(DESTDIR)$(LIBDIR)/pkgconfig/quire.pc \
-		$(DESTDIR)$(PREFIX)/include/quire.h $(DESTDIR)$(PREFIX)/bin/quire
+	rm -f $(DESTDIR)$(LIBDIR)/libquire.* $(DESTDIR)$(LIBDIR)/libquire_mpi.* \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/quire.pc $(DESTDIR)$(PREFIX)/include/quire.h \
+		$(DESTDIR)$(PREFIX)/include/quire_mpi.h $(DESTDIR)$(PREFIX)/bin/quire \
+		$(DESTDIR)$(PREFIX)/bin/quire-sim $(DESTDIR)$(PREFIX)/bin/quire-bench-allreduce
 	rm -rf $(DESTDIR)$(PREFIX)/include/quire
 
 bench: $(QUIRE_CLI)
