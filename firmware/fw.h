@@ -58,6 +58,9 @@ int quire_fw_poll(struct quire_fw *fw);
 /* Serve forever (until the native HAL says stop). */
 void quire_fw_run(struct quire_fw *fw);
 
+/* Bytes of one element of a format id (include/quire/format.h); 0 for an unknown id. */
+uint32_t quire_fw_format_bytes(uint32_t fmt);
+
 /* Check every field of a descriptor; QUIRE_OK or a status, *detail names the field. */
 int quire_fw_validate(const struct quire_cmd *cmd, uint32_t *detail);
 

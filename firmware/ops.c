@@ -12,20 +12,6 @@
 #include "quire/regs.h"
 #include "quire/status.h"
 
-static uint32_t fmt_bytes(uint32_t fmt)
-{
-	switch (fmt) {
-	case QUIRE_FMT_FP32:
-	case QUIRE_FMT_INT32:
-		return 4;
-	case QUIRE_FMT_INT8:
-	case QUIRE_FMT_BFP8:
-		return 1;
-	default:
-		return 2;
-	}
-}
-
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
@@ -76,7 +62,7 @@ static int op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *d
 	int bfp = d->format != QUIRE_FMT_FP16, ef = d->flags & QUIRE_CMD_F_EF;
 	int shared = d->flags & QUIRE_CMD_F_SHARED_EXP,
 	    exps_only = d->opcode == QUIRE_OPC_EXPONENTS;
-	uint32_t n = d->count, elem = fmt_bytes(d->format);
+	uint32_t n = d->count, elem = quire_fw_format_bytes(d->format);
 	int st = QUIRE_OK;
 	uint32_t flags = ef ? ENGINE_EF : 0;
 	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
@@ -109,7 +95,7 @@ static int op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *d
 static int op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
 	int bfp = d->format != QUIRE_FMT_FP16;
-	uint32_t n = d->count, vb = fmt_bytes(d->val_format);
+	uint32_t n = d->count, vb = quire_fw_format_bytes(d->val_format);
 	int st = QUIRE_OK;
 	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
 		uint32_t len = min_u32(FW_CHUNK_ELEMS, n - i);
@@ -130,8 +116,8 @@ static int op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *d
 
 static int op_reduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	uint32_t n = d->count, w = d->workers, in_b = fmt_bytes(d->val_format);
-	uint32_t acc_b = fmt_bytes(d->format);
+	uint32_t n = d->count, w = d->workers, in_b = quire_fw_format_bytes(d->val_format);
+	uint32_t acc_b = quire_fw_format_bytes(d->format);
 	int st = QUIRE_OK, overflow = 0;
 	/* All W inputs of a chunk side by side in card memory. */
 	uint32_t chunk =

@@ -9,7 +9,7 @@
 #include "quire/mlp.h"
 #include "quire/status.h"
 
-static uint32_t elem_bytes(uint32_t fmt)
+uint32_t quire_fw_format_bytes(uint32_t fmt)
 {
 	switch (fmt) {
 	case QUIRE_FMT_FP32:
@@ -30,7 +30,7 @@ static uint32_t elem_bytes(uint32_t fmt)
 /* Alignment a buffer of this format needs (1 for formats without an element size). */
 static uint32_t elem_align(uint32_t fmt)
 {
-	uint32_t b = elem_bytes(fmt);
+	uint32_t b = quire_fw_format_bytes(fmt);
 	return b ? b : 1;
 }
 
@@ -92,8 +92,8 @@ static void check_codec(struct check *c, const struct quire_cmd *d)
 		else if (!bfp && d->flags)
 			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
 		need_addr(c, d->src, 4ull * n, 4, QUIRE_DETAIL_SRC);
-		need_addr(c, d->dst, (uint64_t)n * elem_bytes(d->format), elem_align(d->format),
-			  QUIRE_DETAIL_DST);
+		need_addr(c, d->dst, (uint64_t)n * quire_fw_format_bytes(d->format),
+			  elem_align(d->format), QUIRE_DETAIL_DST);
 		if (bfp)
 			need_addr(c, d->exp, blocks, 1, QUIRE_DETAIL_EXP);
 		else
@@ -112,7 +112,7 @@ static void check_codec(struct check *c, const struct quire_cmd *d)
 			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
 		if (d->workers > QUIRE_CMD_MAX_WORKERS)
 			fail(c, QUIRE_ERR_RANGE, QUIRE_DETAIL_WORKERS);
-		need_addr(c, d->src, (uint64_t)n * elem_bytes(d->val_format),
+		need_addr(c, d->src, (uint64_t)n * quire_fw_format_bytes(d->val_format),
 			  elem_align(d->val_format), QUIRE_DETAIL_SRC);
 		need_addr(c, d->dst, 4ull * n, 4, QUIRE_DETAIL_DST);
 		if (bfp)
@@ -136,7 +136,8 @@ static void check_codec(struct check *c, const struct quire_cmd *d)
 
 static void check_reduce(struct check *c, const struct quire_cmd *d)
 {
-	uint32_t in_b = elem_bytes(d->val_format), acc_b = elem_bytes(d->format);
+	uint32_t in_b = quire_fw_format_bytes(d->val_format),
+		 acc_b = quire_fw_format_bytes(d->format);
 	int int_in = d->val_format == QUIRE_FMT_INT8 || d->val_format == QUIRE_FMT_INT16 ||
 		     d->val_format == QUIRE_FMT_INT32;
 	int fp_in = d->val_format == QUIRE_FMT_FP16 || d->val_format == QUIRE_FMT_FP32;
@@ -241,19 +242,19 @@ void quire_cmd_extents(const struct quire_cmd *d, uint32_t mlp_width0, uint64_t 
 	case QUIRE_OPC_EXPONENTS:
 	case QUIRE_OPC_ENCODE:
 		ext[0] = 4 * n;
-		ext[1] = d->opcode == QUIRE_OPC_ENCODE ? n * elem_bytes(d->format) : 0;
+		ext[1] = d->opcode == QUIRE_OPC_ENCODE ? n * quire_fw_format_bytes(d->format) : 0;
 		ext[2] = bfp ? blocks : 0;
 		ext[3] = ef ? 4 * n : 0;
 		break;
 	case QUIRE_OPC_DECODE:
-		ext[0] = n * elem_bytes(d->val_format);
+		ext[0] = n * quire_fw_format_bytes(d->val_format);
 		ext[1] = 4 * n;
 		ext[2] = bfp ? blocks : 0;
 		break;
 	case QUIRE_OPC_REDUCE: {
-		uint64_t vec = n * elem_bytes(d->val_format);
+		uint64_t vec = n * quire_fw_format_bytes(d->val_format);
 		ext[0] = d->workers > 1 ? d->stride * (d->workers - 1u) + vec : vec;
-		ext[1] = n * elem_bytes(d->format);
+		ext[1] = n * quire_fw_format_bytes(d->format);
 		break;
 	}
 	case QUIRE_OPC_MLP_LOAD:

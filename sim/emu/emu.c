@@ -258,12 +258,6 @@ static void dma_run(struct emu *e)
 	e->dma[QUIRE_DMA_CTRL / 4] = QUIRE_DMA_DONE;
 }
 
-static uint32_t fmt_bytes(uint32_t fmt)
-{
-	uint32_t b = quire_reduce_format_bytes(fmt);
-	return b ? b : (fmt == QUIRE_FMT_BFP8 ? 1 : fmt == QUIRE_FMT_BFP16 ? 2 : 0);
-}
-
 static int run_quant(struct emu *e, const uint64_t *a, uint64_t *cycles)
 {
 	uint32_t op = (uint32_t)a[QUIRE_QUANT_ARG_OP], fmt = (uint32_t)a[QUIRE_QUANT_ARG_FMT];
@@ -281,9 +275,9 @@ static int run_quant(struct emu *e, const uint64_t *a, uint64_t *cycles)
 		return QUIRE_ERR_RANGE;
 	if (bfp && !(exp = card_ptr(e, a[QUIRE_QUANT_ARG_EXP], blocks, 1)))
 		return QUIRE_ERR_RANGE;
-	if (encode && !(q = card_ptr(e, a[QUIRE_QUANT_ARG_Q], n * fmt_bytes(fmt), 1)))
+	if (encode && !(q = card_ptr(e, a[QUIRE_QUANT_ARG_Q], n * quire_fw_format_bytes(fmt), 1)))
 		return QUIRE_ERR_RANGE;
-	if (decode && (!(q = card_ptr(e, a[QUIRE_QUANT_ARG_Q], n * fmt_bytes(vf), 1)) ||
+	if (decode && (!(q = card_ptr(e, a[QUIRE_QUANT_ARG_Q], n * quire_fw_format_bytes(vf), 1)) ||
 		       !(y = card_ptr(e, a[QUIRE_QUANT_ARG_Y], 4 * n, 4))))
 		return QUIRE_ERR_RANGE;
 	*cycles = n / 16 + 64;
@@ -296,10 +290,12 @@ static int run_reduce(struct emu *e, const uint64_t *a, uint64_t *cycles)
 	uint32_t op = (uint32_t)a[QUIRE_REDUCE_ARG_OP], flags = (uint32_t)a[QUIRE_REDUCE_ARG_FLAGS];
 	uint64_t w = (uint32_t)a[QUIRE_REDUCE_ARG_W], n = (uint32_t)a[QUIRE_REDUCE_ARG_N];
 	uint64_t stride = (uint32_t)a[QUIRE_REDUCE_ARG_STRIDE];
-	uint64_t in_b =
-	    op == QUIRE_REDUCE_OP_SUM ? fmt_bytes((uint32_t)a[QUIRE_REDUCE_ARG_IN_FMT]) : 1;
-	uint64_t acc_b =
-	    op == QUIRE_REDUCE_OP_SUM ? fmt_bytes((uint32_t)a[QUIRE_REDUCE_ARG_ACC_FMT]) : 1;
+	uint64_t in_b = op == QUIRE_REDUCE_OP_SUM
+			    ? quire_fw_format_bytes((uint32_t)a[QUIRE_REDUCE_ARG_IN_FMT])
+			    : 1;
+	uint64_t acc_b = op == QUIRE_REDUCE_OP_SUM
+			     ? quire_fw_format_bytes((uint32_t)a[QUIRE_REDUCE_ARG_ACC_FMT])
+			     : 1;
 	if (!in_b || !acc_b || w < 1 || w > QUIRE_CMD_MAX_WORKERS)
 		return QUIRE_ERR_FORMAT;
 	uint8_t *in = card_ptr(e, a[QUIRE_REDUCE_ARG_IN], ((w - 1) * stride + n) * in_b, 1);
