@@ -27,6 +27,12 @@ int quire_fw_init(struct quire_fw *fw)
 		hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE, QUIRE_IRQ_ERROR);
 		return QUIRE_ERR_NOMEM;
 	}
+	fw->cycles_per_ms = hal_bar_read(fw, fw->bar.id, QUIRE_ID_CLOCK_HZ) / 1000u;
+	fw->net_up = hal_read32(fw, QUIRE_CARD_NET + QUIRE_NET_PORT_LINK) == 1;
+	fw->net_addr = hal_read32(fw, QUIRE_CARD_NET + QUIRE_NET_PORT_ADDR) & 0xffffu;
+	fw->stopping = 0;
+	for (uint32_t i = 0; i < QUIRE_FW_MAX_COMMS; i++)
+		fw->comm[i].id = 0;
 	hal_bar_write(fw, fw->bar.id, QUIRE_ID_FW_BUILD, QUIRE_FW_BUILD_ID);
 	hal_bar_write(fw, fw->bar.id, QUIRE_ID_FW_STATE, QUIRE_FW_STATE_RUNNING);
 	return QUIRE_OK;

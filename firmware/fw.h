@@ -31,6 +31,19 @@ struct quire_fw_blocks {
 	uint32_t id, cmdq, cplq, irq, engines, counters;
 };
 
+/* A communicator this card belongs to (COMM_INIT). */
+#define QUIRE_FW_MAX_COMMS 4
+struct quire_fw_comm {
+	uint16_t id; /* 0: the slot is free */
+	uint16_t rank, size;
+	uint16_t prev, next; /* network addresses of the ring neighbours */
+	uint8_t failed;      /* a collective failed: only COMM_FREE is left */
+	uint32_t timeout_ms;
+	uint32_t coll_seq;       /* collectives started */
+	uint32_t tx_seq, rx_seq; /* frames sent to next, taken from prev */
+	uint32_t addrs;          /* card memory offset of the members' addresses */
+};
+
 struct quire_fw {
 #ifdef QUIRE_FW_NATIVE
 	const struct quire_fw_hal *hal;
@@ -44,6 +57,11 @@ struct quire_fw {
 	uint64_t dma_bytes;
 	uint32_t mlp_width0; /* input width of the loaded model, 0 when none is loaded */
 	uint32_t mem_bytes;  /* card memory size */
+	uint32_t cycles_per_ms;
+	uint32_t net_addr; /* this card's network address; net_up 0 without a network */
+	uint32_t net_up;
+	uint32_t stopping; /* the HAL said stop while a collective waited */
+	struct quire_fw_comm comm[QUIRE_FW_MAX_COMMS];
 };
 
 /* The firmware build id: a git commit prefix, set by the build. */

@@ -20,4 +20,30 @@ int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint
 int fw_execute(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *result,
 	       uint32_t *detail);
 
+/* timer: wait for an event or until the cycle counter reaches `deadline`; 0, or -1 when
+ * the firmware must stop. */
+int fw_wait_until(struct quire_fw *fw, uint64_t deadline);
+
+/* net.c: frames of communicator c. The payload of a sent frame lies at FW_COLL_TX +
+ * QUIRE_FRAME_HDR_BYTES. A receive takes the next frame from the ring neighbour, which
+ * must be the one named (step, offset, len); its payload goes to `dest`. */
+int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t flags,
+		uint32_t offset, uint32_t len);
+int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t offset,
+		uint32_t len, uint32_t dest, uint32_t *flags);
+/* Tell every other member that collective c->coll_seq failed with `status`. */
+void fw_net_abort(struct quire_fw *fw, struct quire_fw_comm *c, int status);
+
+/* comm.c */
+int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
+int fw_comm_free(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
+/* The communicator a collective names, NULL (and *status, *detail) if it cannot run. */
+struct quire_fw_comm *fw_comm_get(struct quire_fw *fw, uint32_t id, int *status, uint32_t *detail);
+/* A collective on c ended with `status`: on failure, c is failed and the others told. */
+int fw_comm_end(struct quire_fw *fw, struct quire_fw_comm *c, int status, uint32_t *detail);
+
+/* allreduce.c */
+int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
+int fw_barrier(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
+
 #endif

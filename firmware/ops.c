@@ -54,9 +54,6 @@ static int quant(struct quire_fw *fw, uint32_t op, uint32_t fmt, uint32_t val_fm
 	return fw_engine_run(fw, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS);
 }
 
-/* Engine flag for error feedback: the same bit as the kernel's (hls/quant.h). */
-#define ENGINE_EF 1u
-
 static int op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
 	int bfp = d->format != QUIRE_FMT_FP16, ef = d->flags & QUIRE_CMD_F_EF;
@@ -64,7 +61,7 @@ static int op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *d
 	    exps_only = d->opcode == QUIRE_OPC_EXPONENTS;
 	uint32_t n = d->count, elem = quire_fw_format_bytes(d->format);
 	int st = QUIRE_OK;
-	uint32_t flags = ef ? ENGINE_EF : 0;
+	uint32_t flags = ef ? QUIRE_QUANT_F_EF : 0;
 	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
 		uint32_t len = min_u32(FW_CHUNK_ELEMS, n - i), nb = QUIRE_BFP_BLOCKS(len);
 		uint32_t b0 = i / QUIRE_BFP_BLOCK;
@@ -251,6 +248,14 @@ int fw_execute(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *result,
 		return op_mlp_load(fw, d, detail);
 	case QUIRE_OPC_MLP_SCORE:
 		return op_mlp_score(fw, d, result, detail);
+	case QUIRE_OPC_COMM_INIT:
+		return fw_comm_init(fw, d, detail);
+	case QUIRE_OPC_COMM_FREE:
+		return fw_comm_free(fw, d, detail);
+	case QUIRE_OPC_ALLREDUCE:
+		return fw_allreduce(fw, d, detail);
+	case QUIRE_OPC_BARRIER:
+		return fw_barrier(fw, d, detail);
 	default:
 		*detail = QUIRE_DETAIL_OPCODE;
 		return QUIRE_ERR_OPCODE;

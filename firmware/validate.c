@@ -12,6 +12,8 @@
 uint32_t quire_fw_format_bytes(uint32_t fmt)
 {
 	switch (fmt) {
+	case QUIRE_FMT_INT64:
+		return 8;
 	case QUIRE_FMT_FP32:
 	case QUIRE_FMT_INT32:
 		return 4;
@@ -89,7 +91,7 @@ static void check_codec(struct check *c, const struct quire_cmd *d)
 	case QUIRE_OPC_ENCODE:
 		if (!is_codec_format(d->format))
 			fail(c, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT);
-		else if (!bfp && d->flags)
+		else if (d->flags & ~(bfp ? QUIRE_CMD_F_EF | QUIRE_CMD_F_SHARED_EXP : 0u))
 			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
 		need_addr(c, d->src, 4ull * n, 4, QUIRE_DETAIL_SRC);
 		need_addr(c, d->dst, (uint64_t)n * quire_fw_format_bytes(d->format),
@@ -192,6 +194,75 @@ static void check_mlp(struct check *c, const struct quire_cmd *d)
 	need_addr(c, d->aux, d->count, 1, QUIRE_DETAIL_AUX);
 }
 
+/* Do two buffers of `bytes` each share a byte? (Both are checked not to wrap.) */
+static int overlaps(uint64_t a, uint64_t b, uint64_t bytes)
+{
+	return a < b + bytes && b < a + bytes;
+}
+
+static void check_collective(struct check *c, const struct quire_cmd *d)
+{
+	if (d->workers == 0)
+		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_WORKERS); /* communicator ids start at 1 */
+	unused(c, d->val_format, QUIRE_DETAIL_VAL_FORMAT);
+	unused(c, d->stride, QUIRE_DETAIL_STRIDE);
+	if (d->opcode != QUIRE_OPC_ALLREDUCE) {
+		if (d->flags)
+			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
+		unused(c, d->format, QUIRE_DETAIL_FORMAT);
+		unused(c, d->count, QUIRE_DETAIL_COUNT);
+		unused(c, d->src, QUIRE_DETAIL_SRC);
+		unused(c, d->dst, QUIRE_DETAIL_DST);
+		unused(c, d->exp, QUIRE_DETAIL_EXP);
+		unused(c, d->aux, QUIRE_DETAIL_AUX);
+		return;
+	}
+	int bfp = d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16;
+	int ef = d->flags & QUIRE_CMD_F_EF;
+	if (!bfp && d->format != QUIRE_FMT_FP16 && d->format != QUIRE_FMT_FP32 &&
+	    d->format != QUIRE_FMT_INT32)
+		fail(c, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT);
+	else if (d->flags & QUIRE_CMD_F_SHARED_EXP || (ef && !bfp) ||
+		 (d->flags & QUIRE_CMD_F_MEAN && d->format == QUIRE_FMT_INT32))
+		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
+	if (d->count == 0 || d->count > QUIRE_CMD_MAX_ELEMS)
+		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT);
+	uint64_t bytes = 4ull * d->count;
+	need_addr(c, d->src, bytes, 4, QUIRE_DETAIL_SRC);
+	need_addr(c, d->dst, bytes, 4, QUIRE_DETAIL_DST);
+	if (ef) {
+		need_addr(c, d->aux, bytes, 4, QUIRE_DETAIL_AUX);
+		need_addr(c, d->exp, bytes, 4, QUIRE_DETAIL_EXP);
+		/* The new residual must not overwrite the old one or the input before they are
+		 * read: a failed collective leaves the caller's state as it was. */
+		if (overlaps(d->exp, d->aux, bytes) || overlaps(d->exp, d->src, bytes) ||
+		    overlaps(d->exp, d->dst, bytes))
+			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_EXP);
+		if (overlaps(d->dst, d->aux, bytes))
+			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_DST);
+	} else {
+		unused(c, d->aux, QUIRE_DETAIL_AUX);
+		unused(c, d->exp, QUIRE_DETAIL_EXP);
+	}
+}
+
+static void check_comm_init(struct check *c, const struct quire_cmd *d)
+{
+	if (d->flags)
+		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
+	if (d->count < QUIRE_COMM_DESC_BYTES(1) ||
+	    d->count > QUIRE_COMM_DESC_BYTES(QUIRE_CMD_MAX_WORKERS))
+		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT);
+	need_addr(c, d->src, d->count, 4, QUIRE_DETAIL_SRC);
+	unused(c, d->format, QUIRE_DETAIL_FORMAT);
+	unused(c, d->val_format, QUIRE_DETAIL_VAL_FORMAT);
+	unused(c, d->workers, QUIRE_DETAIL_WORKERS); /* the id is in the descriptor it reads */
+	unused(c, d->dst, QUIRE_DETAIL_DST);
+	unused(c, d->exp, QUIRE_DETAIL_EXP);
+	unused(c, d->aux, QUIRE_DETAIL_AUX);
+	unused(c, d->stride, QUIRE_DETAIL_STRIDE);
+}
+
 int quire_fw_validate(const struct quire_cmd *d, uint32_t *detail)
 {
 	struct check c = {QUIRE_OK, QUIRE_DETAIL_NONE};
@@ -221,6 +292,14 @@ int quire_fw_validate(const struct quire_cmd *d, uint32_t *detail)
 	case QUIRE_OPC_MLP_LOAD:
 	case QUIRE_OPC_MLP_SCORE:
 		check_mlp(&c, d);
+		break;
+	case QUIRE_OPC_COMM_INIT:
+		check_comm_init(&c, d);
+		break;
+	case QUIRE_OPC_COMM_FREE:
+	case QUIRE_OPC_ALLREDUCE:
+	case QUIRE_OPC_BARRIER:
+		check_collective(&c, d);
 		break;
 	default:
 		fail(&c, QUIRE_ERR_OPCODE, QUIRE_DETAIL_OPCODE);
@@ -264,6 +343,13 @@ void quire_cmd_extents(const struct quire_cmd *d, uint32_t mlp_width0, uint64_t 
 		ext[0] = n * mlp_width0;
 		ext[1] = 4 * n;
 		ext[3] = n;
+		break;
+	case QUIRE_OPC_COMM_INIT:
+		ext[0] = n;
+		break;
+	case QUIRE_OPC_ALLREDUCE:
+		ext[0] = ext[1] = 4 * n;
+		ext[2] = ext[3] = ef ? 4 * n : 0;
 		break;
 	default:
 		break;

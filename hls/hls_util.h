@@ -59,14 +59,32 @@ static inline void quire_st32(uint8_t *p, uint32_t i, uint32_t v)
 	b[3] = (uint8_t)(v >> 24);
 }
 
-/* An integer element of format INT8/INT16/INT32 at index i, widened. */
-static inline int32_t quire_ld_int(const uint8_t *p, uint32_t fmt_bytes, uint32_t i)
+static inline int64_t quire_ld64(const uint8_t *p, uint32_t i)
+{
+	const uint8_t *b = p + 8 * (uint64_t)i;
+	uint64_t v = 0;
+	for (int k = 7; k >= 0; k--)
+		v = v << 8 | b[k];
+	return (int64_t)v;
+}
+
+static inline void quire_st64(uint8_t *p, uint32_t i, uint64_t v)
+{
+	uint8_t *b = p + 8 * (uint64_t)i;
+	for (int k = 0; k < 8; k++)
+		b[k] = (uint8_t)(v >> (8 * k));
+}
+
+/* An integer element of format INT8/INT16/INT32/INT64 at index i, widened. */
+static inline int64_t quire_ld_int(const uint8_t *p, uint32_t fmt_bytes, uint32_t i)
 {
 	if (fmt_bytes == 1)
 		return (int8_t)p[i];
 	if (fmt_bytes == 2)
 		return quire_ld16(p, i);
-	return quire_ld32(p, i);
+	if (fmt_bytes == 4)
+		return quire_ld32(p, i);
+	return quire_ld64(p, i);
 }
 
 /* v >> sh rounded to nearest, ties to even; any sh >= 0. */

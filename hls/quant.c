@@ -258,6 +258,17 @@ int quire_quant_decode(uint32_t fmt, uint32_t val_fmt, uint32_t n, uint32_t mean
 		}
 		return QUIRE_OK;
 	}
+	if (fmt == QUIRE_FMT_FP32) { /* identity, or the mean of an fp32 sum */
+		if (val_fmt != QUIRE_FMT_FP32)
+			return QUIRE_ERR_FORMAT;
+	fp32_loop:
+		for (uint32_t i = 0; i < n; i++) {
+#pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT max = 4194304
+			y[i] = mean_of(quire_f32_from_bits((uint32_t)quire_ld32(vals, i)), mean_w);
+		}
+		return QUIRE_OK;
+	}
 	uint32_t mant_bits;
 	if (fmt == QUIRE_FMT_BFP8)
 		mant_bits = QUIRE_BFP8_MANT_BITS;

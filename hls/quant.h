@@ -15,7 +15,8 @@
 #include "quire/card.h" /* the OP values of the top function */
 
 /* flags */
-#define QUIRE_QUANT_EF 1u /* error feedback: encode v = fp32(x + resid), update resid */
+#define QUIRE_QUANT_EF                                                                             \
+	QUIRE_QUANT_F_EF /* error feedback: encode v = fp32(x + resid), update resid */
 
 /* Exponent of one block from the largest |x| bit pattern (sign cleared). */
 int8_t quire_bfp_block_exponent(uint32_t max_abs_bits);
@@ -58,7 +59,8 @@ int quire_quant_encode(uint32_t fmt, uint32_t n, uint32_t flags, const float *x,
  * single encoding or an exact sum); fmt FP16 with val_fmt FP16. mean_w > 1
  * divides each decoded value by mean_w in fp32 (the mean of a W-worker sum).
  * Returns QUIRE_OK, QUIRE_ERR_FORMAT, or QUIRE_ERR_RANGE (an exponent below
- * -126) with nothing written.
+ * -126) with nothing written. fmt FP32 with val_fmt FP32: the values
+ * themselves, or their mean; how the card finishes an fp32 all-reduce.
  */
 int quire_quant_decode(uint32_t fmt, uint32_t val_fmt, uint32_t n, uint32_t mean_w,
 		       const uint8_t *vals, const int8_t *exp, float *y);

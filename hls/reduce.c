@@ -22,6 +22,8 @@ uint32_t quire_reduce_format_bytes(uint32_t fmt)
 	case QUIRE_FMT_INT32:
 	case QUIRE_FMT_FP32:
 		return 4;
+	case QUIRE_FMT_INT64:
+		return 8;
 	default:
 		return 0;
 	}
@@ -30,8 +32,8 @@ uint32_t quire_reduce_format_bytes(uint32_t fmt)
 static int sum_int(uint32_t in_bytes, uint32_t acc_bytes, uint32_t w, uint32_t n, uint32_t stride,
 		   uint32_t flags, const uint8_t *in, const uint8_t *acc_in, uint8_t *acc_out)
 {
-	const int64_t hi = acc_bytes == 2 ? INT16_MAX : INT32_MAX;
-	const int64_t lo = acc_bytes == 2 ? INT16_MIN : INT32_MIN;
+	const int64_t hi = acc_bytes == 2 ? INT16_MAX : acc_bytes == 4 ? INT32_MAX : INT64_MAX;
+	const int64_t lo = acc_bytes == 2 ? INT16_MIN : acc_bytes == 4 ? INT32_MIN : INT64_MIN;
 	int status = QUIRE_OK;
 element_loop:
 	for (uint32_t i = 0; i < REDUCE_MAX_ELEMENTS; i++) {
@@ -39,20 +41,30 @@ element_loop:
 		if (i >= n)
 			break;
 		int64_t s = (flags & QUIRE_REDUCE_ACC_IN) ? quire_ld_int(acc_in, acc_bytes, i) : 0;
+		int wrapped = 0; /* only int64 sums of int64 inputs can leave int64 */
 	worker_loop:
 		for (uint32_t k = 0; k < REDUCE_MAX_WORKERS; k++) {
 			if (k >= w)
 				break;
-			s += quire_ld_int(in, in_bytes, (uint32_t)((uint64_t)k * stride + i));
+			int64_t v =
+			    quire_ld_int(in, in_bytes, (uint32_t)((uint64_t)k * stride + i));
+			if ((v > 0 && s > INT64_MAX - v) || (v < 0 && s < INT64_MIN - v)) {
+				wrapped = 1;
+				s = v > 0 ? INT64_MAX : INT64_MIN;
+			} else if (!wrapped) {
+				s += v;
+			}
 		}
-		if (s > hi || s < lo) {
+		if (wrapped || s > hi || s < lo) {
 			status = QUIRE_ERR_OVERFLOW;
-			s = s > hi ? hi : lo;
+			s = s > hi ? hi : s < lo ? lo : s;
 		}
 		if (acc_bytes == 2)
 			quire_st16(acc_out, i, (uint16_t)(int16_t)s);
-		else
+		else if (acc_bytes == 4)
 			quire_st32(acc_out, i, (uint32_t)(int32_t)s);
+		else
+			quire_st64(acc_out, i, (uint64_t)s);
 	}
 	return status;
 }
@@ -64,8 +76,8 @@ static float load_fp(const uint8_t *p, uint32_t bytes, uint32_t i)
 	return quire_f32_from_bits(bits);
 }
 
-static void sum_fp(uint32_t in_bytes, uint32_t w, uint32_t n, uint32_t stride, uint32_t flags,
-		   const uint8_t *in, const uint8_t *acc_in, uint8_t *acc_out)
+static void sum_fp(uint32_t in_bytes, uint32_t acc_bytes, uint32_t w, uint32_t n, uint32_t stride,
+		   uint32_t flags, const uint8_t *in, const uint8_t *acc_in, uint8_t *acc_out)
 {
 element_loop:
 	for (uint32_t i = 0; i < REDUCE_MAX_ELEMENTS; i++) {
@@ -73,14 +85,21 @@ element_loop:
 		if (i >= n)
 			break;
 		/* Starting from -0.0 keeps an all -0.0 sum -0.0, as a plain fp32 sum of them is. */
-		float s = (flags & QUIRE_REDUCE_ACC_IN) ? load_fp(acc_in, 4, i) : -0.0f;
+		float s = (flags & QUIRE_REDUCE_ACC_IN) ? load_fp(acc_in, acc_bytes, i) : -0.0f;
 	worker_loop:
 		for (uint32_t k = 0; k < REDUCE_MAX_WORKERS; k++) {
 			if (k >= w)
 				break;
 			s += load_fp(in, in_bytes, (uint32_t)((uint64_t)k * stride + i));
+			/* Which NaN an addition of two NaNs returns is up to the hardware (and
+			 * the compiler's operand order): every NaN sum is the one quiet NaN. */
+			if (s != s)
+				s = quire_f32_from_bits(QUIRE_NAN_BITS);
 		}
-		quire_st32(acc_out, i, quire_f32_bits(s));
+		if (acc_bytes == 2) /* fp16 partial sums: each addition in fp32, then rounded */
+			quire_st16(acc_out, i, quire_fp16_from_fp32(quire_f32_bits(s)));
+		else
+			quire_st32(acc_out, i, quire_f32_bits(s));
 	}
 }
 
@@ -95,12 +114,12 @@ int quire_reduce_sum(uint32_t in_fmt, uint32_t acc_fmt, uint32_t w, uint32_t n, 
 		return QUIRE_ERR_SIZE;
 	int in_is_fp = in_fmt == QUIRE_FMT_FP16 || in_fmt == QUIRE_FMT_FP32;
 	if (in_is_fp) {
-		if (acc_fmt != QUIRE_FMT_FP32)
+		if (acc_fmt != QUIRE_FMT_FP32 && acc_fmt != QUIRE_FMT_FP16)
 			return QUIRE_ERR_FORMAT;
-		sum_fp(in_bytes, w, n, stride, flags, in, acc_in, acc_out);
+		sum_fp(in_bytes, acc_bytes, w, n, stride, flags, in, acc_in, acc_out);
 		return QUIRE_OK;
 	}
-	if (acc_fmt != QUIRE_FMT_INT16 && acc_fmt != QUIRE_FMT_INT32)
+	if (acc_fmt != QUIRE_FMT_INT16 && acc_fmt != QUIRE_FMT_INT32 && acc_fmt != QUIRE_FMT_INT64)
 		return QUIRE_ERR_FORMAT;
 	return sum_int(in_bytes, acc_bytes, w, n, stride, flags, in, acc_in, acc_out);
 }

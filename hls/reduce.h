@@ -16,14 +16,18 @@
 
 #include "quire/card.h" /* the OP values of the top function */
 
-#define QUIRE_REDUCE_ACC_IN 1u /* acc_in holds a partial sum to add first */
+#define QUIRE_REDUCE_ACC_IN QUIRE_REDUCE_F_ACC_IN /* acc_in holds a partial sum to add first */
 
 /*
  * acc_out[i] = acc_in[i] (with QUIRE_REDUCE_ACC_IN) + sum over w < W of in[w * stride + i].
- * in_fmt INT8, INT16 or INT32 with acc_fmt INT16 or INT32: exact; returns
- *   QUIRE_ERR_OVERFLOW if some sum does not fit acc_fmt (that element saturates).
- * in_fmt FP16 or FP32 with acc_fmt FP32: fp32 additions in the fixed order
- *   acc_in, in[0], in[1], ... in[W-1].
+ * in_fmt INT8, INT16, INT32 or INT64 with acc_fmt INT16, INT32 or INT64: exact;
+ *   returns QUIRE_ERR_OVERFLOW if some sum does not fit acc_fmt (that element
+ *   saturates). INT64 partial sums carry int32 sums across the card network.
+ * in_fmt FP16 or FP32 with acc_fmt FP32 or FP16: fp32 additions in the fixed
+ *   order acc_in, in[0], in[1], ... in[W-1]; an FP16 accumulator is read widened
+ *   and the sum rounded to fp16 (RNE) once at the end: an fp16 ring hop. A NaN
+ *   after any addition becomes QUIRE_NAN_BITS, so NaN sums are the same bits on
+ *   every path.
  * acc_in may be the same buffer as acc_out.
  */
 int quire_reduce_sum(uint32_t in_fmt, uint32_t acc_fmt, uint32_t w, uint32_t n, uint32_t stride,

@@ -135,38 +135,96 @@ static void serve(struct server *s, int fd)
 
 static const char usage[] =
     "Usage: quire-sim --socket PATH [--once] [--mem MiB] [--quiet]\n"
+    "                 [--net DIR --addr N [--net-drop P] [--net-corrupt P] [--net-seed S]]\n"
     "Serve one simulated quire card (functional model, real firmware) on a Unix socket.\n\n"
-    "  -s, --socket PATH  where to listen\n"
-    "  -1, --once         exit after the first host leaves\n"
-    "  -m, --mem MiB      card memory (default 64, the firmware's minimum)\n"
-    "  -q, --quiet        no messages about hosts coming and going\n";
+    "  -s, --socket PATH    where to listen\n"
+    "  -1, --once           exit after the first host leaves\n"
+    "  -m, --mem MiB        card memory (default 128)\n"
+    "  -q, --quiet          no messages about hosts coming and going\n"
+    "  -n, --net DIR        attach the card's network port to the simulated network in DIR\n"
+    "                       (a directory every card of the cluster shares)\n"
+    "  -a, --addr N         the port's network address, 0-65535, unique in DIR\n"
+    "      --net-drop P     lose each frame sent with probability P (fault tests)\n"
+    "      --net-corrupt P  flip one bit of each frame sent with probability P\n"
+    "      --net-seed S     seed of those faults (default: fixed)\n";
+
+/* A probability in [0, 1], or -1. */
+static double probability(const char *s)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(s, &end);
+	return *s && !*end && !errno && d >= 0 && d <= 1 ? d : -1;
+}
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"socket", required_argument, 0, 's'}, {"once", no_argument, 0, '1'},
-	    {"mem", required_argument, 0, 'm'},    {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+	static const struct option opts[] = {{"socket", required_argument, 0, 's'},
+					     {"once", no_argument, 0, '1'},
+					     {"mem", required_argument, 0, 'm'},
+					     {"quiet", no_argument, 0, 'q'},
+					     {"net", required_argument, 0, 'n'},
+					     {"addr", required_argument, 0, 'a'},
+					     {"net-drop", required_argument, 0, 'D'},
+					     {"net-corrupt", required_argument, 0, 'C'},
+					     {"net-seed", required_argument, 0, 'S'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
 	const char *path = NULL;
-	int once = 0, c;
+	int once = 0, c, have_addr = 0;
 	struct quire_emu_config cfg = {0};
+	struct quire_netport_config net = {0};
 	struct server s = {.client = -1};
-	while ((c = getopt_long(argc, argv, "s:1m:qh", opts, NULL)) != -1) {
-		if (c == 's')
+	char *end;
+	while ((c = getopt_long(argc, argv, "s:1m:qn:a:h", opts, NULL)) != -1) {
+		if (c == 's') {
 			path = optarg;
-		else if (c == '1')
+		} else if (c == 'n') {
+			net.dir = optarg;
+		} else if (c == 'a') {
+			unsigned long a = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || a > 0xffff) {
+				fprintf(stderr, "quire-sim: --addr wants 0-65535, not %s\n",
+					optarg);
+				return 2;
+			}
+			net.addr = (uint16_t)a;
+			have_addr = 1;
+		} else if (c == 'D' || c == 'C') {
+			double p = probability(optarg);
+			if (p < 0) {
+				fprintf(stderr, "quire-sim: a probability is 0 to 1, not %s\n",
+					optarg);
+				return 2;
+			}
+			*(c == 'D' ? &net.drop : &net.corrupt) = p;
+		} else if (c == 'S') {
+			net.seed = strtoull(optarg, &end, 10);
+			if (!*optarg || *end) {
+				fprintf(stderr, "quire-sim: --net-seed wants a number, not %s\n",
+					optarg);
+				return 2;
+			}
+		} else if (c == '1') {
 			once = 1;
-		else if (c == 'm')
+		} else if (c == 'm') {
 			cfg.mem_bytes = (uint64_t)strtoull(optarg, NULL, 10) << 20;
-		else if (c == 'q')
+		} else if (c == 'q') {
 			s.quiet = 1;
-		else if (c == 'h')
+		} else if (c == 'h') {
 			return fputs(usage, stdout), 0;
-		else
+		} else {
 			return fputs(usage, stderr), 2;
+		}
 	}
 	if (!path || optind != argc)
 		return fputs(usage, stderr), 2;
+	if (!net.dir != !have_addr) {
+		fprintf(stderr, "quire-sim: --net and --addr go together\n");
+		return 2;
+	}
+	if (net.dir)
+		cfg.net = &net;
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof(a.sun_path)) {
 		fprintf(stderr, "quire-sim: socket path too long: %s\n", path);

@@ -51,10 +51,13 @@ if [ $unit_only -eq 0 ]; then
 	# Collectives over MPI, W ranks (OpenMPI's plugins leak at exit: leak checks off there).
 	if [ -x "$BUILD/tests/mpi/test_comm_mpi" ]; then
 		[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-		for w in 2 3 4 8; do
-			ASAN_OPTIONS=detect_leaks=0 run mpirun -x ASAN_OPTIONS --oversubscribe -np $w \
-				--mca btl self,vader --mca btl_vader_single_copy_mechanism none \
-				--mca mpi_yield_when_idle 1 "$BUILD/tests/mpi/test_comm_mpi"
+		# The same checks on both backends: cpu over MPI, and simulated cards on their network.
+		for backend in cpu sim; do
+			for w in 2 3 4 8; do
+				ASAN_OPTIONS=detect_leaks=0 run mpirun -x ASAN_OPTIONS --oversubscribe -np $w \
+					--mca btl self,vader --mca btl_vader_single_copy_mechanism none \
+					--mca mpi_yield_when_idle 1 "$BUILD/tests/mpi/test_comm_mpi" $backend
+			done
 		done
 	fi
 	for seed in 1 2 3; do

@@ -142,7 +142,10 @@ struct quire_req;
  *   "sim"         start a simulated card process (quire-sim) for this context,
  *                 ended by quire_close;
  *   "sim:PATH"    connect to a running quire-sim serving the Unix socket PATH;
- *   "sim:inproc"  a simulated card inside this process (tests, tools).
+ *   "sim:inproc"  a simulated card inside this process (tests, tools);
+ *   "sim:inproc,net=DIR,addr=N[,drop=P,corrupt=P,seed=S]"  the same with a network
+ *                 port at address N of the simulated network in directory DIR
+ *                 (drop, corrupt: injected faults per frame, for tests).
  * A context serves one thread at a time; use one context per thread.
  */
 int quire_open(const char *uri, struct quire_ctx **ctx);
@@ -167,6 +170,11 @@ struct quire_info {
 	uint64_t hw_build;
 	uint64_t mem_bytes;
 	uint32_t cmds_ok, cmds_err;
+	struct {                     /* the card's network port (all 0 without one) */
+		uint32_t link, addr; /* link 1: up; addr: the port's network address */
+		uint32_t tx_frames, rx_frames, rx_errors, tx_drops;
+		uint64_t tx_bytes; /* frame bytes sent, headers included */
+	} net;
 	uint32_t n_blocks; /* register blocks, as walked from BAR offset 0 */
 	struct {
 		uint32_t offset, type, version;
@@ -224,12 +232,29 @@ int quire_run(struct quire_ctx *ctx, const struct quire_op *op, uint32_t *result
 /* ---- Collectives across ranks ------------------------------------------------------------ */
 
 /*
- * A communicator: W ranks, each with its own context. Made by a transport:
- * quire_comm_from_mpi (<quire_mpi.h>, libquire_mpi) for the cpu backend. A
- * communicator is used by one thread at a time; every rank calls the same
- * collectives in the same order.
+ * A communicator: W ranks, each with its own context. On cards (sim), the
+ * cards run the collectives over their own network ports; on the cpu backend
+ * MPI carries them. quire_comm_from_mpi (<quire_mpi.h>, libquire_mpi) makes
+ * either from an MPI communicator; quire_comm_create makes a card one from an
+ * address table any bootstrap can exchange. A communicator is used by one
+ * thread at a time; every rank calls the same collectives in the same order.
+ * After a collective fails on cards (a peer timed out, a frame was lost), the
+ * communicator only reports QUIRE_ERR_PEER: free it and make a new one.
  */
 struct quire_comm;
+
+/* The network address of the context's card; QUIRE_ERR_NOT_SUPPORTED without one. */
+int quire_card_address(struct quire_ctx *ctx, uint16_t *addr);
+
+struct quire_comm_config {
+	int rank, size;
+	const uint16_t *addrs; /* each rank's card address (quire_card_address), in rank order */
+	uint16_t id;           /* the same on every rank, unused on each member card; from 1 */
+	int timeout_ms;        /* how long a collective waits for a peer; 0: 5000 */
+};
+/* A communicator of cards; every rank calls this with its own rank. */
+int quire_comm_create(struct quire_ctx *ctx, const struct quire_comm_config *cfg,
+		      struct quire_comm **out);
 
 /* A communicator of this rank alone (as MPI_COMM_SELF): collectives on one worker. */
 int quire_comm_self(struct quire_ctx *ctx, struct quire_comm **out);

@@ -9,6 +9,7 @@
  *   0x1001_0000  control block, private to the firmware
  *   0x1002_0000  DMA mover: host memory <-> card memory
  *   0x1003_0000  engines, 0x1000 apart, in enum quire_engine_kind order
+ *   0x1004_0000  network port (frames to and from other cards, include/quire/frame.h)
  *   0x8000_0000  card memory (engines and the DMA mover address it from 0)
  */
 #ifndef QUIRE_CARD_H
@@ -18,6 +19,7 @@
 #define QUIRE_CARD_CTL          0x10010000u
 #define QUIRE_CARD_DMA          0x10020000u
 #define QUIRE_CARD_ENGINE(kind) (0x10030000u + 0x1000u * ((kind)-1))
+#define QUIRE_CARD_NET          0x10040000u
 #define QUIRE_CARD_MEM          0x80000000u
 
 /* Control block. */
@@ -36,6 +38,37 @@
 #define QUIRE_CTL_HOST_WIN_BASE_HI 0x14
 #define QUIRE_CTL_HOST_WIN_SIZE_LO 0x18
 #define QUIRE_CTL_HOST_WIN_SIZE_HI 0x1c
+/* The firmware's timer: waiting for an event ends at the latest when the cycle
+ * counter reaches this (0: no limit). How collectives time out. */
+#define QUIRE_CTL_WAKE_AT_LO 0x20
+#define QUIRE_CTL_WAKE_AT_HI 0x24
+
+/*
+ * Network port. Transmit: the frame (header, then payload) lies in card memory
+ * at TX_CARD; writing QUIRE_NET_GO to TX_CTRL sends it whole (the port fills
+ * the header's crc32) or not at all, and TX_STATUS says which: QUIRE_ERR_BUSY
+ * when the peer cannot take it now (flow control: try again), QUIRE_ERR_PEER
+ * when no port has that address. Receive: frames wait in the port's buffer in
+ * arrival order; the head frame's header is readable at RX_HDR; QUIRE_NET_RX_POP
+ * copies its payload to card memory at RX_DEST, QUIRE_NET_RX_DROP discards it.
+ */
+#define QUIRE_NET_PORT_ADDR    0x00 /* this port's address on the card network */
+#define QUIRE_NET_PORT_LINK    0x04 /* 1 when attached to a network */
+#define QUIRE_NET_TX_CARD      0x10
+#define QUIRE_NET_TX_LEN       0x14 /* header + payload bytes */
+#define QUIRE_NET_TX_CTRL      0x18
+#define QUIRE_NET_TX_STATUS    0x1c
+#define QUIRE_NET_RX_PENDING   0x20 /* frames waiting */
+#define QUIRE_NET_RX_FLAGS     0x24 /* of the head frame: QUIRE_NET_RX_F_* */
+#define QUIRE_NET_RX_DEST      0x28
+#define QUIRE_NET_RX_CTRL      0x2c
+#define QUIRE_NET_RX_STATUS    0x30             /* of the last POP */
+#define QUIRE_NET_RX_HDR(i)    (0x40 + 4 * (i)) /* the head frame's header, 8 words */
+#define QUIRE_NET_GO           1u
+#define QUIRE_NET_RX_POP       1u
+#define QUIRE_NET_RX_DROP      2u
+#define QUIRE_NET_RX_F_BAD_CRC 1u /* failed the CRC check: its header cannot be trusted */
+#define QUIRE_NET_RX_F_BAD_LEN 2u /* shorter than a header, or not as long as it says */
 
 /* DMA mover. */
 #define QUIRE_DMA_HOST_LO 0x00
@@ -79,6 +112,10 @@ enum quire_mlp_op {
 	QUIRE_MLP_OP_LOAD = 1,
 	QUIRE_MLP_OP_SCORE = 2,
 };
+
+/* The FLAGS arguments. */
+#define QUIRE_QUANT_F_EF      1u /* error feedback: encode fp32(x + resid), update resid */
+#define QUIRE_REDUCE_F_ACC_IN 1u /* acc_in holds a partial sum to add first */
 
 /* Arguments of each engine, as their top functions take them. */
 enum quire_quant_arg {

@@ -36,15 +36,23 @@ enum quire_opcode {
 	QUIRE_OPC_REDUCE = 6, /* dst <- exact sum of `workers` vectors at src, stride bytes apart */
 	QUIRE_OPC_MLP_LOAD = 7,  /* model image of `count` bytes at src into the MLP engine */
 	QUIRE_OPC_MLP_SCORE = 8, /* dst (int32 scores) <- MLP(src features); aux: feasible bytes */
+	/* Collectives over the card network (docs/collectives.md). `workers` names the
+	 * communicator; every member card runs the same collectives in the same order. */
+	QUIRE_OPC_COMM_INIT =
+	    9, /* join communicator: struct quire_comm_desc of `count` bytes at src */
+	QUIRE_OPC_COMM_FREE = 10, /* leave communicator `workers` */
+	QUIRE_OPC_ALLREDUCE = 11, /* dst (fp32, int32) <- sum over the members of src */
+	QUIRE_OPC_BARRIER = 12,   /* completes when every member has reached it */
 };
-#define QUIRE_OPC_COUNT 9 /* one past the largest */
+#define QUIRE_OPC_COUNT 13 /* one past the largest */
 
 /* flags */
 #define QUIRE_CMD_F_EF 0x01 /* ENCODE, EXPONENTS: error feedback with the residual at aux */
 #define QUIRE_CMD_F_SHARED_EXP                                                                     \
-	0x02 /* ENCODE: exp is an input (agreed exponents), not an output                          \
-	      */
-#define QUIRE_CMD_F_MASK 0x03
+	0x02                  /* ENCODE: exp is an input (agreed exponents), not an output         \
+			       */
+#define QUIRE_CMD_F_MEAN 0x04 /* ALLREDUCE: the mean (the sum divided by W in fp32) */
+#define QUIRE_CMD_F_MASK 0x07
 
 /* Largest element count of one command: 2^28 (1 GiB of fp32). */
 #define QUIRE_CMD_MAX_ELEMS   (1u << 28)
@@ -62,7 +70,7 @@ struct quire_cmd {
 	__u16 workers;    /* REDUCE: input vectors; DECODE: mean over this many (0, 1: sum) */
 	__u64 src;
 	__u64 dst;
-	__u64 exp;    /* block exponents, int8 */
+	__u64 exp;    /* block exponents, int8; ALLREDUCE with EF: where the new residual goes */
 	__u64 aux;    /* residual (EF); feasible bytes (MLP_SCORE) */
 	__u64 stride; /* REDUCE: bytes from one input vector to the next */
 	__u32 reserved[2];
@@ -102,7 +110,28 @@ enum quire_detail {
 	QUIRE_DETAIL_RESERVED = 12,
 	QUIRE_DETAIL_ENGINE = 13, /* an engine reported the status */
 	QUIRE_DETAIL_RING = 14,   /* ring overrun */
+	QUIRE_DETAIL_NET = 15,    /* the card network: a peer, a frame, a timeout */
+	QUIRE_DETAIL_COMM = 16,   /* no such communicator, or it failed earlier */
 };
+
+/*
+ * What COMM_INIT reads: the communicator's id (the same on every member, not
+ * in use on this card), this card's rank, the members' network addresses in
+ * rank order (the card's own at its rank), and how long a collective may wait
+ * for a peer before it fails with QUIRE_ERR_TIMEOUT.
+ */
+struct quire_comm_desc {
+	__u16 comm;
+	__u16 rank;
+	__u16 size; /* 1 .. QUIRE_CMD_MAX_WORKERS */
+	__u16 reserved0;
+	__u32 timeout_ms; /* 0: QUIRE_COMM_TIMEOUT_DEFAULT_MS */
+	__u32 reserved[5];
+	__u16 addr[]; /* size entries */
+};
+#define QUIRE_COMM_DESC_BYTES(size)   (32u + 2u * (size))
+#define QUIRE_COMM_TIMEOUT_DEFAULT_MS 5000u
+#define QUIRE_COMM_TIMEOUT_MAX_MS     600000u
 
 /* What INFO writes at dst (64 bytes). */
 struct quire_card_info {
@@ -121,6 +150,7 @@ struct quire_card_info {
 _Static_assert(sizeof(struct quire_cmd) == QUIRE_CMD_BYTES, "descriptor size");
 _Static_assert(sizeof(struct quire_cpl) == QUIRE_CPL_BYTES, "completion size");
 _Static_assert(sizeof(struct quire_card_info) == 64, "info size");
+_Static_assert(sizeof(struct quire_comm_desc) == 32, "communicator descriptor size");
 #endif
 
 #endif /* QUIRE_CMD_H */

@@ -18,8 +18,9 @@ enum quire_format {
 	QUIRE_FMT_INT8 = 5,
 	QUIRE_FMT_INT16 = 6,
 	QUIRE_FMT_INT32 = 7,
+	QUIRE_FMT_INT64 = 8, /* partial sums of int32 on the card network */
 };
-#define QUIRE_FMT_COUNT 8 /* one past the largest id */
+#define QUIRE_FMT_COUNT 9 /* one past the largest id */
 
 /* Reduction operations. */
 enum quire_reduce_op {

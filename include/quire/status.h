@@ -30,7 +30,8 @@
 	X(QUIRE_ERR_PEER, 17, "peer lost")                                                         \
 	X(QUIRE_ERR_OVERFLOW, 18, "partial sum would overflow its integer type")                   \
 	X(QUIRE_ERR_INTERNAL, 19, "internal error")                                                \
-	X(QUIRE_ERR_OVERRUN, 20, "command ring overrun: descriptors were lost")
+	X(QUIRE_ERR_OVERRUN, 20, "command ring overrun: descriptors were lost")                    \
+	X(QUIRE_ERR_LINK, 21, "frame lost or corrupted on the card network")
 
 enum quire_status {
 #define QUIRE_STATUS_ENUM(name, value, text) name = value,
@@ -38,7 +39,7 @@ enum quire_status {
 #undef QUIRE_STATUS_ENUM
 };
 
-#define QUIRE_STATUS_COUNT 21 /* one past the largest code */
+#define QUIRE_STATUS_COUNT 22 /* one past the largest code */
 
 /* A short English description of a status code; never NULL. */
 const char *quire_strerror(int status);

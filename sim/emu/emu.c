@@ -66,6 +66,8 @@ struct emu {
 	struct timespec t0;
 	uint32_t cycles_hi_latch;
 	uint32_t epoch;
+	uint64_t wake_at; /* the firmware's timer, in cycles (0: none) */
+	struct quire_netport *net;
 
 	uint8_t *host; /* host memory window */
 	uint64_t host_iova, host_size;
@@ -118,7 +120,29 @@ static void bar_init(struct emu *e)
 	*reg(e, RB_ENGINES, QUIRE_ENG_COUNT) = N_ENGINES;
 	for (uint32_t i = 0; i < N_ENGINES; i++)
 		*reg(e, RB_ENGINES, QUIRE_ENG_RECORD(i) + QUIRE_ENG_KIND) = i + 1;
-	*reg(e, RB_NETPORT, QUIRE_NET_COUNT) = 1; /* link down: collectives come later */
+	*reg(e, RB_NETPORT, QUIRE_NET_COUNT) = 1;
+	if (e->net) {
+		*reg(e, RB_ID, QUIRE_ID_CAPS) |= QUIRE_CAP_NET;
+		*reg(e, RB_NETPORT, QUIRE_NET_RECORD(0) + QUIRE_NET_LINK) = 1;
+		*reg(e, RB_NETPORT, QUIRE_NET_RECORD(0) + QUIRE_NET_ADDR) =
+		    quire_netport_read(e->net, QUIRE_NET_PORT_ADDR);
+	}
+}
+
+/* The port's counters, as its BAR record shows them. */
+static void net_counters(struct emu *e)
+{
+	if (!e->net)
+		return;
+	struct quire_netport_stats st;
+	quire_netport_stats(e->net, &st);
+	uint32_t r = RB_NETPORT + QUIRE_NET_RECORD(0);
+	*reg(e, r, QUIRE_NET_TX_FRAMES) = (uint32_t)st.tx_frames;
+	*reg(e, r, QUIRE_NET_RX_FRAMES) = (uint32_t)st.rx_frames;
+	*reg(e, r, QUIRE_NET_RX_ERRORS) = (uint32_t)st.rx_errors;
+	*reg(e, r, QUIRE_NET_TX_BYTES_LO) = (uint32_t)st.tx_bytes;
+	*reg(e, r, QUIRE_NET_TX_BYTES_HI) = (uint32_t)(st.tx_bytes >> 32);
+	*reg(e, r, QUIRE_NET_TX_DROPS) = (uint32_t)st.tx_drops;
 }
 
 static uint64_t cycles_now(struct emu *e)
@@ -180,6 +204,8 @@ static uint32_t emu_mmio_read(struct quire_device *dev, uint32_t off)
 	if ((off & 3) || off >= QUIRE_BAR0_BYTES)
 		return 0xffffffffu; /* as a PCIe read of nothing */
 	pthread_mutex_lock(&e->lock);
+	if (off >= RB_NETPORT && off < RB_COUNTERS)
+		net_counters(e);
 	uint32_t v = e->bar[off / 4];
 	if (off == RB_COUNTERS + QUIRE_CNT_CYCLES_LO || off == RB_COUNTERS + QUIRE_CNT_CYCLES_HI) {
 		uint64_t c = cycles_now(e);
@@ -390,9 +416,17 @@ static uint32_t hal_read(void *ctx, uint32_t addr)
 		case QUIRE_CTL_HOST_WIN_SIZE_HI:
 			v = (uint32_t)(e->host_size >> 32);
 			break;
+		case QUIRE_CTL_WAKE_AT_LO:
+			v = (uint32_t)e->wake_at;
+			break;
+		case QUIRE_CTL_WAKE_AT_HI:
+			v = (uint32_t)(e->wake_at >> 32);
+			break;
 		default:
 			v = 0;
 		}
+	} else if (addr >= QUIRE_CARD_NET && addr < QUIRE_CARD_NET + 0x100) {
+		v = e->net ? quire_netport_read(e->net, addr - QUIRE_CARD_NET) : 0;
 	} else if (addr >= QUIRE_CARD_DMA && addr < QUIRE_CARD_DMA + 4 * DMA_REGS) {
 		v = e->dma[(addr - QUIRE_CARD_DMA) / 4];
 	} else if (addr >= QUIRE_CARD_ENGINE(1) && addr < QUIRE_CARD_ENGINE(N_ENGINES + 1)) {
@@ -421,6 +455,13 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 			*p = v;
 	} else if (addr >= QUIRE_CARD_BAR && addr < QUIRE_CARD_BAR + QUIRE_BAR0_BYTES) {
 		e->bar[(addr - QUIRE_CARD_BAR) / 4] = v;
+	} else if (addr == QUIRE_CARD_CTL + QUIRE_CTL_WAKE_AT_LO) {
+		e->wake_at = (e->wake_at & ~(uint64_t)0xffffffffu) | v;
+	} else if (addr == QUIRE_CARD_CTL + QUIRE_CTL_WAKE_AT_HI) {
+		e->wake_at = (e->wake_at & 0xffffffffu) | (uint64_t)v << 32;
+	} else if (addr >= QUIRE_CARD_NET && addr < QUIRE_CARD_NET + 0x100) {
+		if (e->net)
+			quire_netport_write(e->net, addr - QUIRE_CARD_NET, v, e->mem, e->mem_bytes);
 	} else if (addr == QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE) {
 		*reg(e, RB_IRQ, QUIRE_IRQ_STATUS) |= v;
 		*reg(e, RB_IRQ, QUIRE_IRQ_COUNT) += 1;
@@ -452,12 +493,33 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 		fn(fctx, raise);
 }
 
+/* The monotonic time at which the cycle counter reaches `cycles`. */
+static struct timespec time_of(struct emu *e, uint64_t cycles)
+{
+	uint64_t ns = (uint64_t)((double)cycles * 1e9 / e->clock_hz);
+	struct timespec t = e->t0;
+	t.tv_sec += (time_t)(ns / 1000000000u);
+	t.tv_nsec += (long)(ns % 1000000000u);
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
 static int hal_wait(void *ctx)
 {
 	struct emu *e = ctx;
 	pthread_mutex_lock(&e->lock);
-	while (!e->event_pending && !e->stop)
-		pthread_cond_wait(&e->event, &e->lock);
+	while (!e->event_pending && !e->stop) {
+		if (!e->wake_at) {
+			pthread_cond_wait(&e->event, &e->lock);
+			continue;
+		}
+		struct timespec until = time_of(e, e->wake_at);
+		if (pthread_cond_timedwait(&e->event, &e->lock, &until) == ETIMEDOUT)
+			break; /* the timer: the firmware looks at the clock itself */
+	}
 	e->event_pending = 0;
 	int stop = e->stop;
 	pthread_mutex_unlock(&e->lock);
@@ -465,6 +527,16 @@ static int hal_wait(void *ctx)
 }
 
 static const struct quire_fw_hal emu_hal = {hal_read, hal_write, hal_wait};
+
+/* The port received a frame. */
+static void net_wake(void *ctx)
+{
+	struct emu *e = ctx;
+	pthread_mutex_lock(&e->lock);
+	e->event_pending = 1;
+	pthread_cond_signal(&e->event);
+	pthread_mutex_unlock(&e->lock);
+}
 
 static void *fw_thread(void *arg)
 {
@@ -481,6 +553,7 @@ static void emu_destroy(struct quire_device *dev)
 	pthread_cond_signal(&e->event);
 	pthread_mutex_unlock(&e->lock);
 	pthread_join(e->fw_thread, NULL);
+	quire_netport_close(e->net);
 	pthread_cond_destroy(&e->event);
 	pthread_mutex_destroy(&e->lock);
 	free(e->mem);
@@ -503,7 +576,7 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 	if (!e)
 		return NULL;
 	e->dev.ops = &emu_ops;
-	e->mem_bytes = cfg && cfg->mem_bytes ? cfg->mem_bytes : 64u << 20;
+	e->mem_bytes = cfg && cfg->mem_bytes ? cfg->mem_bytes : 128u << 20;
 	e->clock_hz = cfg && cfg->clock_hz ? cfg->clock_hz : 250000000u;
 	e->mem = calloc(1, e->mem_bytes);
 	e->mlp = calloc(1, sizeof(*e->mlp));
@@ -515,12 +588,27 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 		return NULL;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &e->t0);
-	bar_init(e);
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->event, NULL);
+	if (cfg && cfg->net) {
+		int st = quire_netport_open(cfg->net, net_wake, e, &e->net);
+		if (st != QUIRE_OK) {
+			pthread_cond_destroy(&e->event);
+			pthread_mutex_destroy(&e->lock);
+			free(e->mem);
+			free(e->mlp);
+			free(e);
+			errno = st == QUIRE_ERR_NOMEM       ? ENOMEM
+				: st == QUIRE_ERR_NO_DEVICE ? ENOENT
+							    : EIO;
+			return NULL;
+		}
+	}
+	bar_init(e);
 	e->fw.hal = &emu_hal;
 	e->fw.hal_ctx = e;
 	if (pthread_create(&e->fw_thread, NULL, fw_thread, e) != 0) {
+		quire_netport_close(e->net);
 		pthread_cond_destroy(&e->event);
 		pthread_mutex_destroy(&e->lock);
 		free(e->mem);

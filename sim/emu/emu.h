@@ -10,10 +10,13 @@
 #include <stdint.h>
 
 #include "../device.h"
+#include "netport.h"
 
 struct quire_emu_config {
-	uint64_t mem_bytes; /* card memory; 0: the firmware's minimum (64 MiB) */
+	uint64_t mem_bytes; /* card memory; 0: 128 MiB */
 	uint32_t clock_hz;  /* 0: 250 MHz */
+	/* The card's network port, NULL for none (its link stays down). */
+	const struct quire_netport_config *net;
 };
 
 /* A card, its firmware already running. NULL on failure (errno set). */

@@ -22,6 +22,7 @@ struct sim {
 	struct transport *t;
 	struct window win;
 	uint32_t blk_id, blk_cmdq, blk_cplq, blk_irq, blk_counters;
+	uint32_t blk_net; /* optional: 0 when the card has no network port block */
 	struct quire_cmd *cmds;
 	struct quire_cpl *cpls;
 	uint32_t size, prod, cpl_cons, cpl_phase, in_flight;
@@ -63,6 +64,8 @@ static int walk(struct sim *s, struct quire_info *info)
 		    {QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION, offsetof(struct sim, blk_irq)},
 		    {QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION,
 		     offsetof(struct sim, blk_counters)},
+		    {QUIRE_RB_TYPE_NETPORT, QUIRE_RB_NETPORT_VERSION,
+		     offsetof(struct sim, blk_net)},
 		};
 		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 			if (type != known[i].type)
@@ -80,7 +83,7 @@ static int walk(struct sim *s, struct quire_info *info)
 			return QUIRE_ERR_CORRUPT;
 		off = next;
 	}
-	if (found != 0x1f)
+	if ((found & 0x1f) != 0x1f)
 		return QUIRE_ERR_NO_DEVICE;
 	if (rd(s, s->blk_id + QUIRE_ID_MAGIC) != QUIRE_ID_MAGIC_VALUE)
 		return QUIRE_ERR_NO_DEVICE;
@@ -199,6 +202,17 @@ static int sim_info(struct quire_ctx *ctx, struct quire_info *info)
 	    (uint64_t)rd(s, s->blk_id + QUIRE_ID_MEM_HI) << 32 | rd(s, s->blk_id + QUIRE_ID_MEM_LO);
 	info->cmds_ok = rd(s, s->blk_counters + QUIRE_CNT_CMDS_OK);
 	info->cmds_err = rd(s, s->blk_counters + QUIRE_CNT_CMDS_ERR);
+	if (s->blk_net && rd(s, s->blk_net + QUIRE_NET_COUNT) > 0) {
+		uint32_t r = s->blk_net + QUIRE_NET_RECORD(0);
+		info->net.link = rd(s, r + QUIRE_NET_LINK);
+		info->net.addr = rd(s, r + QUIRE_NET_ADDR);
+		info->net.tx_frames = rd(s, r + QUIRE_NET_TX_FRAMES);
+		info->net.rx_frames = rd(s, r + QUIRE_NET_RX_FRAMES);
+		info->net.rx_errors = rd(s, r + QUIRE_NET_RX_ERRORS);
+		info->net.tx_drops = rd(s, r + QUIRE_NET_TX_DROPS);
+		uint32_t lo = rd(s, r + QUIRE_NET_TX_BYTES_LO);
+		info->net.tx_bytes = (uint64_t)rd(s, r + QUIRE_NET_TX_BYTES_HI) << 32 | lo;
+	}
 	return QUIRE_OK;
 }
 
@@ -259,8 +273,13 @@ int quire_backend_sim_open(struct quire_ctx *ctx, const char *where)
 	struct sim *s = calloc(1, sizeof(*s));
 	if (!s)
 		return QUIRE_ERR_NOMEM;
-	int st = where && strcmp(where, "inproc") == 0 ? transport_inproc_open(&s->t)
-						       : transport_socket_open(where, &s->t);
+	int st;
+	if (where && strcmp(where, "inproc") == 0)
+		st = transport_inproc_open(NULL, &s->t);
+	else if (where && strncmp(where, "inproc,", 7) == 0)
+		st = transport_inproc_open(where + 7, &s->t);
+	else
+		st = transport_socket_open(where, &s->t);
 	if (st != QUIRE_OK) {
 		free(s);
 		return st;

@@ -27,7 +27,8 @@ struct transport {
 	void (*close)(struct transport *t);
 };
 
-int transport_inproc_open(struct transport **t);
+/* opts: NULL or "", or the card's network port: "net=DIR,addr=N[,drop=P,corrupt=P,seed=S]". */
+int transport_inproc_open(const char *opts, struct transport **t);
 /* path NULL: start a quire-sim process for this transport alone. */
 int transport_socket_open(const char *path, struct transport **t);
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* A card model in this process: for tests and tools that need no card process. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -65,8 +67,59 @@ static void inproc_close(struct transport *t)
 	free(p);
 }
 
-int transport_inproc_open(struct transport **out)
+/* "net=DIR,addr=N[,drop=P][,corrupt=P][,seed=S]": the card's network port. */
+static int parse_net(const char *opts, char *dir, size_t dir_size, struct quire_netport_config *net)
 {
+	char buf[512];
+	if (strlen(opts) >= sizeof(buf))
+		return QUIRE_ERR_INVALID;
+	strcpy(buf, opts);
+	int have_dir = 0, have_addr = 0;
+	for (char *save, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(kv, '='), *end;
+		if (!v)
+			return QUIRE_ERR_INVALID;
+		*v++ = 0;
+		if (strcmp(kv, "net") == 0 && strlen(v) < dir_size) {
+			strcpy(dir, v);
+			have_dir = 1;
+			continue;
+		}
+		errno = 0;
+		if (strcmp(kv, "addr") == 0) {
+			unsigned long a = strtoul(v, &end, 10);
+			if (*end || a > 0xffff)
+				return QUIRE_ERR_INVALID;
+			net->addr = (uint16_t)a;
+			have_addr = 1;
+		} else if (strcmp(kv, "drop") == 0 || strcmp(kv, "corrupt") == 0) {
+			double d = strtod(v, &end);
+			if (*end || errno || !(d >= 0 && d <= 1))
+				return QUIRE_ERR_INVALID;
+			*(kv[0] == 'd' ? &net->drop : &net->corrupt) = d;
+		} else if (strcmp(kv, "seed") == 0) {
+			net->seed = strtoull(v, &end, 10);
+			if (*end || errno)
+				return QUIRE_ERR_INVALID;
+		} else {
+			return QUIRE_ERR_INVALID;
+		}
+	}
+	net->dir = dir;
+	return have_dir && have_addr ? QUIRE_OK : QUIRE_ERR_INVALID;
+}
+
+int transport_inproc_open(const char *opts, struct transport **out)
+{
+	char dir[256];
+	struct quire_netport_config net = {0};
+	struct quire_emu_config cfg = {0};
+	if (opts && *opts) {
+		int st = parse_net(opts, dir, sizeof(dir), &net);
+		if (st != QUIRE_OK)
+			return st;
+		cfg.net = &net;
+	}
 	struct inproc *p = calloc(1, sizeof(*p));
 	if (!p)
 		return QUIRE_ERR_NOMEM;
@@ -77,11 +130,12 @@ int transport_inproc_open(struct transport **out)
 		free(p);
 		return QUIRE_ERR_NOMEM;
 	}
-	p->t.dev = quire_emu_create(NULL);
+	p->t.dev = quire_emu_create(&cfg);
 	if (!p->t.dev) {
+		int st = errno == ENOENT ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_NOMEM;
 		munmap(p->t.mem, p->t.mem_size);
 		free(p);
-		return QUIRE_ERR_NOMEM;
+		return st;
 	}
 	p->t.iova = QUIRE_SIM_IOVA;
 	p->t.wait_irq = inproc_wait;

@@ -6,8 +6,10 @@
  * BFP all-reduce: local exponents -> max over ranks -> encode with the shared
  * exponents -> exact integer sum over ranks (int16 for bfp8 with W <= 258,
  * else int32) -> decode. FP16/FP32: every rank gathers every vector and adds
- * them in the documented ring order (quire_comm_chunk), so all ranks hold the
- * same bits. INT32: summed in int64, a sum out of int32 range is reported.
+ * them in the documented ring order (quire_comm_chunk), fp16 partial sums
+ * rounded to fp16 at every hop as the cards' ring does, so all ranks and both
+ * backends hold the same bits. INT32: summed in int64, a sum out of int32
+ * range is reported.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,10 @@ void quire_comm_free(struct quire_comm *c)
 {
 	if (!c)
 		return;
-	c->ops->free(c);
+	if (c->card_id)
+		quire_card_comm_free(c);
+	else
+		c->ops->free(c);
 	free(c->scratch);
 	free(c);
 }
@@ -94,6 +99,7 @@ void quire_ef_free(struct quire_ef *ef)
 	if (!ef)
 		return;
 	quire_buf_free(ef->resid);
+	quire_buf_free(ef->next);
 	free(ef);
 }
 
@@ -160,11 +166,13 @@ static int allreduce_float(struct quire_comm *c, const struct quire_allreduce_ar
 	size_t n = a->count, w = (size_t)c->size;
 	int half = a->format == QUIRE_FMT_FP16;
 	size_t eb = half ? 2 : 4;
-	uint8_t *base = scratch(c, up64(n * eb) + up64(n * eb * w) + (half ? n * 4 * w : 0));
+	uint8_t *base =
+	    scratch(c, up64(n * eb) + up64(n * eb * w) + (half ? n * 4 * w + n * 2 : 0));
 	if (!base)
 		return QUIRE_ERR_NOMEM;
 	uint8_t *mine = base, *all = base + up64(n * eb);
 	float *wide = half ? (float *)(all + up64(n * eb * w)) : NULL;
+	uint16_t *hop = half ? (uint16_t *)(wide + n * w) : NULL;
 	int st = QUIRE_OK;
 	if (!st && half)
 		st = quire_codec_encode(QUIRE_FMT_FP16, n, x, NULL, NULL, NULL, mine);
@@ -176,19 +184,32 @@ static int allreduce_float(struct quire_comm *c, const struct quire_allreduce_ar
 	if (!st && half)
 		st = quire_codec_decode(QUIRE_FMT_FP16, QUIRE_FMT_FP16, n * w, all, NULL, 1, wide);
 	const float *v = half ? wide : (const float *)all;
+	float canonical_nan;
+	uint32_t nan_bits = QUIRE_NAN_BITS;
+	memcpy(&canonical_nan, &nan_bits, 4);
 	/* Chunk k: ranks k+1, k+2, ..., k in turn (the ring order), then the mean's division.
-	 * Each element is its own chain of fp32 additions: the loops vectorize across
-	 * elements without reordering any sum. */
+	 * fp16 partial sums are fp16, as on the cards' ring: each hop adds in fp32 and rounds.
+	 * Each element is its own chain of additions: the loops vectorize across elements
+	 * without reordering any sum. */
 	for (int k = 0; k < c->size && !st; k++) {
 		size_t off, len;
 		quire_comm_chunk(n, c->size, k, &off, &len);
 		float *out = y + off;
 		const float *first = v + (size_t)(k + 1) % w * n + off;
 		memcpy(out, first, len * 4);
-		for (size_t j = 1; j < w; j++) {
+		for (size_t j = 1; j < w && !st; j++) {
 			const float *in = v + (size_t)(k + 1 + (int)j) % w * n + off;
-			for (size_t i = 0; i < len; i++)
-				out[i] += in[i];
+			for (size_t i = 0; i < len; i++) {
+				float t = out[i] + in[i];
+				out[i] = t != t ? canonical_nan : t; /* as the REDUCE engine */
+			}
+			if (half && len) {
+				st = quire_codec_encode(QUIRE_FMT_FP16, len, out, NULL, NULL, NULL,
+							hop);
+				if (!st)
+					st = quire_codec_decode(QUIRE_FMT_FP16, QUIRE_FMT_FP16, len,
+								hop, NULL, 1, out);
+			}
 		}
 		if (a->op == QUIRE_OP_MEAN) {
 			const float div = (float)c->size;
@@ -260,6 +281,8 @@ int quire_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a,
 	float *y = ref_ptr(&a->dst, a->count * 4, &st);
 	if (st)
 		return st;
+	if (c->card_id)
+		return quire_card_allreduce(c, a, req);
 	return done_req(c, allreduce_into(c, a, y), req);
 }
 
@@ -274,6 +297,8 @@ int quire_reduce_scatter(struct quire_comm *c, const struct quire_allreduce_args
 	float *mine = ref_ptr(&a->dst, len * 4, &st);
 	if (st)
 		return st;
+	if (c->card_id)
+		return quire_card_reduce_scatter(c, a, req);
 	float *y = malloc(a->count * 4);
 	if (!y)
 		return QUIRE_ERR_NOMEM;
@@ -293,6 +318,8 @@ int quire_broadcast(struct quire_comm *c, struct quire_ref buf, size_t bytes, in
 	void *p = ref_ptr(&buf, bytes, &st);
 	if (st)
 		return st;
+	if (c->card_id)
+		return done_req(c, quire_card_broadcast(c, p, bytes, root), req);
 	return done_req(c, c->ops->bcast(c, p, bytes, root), req);
 }
 
@@ -306,6 +333,8 @@ int quire_allgather(struct quire_comm *c, struct quire_ref src, struct quire_ref
 	void *d = st ? NULL : ref_ptr(&dst, bytes * (size_t)c->size, &st);
 	if (st)
 		return st;
+	if (c->card_id)
+		return done_req(c, quire_card_allgather(c, s, d, bytes), req);
 	return done_req(c, c->ops->allgather(c, s, d, bytes), req);
 }
 
@@ -313,6 +342,8 @@ int quire_barrier(struct quire_comm *c, struct quire_req **req)
 {
 	if (!c)
 		return QUIRE_ERR_INVALID;
+	if (c->card_id)
+		return quire_card_barrier(c, req);
 	return done_req(c, c->ops->barrier(c), req);
 }
 
@@ -394,8 +425,9 @@ uint64_t quire_allreduce_wire_bytes(enum quire_format fmt, int size, size_t coun
 	uint64_t ring = 2 * (w - 1);
 	switch (fmt) {
 	case QUIRE_FMT_FP32:
-	case QUIRE_FMT_INT32:
 		return ring * n * 4 / w;
+	case QUIRE_FMT_INT32: /* partial sums as int64 (they may leave int32), results as int32 */
+		return (w - 1) * n * 12 / w;
 	case QUIRE_FMT_FP16:
 		return ring * n * 2 / w;
 	case QUIRE_FMT_BFP8:

@@ -93,13 +93,63 @@ static const struct quire_comm_ops mpi_ops = {
     .free = mpi_free,
 };
 
+/*
+ * Cards: MPI is only the bootstrap. The ranks trade their cards' network
+ * addresses, agree on an id no member card uses yet, and each tells its card;
+ * from then on the cards talk among themselves.
+ */
+static int cards_from_mpi(struct quire_ctx *ctx, MPI_Comm comm, int timeout_ms,
+			  struct quire_comm **out)
+{
+	static int next_id = 1; /* ids this process gave out; ranks agree on the largest */
+	int rank, size;
+	if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+		return QUIRE_ERR_PEER;
+	if ((uint32_t)size > QUIRE_MAX_WORKERS)
+		return QUIRE_ERR_SIZE;
+	uint16_t mine = 0, *addrs = calloc((size_t)size, sizeof(*addrs));
+	if (!addrs)
+		return QUIRE_ERR_NOMEM;
+	int st = quire_card_address(ctx, &mine), worst = 0, id = 0;
+	/* Every rank takes part in every exchange, so one rank's failure fails them all alike. */
+	if (MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS ||
+	    MPI_Allgather(&mine, 1, MPI_UINT16_T, addrs, 1, MPI_UINT16_T, comm) != MPI_SUCCESS ||
+	    MPI_Allreduce(&next_id, &id, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) {
+		free(addrs);
+		return QUIRE_ERR_PEER;
+	}
+	if (worst != QUIRE_OK) {
+		free(addrs);
+		return st != QUIRE_OK ? st : QUIRE_ERR_PEER;
+	}
+	next_id = id % 0xffff + 1;
+	struct quire_comm_config cfg = {rank, size, addrs, (uint16_t)id, timeout_ms};
+	st = quire_comm_create(ctx, &cfg, out);
+	free(addrs);
+	worst = 0;
+	if (MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+		worst = QUIRE_ERR_PEER;
+	if (worst != QUIRE_OK) {
+		quire_comm_free(*out);
+		*out = NULL;
+		return st != QUIRE_OK ? st : QUIRE_ERR_PEER;
+	}
+	return QUIRE_OK;
+}
+
 int quire_comm_from_mpi(struct quire_ctx *ctx, MPI_Comm comm, struct quire_comm **out)
+{
+	return quire_comm_from_mpi_timeout(ctx, comm, 0, out);
+}
+
+int quire_comm_from_mpi_timeout(struct quire_ctx *ctx, MPI_Comm comm, int timeout_ms,
+				struct quire_comm **out)
 {
 	if (!ctx || !out)
 		return QUIRE_ERR_INVALID;
 	*out = NULL;
 	if (strcmp(ctx->ops->name, "cpu") != 0)
-		return QUIRE_ERR_NOT_SUPPORTED; /* cards run collectives on their own network */
+		return cards_from_mpi(ctx, comm, timeout_ms, out);
 	struct quire_comm *c = calloc(1, sizeof(*c));
 	MPI_Comm *dup = malloc(sizeof(*dup));
 	if (!c || !dup) {

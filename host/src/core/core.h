@@ -54,6 +54,9 @@ struct quire_req {
 	int done;
 	int status;
 	uint32_t result, cycles, detail;
+	/* Called once when the request completes (collectives commit state here). */
+	void (*on_done)(void *arg, int status);
+	void *done_arg;
 };
 
 /* Backends' constructors. */

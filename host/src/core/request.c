@@ -94,6 +94,15 @@ void quire_req_complete(struct quire_req *req, int status, uint32_t result, uint
 	req->done = 1;
 	if (req->cmd.opcode == QUIRE_OPC_MLP_LOAD)
 		req->ctx->mlp_width0 = status == QUIRE_OK ? req->ctx->loading_width0 : 0;
+	if (req->on_done)
+		req->on_done(req->done_arg, status);
+}
+
+/* Collectives wait for peers: the card bounds that wait itself (the communicator's
+ * timeout), so the host waits for its answer however long the data takes. */
+static int is_collective(const struct quire_req *req)
+{
+	return req->cmd.opcode == QUIRE_OPC_ALLREDUCE || req->cmd.opcode == QUIRE_OPC_BARRIER;
 }
 
 int quire_test(struct quire_req *req)
@@ -110,7 +119,7 @@ int quire_wait(struct quire_req *req, int timeout_ms)
 	if (!req)
 		return QUIRE_ERR_INVALID;
 	if (timeout_ms == QUIRE_WAIT_DEFAULT)
-		timeout_ms = req->ctx->timeout_ms;
+		timeout_ms = is_collective(req) ? QUIRE_WAIT_FOREVER : req->ctx->timeout_ms;
 	if (!req->done) {
 		int st = req->ctx->ops->wait(req->ctx, req, timeout_ms);
 		if (st == QUIRE_ERR_PEER)

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * All-reduce and barrier over the card network: a ring reduce-scatter, then a
+ * ring all-gather, frame by frame, so every card works on one chunk while its
+ * neighbours work on others (docs/collectives.md).
+ *
+ * Member r owns segment r (quire_comm_chunk's split, whole 64-element blocks).
+ * Reduce-scatter step s: r sends segment r-s-1, having added its own part to
+ * what r-1 sent at step s-1; segment k therefore adds the members in the order
+ * k+1, k+2, ..., k, which fixes the fp16/fp32 result. After W-1 steps r holds
+ * segment r whole; the all-gather passes the finished segments round the ring.
+ *
+ * BFP first agrees on block exponents: the same ring over the exponent vector,
+ * with max instead of sum. Partial sums travel in the narrowest integer that
+ * cannot overflow: int16 for bfp8 up to 258 members, else int32; int32 inputs
+ * travel as int64 and are narrowed (saturated and reported) once, at the owner.
+ */
+#include "hal.h"
+#include "internal.h"
+#include "layout.h"
+#include "quire/format.h"
+#include "quire/frame.h"
+#include "quire/regs.h"
+#include "quire/status.h"
+
+#define NONE 0xffffffffu /* no received partial sum: this member alone */
+#define TXP  (FW_COLL_TX + QUIRE_FRAME_HDR_BYTES)
+
+struct pass {
+	struct quire_fw *fw;
+	struct quire_fw_comm *c;
+	const struct quire_cmd *d;
+	uint32_t n;      /* elements of the vector (0: a barrier) */
+	int exps;        /* the exponent pass: units are blocks */
+	uint32_t chunk;  /* units per frame */
+	uint32_t val;    /* format of this member's contribution */
+	uint32_t part;   /* of partial sums (reduce-scatter) */
+	uint32_t fin;    /* of finished sums (all-gather) */
+	uint32_t mean_w; /* decode divides by this (0: a sum) */
+	int overflow;    /* some int32 sum saturated */
+};
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Member k's segment, in units. */
+static void segment(const struct pass *p, uint32_t k, uint32_t *off, uint32_t *len)
+{
+	uint32_t size = p->c->size, blocks = QUIRE_BFP_BLOCKS(p->n);
+	uint32_t base = blocks / size, extra = blocks % size;
+	uint32_t first = k * base + (k < extra ? k : extra), nb = base + (k < extra);
+	if (p->exps) {
+		*off = first;
+		*len = nb;
+		return;
+	}
+	uint64_t o = (uint64_t)first * QUIRE_BFP_BLOCK, e = (uint64_t)(first + nb) * QUIRE_BFP_BLOCK;
+	*off = (uint32_t)(o < p->n ? o : p->n);
+	*len = (uint32_t)(e < p->n ? e : p->n) - *off;
+}
+
+static int reduce(struct quire_fw *fw, uint32_t op, uint32_t in_fmt, uint32_t acc_fmt,
+		  uint32_t n, uint32_t in, uint32_t acc_in, uint32_t out)
+{
+	uint32_t a[QUIRE_REDUCE_ARGS] = {
+	    op, in_fmt, acc_fmt, 1, n, 0, acc_in == NONE ? 0 : QUIRE_REDUCE_F_ACC_IN,
+	    in, acc_in == NONE ? 0 : acc_in, out};
+	return fw_engine_run(fw, QUIRE_ENGINE_REDUCE, a, QUIRE_REDUCE_ARGS);
+}
+
+static int quant(struct quire_fw *fw, uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flags,
+		 uint32_t n, uint32_t mean_w, uint32_t x, uint32_t resid, uint32_t exp, uint32_t q,
+		 uint32_t y)
+{
+	uint32_t a[QUIRE_QUANT_ARGS] = {op, fmt, val_fmt, flags, n, mean_w, x, resid, exp, q, y};
+	return fw_engine_run(fw, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS);
+}
+
+/* This member's contribution to elements [off, off + len), in p->val, at `at`. */
+static int local(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
+{
+	struct quire_fw *fw = p->fw;
+	const struct quire_cmd *d = p->d;
+	int ef = d->flags & QUIRE_CMD_F_EF;
+	if (d->format == QUIRE_FMT_FP32 || d->format == QUIRE_FMT_INT32)
+		return fw_dma(fw, d->src + 4ull * off, at, 4 * len, QUIRE_DMA_TO_CARD);
+	int st = fw_dma(fw, d->src + 4ull * off, FW_COLL_X, 4 * len, QUIRE_DMA_TO_CARD);
+	if (!st && ef)
+		st = fw_dma(fw, d->aux + 4ull * off, FW_COLL_R, 4 * len, QUIRE_DMA_TO_CARD);
+	if (!st)
+		st = quant(fw, QUIRE_QUANT_OP_ENCODE, d->format, 0, ef ? QUIRE_QUANT_F_EF : 0, len,
+			   0, FW_COLL_X, FW_COLL_R, FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, 0);
+	/* Each element is encoded once per all-reduce, so its new residual is final here. */
+	if (!st && ef)
+		st = fw_dma(fw, d->exp + 4ull * off, FW_COLL_R, 4 * len, QUIRE_DMA_TO_HOST);
+	return st;
+}
+
+/* The first partial sum of a segment: this member's part alone, at `out`. */
+static int first(struct pass *p, uint32_t off, uint32_t len, uint32_t out)
+{
+	if (len == 0)
+		return QUIRE_OK;
+	if (p->exps)
+		return reduce(p->fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, FW_COLL_EXP + off, NONE,
+			      out);
+	if (p->val == p->part)
+		return local(p, off, len, out);
+	int st = local(p, off, len, FW_COLL_L);
+	return st ? st : reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, NONE,
+				out);
+}
+
+/* out <- the partial sum at `in` plus this member's part. */
+static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, uint32_t out)
+{
+	if (len == 0)
+		return QUIRE_OK;
+	if (in == NONE)
+		return first(p, off, len, out);
+	if (p->exps)
+		return reduce(p->fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, FW_COLL_EXP + off, in, out);
+	int st = local(p, off, len, FW_COLL_L);
+	return st ? st : reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, in,
+				out);
+}
+
+/* The owner's last addition: the finished sum, in p->fin, at `out`. */
+static int finish(struct pass *p, uint32_t off, uint32_t len, uint32_t in, uint32_t out,
+		  uint32_t *flags)
+{
+	*flags = 0;
+	if (p->part == p->fin || len == 0)
+		return combine(p, off, len, in, out);
+	int st = combine(p, off, len, in, FW_COLL_T);
+	if (!st)
+		st = reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->part, p->fin, len, FW_COLL_T, NONE, out);
+	if (st == QUIRE_ERR_OVERFLOW) { /* saturated, and every member will say so */
+		*flags = QUIRE_FRAME_F_OVERFLOW;
+		st = QUIRE_OK;
+	}
+	return st;
+}
+
+/* A finished chunk at `at`: into the exponents, or decoded into the caller's dst. */
+static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint32_t flags)
+{
+	struct quire_fw *fw = p->fw;
+	const struct quire_cmd *d = p->d;
+	if (flags & QUIRE_FRAME_F_OVERFLOW)
+		p->overflow = 1;
+	if (len == 0)
+		return QUIRE_OK;
+	if (p->exps)
+		return reduce(fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, at, NONE, FW_COLL_EXP + off);
+	if (d->format == QUIRE_FMT_INT32 || (d->format == QUIRE_FMT_FP32 && !p->mean_w))
+		return fw_dma(fw, d->dst + 4ull * off, at, 4 * len, QUIRE_DMA_TO_HOST);
+	int bfp = d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16;
+	int st = quant(fw, QUIRE_QUANT_OP_DECODE, d->format, p->fin, 0, len, p->mean_w, 0, 0,
+		       bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, FW_COLL_Y);
+	return st ? st : fw_dma(fw, d->dst + 4ull * off, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
+}
+
+static uint32_t unit_bytes(const struct pass *p, uint32_t fmt)
+{
+	return p->exps ? 1 : quire_fw_format_bytes(fmt);
+}
+
+/* Every frame of one segment: at least one, so that empty segments keep the beat. */
+#define FOR_CHUNKS(p, seg_off, seg_len, off, len)                                                   \
+	for (uint32_t off = seg_off, len = min_u32(p->chunk, seg_len), once_ = 1;                   \
+	     once_ || off < seg_off + seg_len;                                                      \
+	     off += p->chunk, len = min_u32(p->chunk, seg_off + seg_len - off), once_ = 0)
+
+static int ring(struct pass *p)
+{
+	struct quire_fw_comm *c = p->c;
+	struct quire_fw *fw = p->fw;
+	uint32_t w = c->size, r = c->rank, pb = unit_bytes(p, p->part), fb = unit_bytes(p, p->fin);
+	uint32_t rs = p->exps ? QUIRE_PHASE_EXP_RS : QUIRE_PHASE_RS;
+	uint32_t ag = p->exps ? QUIRE_PHASE_EXP_AG : QUIRE_PHASE_AG;
+	uint32_t so, sl, fl;
+	int st = QUIRE_OK;
+	if (w == 1) {
+		segment(p, 0, &so, &sl);
+		FOR_CHUNKS(p, so, sl, off, len)
+		{
+			st = finish(p, off, len, NONE, TXP, &fl);
+			if (!st)
+				st = deliver(p, off, len, TXP, fl);
+			if (st)
+				return st;
+		}
+		return QUIRE_OK;
+	}
+	for (uint32_t s = 0; s + 1 < w; s++) { /* reduce-scatter */
+		segment(p, (r + w - 1 - s) % w, &so, &sl);
+		FOR_CHUNKS(p, so, sl, off, len)
+		{
+			if (s == 0) {
+				st = first(p, off, len, TXP);
+			} else {
+				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, s - 1), off, len * pb,
+						 FW_COLL_RX, &fl);
+				if (!st)
+					st = combine(p, off, len, FW_COLL_RX, TXP);
+			}
+			if (!st)
+				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(rs, s), 0, off, len * pb);
+			if (st)
+				return st;
+		}
+	}
+	segment(p, r, &so, &sl); /* this member's segment: finished here */
+	FOR_CHUNKS(p, so, sl, off, len)
+	{
+		st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off, len * pb, FW_COLL_RX, &fl);
+		if (!st)
+			st = finish(p, off, len, FW_COLL_RX, TXP, &fl);
+		if (!st)
+			st = deliver(p, off, len, TXP, fl);
+		if (!st)
+			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, 0), fl, off, len * fb);
+		if (st)
+			return st;
+	}
+	for (uint32_t s = 0; s + 1 < w; s++) { /* all-gather: received in place to pass on */
+		segment(p, (r + w - 1 - s) % w, &so, &sl);
+		FOR_CHUNKS(p, so, sl, off, len)
+		{
+			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off, len * fb, TXP, &fl);
+			if (!st)
+				st = deliver(p, off, len, TXP, fl);
+			if (!st && s + 2 < w)
+				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl, off, len * fb);
+			if (st)
+				return st;
+		}
+	}
+	return QUIRE_OK;
+}
+
+/* Local block exponents of the whole vector into FW_COLL_EXP. */
+static int exponents(struct quire_fw *fw, const struct quire_cmd *d)
+{
+	int ef = d->flags & QUIRE_CMD_F_EF;
+	for (uint32_t i = 0; i < d->count; i += FW_CHUNK_ELEMS) {
+		uint32_t len = min_u32(FW_CHUNK_ELEMS, d->count - i);
+		int st = fw_dma(fw, d->src + 4ull * i, FW_BUF_A, 4 * len, QUIRE_DMA_TO_CARD);
+		if (!st && ef)
+			st = fw_dma(fw, d->aux + 4ull * i, FW_BUF_B, 4 * len, QUIRE_DMA_TO_CARD);
+		if (!st)
+			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, d->format, 0,
+				   ef ? QUIRE_QUANT_F_EF : 0, len, 0, FW_BUF_A, FW_BUF_B,
+				   FW_COLL_EXP + i / QUIRE_BFP_BLOCK, 0, 0);
+		if (st)
+			return st;
+	}
+	return QUIRE_OK;
+}
+
+int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	int st;
+	struct quire_fw_comm *c = fw_comm_get(fw, d->workers, &st, detail);
+	if (!c)
+		return st;
+	uint32_t w = c->size;
+	struct pass p = {fw, c, d, d->count, 0, FW_FRAME_ELEMS, d->format, d->format, d->format,
+			 d->flags & QUIRE_CMD_F_MEAN ? w : 0, 0};
+	switch (d->format) {
+	case QUIRE_FMT_BFP8:
+		p.val = QUIRE_FMT_INT8;
+		p.part = p.fin = w <= QUIRE_BFP8_INT16_MAX_WORKERS ? QUIRE_FMT_INT16 : QUIRE_FMT_INT32;
+		break;
+	case QUIRE_FMT_BFP16:
+		p.val = QUIRE_FMT_INT16;
+		p.part = p.fin = QUIRE_FMT_INT32;
+		break;
+	case QUIRE_FMT_INT32:
+		p.part = QUIRE_FMT_INT64;
+		break;
+	default: /* FP16 and FP32 travel as themselves */
+		break;
+	}
+	if (d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16) {
+		struct pass e = p;
+		e.exps = 1;
+		e.chunk = FW_FRAME_BLOCKS;
+		st = exponents(fw, d);
+		if (!st)
+			st = ring(&e);
+	}
+	if (!st)
+		st = ring(&p);
+	if (st == QUIRE_OK && p.overflow)
+		st = QUIRE_ERR_OVERFLOW;
+	if (st != QUIRE_OK && !*detail)
+		*detail = st == QUIRE_ERR_OVERFLOW ? QUIRE_DETAIL_ENGINE : QUIRE_DETAIL_NET;
+	return fw_comm_end(fw, c, st, detail);
+}
+
+int fw_barrier(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	int st;
+	struct quire_fw_comm *c = fw_comm_get(fw, d->workers, &st, detail);
+	if (!c)
+		return st;
+	/* An exponent pass over nothing: one empty frame per step, W-1 there and W-1 back, so
+	 * no member leaves before every member has arrived. */
+	struct pass p = {fw, c, d, 0, 1, FW_FRAME_BLOCKS, 0, 0, 0, 0, 0};
+	return fw_comm_end(fw, c, ring(&p), detail);
+}

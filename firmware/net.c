@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The network port driver: frames of a communicator to the next ring member
+ * and from the previous one, each checked against what the ring schedule says
+ * must come next. A lost frame shows as a gap in link_seq, a corrupted one as
+ * the port's CRC flag: both end the collective with QUIRE_ERR_LINK, and a
+ * silent peer with QUIRE_ERR_TIMEOUT. Nothing of a bad frame is ever summed.
+ */
+#include "hal.h"
+#include "internal.h"
+#include "layout.h"
+#include "quire/frame.h"
+#include "quire/status.h"
+
+#define TX_RETRY_CYCLES 5000u /* 20 us at 250 MHz: how soon a busy peer is tried again */
+
+static uint32_t net(struct quire_fw *fw, uint32_t reg)
+{
+	return hal_read32(fw, QUIRE_CARD_NET + reg);
+}
+
+static void net_set(struct quire_fw *fw, uint32_t reg, uint32_t v)
+{
+	hal_write32(fw, QUIRE_CARD_NET + reg, v);
+}
+
+int fw_wait_until(struct quire_fw *fw, uint64_t deadline)
+{
+	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_WAKE_AT_HI, (uint32_t)(deadline >> 32));
+	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_WAKE_AT_LO, (uint32_t)deadline);
+	int stop = hal_wait_event(fw);
+	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_WAKE_AT_LO, 0);
+	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_WAKE_AT_HI, 0);
+	if (stop)
+		fw->stopping = 1;
+	return stop ? -1 : 0;
+}
+
+static uint64_t deadline_of(struct quire_fw *fw, const struct quire_fw_comm *c)
+{
+	return hal_cycles(fw) + (uint64_t)c->timeout_ms * fw->cycles_per_ms;
+}
+
+/* Send the frame at `at` (header words already in place but the first three). */
+static int transmit(struct quire_fw *fw, uint32_t at, uint32_t w0, uint32_t dst, uint32_t w2,
+		    uint32_t len, uint64_t deadline)
+{
+	hal_mem_write32(fw, at + 0, w0);
+	hal_mem_write32(fw, at + 4, fw->net_addr | dst << 16);
+	hal_mem_write32(fw, at + 8, w2);
+	hal_mem_write32(fw, at + 28, 0); /* crc32: the port's */
+	net_set(fw, QUIRE_NET_TX_CARD, at);
+	net_set(fw, QUIRE_NET_TX_LEN, QUIRE_FRAME_HDR_BYTES + len);
+	for (;;) {
+		net_set(fw, QUIRE_NET_TX_CTRL, QUIRE_NET_GO);
+		int st = (int)net(fw, QUIRE_NET_TX_STATUS);
+		if (st != QUIRE_ERR_BUSY)
+			return st;
+		/* Flow control: the peer's buffer is full. Wait for it to drain, not forever. */
+		uint64_t now = hal_cycles(fw);
+		if (now >= deadline)
+			return QUIRE_ERR_TIMEOUT;
+		uint64_t retry = now + TX_RETRY_CYCLES;
+		if (fw_wait_until(fw, retry < deadline ? retry : deadline))
+			return QUIRE_ERR_PEER;
+	}
+}
+
+int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t flags,
+		uint32_t offset, uint32_t len)
+{
+	uint32_t at = FW_COLL_TX;
+	hal_mem_write32(fw, at + 12, c->coll_seq);
+	hal_mem_write32(fw, at + 16, offset);
+	hal_mem_write32(fw, at + 20, len);
+	hal_mem_write32(fw, at + 24, c->tx_seq + 1);
+	int st = transmit(fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_DATA << 8 | flags << 16, c->next,
+			  c->id | step << 16, len, deadline_of(fw, c));
+	if (st == QUIRE_OK)
+		c->tx_seq++;
+	return st;
+}
+
+void fw_net_abort(struct quire_fw *fw, struct quire_fw_comm *c, int status)
+{
+	uint32_t at = FW_ABORT_FRAME;
+	hal_mem_write32(fw, at + 12, c->coll_seq);
+	hal_mem_write32(fw, at + 16, 0);
+	hal_mem_write32(fw, at + 20, 0);
+	hal_mem_write32(fw, at + 24, 0);
+	/* Best effort, a short while per member: they time out anyway if this is lost. */
+	for (uint32_t r = 0; r < c->size; r++) {
+		if (r == c->rank)
+			continue;
+		uint32_t word = hal_mem_read32(fw, c->addrs + (r & ~1u) * 2);
+		uint32_t dst = (r & 1) ? word >> 16 : word & 0xffffu;
+		(void)transmit(fw, at,
+			       QUIRE_FRAME_VERSION | QUIRE_FRAME_ABORT << 8 | (uint32_t)status << 16,
+			       dst, c->id, 0, hal_cycles(fw) + 10u * fw->cycles_per_ms);
+	}
+}
+
+static void drop(struct quire_fw *fw)
+{
+	net_set(fw, QUIRE_NET_RX_CTRL, QUIRE_NET_RX_DROP);
+}
+
+/* A frame for a communicator other than the one at work: it cannot be kept (the port
+ * delivers in order), so that communicator fails instead of losing data silently. */
+static void disturbed(struct quire_fw *fw, uint32_t id)
+{
+	for (uint32_t i = 0; i < QUIRE_FW_MAX_COMMS; i++)
+		if (fw->comm[i].id == id)
+			fw->comm[i].failed = 1;
+}
+
+int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t offset,
+		uint32_t len, uint32_t dest, uint32_t *flags)
+{
+	uint64_t deadline = deadline_of(fw, c);
+	for (;;) {
+		if (net(fw, QUIRE_NET_RX_PENDING) == 0) {
+			if (hal_cycles(fw) >= deadline)
+				return QUIRE_ERR_TIMEOUT;
+			if (fw_wait_until(fw, deadline))
+				return QUIRE_ERR_PEER;
+			continue;
+		}
+		if (net(fw, QUIRE_NET_RX_FLAGS)) { /* failed the CRC: from whom is unknowable */
+			drop(fw);
+			return QUIRE_ERR_LINK;
+		}
+		uint32_t h[8];
+		for (uint32_t i = 0; i < 8; i++)
+			h[i] = net(fw, QUIRE_NET_RX_HDR(i));
+		uint32_t type = h[0] >> 8 & 0xff, src = h[1] & 0xffff, dst = h[1] >> 16;
+		uint32_t comm = h[2] & 0xffff, fstep = h[2] >> 16, coll = h[3];
+		if ((h[0] & 0xff) != QUIRE_FRAME_VERSION || dst != fw->net_addr) {
+			drop(fw); /* not ours to read */
+			continue;
+		}
+		if (comm != c->id) {
+			drop(fw);
+			disturbed(fw, comm);
+			continue;
+		}
+		if (coll < c->coll_seq) {
+			drop(fw); /* left over from an earlier collective */
+			continue;
+		}
+		if (type == QUIRE_FRAME_ABORT && coll == c->coll_seq) {
+			drop(fw);
+			int why = (int)(h[0] >> 16);
+			return why > 0 && why < QUIRE_STATUS_COUNT ? why : QUIRE_ERR_PEER;
+		}
+		/* Anything but the next frame of the schedule from the previous member: a frame
+		 * was lost (a gap in link_seq) or the members disagree on the collective. */
+		if (type != QUIRE_FRAME_DATA || src != c->prev || coll != c->coll_seq ||
+		    h[6] != c->rx_seq + 1 || fstep != step || h[4] != offset || h[5] != len) {
+			drop(fw);
+			return QUIRE_ERR_LINK;
+		}
+		net_set(fw, QUIRE_NET_RX_DEST, dest);
+		net_set(fw, QUIRE_NET_RX_CTRL, QUIRE_NET_RX_POP);
+		int st = (int)net(fw, QUIRE_NET_RX_STATUS);
+		if (st != QUIRE_OK)
+			return st == QUIRE_ERR_CORRUPT ? QUIRE_ERR_LINK : st;
+		c->rx_seq++;
+		*flags = h[0] >> 16;
+		return QUIRE_OK;
+	}
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Frames on the card network: what one card's network port sends another.
+ *
+ * A frame is this 32-byte header and up to QUIRE_FRAME_MAX_PAYLOAD bytes of
+ * payload. The port fills crc32 on transmit (CRC-32 of the header, with crc32
+ * zero, then the payload) and checks it on arrival, as an Ethernet MAC does
+ * its FCS; the firmware sees a frame that failed the check flagged, never its
+ * payload. Little-endian. See docs/network.md.
+ */
+#ifndef QUIRE_FRAME_H
+#define QUIRE_FRAME_H
+
+#include "quire/cmd.h" /* __u8 .. __u64 */
+
+#define QUIRE_FRAME_VERSION     1u
+#define QUIRE_FRAME_HDR_BYTES   32u
+#define QUIRE_FRAME_MAX_PAYLOAD 65536u
+
+enum quire_frame_type {
+	QUIRE_FRAME_DATA = 1,  /* one chunk of one step of a collective */
+	QUIRE_FRAME_ABORT = 2, /* the sender gave up on collective coll_seq: so must everyone */
+};
+
+/* flags */
+#define QUIRE_FRAME_F_OVERFLOW 0x0001 /* DATA: some int32 sum of this chunk saturated */
+
+/*
+ * step: the phase of the collective in the top bits, the ring step below.
+ * A receiver knows exactly which (phase, step, offset, len) comes next from its
+ * ring neighbour, so any other frame is a protocol error, not data.
+ */
+#define QUIRE_FRAME_STEP(phase, s) ((__u16)((phase) << 12 | (s)))
+#define QUIRE_FRAME_STEP_MAX       0x0fffu
+enum quire_frame_phase {
+	QUIRE_PHASE_EXP_RS = 1, /* block exponents: max, reduce-scatter */
+	QUIRE_PHASE_EXP_AG = 2, /* block exponents: all-gather */
+	QUIRE_PHASE_RS = 3,     /* values: reduce-scatter */
+	QUIRE_PHASE_AG = 4,     /* values: all-gather */
+};
+
+struct quire_frame_hdr {
+	__u8 version; /* QUIRE_FRAME_VERSION */
+	__u8 type;    /* enum quire_frame_type */
+	__u16 flags;
+	__u16 src;      /* network address of the sending port */
+	__u16 dst;      /* network address of the receiving port */
+	__u16 comm;     /* communicator id, the same on every member */
+	__u16 step;     /* QUIRE_FRAME_STEP(phase, ring step) */
+	__u32 coll_seq; /* the collective's number within the communicator, from 1 */
+	__u32 offset;   /* first unit (element, or block for exponents) of the payload */
+	__u32 len;      /* payload bytes */
+	__u32 link_seq; /* this sender's frame count to this receiver in the communicator, from 1 */
+	__u32 crc32;
+};
+
+#ifndef __KERNEL__
+_Static_assert(sizeof(struct quire_frame_hdr) == QUIRE_FRAME_HDR_BYTES, "frame header size");
+#endif
+
+#endif /* QUIRE_FRAME_H */

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The network port model (netport.h): a transmit path that sends one frame
+ * per datagram and a receive thread that fills a bounded buffer of frames.
+ */
+#include "netport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "../../hls/crc32.h"
+#include "quire/card.h"
+#include "quire/frame.h"
+#include "quire/status.h"
+
+#define FRAME_MAX  (QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
+#define RX_CAP     (64u << 20) /* bytes of frames the receive buffer holds */
+#define CRC_OFFSET 28u
+
+struct rx_frame {
+	struct rx_frame *next;
+	uint32_t len, flags;
+	uint8_t data[];
+};
+
+struct quire_netport {
+	int fd, stop_pipe[2];
+	pthread_t rx_thread;
+	pthread_mutex_t lock;
+	pthread_cond_t space;
+	int stop;
+	struct rx_frame *head, *tail;
+	uint32_t pending;
+	uint64_t queued;
+	struct sockaddr_un self;
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	uint16_t addr;
+	double drop, corrupt;
+	uint64_t rng;
+	uint32_t tx_card, tx_len, tx_status, rx_dest, rx_status;
+	uint8_t tx_buf[FRAME_MAX];
+	struct quire_netport_stats st;
+	void (*wake)(void *);
+	void *wake_ctx;
+};
+
+static int port_path(struct sockaddr_un *sa, const char *dir, uint32_t addr)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	int n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/port-%u", dir, addr);
+	return n > 0 && (size_t)n < sizeof(sa->sun_path) ? 0 : -1;
+}
+
+static uint32_t frame_crc(const uint8_t *f, uint32_t len)
+{
+	static const uint8_t zero[4];
+	uint32_t crc = quire_crc32(0, f, CRC_OFFSET);
+	crc = quire_crc32(crc, zero, 4);
+	return quire_crc32(crc, f + QUIRE_FRAME_HDR_BYTES, len - QUIRE_FRAME_HDR_BYTES);
+}
+
+static uint32_t ld32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void st32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* xorshift64*: a fixed generator, so a seeded fault run repeats. */
+static double uniform(struct quire_netport *p)
+{
+	p->rng ^= p->rng >> 12;
+	p->rng ^= p->rng << 25;
+	p->rng ^= p->rng >> 27;
+	return (double)((p->rng * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* ---- receive ---------------------------------------------------------------- */
+
+static void classify(struct rx_frame *f)
+{
+	if (f->len < QUIRE_FRAME_HDR_BYTES || f->len > FRAME_MAX ||
+	    ld32(f->data + 20) != f->len - QUIRE_FRAME_HDR_BYTES)
+		f->flags |= QUIRE_NET_RX_F_BAD_LEN;
+	else if (ld32(f->data + CRC_OFFSET) != frame_crc(f->data, f->len))
+		f->flags |= QUIRE_NET_RX_F_BAD_CRC;
+}
+
+static void *rx_main(void *arg)
+{
+	struct quire_netport *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		while (p->queued >= RX_CAP && !p->stop) /* full: the senders wait (EAGAIN) */
+			pthread_cond_wait(&p->space, &p->lock);
+		int stop = p->stop;
+		pthread_mutex_unlock(&p->lock);
+		if (stop)
+			return NULL;
+		struct pollfd fds[2] = {{p->fd, POLLIN, 0}, {p->stop_pipe[0], POLLIN, 0}};
+		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+			return NULL;
+		if (fds[1].revents)
+			return NULL;
+		if (!(fds[0].revents & POLLIN))
+			continue;
+		struct rx_frame *f = malloc(sizeof(*f) + FRAME_MAX + 1);
+		if (!f)
+			continue; /* leave it in the socket for the next try */
+		ssize_t n = recv(p->fd, f->data, FRAME_MAX + 1, MSG_DONTWAIT);
+		if (n < 0) {
+			free(f);
+			continue;
+		}
+		f->next = NULL;
+		f->len = (uint32_t)n;
+		f->flags = 0;
+		classify(f);
+		pthread_mutex_lock(&p->lock);
+		if (f->flags)
+			p->st.rx_errors++;
+		else
+			p->st.rx_frames++;
+		if (p->tail)
+			p->tail->next = f;
+		else
+			p->head = f;
+		p->tail = f;
+		p->pending++;
+		p->queued += f->len;
+		pthread_mutex_unlock(&p->lock);
+		p->wake(p->wake_ctx);
+	}
+}
+
+static void rx_remove_head(struct quire_netport *p)
+{
+	struct rx_frame *f = p->head;
+	p->head = f->next;
+	if (!p->head)
+		p->tail = NULL;
+	p->pending--;
+	p->queued -= f->len;
+	free(f);
+	pthread_cond_signal(&p->space);
+}
+
+static void rx_pop(struct quire_netport *p, uint32_t how, uint8_t *mem, uint64_t mem_bytes)
+{
+	pthread_mutex_lock(&p->lock);
+	struct rx_frame *f = p->head;
+	if (!f) {
+		p->rx_status = QUIRE_ERR_INVALID;
+	} else if (how == QUIRE_NET_RX_DROP) {
+		rx_remove_head(p);
+		p->rx_status = QUIRE_OK;
+	} else if (f->flags) {
+		rx_remove_head(p); /* nothing of a bad frame reaches card memory */
+		p->rx_status = QUIRE_ERR_CORRUPT;
+	} else {
+		uint64_t payload = f->len - QUIRE_FRAME_HDR_BYTES;
+		if (p->rx_dest > mem_bytes || payload > mem_bytes - p->rx_dest) {
+			p->rx_status = QUIRE_ERR_RANGE; /* the frame stays for another try */
+		} else {
+			memcpy(mem + p->rx_dest, f->data + QUIRE_FRAME_HDR_BYTES, payload);
+			rx_remove_head(p);
+			p->rx_status = QUIRE_OK;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* ---- transmit --------------------------------------------------------------- */
+
+static void count_tx(struct quire_netport *p, uint32_t len, int dropped)
+{
+	pthread_mutex_lock(&p->lock);
+	p->st.tx_frames++;
+	p->st.tx_bytes += len;
+	p->st.tx_drops += (uint64_t)dropped;
+	pthread_mutex_unlock(&p->lock);
+}
+
+static uint32_t tx_send(struct quire_netport *p, const uint8_t *mem, uint64_t mem_bytes)
+{
+	uint32_t len = p->tx_len;
+	if (len < QUIRE_FRAME_HDR_BYTES || len > FRAME_MAX)
+		return QUIRE_ERR_SIZE;
+	if ((p->tx_card & 3) || p->tx_card > mem_bytes || len > mem_bytes - p->tx_card)
+		return QUIRE_ERR_RANGE;
+	uint8_t *f = p->tx_buf;
+	memcpy(f, mem + p->tx_card, len);
+	uint32_t dst = ld32(f + 4) >> 16;
+	st32(f + 4, (uint32_t)p->addr | dst << 16); /* the port stamps its own address */
+	st32(f + CRC_OFFSET, frame_crc(f, len));
+	struct sockaddr_un sa;
+	if (port_path(&sa, p->dir, dst))
+		return QUIRE_ERR_RANGE;
+	if (p->drop > 0 && uniform(p) < p->drop) {
+		count_tx(p, len, 0); /* sent, and lost on the way */
+		return QUIRE_OK;
+	}
+	if (p->corrupt > 0 && uniform(p) < p->corrupt) {
+		uint32_t bit = (uint32_t)(uniform(p) * 8.0 * len);
+		f[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	}
+	if (sendto(p->fd, f, len, MSG_DONTWAIT, (struct sockaddr *)&sa, sizeof(sa)) == (ssize_t)len) {
+		count_tx(p, len, 0);
+		return QUIRE_OK;
+	}
+	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+		return QUIRE_ERR_BUSY; /* the peer's buffer is full: the firmware tries again */
+	if (errno == ECONNREFUSED || errno == ENOENT) {
+		count_tx(p, len, 1); /* no port has that address (any more): the frame is lost */
+		return QUIRE_OK;
+	}
+	return QUIRE_ERR_IO;
+}
+
+/* ---- registers -------------------------------------------------------------- */
+
+uint32_t quire_netport_read(struct quire_netport *p, uint32_t reg)
+{
+	uint32_t v = 0;
+	pthread_mutex_lock(&p->lock);
+	switch (reg) {
+	case QUIRE_NET_PORT_ADDR:
+		v = p->addr;
+		break;
+	case QUIRE_NET_PORT_LINK:
+		v = 1;
+		break;
+	case QUIRE_NET_TX_CARD:
+		v = p->tx_card;
+		break;
+	case QUIRE_NET_TX_LEN:
+		v = p->tx_len;
+		break;
+	case QUIRE_NET_TX_STATUS:
+		v = p->tx_status;
+		break;
+	case QUIRE_NET_RX_PENDING:
+		v = p->pending;
+		break;
+	case QUIRE_NET_RX_FLAGS:
+		v = p->head ? p->head->flags : 0;
+		break;
+	case QUIRE_NET_RX_DEST:
+		v = p->rx_dest;
+		break;
+	case QUIRE_NET_RX_STATUS:
+		v = p->rx_status;
+		break;
+	default:
+		if (reg >= QUIRE_NET_RX_HDR(0) && reg < QUIRE_NET_RX_HDR(8) && p->head &&
+		    p->head->len >= QUIRE_FRAME_HDR_BYTES)
+			v = ld32(p->head->data + (reg - QUIRE_NET_RX_HDR(0)));
+	}
+	pthread_mutex_unlock(&p->lock);
+	return v;
+}
+
+void quire_netport_write(struct quire_netport *p, uint32_t reg, uint32_t value, uint8_t *mem,
+			 uint64_t mem_bytes)
+{
+	switch (reg) {
+	case QUIRE_NET_TX_CARD:
+		p->tx_card = value;
+		break;
+	case QUIRE_NET_TX_LEN:
+		p->tx_len = value;
+		break;
+	case QUIRE_NET_TX_CTRL:
+		if (value & QUIRE_NET_GO) {
+			uint32_t st = tx_send(p, mem, mem_bytes);
+			pthread_mutex_lock(&p->lock);
+			p->tx_status = st;
+			pthread_mutex_unlock(&p->lock);
+		}
+		break;
+	case QUIRE_NET_RX_DEST:
+		p->rx_dest = value;
+		break;
+	case QUIRE_NET_RX_CTRL:
+		if (value == QUIRE_NET_RX_POP || value == QUIRE_NET_RX_DROP)
+			rx_pop(p, value, mem, mem_bytes);
+		break;
+	default:
+		break;
+	}
+}
+
+void quire_netport_stats(struct quire_netport *p, struct quire_netport_stats *st)
+{
+	pthread_mutex_lock(&p->lock);
+	*st = p->st;
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* ---- life ------------------------------------------------------------------- */
+
+int quire_netport_open(const struct quire_netport_config *cfg, void (*wake)(void *), void *ctx,
+		       struct quire_netport **out)
+{
+	*out = NULL;
+	if (!cfg || !cfg->dir || cfg->drop < 0 || cfg->drop > 1 || cfg->corrupt < 0 ||
+	    cfg->corrupt > 1)
+		return QUIRE_ERR_INVALID;
+	struct quire_netport *p = calloc(1, sizeof(*p));
+	if (!p)
+		return QUIRE_ERR_NOMEM;
+	p->addr = cfg->addr;
+	p->drop = cfg->drop;
+	p->corrupt = cfg->corrupt;
+	p->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ull;
+	p->wake = wake;
+	p->wake_ctx = ctx;
+	p->stop_pipe[0] = p->stop_pipe[1] = -1;
+	snprintf(p->dir, sizeof(p->dir), "%s", cfg->dir);
+	if (port_path(&p->self, cfg->dir, cfg->addr)) {
+		free(p);
+		return QUIRE_ERR_RANGE; /* the directory's name is too long for a socket */
+	}
+	p->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (p->fd < 0) {
+		free(p);
+		return QUIRE_ERR_IO;
+	}
+	int sndbuf = 1 << 20;
+	(void)setsockopt(p->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	unlink(p->self.sun_path); /* a port of an earlier run that did not clean up */
+	if (bind(p->fd, (struct sockaddr *)&p->self, sizeof(p->self)) != 0 ||
+	    pipe2(p->stop_pipe, O_CLOEXEC) != 0) {
+		int st = errno == ENOENT || errno == EACCES ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO;
+		close(p->fd);
+		if (p->stop_pipe[0] >= 0) {
+			close(p->stop_pipe[0]);
+			close(p->stop_pipe[1]);
+			unlink(p->self.sun_path);
+		}
+		free(p);
+		return st;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->space, NULL);
+	if (pthread_create(&p->rx_thread, NULL, rx_main, p) != 0) {
+		quire_netport_close(p);
+		return QUIRE_ERR_NOMEM;
+	}
+	*out = p;
+	return QUIRE_OK;
+}
+
+void quire_netport_close(struct quire_netport *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->space);
+	pthread_mutex_unlock(&p->lock);
+	if (p->rx_thread) {
+		(void)!write(p->stop_pipe[1], "x", 1);
+		pthread_join(p->rx_thread, NULL);
+	}
+	close(p->fd);
+	close(p->stop_pipe[0]);
+	close(p->stop_pipe[1]);
+	unlink(p->self.sun_path);
+	while (p->head)
+		rx_remove_head(p);
+	pthread_cond_destroy(&p->space);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
