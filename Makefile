@@ -62,7 +62,7 @@ help:
 	@echo "make demo-codec     the codec on the same training, workers simulated in one process"
 	@echo "make firmware       the card firmware (rv32im), with its size report"
 	@echo "make deps           install the missing Debian packages (mk/debian-packages.txt)"
-	@echo "make install        PREFIX=$(PREFIX) DESTDIR=: libraries, headers, pkg-config, quire, quire-sim"
+	@echo "make install        PREFIX=$(PREFIX) DESTDIR=: libraries, headers, pkg-config, quire, quire-sim, quire-cluster"
 	@echo "make format         clang-format every C file"
 	@echo "make clean"
 

@@ -1,14 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The main job: data-parallel training on Fashion-MNIST with W ranks (mpirun),
-# once per gradient format (fp32, fp16, bfp8 with error feedback), same seed and
-# epochs; then a table and a plot of test accuracy and training loss per epoch.
+# The main job: data-parallel training on Fashion-MNIST with W ranks (mpirun) on
+# W simulated cards (quire-cluster), once per gradient format (fp32, fp16, bfp8
+# with error feedback), same seed and epochs; the cards all-reduce the gradients
+# over their own network. Then a table and a plot of test accuracy and training
+# loss per epoch. QUIRE_DEMO_BACKEND=cpu runs the same with MPI as transport.
 # Usage: run_demo.sh BUILD_DIR [trainer options, e.g. --epochs 1 --train-limit 20000]
 set -eu
 build=$1
 shift
 out=${QUIRE_DEMO_OUT:-results/demo}
 ranks=${QUIRE_DEMO_RANKS:-4}
+backend=${QUIRE_DEMO_BACKEND:-sim}
 mkdir -p "$out"
 rm -f "$out"/*.csv "$out"/summary.txt "$out"/training.png
 if ! command -v mpirun >/dev/null; then
@@ -16,11 +19,16 @@ if ! command -v mpirun >/dev/null; then
 	exit 1
 fi
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+case $backend in
+sim) launch="$build/bin/quire-cluster -n $ranks --" uri=sim:cluster ;;
+cpu) launch="" uri=cpu ;;
+*) echo "run_demo: QUIRE_DEMO_BACKEND is sim or cpu, not $backend" >&2; exit 2 ;;
+esac
 for variant in "fp32" "fp16" "bfp8 --ef"; do
 	# shellcheck disable=SC2086
-	mpirun --oversubscribe -np "$ranks" --mca btl self,vader \
+	$launch mpirun --oversubscribe -np "$ranks" --mca btl self,vader \
 		--mca btl_vader_single_copy_mechanism none --mca mpi_yield_when_idle 1 \
-		"$build/bin/quire-train-dp" --format $variant --out "$out" "$@"
+		"$build/bin/quire-train-dp" --backend $uri --format $variant --out "$out" "$@"
 done
 
 # The last epoch of each format, side by side.

@@ -56,17 +56,25 @@ static void segment(const struct pass *p, uint32_t k, uint32_t *off, uint32_t *l
 		*len = nb;
 		return;
 	}
-	uint64_t o = (uint64_t)first * QUIRE_BFP_BLOCK, e = (uint64_t)(first + nb) * QUIRE_BFP_BLOCK;
+	uint64_t o = (uint64_t)first * QUIRE_BFP_BLOCK,
+		 e = (uint64_t)(first + nb) * QUIRE_BFP_BLOCK;
 	*off = (uint32_t)(o < p->n ? o : p->n);
 	*len = (uint32_t)(e < p->n ? e : p->n) - *off;
 }
 
-static int reduce(struct quire_fw *fw, uint32_t op, uint32_t in_fmt, uint32_t acc_fmt,
-		  uint32_t n, uint32_t in, uint32_t acc_in, uint32_t out)
+static int reduce(struct quire_fw *fw, uint32_t op, uint32_t in_fmt, uint32_t acc_fmt, uint32_t n,
+		  uint32_t in, uint32_t acc_in, uint32_t out)
 {
-	uint32_t a[QUIRE_REDUCE_ARGS] = {
-	    op, in_fmt, acc_fmt, 1, n, 0, acc_in == NONE ? 0 : QUIRE_REDUCE_F_ACC_IN,
-	    in, acc_in == NONE ? 0 : acc_in, out};
+	uint32_t a[QUIRE_REDUCE_ARGS] = {op,
+					 in_fmt,
+					 acc_fmt,
+					 1,
+					 n,
+					 0,
+					 acc_in == NONE ? 0 : QUIRE_REDUCE_F_ACC_IN,
+					 in,
+					 acc_in == NONE ? 0 : acc_in,
+					 out};
 	return fw_engine_run(fw, QUIRE_ENGINE_REDUCE, a, QUIRE_REDUCE_ARGS);
 }
 
@@ -109,8 +117,8 @@ static int first(struct pass *p, uint32_t off, uint32_t len, uint32_t out)
 	if (p->val == p->part)
 		return local(p, off, len, out);
 	int st = local(p, off, len, FW_COLL_L);
-	return st ? st : reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, NONE,
-				out);
+	return st ? st
+		  : reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, NONE, out);
 }
 
 /* out <- the partial sum at `in` plus this member's part. */
@@ -121,10 +129,11 @@ static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, uint
 	if (in == NONE)
 		return first(p, off, len, out);
 	if (p->exps)
-		return reduce(p->fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, FW_COLL_EXP + off, in, out);
+		return reduce(p->fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, FW_COLL_EXP + off, in,
+			      out);
 	int st = local(p, off, len, FW_COLL_L);
-	return st ? st : reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, in,
-				out);
+	return st ? st
+		  : reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, in, out);
 }
 
 /* The owner's last addition: the finished sum, in p->fin, at `out`. */
@@ -169,9 +178,9 @@ static uint32_t unit_bytes(const struct pass *p, uint32_t fmt)
 }
 
 /* Every frame of one segment: at least one, so that empty segments keep the beat. */
-#define FOR_CHUNKS(p, seg_off, seg_len, off, len)                                                   \
-	for (uint32_t off = seg_off, len = min_u32(p->chunk, seg_len), once_ = 1;                   \
-	     once_ || off < seg_off + seg_len;                                                      \
+#define FOR_CHUNKS(p, seg_off, seg_len, off, len)                                                  \
+	for (uint32_t off = seg_off, len = min_u32(p->chunk, seg_len), once_ = 1;                  \
+	     once_ || off < seg_off + seg_len;                                                     \
 	     off += p->chunk, len = min_u32(p->chunk, seg_off + seg_len - off), once_ = 0)
 
 static int ring(struct pass *p)
@@ -216,7 +225,8 @@ static int ring(struct pass *p)
 	segment(p, r, &so, &sl); /* this member's segment: finished here */
 	FOR_CHUNKS(p, so, sl, off, len)
 	{
-		st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off, len * pb, FW_COLL_RX, &fl);
+		st =
+		    fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off, len * pb, FW_COLL_RX, &fl);
 		if (!st)
 			st = finish(p, off, len, FW_COLL_RX, TXP, &fl);
 		if (!st)
@@ -234,7 +244,8 @@ static int ring(struct pass *p)
 			if (!st)
 				st = deliver(p, off, len, TXP, fl);
 			if (!st && s + 2 < w)
-				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl, off, len * fb);
+				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl, off,
+						 len * fb);
 			if (st)
 				return st;
 		}
@@ -268,12 +279,14 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	if (!c)
 		return st;
 	uint32_t w = c->size;
-	struct pass p = {fw, c, d, d->count, 0, FW_FRAME_ELEMS, d->format, d->format, d->format,
-			 d->flags & QUIRE_CMD_F_MEAN ? w : 0, 0};
+	struct pass p = {fw, c,         d,         d->count,  0,
+			 0,  d->format, d->format, d->format, d->flags & QUIRE_CMD_F_MEAN ? w : 0,
+			 0};
 	switch (d->format) {
 	case QUIRE_FMT_BFP8:
 		p.val = QUIRE_FMT_INT8;
-		p.part = p.fin = w <= QUIRE_BFP8_INT16_MAX_WORKERS ? QUIRE_FMT_INT16 : QUIRE_FMT_INT32;
+		p.part = p.fin =
+		    w <= QUIRE_BFP8_INT16_MAX_WORKERS ? QUIRE_FMT_INT16 : QUIRE_FMT_INT32;
 		break;
 	case QUIRE_FMT_BFP16:
 		p.val = QUIRE_FMT_INT16;
@@ -285,6 +298,11 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	default: /* FP16 and FP32 travel as themselves */
 		break;
 	}
+	/* As many elements per frame as the wider of the two wire formats allows. */
+	uint32_t wide = quire_fw_format_bytes(p.part) > quire_fw_format_bytes(p.fin)
+			    ? quire_fw_format_bytes(p.part)
+			    : quire_fw_format_bytes(p.fin);
+	p.chunk = QUIRE_FRAME_MAX_PAYLOAD / wide;
 	if (d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16) {
 		struct pass e = p;
 		e.exps = 1;

@@ -56,7 +56,8 @@ int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	uint32_t slot = (uint32_t)(c - fw->comm);
 	c->addrs = FW_COMM_ADDRS + slot * FW_COMM_ADDRS_STEP;
 	for (uint32_t i = 0; i < (size + 1) / 2; i++)
-		hal_mem_write32(fw, c->addrs + 4 * i, hal_mem_read32(fw, FW_COMM_DESC + 32 + 4 * i));
+		hal_mem_write32(fw, c->addrs + 4 * i,
+				hal_mem_read32(fw, FW_COMM_DESC + 32 + 4 * i));
 	c->rank = (uint16_t)rank;
 	c->size = (uint16_t)size;
 	c->prev = (uint16_t)member_addr(fw, c->addrs, (rank + size - 1) % size);

@@ -37,9 +37,9 @@
 /* Elements per chunk: 2 Mi fp32 fill a staging buffer. */
 #define FW_CHUNK_ELEMS (FW_BUF_BYTES / 4u)
 
-/* Units per frame: 8 Ki elements (64 KiB of int64 partial sums at most), or 64 Ki block
- * exponents. Whole blocks, so a frame's exponents are whole too. */
-#define FW_FRAME_ELEMS  8192u
+/* Units per frame: a full payload of the wire format's elements (8 Ki int64 to 32 Ki int16;
+ * whole blocks, so a frame's exponents are whole too), or 64 Ki block exponents. The
+ * FW_COLL_* buffers hold one frame's worth of fp32. */
 #define FW_FRAME_BLOCKS 65536u
 
 #endif /* QUIRE_FW_LAYOUT_H */

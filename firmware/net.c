@@ -74,8 +74,8 @@ int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 	hal_mem_write32(fw, at + 16, offset);
 	hal_mem_write32(fw, at + 20, len);
 	hal_mem_write32(fw, at + 24, c->tx_seq + 1);
-	int st = transmit(fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_DATA << 8 | flags << 16, c->next,
-			  c->id | step << 16, len, deadline_of(fw, c));
+	int st = transmit(fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_DATA << 8 | flags << 16,
+			  c->next, c->id | step << 16, len, deadline_of(fw, c));
 	if (st == QUIRE_OK)
 		c->tx_seq++;
 	return st;
@@ -94,9 +94,9 @@ void fw_net_abort(struct quire_fw *fw, struct quire_fw_comm *c, int status)
 			continue;
 		uint32_t word = hal_mem_read32(fw, c->addrs + (r & ~1u) * 2);
 		uint32_t dst = (r & 1) ? word >> 16 : word & 0xffffu;
-		(void)transmit(fw, at,
-			       QUIRE_FRAME_VERSION | QUIRE_FRAME_ABORT << 8 | (uint32_t)status << 16,
-			       dst, c->id, 0, hal_cycles(fw) + 10u * fw->cycles_per_ms);
+		(void)transmit(
+		    fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_ABORT << 8 | (uint32_t)status << 16,
+		    dst, c->id, 0, hal_cycles(fw) + 10u * fw->cycles_per_ms);
 	}
 }
 

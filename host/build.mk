@@ -55,7 +55,8 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libquire.* $(DESTDIR)$(LIBDIR)/libquire_mpi.* \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/quire.pc $(DESTDIR)$(PREFIX)/include/quire.h \
 		$(DESTDIR)$(PREFIX)/include/quire_mpi.h $(DESTDIR)$(PREFIX)/bin/quire \
-		$(DESTDIR)$(PREFIX)/bin/quire-sim $(DESTDIR)$(PREFIX)/bin/quire-bench-allreduce
+		$(DESTDIR)$(PREFIX)/bin/quire-sim $(DESTDIR)$(PREFIX)/bin/quire-cluster \
+		$(DESTDIR)$(PREFIX)/bin/quire-bench-allreduce
 	rm -rf $(DESTDIR)$(PREFIX)/include/quire
 
 bench: $(QUIRE_CLI)

@@ -6,6 +6,7 @@ SIM_OBJS := $(SIM_SRCS:%.c=$(BUILD)/%.o)
 QUIRE_HW_BUILD := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
 EXTRA_CFLAGS_sim/emu/emu.c := -DQUIRE_FW_NATIVE -DQUIRE_HW_BUILD_ID=$(QUIRE_HW_BUILD)u
 QUIRE_SIM := $(BUILD)/bin/quire-sim
+QUIRE_CLUSTER := $(BUILD)/bin/quire-cluster
 
 $(QUIRE_SIM): $(BUILD)/sim/server.o $(LIBQUIRE_A)
 	@mkdir -p $(dir $@)
@@ -14,7 +15,13 @@ $(QUIRE_SIM): $(BUILD)/sim/server.o $(LIBQUIRE_A)
 all: $(QUIRE_SIM)
 
 install: install-sim
-install-sim: $(QUIRE_SIM)
+install-sim: $(QUIRE_SIM) $(QUIRE_CLUSTER)
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(QUIRE_SIM) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(QUIRE_SIM) $(QUIRE_CLUSTER) $(DESTDIR)$(PREFIX)/bin/
 .PHONY: install-sim
+
+# The simulated cluster's launcher: W quire-sim cards around one command.
+$(QUIRE_CLUSTER): $(BUILD)/sim/cluster.o
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+all: $(QUIRE_CLUSTER)

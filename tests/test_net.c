@@ -102,7 +102,8 @@ static void ring_reference(enum quire_format fmt, int mean, int w, size_t n, flo
 					v = from_half(to_half(v));
 				s = s + v;
 				if (s != s)
-					s = f32_of(0x7fc00000u); /* any NaN sum is the one quiet NaN */
+					s = f32_of(
+					    0x7fc00000u); /* any NaN sum is the one quiet NaN */
 				if (fmt == QUIRE_FMT_FP16)
 					s = from_half(to_half(s));
 			}
@@ -159,14 +160,15 @@ static void check_allreduce(struct cluster *cl, enum quire_format fmt, int mean,
 	}
 	reference(fmt, mean, cl->w, n, x, want);
 	for (int r = 0; r < cl->w; r++) {
-		struct quire_allreduce_args a = {fmt, mean ? QUIRE_OP_MEAN : QUIRE_OP_SUM, n,
-						 {src[r], 0}, {dst[r], 0}, NULL};
+		struct quire_allreduce_args a = {
+		    fmt, mean ? QUIRE_OP_MEAN : QUIRE_OP_SUM, n, {src[r], 0}, {dst[r], 0}, NULL};
 		assert_int_equal(quire_allreduce(cl->comm[r], &a, &req[r]), QUIRE_OK);
 	}
 	for (int r = 0; r < cl->w; r++) {
 		int st = quire_wait(req[r], QUIRE_WAIT_DEFAULT);
 		if (st != QUIRE_OK)
-			fail_msg("W=%d fmt %d n %zu rank %d: %s", cl->w, fmt, n, r, quire_strerror(st));
+			fail_msg("W=%d fmt %d n %zu rank %d: %s", cl->w, fmt, n, r,
+				 quire_strerror(st));
 		quire_req_free(req[r]);
 		if (memcmp(quire_buf_ptr(dst[r]), want, n * 4) != 0) {
 			const uint32_t *got = quire_buf_ptr(dst[r]), *exp = (const uint32_t *)want;
@@ -182,6 +184,20 @@ static void check_allreduce(struct cluster *cl, enum quire_format fmt, int mean,
 		quire_buf_free(dst[r]);
 	}
 	free(want);
+}
+
+/* A communicator of one rank: the all-reduce is the input itself (fp32 sum). */
+static void check_one_rank(struct quire_ctx *ctx, struct quire_comm *c)
+{
+	size_t n = 1000;
+	struct quire_buf *x = buf_of(ctx, n * 4), *y = buf_of(ctx, n * 4);
+	struct rng g = {9};
+	fill(&g, QUIRE_FMT_FP32, quire_buf_ptr(x), n);
+	struct quire_allreduce_args a = {QUIRE_FMT_FP32, QUIRE_OP_SUM, n, {x, 0}, {y, 0}, NULL};
+	assert_int_equal(quire_allreduce(c, &a, NULL), QUIRE_OK);
+	assert_memory_equal(quire_buf_ptr(x), quire_buf_ptr(y), n * 4);
+	quire_buf_free(x);
+	quire_buf_free(y);
 }
 
 static void test_allreduce_bits(void **state)
@@ -204,10 +220,265 @@ static void test_allreduce_bits(void **state)
 	}
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Rank `absent` never calls: the others fail with a timeout near the limit, inputs intact,
+ * and the communicator then refuses work until it is made again. */
+static void test_timeout(void **state)
+{
+	(void)state;
+	struct cluster cl;
+	const int w = 3, absent = 2, limit = 300;
+	size_t n = 5000;
+	cluster_up(&cl, w, limit, NULL);
+	struct quire_buf *src[3], *dst[3];
+	struct quire_req *req[3];
+	struct rng g = {5};
+	for (int r = 0; r < w; r++) {
+		src[r] = buf_of(cl.ctx[r], n * 4);
+		dst[r] = buf_of(cl.ctx[r], n * 4);
+		fill(&g, QUIRE_FMT_BFP8, quire_buf_ptr(src[r]), n);
+	}
+	float *copy = malloc(n * 4);
+	memcpy(copy, quire_buf_ptr(src[0]), n * 4);
+	int64_t t0 = now_ms();
+	for (int r = 0; r < w; r++) {
+		if (r == absent)
+			continue;
+		struct quire_allreduce_args a = {QUIRE_FMT_BFP8, QUIRE_OP_SUM, n,
+						 {src[r], 0},    {dst[r], 0},  NULL};
+		assert_int_equal(quire_allreduce(cl.comm[r], &a, &req[r]), QUIRE_OK);
+	}
+	for (int r = 0; r < w; r++) {
+		if (r == absent)
+			continue;
+		assert_int_equal(quire_wait(req[r], QUIRE_WAIT_DEFAULT), QUIRE_ERR_TIMEOUT);
+		assert_int_equal(quire_req_detail(req[r]), QUIRE_DETAIL_NET);
+		quire_req_free(req[r]);
+	}
+	int64_t took = now_ms() - t0;
+	assert_true(took >= limit / 2 && took < 4 * limit + 1000);
+	assert_memory_equal(quire_buf_ptr(src[0]), copy, n * 4);
+	/* The failed communicator says so at once. The absent rank's next collective finds the
+	 * others' frames of a collective it never ran: the members disagree, an error too. */
+	assert_int_equal(quire_barrier(cl.comm[0], NULL), QUIRE_ERR_PEER);
+	int late = quire_barrier(cl.comm[absent], NULL);
+	assert_true(late == QUIRE_ERR_LINK || late == QUIRE_ERR_TIMEOUT || late == QUIRE_ERR_PEER);
+	for (int r = 0; r < w; r++) {
+		quire_buf_free(src[r]);
+		quire_buf_free(dst[r]);
+	}
+	free(copy);
+	cluster_down(&cl);
+}
+
+/*
+ * Injected loss or corruption: a collective either ends with the exact answer (no frame
+ * was hit) or fails with an error on every rank; a damaged frame is never summed.
+ */
+static void faulty_network(const char *faults, int *errors_seen)
+{
+	struct cluster cl;
+	const int w = 3;
+	size_t n = 100000; /* 13 frames per rank and step: enough to be hit */
+	cluster_up(&cl, w, 500, faults);
+	struct quire_buf *src[3], *dst[3];
+	struct quire_req *req[3];
+	float *x[3], *want = malloc(n * 4);
+	struct rng g = {11};
+	for (int r = 0; r < w; r++) {
+		src[r] = buf_of(cl.ctx[r], n * 4);
+		dst[r] = buf_of(cl.ctx[r], n * 4);
+		x[r] = quire_buf_ptr(src[r]);
+		fill(&g, QUIRE_FMT_BFP8, x[r], n);
+	}
+	reference(QUIRE_FMT_BFP8, 0, w, n, x, want);
+	for (int round = 0; round < 4; round++) {
+		for (int r = 0; r < w; r++) {
+			struct quire_allreduce_args a = {QUIRE_FMT_BFP8, QUIRE_OP_SUM, n,
+							 {src[r], 0},    {dst[r], 0},  NULL};
+			assert_int_equal(quire_allreduce(cl.comm[r], &a, &req[r]), QUIRE_OK);
+		}
+		int failed = 0;
+		for (int r = 0; r < w; r++) {
+			int st = quire_wait(req[r], QUIRE_WAIT_DEFAULT);
+			quire_req_free(req[r]);
+			if (st == QUIRE_OK) {
+				assert_memory_equal(quire_buf_ptr(dst[r]), want, n * 4);
+			} else {
+				assert_true(st == QUIRE_ERR_LINK || st == QUIRE_ERR_TIMEOUT ||
+					    st == QUIRE_ERR_PEER);
+				failed++;
+			}
+		}
+		if (!failed)
+			continue;
+		(*errors_seen)++;
+		/* A failed communicator is made again (as a trainer would) and works on. */
+		for (int r = 0; r < w; r++)
+			quire_comm_free(cl.comm[r]);
+		for (int r = 0; r < w; r++) {
+			struct quire_comm_config cfg = {r, w, cl.addr, (uint16_t)(8 + round), 500};
+			assert_int_equal(quire_comm_create(cl.ctx[r], &cfg, &cl.comm[r]), QUIRE_OK);
+		}
+	}
+	struct quire_info in;
+	assert_int_equal(quire_get_info(cl.ctx[0], &in), QUIRE_OK);
+	assert_true(in.net.tx_frames > 0 && in.net.tx_bytes > 0);
+	for (int r = 0; r < w; r++) {
+		quire_buf_free(src[r]);
+		quire_buf_free(dst[r]);
+	}
+	free(want);
+	cluster_down(&cl);
+}
+
+static void test_drops_detected(void **state)
+{
+	(void)state;
+	int errors = 0;
+	faulty_network(",drop=0.02,seed=3", &errors);
+	assert_true(errors > 0); /* with 2% loss over hundreds of frames, some round failed */
+}
+
+static void test_corruption_detected(void **state)
+{
+	(void)state;
+	int errors = 0;
+	faulty_network(",corrupt=0.02,seed=4", &errors);
+	assert_true(errors > 0);
+}
+
+/* Communicator descriptors the card refuses, and one-rank communicators. */
+static void test_comm_init_refused(void **state)
+{
+	(void)state;
+	struct cluster cl;
+	cluster_up(&cl, 2, 1000, NULL);
+	struct quire_comm *c = NULL;
+	uint16_t wrong[2] = {cl.addr[1], cl.addr[0]}; /* rank 0 is not card 0 */
+	struct quire_comm_config bad = {0, 2, wrong, 9, 1000};
+	assert_int_equal(quire_comm_create(cl.ctx[0], &bad, &c), QUIRE_ERR_INVALID);
+	assert_null(c);
+	struct quire_comm_config dup = {0, 2, cl.addr, 7, 1000}; /* id 7 is in use */
+	assert_int_equal(quire_comm_create(cl.ctx[0], &dup, &c), QUIRE_ERR_BUSY);
+	struct quire_comm_config nosize = {0, 0, cl.addr, 9, 1000};
+	assert_int_equal(quire_comm_create(cl.ctx[0], &nosize, &c), QUIRE_ERR_INVALID);
+	struct quire_comm_config noid = {0, 2, cl.addr, 0, 1000};
+	assert_int_equal(quire_comm_create(cl.ctx[0], &noid, &c), QUIRE_ERR_INVALID);
+	struct quire_ctx *cpu;
+	assert_int_equal(quire_open("cpu", &cpu), QUIRE_OK);
+	struct quire_comm_config ok = {0, 2, cl.addr, 9, 1000};
+	assert_int_equal(quire_comm_create(cpu, &ok, &c), QUIRE_ERR_NOT_SUPPORTED);
+	uint16_t a;
+	assert_int_equal(quire_card_address(cpu, &a), QUIRE_ERR_NOT_SUPPORTED);
+	quire_close(cpu);
+	/* Four communicators fit a card; the fifth is refused, freeing one makes room. */
+	struct quire_comm *more[4] = {0};
+	for (int i = 0; i < 3; i++) {
+		struct quire_comm_config one = {0, 1, &cl.addr[0], (uint16_t)(20 + i), 0};
+		assert_int_equal(quire_comm_create(cl.ctx[0], &one, &more[i]), QUIRE_OK);
+	}
+	struct quire_comm_config fifth = {0, 1, &cl.addr[0], 30, 0};
+	assert_int_equal(quire_comm_create(cl.ctx[0], &fifth, &more[3]), QUIRE_ERR_NOMEM);
+	quire_comm_free(more[0]);
+	assert_int_equal(quire_comm_create(cl.ctx[0], &fifth, &more[3]), QUIRE_OK);
+	/* A one-rank communicator runs alone: its sum is its input, via the card. */
+	check_one_rank(cl.ctx[0], more[3]);
+	for (int i = 1; i < 4; i++)
+		quire_comm_free(more[i]);
+	cluster_down(&cl);
+}
+
+/* Error feedback on cards: the residual advances only when the collective succeeds. */
+static void test_error_feedback(void **state)
+{
+	(void)state;
+	struct cluster cl;
+	const int w = 2;
+	size_t n = 4099;
+	cluster_up(&cl, w, 2000, NULL);
+	struct quire_ef *ef[2];
+	struct quire_buf *src[2], *dst[2];
+	float *resid[2], *x[2], *want = malloc(n * 4);
+	for (int r = 0; r < w; r++) {
+		assert_int_equal(quire_ef_create(cl.ctx[r], n, &ef[r]), QUIRE_OK);
+		src[r] = buf_of(cl.ctx[r], n * 4);
+		dst[r] = buf_of(cl.ctx[r], n * 4);
+		x[r] = quire_buf_ptr(src[r]);
+		resid[r] = calloc(n, 4);
+	}
+	struct rng g = {21};
+	for (int step = 0; step < 3; step++) {
+		struct quire_req *req[2];
+		for (int r = 0; r < w; r++)
+			fill(&g, QUIRE_FMT_BFP8, x[r], n);
+		assert_int_equal(quire_codec_allreduce(QUIRE_FMT_BFP8, QUIRE_OP_MEAN, (uint32_t)w,
+						       n, (const float *const *)x, resid, want),
+				 QUIRE_OK);
+		for (int r = 0; r < w; r++) {
+			struct quire_allreduce_args a = {QUIRE_FMT_BFP8, QUIRE_OP_MEAN, n,
+							 {src[r], 0},    {dst[r], 0},   ef[r]};
+			assert_int_equal(quire_allreduce(cl.comm[r], &a, &req[r]), QUIRE_OK);
+		}
+		for (int r = 0; r < w; r++) {
+			assert_int_equal(quire_wait(req[r], QUIRE_WAIT_DEFAULT), QUIRE_OK);
+			quire_req_free(req[r]);
+			assert_memory_equal(quire_buf_ptr(dst[r]), want, n * 4);
+		}
+	}
+	/* A size that is not the state's: refused before anything moves. */
+	struct quire_allreduce_args a = {QUIRE_FMT_BFP8, QUIRE_OP_MEAN, n - 1,
+					 {src[0], 0},    {dst[0], 0},   ef[0]};
+	assert_int_equal(quire_allreduce(cl.comm[0], &a, NULL), QUIRE_ERR_SIZE);
+	for (int r = 0; r < w; r++) {
+		quire_ef_free(ef[r]);
+		quire_buf_free(src[r]);
+		quire_buf_free(dst[r]);
+		free(resid[r]);
+	}
+	free(want);
+	cluster_down(&cl);
+}
+
+static void test_barrier_and_composed(void **state)
+{
+	(void)state;
+	struct cluster cl;
+	const int w = 3;
+	cluster_up(&cl, w, 2000, NULL);
+	struct quire_req *req[3];
+	for (int r = 0; r < w; r++)
+		assert_int_equal(quire_barrier(cl.comm[r], &req[r]), QUIRE_OK);
+	for (int r = 0; r < w; r++) {
+		assert_int_equal(quire_wait(req[r], QUIRE_WAIT_DEFAULT), QUIRE_OK);
+		quire_req_free(req[r]);
+	}
+	/* A barrier one rank has not reached yet is not done. */
+	assert_int_equal(quire_barrier(cl.comm[0], &req[0]), QUIRE_OK);
+	assert_int_equal(quire_barrier(cl.comm[1], &req[1]), QUIRE_OK);
+	assert_int_equal(quire_wait(req[0], 100), QUIRE_ERR_TIMEOUT);
+	assert_int_equal(quire_test(req[1]), QUIRE_ERR_BUSY);
+	assert_int_equal(quire_barrier(cl.comm[2], &req[2]), QUIRE_OK);
+	for (int r = 0; r < w; r++) {
+		assert_int_equal(quire_wait(req[r], QUIRE_WAIT_DEFAULT), QUIRE_OK);
+		quire_req_free(req[r]);
+	}
+	cluster_down(&cl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_allreduce_bits),
+	    cmocka_unit_test(test_allreduce_bits),       cmocka_unit_test(test_timeout),
+	    cmocka_unit_test(test_drops_detected),       cmocka_unit_test(test_corruption_detected),
+	    cmocka_unit_test(test_comm_init_refused),    cmocka_unit_test(test_error_feedback),
+	    cmocka_unit_test(test_barrier_and_composed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -142,6 +142,8 @@ struct quire_req;
  *   "sim"         start a simulated card process (quire-sim) for this context,
  *                 ended by quire_close;
  *   "sim:PATH"    connect to a running quire-sim serving the Unix socket PATH;
+ *   "sim:cluster" inside quire-cluster: the card of this process's rank (QUIRE_RANK or
+ *                 mpirun's OMPI_COMM_WORLD_RANK / PMIX_RANK / PMI_RANK);
  *   "sim:inproc"  a simulated card inside this process (tests, tools);
  *   "sim:inproc,net=DIR,addr=N[,drop=P,corrupt=P,seed=S]"  the same with a network
  *                 port at address N of the simulated network in directory DIR

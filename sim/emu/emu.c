@@ -589,7 +589,11 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &e->t0);
 	pthread_mutex_init(&e->lock, NULL);
-	pthread_cond_init(&e->event, NULL);
+	pthread_condattr_t ca; /* the firmware's timer counts on the monotonic clock */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->event, &ca);
+	pthread_condattr_destroy(&ca);
 	if (cfg && cfg->net) {
 		int st = quire_netport_open(cfg->net, net_wake, e, &e->net);
 		if (st != QUIRE_OK) {

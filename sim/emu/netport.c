@@ -217,7 +217,8 @@ static uint32_t tx_send(struct quire_netport *p, const uint8_t *mem, uint64_t me
 		uint32_t bit = (uint32_t)(uniform(p) * 8.0 * len);
 		f[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 	}
-	if (sendto(p->fd, f, len, MSG_DONTWAIT, (struct sockaddr *)&sa, sizeof(sa)) == (ssize_t)len) {
+	if (sendto(p->fd, f, len, MSG_DONTWAIT, (struct sockaddr *)&sa, sizeof(sa)) ==
+	    (ssize_t)len) {
 		count_tx(p, len, 0);
 		return QUIRE_OK;
 	}

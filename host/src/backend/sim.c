@@ -268,8 +268,35 @@ static int setup_queue(struct sim *s, uint32_t block, void *ring)
 									: QUIRE_ERR_INTERNAL;
 }
 
+/*
+ * "sim:cluster": card r of the cluster quire-cluster started ($QUIRE_CLUSTER_DIR), r
+ * being this process's rank as its launcher says (QUIRE_RANK, or mpirun's variables),
+ * the way trainers pick their accelerator by rank.
+ */
+static int cluster_card(char *path, size_t len)
+{
+	static const char *const rank_vars[] = {"QUIRE_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+						"PMI_RANK"};
+	const char *dir = getenv("QUIRE_CLUSTER_DIR"), *rank = NULL;
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]) && !rank; i++)
+		rank = getenv(rank_vars[i]);
+	char *end;
+	long r = rank ? strtol(rank, &end, 10) : -1;
+	if (!dir || !rank || *end || r < 0)
+		return QUIRE_ERR_NO_DEVICE; /* not inside quire-cluster, or no rank */
+	return (size_t)snprintf(path, len, "%s/card-%ld.sock", dir, r) < len ? QUIRE_OK
+									     : QUIRE_ERR_RANGE;
+}
+
 int quire_backend_sim_open(struct quire_ctx *ctx, const char *where)
 {
+	char cluster_path[256];
+	if (where && strcmp(where, "cluster") == 0) {
+		int st = cluster_card(cluster_path, sizeof(cluster_path));
+		if (st != QUIRE_OK)
+			return st;
+		where = cluster_path;
+	}
 	struct sim *s = calloc(1, sizeof(*s));
 	if (!s)
 		return QUIRE_ERR_NOMEM;

@@ -192,8 +192,7 @@ int quire_card_reduce_scatter(struct quire_comm *c, const struct quire_allreduce
 }
 
 /* Every rank's `bytes` at its own slot of a zeroed int32 vector, summed: a gather. */
-static int sum_slots(struct quire_comm *c, size_t slot_bytes, size_t slots,
-		     struct quire_buf **out)
+static int sum_slots(struct quire_comm *c, size_t slot_bytes, size_t slots, struct quire_buf **out)
 {
 	size_t words = slot_bytes / 4 * slots;
 	if (words == 0 || words > QUIRE_CMD_MAX_ELEMS)
@@ -202,7 +201,8 @@ static int sum_slots(struct quire_comm *c, size_t slot_bytes, size_t slots,
 	struct quire_buf *t = card_tmp(c, words * 4, &st);
 	if (!t)
 		return st;
-	struct quire_allreduce_args a = {QUIRE_FMT_INT32, QUIRE_OP_SUM, words, {t, 0}, {t, 0}, NULL};
+	struct quire_allreduce_args a = {QUIRE_FMT_INT32, QUIRE_OP_SUM, words,
+					 {t, 0},          {t, 0},       NULL};
 	*out = t;
 	return quire_card_allreduce(c, &a, NULL);
 }

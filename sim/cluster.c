@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * quire-cluster: a simulated cluster for one command. Starts W card processes
+ * (quire-sim) on one simulated network, runs the command (typically mpirun
+ * with W ranks, each opening "sim:cluster"), and ends the cards when the
+ * command ends, or when this launcher is interrupted or killed: the cards die
+ * with it (PDEATHSIG), and the network directory is removed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CARDS 64
+
+static const char usage[] =
+    "Usage: quire-cluster -n W [OPTIONS] -- COMMAND [ARGS...]\n"
+    "Start W simulated cards (quire-sim) on one simulated network, run COMMAND, then end\n"
+    "the cards and remove the network directory, also when COMMAND fails or this is killed.\n"
+    "COMMAND's ranks open the backend \"sim:cluster\": rank r gets card r (the rank comes\n"
+    "from mpirun's environment or QUIRE_RANK). COMMAND sees QUIRE_CLUSTER_DIR.\n\n"
+    "  -n, --cards W        cards, 1-64\n"
+    "      --net-drop P     each card loses each frame it sends with probability P\n"
+    "      --net-corrupt P  each card flips a bit of each frame it sends with probability P\n"
+    "      --verbose        the cards say when hosts come and go\n"
+    "Example:\n"
+    "  quire-cluster -n 4 -- mpirun -np 4 quire-train-dp --backend sim:cluster\n";
+
+static volatile sig_atomic_t got_signal;
+static char dir[] = "/tmp/quire-cluster-XXXXXX";
+static pid_t cards[MAX_CARDS];
+static int n_cards;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* quire-sim beside this program, or $QUIRE_SIM, or on PATH. */
+static void sim_binary(char *out, size_t len)
+{
+	const char *env = getenv("QUIRE_SIM");
+	char self[PATH_MAX - 16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return;
+	}
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			if ((size_t)snprintf(out, len, "%s/quire-sim", self) < len &&
+			    access(out, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(out, len, "quire-sim");
+}
+
+static pid_t start_card(const char *bin, int i, const char *drop, const char *corrupt,
+			int verbose)
+{
+	char sock[128], addr[16];
+	snprintf(sock, sizeof(sock), "%s/card-%d.sock", dir, i);
+	snprintf(addr, sizeof(addr), "%d", i);
+	pid_t parent = getpid(), pid = fork();
+	if (pid != 0)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* no card outlives its launcher */
+	if (getppid() != parent)
+		_exit(1);
+	const char *argv[16] = {"quire-sim", "--socket", sock, "--net", dir, "--addr", addr};
+	int k = 7;
+	if (!verbose)
+		argv[k++] = "--quiet";
+	if (drop) {
+		argv[k++] = "--net-drop";
+		argv[k++] = drop;
+	}
+	if (corrupt) {
+		argv[k++] = "--net-corrupt";
+		argv[k++] = corrupt;
+	}
+	argv[k] = NULL;
+	execvp(bin, (char *const *)argv);
+	fprintf(stderr, "quire-cluster: cannot start %s: %s (build it with make, or set QUIRE_SIM)\n",
+		bin, strerror(errno));
+	_exit(127);
+}
+
+/* Wait until card i accepts connections; 0 when it does. */
+static int card_ready(int i, int wait_ms)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/card-%d.sock", dir, i);
+	for (int t = 0; t < wait_ms; t += 5) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+			close(fd); /* the card serves the next host; this one left at once */
+			return 0;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (waitpid(cards[i], NULL, WNOHANG) == cards[i]) {
+			cards[i] = 0;
+			return -1;
+		}
+		usleep(5000);
+	}
+	return -1;
+}
+
+static void stop_cards(void)
+{
+	for (int i = 0; i < n_cards; i++)
+		if (cards[i] > 0)
+			kill(cards[i], SIGTERM);
+	for (int i = 0; i < n_cards; i++) {
+		if (cards[i] <= 0)
+			continue;
+		int waited = 0;
+		while (waitpid(cards[i], NULL, WNOHANG) == 0 && waited < 3000) {
+			usleep(10000);
+			waited += 10;
+		}
+		if (waited >= 3000) {
+			kill(cards[i], SIGKILL);
+			waitpid(cards[i], NULL, 0);
+		}
+		cards[i] = 0;
+	}
+	/* The cards remove their sockets; whatever a killed one left goes here. */
+	for (int i = 0; i < n_cards; i++) {
+		char p[128];
+		snprintf(p, sizeof(p), "%s/card-%d.sock", dir, i);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/port-%d", dir, i);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/card-%d.pid", dir, i);
+		unlink(p);
+	}
+	if (rmdir(dir) != 0)
+		fprintf(stderr, "quire-cluster: %s not removed: %s\n", dir, strerror(errno));
+}
+
+static int probability_ok(const char *s)
+{
+	char *end;
+	double d = strtod(s, &end);
+	return *s && !*end && d >= 0 && d <= 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {{"cards", required_argument, 0, 'n'},
+					     {"net-drop", required_argument, 0, 'D'},
+					     {"net-corrupt", required_argument, 0, 'C'},
+					     {"verbose", no_argument, 0, 'v'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	const char *drop = NULL, *corrupt = NULL;
+	int c, verbose = 0;
+	char *end;
+	while ((c = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
+		if (c == 'n') {
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > MAX_CARDS) {
+				fprintf(stderr, "quire-cluster: -n wants 1-%d cards, not %s\n",
+					MAX_CARDS, optarg);
+				return 2;
+			}
+			n_cards = (int)v;
+		} else if (c == 'D' || c == 'C') {
+			if (!probability_ok(optarg)) {
+				fprintf(stderr, "quire-cluster: a probability is 0 to 1, not %s\n",
+					optarg);
+				return 2;
+			}
+			*(c == 'D' ? &drop : &corrupt) = optarg;
+		} else if (c == 'v') {
+			verbose = 1;
+		} else if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		} else {
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (n_cards == 0 || optind >= argc) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "quire-cluster: cannot make a directory in /tmp: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	char bin[PATH_MAX];
+	sim_binary(bin, sizeof(bin));
+	for (int i = 0; i < n_cards; i++) {
+		cards[i] = start_card(bin, i, drop, corrupt, verbose);
+		char p[128];
+		snprintf(p, sizeof(p), "%s/card-%d.pid", dir, i);
+		FILE *f = fopen(p, "w");
+		if (f) {
+			fprintf(f, "%d\n", (int)cards[i]);
+			fclose(f);
+		}
+	}
+	for (int i = 0; i < n_cards; i++) {
+		if (cards[i] < 0 || card_ready(i, 10000) != 0) {
+			fprintf(stderr, "quire-cluster: card %d did not start\n", i);
+			stop_cards();
+			return 1;
+		}
+	}
+	setenv("QUIRE_CLUSTER_DIR", dir, 1);
+	pid_t cmd = fork();
+	if (cmd == 0) {
+		setpgid(0, 0); /* its own group: a signal here reaches all of it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "quire-cluster: cannot run %s: %s\n", argv[optind],
+			strerror(errno));
+		_exit(127);
+	}
+	int status = 0, forwarded = 0;
+	for (;;) {
+		pid_t r = waitpid(cmd, &status, 0);
+		if (r == cmd)
+			break;
+		if (r < 0 && errno == EINTR && got_signal && !forwarded) {
+			kill(-cmd, got_signal == SIGHUP ? SIGTERM : got_signal);
+			forwarded = 1;
+		} else if (r < 0 && errno != EINTR) {
+			break;
+		}
+	}
+	stop_cards();
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
