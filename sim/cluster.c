@@ -70,8 +70,7 @@ static void sim_binary(char *out, size_t len)
 	snprintf(out, len, "quire-sim");
 }
 
-static pid_t start_card(const char *bin, int i, const char *drop, const char *corrupt,
-			int verbose)
+static pid_t start_card(const char *bin, int i, const char *drop, const char *corrupt, int verbose)
 {
 	char sock[128], addr[16];
 	snprintf(sock, sizeof(sock), "%s/card-%d.sock", dir, i);
@@ -79,7 +78,7 @@ static pid_t start_card(const char *bin, int i, const char *drop, const char *co
 	pid_t parent = getpid(), pid = fork();
 	if (pid != 0)
 		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL); /* no card outlives its launcher */
+	prctl(PR_SET_PDEATHSIG, SIGTERM); /* no card outlives its launcher */
 	if (getppid() != parent)
 		_exit(1);
 	const char *argv[16] = {"quire-sim", "--socket", sock, "--net", dir, "--addr", addr};
@@ -96,8 +95,9 @@ static pid_t start_card(const char *bin, int i, const char *drop, const char *co
 	}
 	argv[k] = NULL;
 	execvp(bin, (char *const *)argv);
-	fprintf(stderr, "quire-cluster: cannot start %s: %s (build it with make, or set QUIRE_SIM)\n",
-		bin, strerror(errno));
+	fprintf(stderr,
+		"quire-cluster: cannot start %s: %s (build it with make, or set QUIRE_SIM)\n", bin,
+		strerror(errno));
 	_exit(127);
 }
 
@@ -236,7 +236,7 @@ int main(int argc, char **argv)
 	pid_t cmd = fork();
 	if (cmd == 0) {
 		setpgid(0, 0); /* its own group: a signal here reaches all of it */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_PDEATHSIG, SIGTERM); /* mpirun ends its ranks on SIGTERM */
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "quire-cluster: cannot run %s: %s\n", argv[optind],
 			strerror(errno));

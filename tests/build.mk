@@ -13,7 +13,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_REF_OBJS) $(LIBQUIRE_A)
 all: $(TEST_BINS)
 
 # tests/run.sh runs every test program and the CLI checks and prints one summary line.
-test: $(TEST_BINS) $(HLS_TBS) $(QUIRE_CLI) $(QUIRE_SIM)
+test: $(TEST_BINS) $(HLS_TBS) $(QUIRE_CLI) $(QUIRE_SIM) $(QUIRE_CLUSTER)
 	BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BINS) $(HLS_TBS)
 
 valgrind: $(TEST_BINS) $(HLS_TBS)
@@ -26,6 +26,10 @@ MPI_TEST := $(BUILD)/tests/mpi/test_comm_mpi
 EXTRA_CFLAGS_tests/mpi/test_comm_mpi.c := $(MPI_CFLAGS) $(TEST_CFLAGS)
 $(MPI_TEST): $(BUILD)/tests/mpi/test_comm_mpi.o $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_A)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
-all: $(MPI_TEST)
-test: $(MPI_TEST)
+FAULT_TEST := $(BUILD)/tests/mpi/test_card_fault
+EXTRA_CFLAGS_tests/mpi/test_card_fault.c := $(MPI_CFLAGS) $(TEST_CFLAGS)
+$(FAULT_TEST): $(BUILD)/tests/mpi/test_card_fault.o $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_A)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
+all: $(MPI_TEST) $(FAULT_TEST)
+test: $(MPI_TEST) $(FAULT_TEST) $(QUIRE_CLUSTER) $(BENCH_ALLREDUCE)
 endif

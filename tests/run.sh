@@ -60,6 +60,8 @@ if [ $unit_only -eq 0 ]; then
 			done
 		done
 	fi
+	# The simulated cluster: its launcher, and a card killed in the middle of an all-reduce.
+	run sh tests/cli/test_cluster.sh "$BUILD"
 	for seed in 1 2 3; do
 		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
 	done

@@ -416,28 +416,95 @@ out:
 }
 
 static const char bench_allreduce_help[] =
-    "Usage: quire bench allreduce [--ranks LIST] [--min BYTES] [--max BYTES] [--repeat N]\n"
+    "Usage: quire bench allreduce [--backend LIST] [--ranks LIST] [--min BYTES] [--max BYTES]\n"
+    "                             [--repeat N]\n"
     "All-reduce bandwidth, W ranks under mpirun, each format of quire beside OpenMPI's\n"
-    "MPI_Allreduce of fp32 in the same run: algbw and busbw (NCCL's definitions, in\n"
-    "fp32-equivalent GB/s) and wire bytes per element. Backend: cpu (MPI transport).\n\n"
+    "MPI_Allreduce of fp32 over TCP on loopback in the same run: algbw and busbw (NCCL's\n"
+    "definitions, in fp32-equivalent GB/s), wire bytes per element and the ratio to MPI.\n"
+    "Backends: cpu (MPI carries quire's data) and sim (W simulated cards started by\n"
+    "quire-cluster; the cards all-reduce over their own network, bytes counted by their ports).\n\n"
+    "  -b, --backend LIST comma-separated: cpu, sim (default cpu,sim)\n"
     "  -w, --ranks LIST   comma-separated W (default 2,4)\n"
     "  -s, --min BYTES    smallest fp32 tensor (default 64KiB)\n"
     "  -S, --max BYTES    largest (default 64MiB); sizes go up 4x\n"
     "  -r, --repeat N     runs per figure, best kept (default 5)\n"
     "  -h, --help         this text\n";
 
+/* One mpirun of quire-bench-allreduce: W ranks, on a backend; inside quire-cluster for sim. */
+static int run_bench_mpi(const char *dir, const char *backend, int w, const char *min,
+			 const char *max, const char *repeat)
+{
+	char bench[PATH_MAX], cluster[PATH_MAX], np[16];
+	snprintf(bench, sizeof(bench), "%s/quire-bench-allreduce", dir);
+	snprintf(cluster, sizeof(cluster), "%s/quire-cluster", dir);
+	snprintf(np, sizeof(np), "%d", w);
+	int sim = strcmp(backend, "sim") == 0;
+	const char *argv[40];
+	int k = 0;
+	if (sim) {
+		argv[k++] = cluster;
+		argv[k++] = "-n";
+		argv[k++] = np;
+		argv[k++] = "--";
+	}
+	const char *mpi[] = {"mpirun",
+			     "--oversubscribe",
+			     "-np",
+			     np,
+			     "--mca",
+			     "btl",
+			     "self,tcp",
+			     "--mca",
+			     "btl_tcp_if_include",
+			     "lo",
+			     "--mca",
+			     "mpi_yield_when_idle",
+			     "1",
+			     bench,
+			     "--backend",
+			     sim ? "sim:cluster" : "cpu",
+			     "--min",
+			     min,
+			     "--max",
+			     max,
+			     "--repeat",
+			     repeat};
+	for (size_t i = 0; i < sizeof(mpi) / sizeof(mpi[0]); i++)
+		argv[k++] = mpi[i];
+	argv[k] = NULL;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "quire: cannot run %s: %s (apt-get install openmpi-bin)\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return cli_fail("bench allreduce: the %s W=%d run failed", backend, w);
+	return 0;
+}
+
 static int bench_allreduce(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"ranks", required_argument, 0, 'w'}, {"min", required_argument, 0, 's'},
-	    {"max", required_argument, 0, 'S'},   {"repeat", required_argument, 0, 'r'},
-	    {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
-	const char *ranks = "2,4", *min = "64KiB", *max = "64MiB", *repeat = "5";
+	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
+					     {"ranks", required_argument, 0, 'w'},
+					     {"min", required_argument, 0, 's'},
+					     {"max", required_argument, 0, 'S'},
+					     {"repeat", required_argument, 0, 'r'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	const char *ranks = "2,4", *min = "64KiB", *max = "64MiB", *repeat = "5",
+		   *backends = "cpu,sim";
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:s:S:r:h", opts, NULL)) != -1) {
-		if (c == 'w')
+	while ((c = getopt_long(argc, argv, ":b:w:s:S:r:h", opts, NULL)) != -1) {
+		if (c == 'b')
+			backends = optarg;
+		else if (c == 'w')
 			ranks = optarg;
 		else if (c == 's')
 			min = optarg;
@@ -454,6 +521,18 @@ static int bench_allreduce(int argc, char **argv)
 		return cli_usage_error("bench allreduce", "unexpected argument '%s'", argv[optind]);
 	if (!cli_parse_size(min) || !cli_parse_size(max) || atoi(repeat) < 1)
 		return cli_usage_error("bench allreduce", "bad --min, --max or --repeat");
+	char list[256], blist[64];
+	snprintf(list, sizeof(list), "%s", ranks);
+	snprintf(blist, sizeof(blist), "%s", backends);
+	for (char *save, *b = strtok_r(blist, ",", &save); b; b = strtok_r(NULL, ",", &save))
+		if (strcmp(b, "cpu") != 0 && strcmp(b, "sim") != 0)
+			return cli_usage_error("bench allreduce", "--backend: cpu or sim, not '%s'",
+					       b);
+	for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int w = atoi(tok);
+		if (w < 1 || w > 64)
+			return cli_usage_error("bench allreduce", "--ranks: numbers from 1 to 64");
+	}
 	char self[PATH_MAX - 32], bin[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
@@ -470,38 +549,20 @@ static int bench_allreduce(int argc, char **argv)
 		setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
 		setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
 	}
-	char list[256];
+	char sizes[2][64];
+	snprintf(sizes[0], sizeof(sizes[0]), "%llu", (unsigned long long)cli_parse_size(min));
+	snprintf(sizes[1], sizeof(sizes[1]), "%llu", (unsigned long long)cli_parse_size(max));
 	snprintf(list, sizeof(list), "%s", ranks);
-	int rc = 0;
-	for (char *tok = strtok(list, ","); tok && !rc; tok = strtok(NULL, ",")) {
-		int w = atoi(tok);
-		if (w < 1 || w > 64)
-			return cli_usage_error("bench allreduce", "--ranks: numbers from 1 to 64");
-		char np[16];
-		snprintf(np, sizeof(np), "%d", w);
-		char sizes[2][64];
-		snprintf(sizes[0], sizeof(sizes[0]), "%llu",
-			 (unsigned long long)cli_parse_size(min));
-		snprintf(sizes[1], sizeof(sizes[1]), "%llu",
-			 (unsigned long long)cli_parse_size(max));
-		fflush(stdout);
-		pid_t pid = fork();
-		if (pid == 0) {
-			execlp("mpirun", "mpirun", "--oversubscribe", "-np", np, "--mca", "btl",
-			       "self,vader", "--mca", "btl_vader_single_copy_mechanism", "none",
-			       "--mca", "mpi_yield_when_idle", "1", bin, "--min", sizes[0], "--max",
-			       sizes[1], "--repeat", repeat, (char *)NULL);
-			fprintf(stderr,
-				"quire: cannot run mpirun: %s (apt-get install openmpi-bin)\n",
-				strerror(errno));
-			_exit(127);
+	for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		snprintf(blist, sizeof(blist), "%s", backends);
+		for (char *bsave, *b = strtok_r(blist, ",", &bsave); b;
+		     b = strtok_r(NULL, ",", &bsave)) {
+			int rc = run_bench_mpi(self, b, atoi(tok), sizes[0], sizes[1], repeat);
+			if (rc)
+				return rc;
 		}
-		int status;
-		if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status) != 0)
-			rc = cli_fail("bench allreduce: the W=%d run failed", w);
 	}
-	return rc;
+	return 0;
 }
 
 static const struct cli_command bench_commands[] = {

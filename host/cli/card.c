@@ -71,6 +71,14 @@ static int card_info(int argc, char **argv)
 		printf("card memory    %llu MiB, clock %u MHz\n",
 		       (unsigned long long)(in.mem_bytes >> 20), in.clock_hz / 1000000);
 	printf("commands       %u completed, %u with errors\n", in.cmds_ok, in.cmds_err);
+	if (in.net.link)
+		printf(
+		    "network port   address %u, link up; %u frames sent (%llu bytes), %u received, "
+		    "%u bad, %u to no one\n",
+		    in.net.addr, in.net.tx_frames, (unsigned long long)in.net.tx_bytes,
+		    in.net.rx_frames, in.net.rx_errors, in.net.tx_drops);
+	else if (in.caps & QUIRE_CAP_NET || in.n_blocks)
+		printf("network port   link down (start the card on a network: quire-sim --net)\n");
 	if (in.n_blocks) {
 		printf("register blocks (walked from BAR0 offset 0):\n");
 		for (uint32_t i = 0; i < in.n_blocks; i++)

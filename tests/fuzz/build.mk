@@ -4,7 +4,7 @@
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_BIN := build-fuzz/fuzz_card
-FUZZ_SRCS := tests/fuzz/fuzz_card.c sim/emu/emu.c $(FW_SRCS) hls/quant.c hls/reduce.c hls/mlp.c hls/crc32.c
+FUZZ_SRCS := tests/fuzz/fuzz_card.c $(SIM_SRCS) $(FW_SRCS) hls/quant.c hls/reduce.c hls/mlp.c hls/crc32.c
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/quire/*.h firmware/*.h hls/*.h sim/*.h sim/emu/*.h)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A card killed in the middle of an all-reduce, under quire-cluster with W
+ * ranks on "sim:cluster": rank 0 kills card VICTIM (kill -9 of its quire-sim)
+ * once the collective is under way. The victim's rank must learn its card is
+ * gone; every other rank's call must return QUIRE_ERR_TIMEOUT within the
+ * communicator's limit, never hang, with its input buffer intact. Prints
+ * "card fault: N passed, N failed".
+ *
+ *   quire-cluster -n 4 -- mpirun -np 4 test_card_fault [TIMEOUT_MS]
+ */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "quire_mpi.h"
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int passed, failed, rank, size;
+
+static void report(int ok_here, const char *what)
+{
+	int ok;
+	MPI_Allreduce(&ok_here, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	ok ? passed++ : failed++;
+	if (rank == 0)
+		printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+}
+
+static pid_t card_pid(int r)
+{
+	char p[512];
+	const char *dir = getenv("QUIRE_CLUSTER_DIR");
+	snprintf(p, sizeof(p), "%s/card-%d.pid", dir ? dir : ".", r);
+	FILE *f = fopen(p, "r");
+	int pid = 0;
+	if (f) {
+		if (fscanf(f, "%d", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	return (pid_t)pid;
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int timeout_ms = argc > 1 ? atoi(argv[1]) : 2000, victim = size - 1;
+	struct quire_ctx *ctx;
+	struct quire_comm *comm;
+	if (size < 3 || quire_open("sim:cluster", &ctx) ||
+	    quire_comm_from_mpi_timeout(ctx, MPI_COMM_WORLD, timeout_ms, &comm)) {
+		fprintf(stderr, "rank %d: needs quire-cluster and 3 or more ranks\n", rank);
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	size_t n = 8u << 20; /* fp32, 32 MiB: long enough on simulated cards to be hit */
+	struct quire_buf *x, *y;
+	if (quire_buf_alloc(ctx, n * 4, &x) || quire_buf_alloc(ctx, n * 4, &y))
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	float *in = quire_buf_ptr(x), *copy = malloc(n * 4);
+	for (size_t i = 0; i < n; i++)
+		in[i] = (float)((i * 2654435761u + (size_t)rank) % 2001) / 1000.0f - 1.0f;
+	memcpy(copy, in, n * 4);
+	/* A first all-reduce that works: the cluster and the communicator are sound. */
+	struct quire_allreduce_args small = {QUIRE_FMT_BFP8, QUIRE_OP_SUM, 4099, {x, 0}, {y, 0},
+					     NULL};
+	report(quire_allreduce(comm, &small, NULL) == QUIRE_OK, "an all-reduce before the fault");
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	struct quire_allreduce_args a = {QUIRE_FMT_FP32, QUIRE_OP_SUM, n, {x, 0}, {y, 0}, NULL};
+	struct quire_req *req;
+	int st = quire_allreduce(comm, &a, &req);
+	double t0 = now_s();
+	if (rank == 0) {
+		usleep(150 * 1000);
+		pid_t pid = card_pid(victim);
+		if (pid <= 0 || kill(pid, SIGKILL) != 0)
+			fprintf(stderr, "rank 0: cannot kill card %d\n", victim);
+	}
+	if (st == QUIRE_OK)
+		st = quire_wait(req, QUIRE_WAIT_DEFAULT);
+	double took = now_s() - t0;
+	quire_req_free(req);
+	int expect = rank == victim ? QUIRE_ERR_PEER : QUIRE_ERR_TIMEOUT;
+	if (st != expect)
+		fprintf(stderr, "rank %d: %s (%d), %.2f s\n", rank, quire_strerror(st), st, took);
+	report(st == expect, "every rank's all-reduce fails: the dead card's own rank with "
+			     "\"peer lost\", the others with a timeout");
+	double worst;
+	MPI_Allreduce(&took, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	char what[160];
+	snprintf(what, sizeof(what), "within the limit: slowest rank returned after %.2f s "
+		 "(limit %.1f s after the kill at 0.15 s)", worst, timeout_ms / 1000.0);
+	report(worst < 0.15 + timeout_ms / 1000.0 + 1.5, what);
+	report(memcmp(in, copy, n * 4) == 0, "every rank's input buffer intact");
+	/* The communicator stays failed; the survivors' cards still serve their hosts. */
+	int again = rank == victim ? QUIRE_ERR_PEER : quire_barrier(comm, NULL);
+	report(again == QUIRE_ERR_PEER, "the failed communicator refuses the next collective");
+	if (rank == 0)
+		printf("card fault: %d passed, %d failed\n", passed, failed);
+	free(copy);
+	quire_comm_free(comm);
+	quire_close(ctx);
+	MPI_Finalize();
+	return failed ? 1 : 0;
+}
