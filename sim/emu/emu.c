@@ -3,7 +3,8 @@
  * emu: the functional card model.
  *
  * One mutex guards the whole card: the host side (MMIO) and the firmware
- * thread (HAL accesses, DMA, engine runs) take turns. Engines run to
+ * thread (HAL accesses, DMA, engine runs) take turns; events that wake the
+ * firmware (doorbells, frames) have a lock of their own. Engines run to
  * completion when started, so the firmware always finds them done; their
  * cycle counts are modelled (one 512-bit beat per cycle), the card clock
  * itself follows real time.
@@ -54,6 +55,9 @@ struct engine {
 struct emu {
 	struct quire_device dev;
 	pthread_mutex_t lock;
+	/* Events for the firmware thread, under a lock of their own: the port's receive
+	 * thread must not wait for an engine run to post one. */
+	pthread_mutex_t ev_lock;
 	pthread_cond_t event;
 	int event_pending, stop;
 	pthread_t fw_thread;
@@ -172,6 +176,15 @@ static void queue_ctrl(struct emu *e, uint32_t block, uint32_t value)
 	e->epoch++;
 }
 
+/* Something the firmware may want to look at happened. */
+static void notify(struct emu *e)
+{
+	pthread_mutex_lock(&e->ev_lock);
+	e->event_pending = 1;
+	pthread_cond_signal(&e->event);
+	pthread_mutex_unlock(&e->ev_lock);
+}
+
 static void emu_mmio_write(struct quire_device *dev, uint32_t off, uint32_t v)
 {
 	struct emu *e = emu_of(dev);
@@ -193,9 +206,8 @@ static void emu_mmio_write(struct quire_device *dev, uint32_t off, uint32_t v)
 		else if (r == QUIRE_IRQ_MASK)
 			*reg(e, block, r) = v;
 	}
-	e->event_pending = 1;
-	pthread_cond_signal(&e->event);
 	pthread_mutex_unlock(&e->lock);
+	notify(e);
 }
 
 static uint32_t emu_mmio_read(struct quire_device *dev, uint32_t off)
@@ -238,9 +250,8 @@ static void emu_detach_host(struct quire_device *dev)
 	queue_ctrl(e, RB_CPLQ, 0);
 	*reg(e, RB_IRQ, QUIRE_IRQ_MASK) = 0;
 	*reg(e, RB_IRQ, QUIRE_IRQ_STATUS) = 0;
-	e->event_pending = 1;
-	pthread_cond_signal(&e->event);
 	pthread_mutex_unlock(&e->lock);
+	notify(e);
 }
 
 static void emu_set_irq(struct quire_device *dev, quire_irq_fn fn, void *ctx)
@@ -510,19 +521,20 @@ static struct timespec time_of(struct emu *e, uint64_t cycles)
 static int hal_wait(void *ctx)
 {
 	struct emu *e = ctx;
-	pthread_mutex_lock(&e->lock);
+	/* wake_at is the firmware's own register: this thread alone writes it. */
+	struct timespec until = time_of(e, e->wake_at);
+	pthread_mutex_lock(&e->ev_lock);
 	while (!e->event_pending && !e->stop) {
 		if (!e->wake_at) {
-			pthread_cond_wait(&e->event, &e->lock);
+			pthread_cond_wait(&e->event, &e->ev_lock);
 			continue;
 		}
-		struct timespec until = time_of(e, e->wake_at);
-		if (pthread_cond_timedwait(&e->event, &e->lock, &until) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&e->event, &e->ev_lock, &until) == ETIMEDOUT)
 			break; /* the timer: the firmware looks at the clock itself */
 	}
 	e->event_pending = 0;
 	int stop = e->stop;
-	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_unlock(&e->ev_lock);
 	return stop;
 }
 
@@ -531,11 +543,7 @@ static const struct quire_fw_hal emu_hal = {hal_read, hal_write, hal_wait};
 /* The port received a frame. */
 static void net_wake(void *ctx)
 {
-	struct emu *e = ctx;
-	pthread_mutex_lock(&e->lock);
-	e->event_pending = 1;
-	pthread_cond_signal(&e->event);
-	pthread_mutex_unlock(&e->lock);
+	notify(ctx);
 }
 
 static void *fw_thread(void *arg)
@@ -548,13 +556,14 @@ static void *fw_thread(void *arg)
 static void emu_destroy(struct quire_device *dev)
 {
 	struct emu *e = emu_of(dev);
-	pthread_mutex_lock(&e->lock);
+	pthread_mutex_lock(&e->ev_lock);
 	e->stop = 1;
 	pthread_cond_signal(&e->event);
-	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_unlock(&e->ev_lock);
 	pthread_join(e->fw_thread, NULL);
 	quire_netport_close(e->net);
 	pthread_cond_destroy(&e->event);
+	pthread_mutex_destroy(&e->ev_lock);
 	pthread_mutex_destroy(&e->lock);
 	free(e->mem);
 	free(e->mlp);
@@ -589,6 +598,7 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &e->t0);
 	pthread_mutex_init(&e->lock, NULL);
+	pthread_mutex_init(&e->ev_lock, NULL);
 	pthread_condattr_t ca; /* the firmware's timer counts on the monotonic clock */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -598,6 +608,7 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 		int st = quire_netport_open(cfg->net, net_wake, e, &e->net);
 		if (st != QUIRE_OK) {
 			pthread_cond_destroy(&e->event);
+			pthread_mutex_destroy(&e->ev_lock);
 			pthread_mutex_destroy(&e->lock);
 			free(e->mem);
 			free(e->mlp);
@@ -614,6 +625,7 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 	if (pthread_create(&e->fw_thread, NULL, fw_thread, e) != 0) {
 		quire_netport_close(e->net);
 		pthread_cond_destroy(&e->event);
+		pthread_mutex_destroy(&e->ev_lock);
 		pthread_mutex_destroy(&e->lock);
 		free(e->mem);
 		free(e->mlp);

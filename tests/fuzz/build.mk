@@ -10,7 +10,7 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/quire/*.h firmware/*.h hls/*.h sim/
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 		-Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-label -Iinclude \
-		-DQUIRE_FW_NATIVE -o $@ $(FUZZ_SRCS) -lpthread
+		-DQUIRE_FW_NATIVE -o $@ $(FUZZ_SRCS) -lz -lpthread
 
 fuzz: $(FUZZ_BIN)
 	@mkdir -p build-fuzz/corpus
