@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * All-reduce and barrier over the card network: a ring reduce-scatter, then a
+ * All-reduce, reduce-scatter and barrier over the card network: a ring reduce-scatter, then a
  * ring all-gather, frame by frame, so every card works on one chunk while its
  * neighbours work on others (docs/collectives.md).
  *
@@ -38,6 +38,8 @@ struct pass {
 	uint32_t fin;    /* of finished sums (all-gather) */
 	uint32_t mean_w; /* decode divides by this (0: a sum) */
 	int overflow;    /* some int32 sum saturated */
+	int scatter;     /* reduce-scatter: only this member's segment, to dst from its start */
+	uint32_t out0;   /* the element dst starts with */
 };
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
@@ -164,12 +166,13 @@ static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint
 		return QUIRE_OK;
 	if (p->exps)
 		return reduce(fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, at, NONE, FW_COLL_EXP + off);
+	uint64_t out = d->dst + 4ull * (off - p->out0);
 	if (d->format == QUIRE_FMT_INT32 || (d->format == QUIRE_FMT_FP32 && !p->mean_w))
-		return fw_dma(fw, d->dst + 4ull * off, at, 4 * len, QUIRE_DMA_TO_HOST);
+		return fw_dma(fw, out, at, 4 * len, QUIRE_DMA_TO_HOST);
 	int bfp = d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16;
 	int st = quant(fw, QUIRE_QUANT_OP_DECODE, d->format, p->fin, 0, len, p->mean_w, 0, 0,
 		       bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, FW_COLL_Y);
-	return st ? st : fw_dma(fw, d->dst + 4ull * off, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
+	return st ? st : fw_dma(fw, out, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
 }
 
 static uint32_t unit_bytes(const struct pass *p, uint32_t fmt)
@@ -231,11 +234,13 @@ static int ring(struct pass *p)
 			st = finish(p, off, len, FW_COLL_RX, TXP, &fl);
 		if (!st)
 			st = deliver(p, off, len, TXP, fl);
-		if (!st)
+		if (!st && !p->scatter)
 			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, 0), fl, off, len * fb);
 		if (st)
 			return st;
 	}
+	if (p->scatter)
+		return QUIRE_OK;
 	for (uint32_t s = 0; s + 1 < w; s++) { /* all-gather: received in place to pass on */
 		segment(p, (r + w - 1 - s) % w, &so, &sl);
 		FOR_CHUNKS(p, so, sl, off, len)
@@ -279,9 +284,23 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	if (!c)
 		return st;
 	uint32_t w = c->size;
-	struct pass p = {fw, c,         d,         d->count,  0,
-			 0,  d->format, d->format, d->format, d->flags & QUIRE_CMD_F_MEAN ? w : 0,
-			 0};
+	struct pass p = {.fw = fw,
+			 .c = c,
+			 .d = d,
+			 .n = d->count,
+			 .val = d->format,
+			 .part = d->format,
+			 .fin = d->format,
+			 .mean_w = d->flags & QUIRE_CMD_F_MEAN ? w : 0};
+	if (d->opcode == QUIRE_OPC_REDUCE_SCATTER) {
+		uint32_t len;
+		p.scatter = 1;
+		segment(&p, c->rank, &p.out0, &len);
+		if (len != d->stride) { /* the host's idea of this member's segment differs */
+			*detail = QUIRE_DETAIL_STRIDE;
+			return fw_comm_end(fw, c, QUIRE_ERR_SIZE, detail);
+		}
+	}
 	switch (d->format) {
 	case QUIRE_FMT_BFP8:
 		p.val = QUIRE_FMT_INT8;
@@ -306,6 +325,7 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	if (d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16) {
 		struct pass e = p;
 		e.exps = 1;
+		e.scatter = 0; /* every member encodes every segment: all need every exponent */
 		e.chunk = FW_FRAME_BLOCKS;
 		st = exponents(fw, d);
 		if (!st)
@@ -328,6 +348,6 @@ int fw_barrier(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 		return st;
 	/* An exponent pass over nothing: one empty frame per step, W-1 there and W-1 back, so
 	 * no member leaves before every member has arrived. */
-	struct pass p = {fw, c, d, 0, 1, FW_FRAME_BLOCKS, 0, 0, 0, 0, 0};
+	struct pass p = {.fw = fw, .c = c, .d = d, .exps = 1, .chunk = FW_FRAME_BLOCKS};
 	return fw_comm_end(fw, c, ring(&p), detail);
 }

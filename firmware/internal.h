@@ -46,4 +46,8 @@ int fw_comm_end(struct quire_fw *fw, struct quire_fw_comm *c, int status, uint32
 int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
 int fw_barrier(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
 
+/* gather.c */
+int fw_allgather(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
+int fw_broadcast(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
+
 #endif

@@ -253,7 +253,12 @@ int fw_execute(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *result,
 	case QUIRE_OPC_COMM_FREE:
 		return fw_comm_free(fw, d, detail);
 	case QUIRE_OPC_ALLREDUCE:
+	case QUIRE_OPC_REDUCE_SCATTER:
 		return fw_allreduce(fw, d, detail);
+	case QUIRE_OPC_ALLGATHER:
+		return fw_allgather(fw, d, detail);
+	case QUIRE_OPC_BROADCAST:
+		return fw_broadcast(fw, d, detail);
 	case QUIRE_OPC_BARRIER:
 		return fw_barrier(fw, d, detail);
 	default:

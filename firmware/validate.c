@@ -200,13 +200,46 @@ static int overlaps(uint64_t a, uint64_t b, uint64_t bytes)
 	return a < b + bytes && b < a + bytes;
 }
 
+/* ALLGATHER and BROADCAST: bytes, no arithmetic. */
+static void check_bytes(struct check *c, const struct quire_cmd *d)
+{
+	if (d->flags)
+		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
+	unused(c, d->format, QUIRE_DETAIL_FORMAT);
+	unused(c, d->exp, QUIRE_DETAIL_EXP);
+	unused(c, d->aux, QUIRE_DETAIL_AUX);
+	if (d->count == 0 || d->count > QUIRE_CMD_MAX_ELEMS)
+		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT);
+	if (d->opcode == QUIRE_OPC_BROADCAST) {
+		if (d->stride >= QUIRE_CMD_MAX_WORKERS) /* the root's rank */
+			fail(c, QUIRE_ERR_RANGE, QUIRE_DETAIL_STRIDE);
+		unused(c, d->src, QUIRE_DETAIL_SRC);
+		need_addr(c, d->dst, d->count, 1, QUIRE_DETAIL_DST);
+		return;
+	}
+	/* stride: every member's bytes, members x count (the card checks its member count) */
+	if (d->count && (d->stride % d->count || d->stride / d->count == 0 ||
+			 d->stride / d->count > QUIRE_CMD_MAX_WORKERS))
+		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_STRIDE);
+	need_addr(c, d->src, d->count, 1, QUIRE_DETAIL_SRC);
+	need_addr(c, d->dst, d->stride, 1, QUIRE_DETAIL_DST);
+	if (overlaps(d->src, d->dst, d->count) || (d->src >= d->dst && d->src < d->dst + d->stride))
+		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_SRC);
+}
+
 static void check_collective(struct check *c, const struct quire_cmd *d)
 {
 	if (d->workers == 0)
 		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_WORKERS); /* communicator ids start at 1 */
 	unused(c, d->val_format, QUIRE_DETAIL_VAL_FORMAT);
-	unused(c, d->stride, QUIRE_DETAIL_STRIDE);
-	if (d->opcode != QUIRE_OPC_ALLREDUCE) {
+	if (d->opcode == QUIRE_OPC_ALLGATHER || d->opcode == QUIRE_OPC_BROADCAST) {
+		check_bytes(c, d);
+		return;
+	}
+	int rs = d->opcode == QUIRE_OPC_REDUCE_SCATTER;
+	if (!rs)
+		unused(c, d->stride, QUIRE_DETAIL_STRIDE);
+	if (d->opcode != QUIRE_OPC_ALLREDUCE && !rs) {
 		if (d->flags)
 			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
 		unused(c, d->format, QUIRE_DETAIL_FORMAT);
@@ -227,9 +260,11 @@ static void check_collective(struct check *c, const struct quire_cmd *d)
 		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
 	if (d->count == 0 || d->count > QUIRE_CMD_MAX_ELEMS)
 		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT);
-	uint64_t bytes = 4ull * d->count;
+	if (rs && d->stride > d->count)
+		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_STRIDE);
+	uint64_t bytes = 4ull * d->count, out = rs ? 4 * d->stride : bytes;
 	need_addr(c, d->src, bytes, 4, QUIRE_DETAIL_SRC);
-	need_addr(c, d->dst, bytes, 4, QUIRE_DETAIL_DST);
+	need_addr(c, d->dst, out, 4, QUIRE_DETAIL_DST);
 	if (ef) {
 		need_addr(c, d->aux, bytes, 4, QUIRE_DETAIL_AUX);
 		need_addr(c, d->exp, bytes, 4, QUIRE_DETAIL_EXP);
@@ -299,6 +334,9 @@ int quire_fw_validate(const struct quire_cmd *d, uint32_t *detail)
 	case QUIRE_OPC_COMM_FREE:
 	case QUIRE_OPC_ALLREDUCE:
 	case QUIRE_OPC_BARRIER:
+	case QUIRE_OPC_REDUCE_SCATTER:
+	case QUIRE_OPC_ALLGATHER:
+	case QUIRE_OPC_BROADCAST:
 		check_collective(&c, d);
 		break;
 	default:
@@ -348,8 +386,17 @@ void quire_cmd_extents(const struct quire_cmd *d, uint32_t mlp_width0, uint64_t 
 		ext[0] = n;
 		break;
 	case QUIRE_OPC_ALLREDUCE:
-		ext[0] = ext[1] = 4 * n;
+	case QUIRE_OPC_REDUCE_SCATTER:
+		ext[0] = 4 * n;
+		ext[1] = d->opcode == QUIRE_OPC_REDUCE_SCATTER ? 4 * d->stride : 4 * n;
 		ext[2] = ext[3] = ef ? 4 * n : 0;
+		break;
+	case QUIRE_OPC_ALLGATHER:
+		ext[0] = n;
+		ext[1] = d->stride;
+		break;
+	case QUIRE_OPC_BROADCAST:
+		ext[1] = n;
 		break;
 	default:
 		break;

@@ -446,7 +446,7 @@ static void test_error_feedback(void **state)
 	cluster_down(&cl);
 }
 
-static void test_barrier_and_composed(void **state)
+static void test_barrier(void **state)
 {
 	(void)state;
 	struct cluster cl;
@@ -472,13 +472,153 @@ static void test_barrier_and_composed(void **state)
 	cluster_down(&cl);
 }
 
+/* All-gather and broadcast of bytes (odd sizes, several frames), reduce-scatter of each format,
+ * all in flight at once on every card. */
+static void test_gather_broadcast_scatter(void **state)
+{
+	(void)state;
+	static const size_t sizes[] = {1, 4099, 200001};
+	struct cluster cl;
+	const int w = 4;
+	cluster_up(&cl, w, 2000, NULL);
+	struct rng g = {31};
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t b = sizes[si];
+		struct quire_buf *src[4], *dst[4];
+		struct quire_req *req[4];
+		uint8_t *all = malloc(b * w);
+		for (int r = 0; r < w; r++) {
+			src[r] = buf_of(cl.ctx[r], b);
+			dst[r] = buf_of(cl.ctx[r], b * w);
+			for (size_t i = 0; i < b; i++)
+				all[r * b + i] = ((uint8_t *)quire_buf_ptr(src[r]))[i] =
+				    (uint8_t)rng_next(&g);
+		}
+		for (int r = 0; r < w; r++)
+			assert_int_equal(quire_allgather(cl.comm[r], (struct quire_ref){src[r], 0},
+							 (struct quire_ref){dst[r], 0}, b, &req[r]),
+					 QUIRE_OK);
+		for (int r = 0; r < w; r++) {
+			assert_int_equal(quire_wait(req[r], QUIRE_WAIT_DEFAULT), QUIRE_OK);
+			quire_req_free(req[r]);
+			assert_memory_equal(quire_buf_ptr(dst[r]), all, b * w);
+		}
+		for (int root = 0; root < w; root++) { /* dst's first b bytes as the buffer */
+			for (int r = 0; r < w; r++)
+				memcpy(quire_buf_ptr(dst[r]), r == root ? all + r * b : all, b);
+			for (int r = 0; r < w; r++)
+				assert_int_equal(quire_broadcast(cl.comm[r],
+								 (struct quire_ref){dst[r], 0}, b,
+								 root, &req[r]),
+						 QUIRE_OK);
+			for (int r = 0; r < w; r++) {
+				assert_int_equal(quire_wait(req[r], QUIRE_WAIT_DEFAULT), QUIRE_OK);
+				quire_req_free(req[r]);
+				assert_memory_equal(quire_buf_ptr(dst[r]), all + root * b, b);
+			}
+		}
+		for (int r = 0; r < w; r++) {
+			quire_buf_free(src[r]);
+			quire_buf_free(dst[r]);
+		}
+		free(all);
+	}
+	/* Reduce-scatter: each rank's chunk of the all-reduce's answer. */
+	static const enum quire_format fmts[] = {QUIRE_FMT_BFP8, QUIRE_FMT_FP16, QUIRE_FMT_FP32,
+						 QUIRE_FMT_INT32};
+	size_t n = 70001;
+	for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
+		struct quire_buf *src[4], *dst[4];
+		struct quire_req *req[4];
+		float *x[4], *want = malloc(n * 4);
+		for (int r = 0; r < w; r++) {
+			src[r] = buf_of(cl.ctx[r], n * 4);
+			dst[r] = buf_of(cl.ctx[r], n * 4);
+			x[r] = quire_buf_ptr(src[r]);
+			fill(&g, fmts[f], x[r], n);
+		}
+		reference(fmts[f], 0, w, n, x, want);
+		for (int r = 0; r < w; r++) {
+			struct quire_allreduce_args a = {fmts[f],     QUIRE_OP_SUM, n,
+							 {src[r], 0}, {dst[r], 0},  NULL};
+			assert_int_equal(quire_reduce_scatter(cl.comm[r], &a, &req[r]), QUIRE_OK);
+		}
+		for (int r = 0; r < w; r++) {
+			size_t off, len;
+			quire_comm_chunk(n, w, r, &off, &len);
+			assert_int_equal(quire_wait(req[r], QUIRE_WAIT_DEFAULT), QUIRE_OK);
+			quire_req_free(req[r]);
+			assert_memory_equal(quire_buf_ptr(dst[r]), want + off, len * 4);
+			quire_buf_free(src[r]);
+			quire_buf_free(dst[r]);
+		}
+		free(want);
+	}
+	cluster_down(&cl);
+}
+
+/* Descriptors of collectives the card refuses: the host's idea of the segment, the root,
+ * the gathered size. Raw descriptors, since libquire would not send them. */
+static void test_collective_descriptors_refused(void **state)
+{
+	(void)state;
+	struct cluster cl;
+	cluster_up(&cl, 2, 1000, NULL);
+	struct quire_buf *x = buf_of(cl.ctx[0], 4096), *y = buf_of(cl.ctx[0], 4096);
+	struct quire_buf *x1 = buf_of(cl.ctx[1], 4096), *y1 = buf_of(cl.ctx[1], 4096);
+	struct quire_op rs = {.opcode = QUIRE_OPC_REDUCE_SCATTER,
+			      .format = QUIRE_FMT_FP32,
+			      .count = 128,
+			      .workers = 7,
+			      .src = {x, 0},
+			      .dst = {y, 0},
+			      .stride = 128}; /* this member's segment is 64 elements, not 128 */
+	assert_int_equal(quire_run(cl.ctx[0], &rs, NULL), QUIRE_ERR_SIZE);
+	/* That failed the communicator on card 0 (its members may disagree now). */
+	assert_int_equal(quire_barrier(cl.comm[0], NULL), QUIRE_ERR_PEER);
+	struct quire_comm_config cfg0 = {0, 2, cl.addr, 8, 1000}, cfg1 = {1, 2, cl.addr, 8, 1000};
+	struct quire_comm *c0, *c1;
+	assert_int_equal(quire_comm_create(cl.ctx[0], &cfg0, &c0), QUIRE_OK);
+	assert_int_equal(quire_comm_create(cl.ctx[1], &cfg1, &c1), QUIRE_OK);
+	struct quire_op bc = {.opcode = QUIRE_OPC_BROADCAST,
+			      .count = 100,
+			      .workers = 8,
+			      .dst = {y, 0},
+			      .stride = 2}; /* root 2 of 2 members */
+	assert_int_equal(quire_run(cl.ctx[0], &bc, NULL), QUIRE_ERR_RANGE);
+	struct quire_op ag = {.opcode = QUIRE_OPC_ALLGATHER,
+			      .count = 100,
+			      .workers = 7,
+			      .src = {x, 0},
+			      .dst = {y, 0},
+			      .stride = 300}; /* 3 members' worth for 2 */
+	assert_int_equal(quire_run(cl.ctx[1], &ag, NULL), QUIRE_ERR_INVALID); /* ctx 0's buffers */
+	ag.src = (struct quire_ref){x1, 0};
+	ag.dst = (struct quire_ref){y1, 0};
+	assert_int_equal(quire_run(cl.ctx[1], &ag, NULL), QUIRE_ERR_SIZE);
+	ag.stride = 250; /* not a whole number of members */
+	assert_int_equal(quire_run(cl.ctx[1], &ag, NULL), QUIRE_ERR_SIZE);
+	quire_comm_free(c0);
+	quire_comm_free(c1);
+	quire_buf_free(x);
+	quire_buf_free(y);
+	quire_buf_free(x1);
+	quire_buf_free(y1);
+	cluster_down(&cl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_allreduce_bits),       cmocka_unit_test(test_timeout),
-	    cmocka_unit_test(test_drops_detected),       cmocka_unit_test(test_corruption_detected),
-	    cmocka_unit_test(test_comm_init_refused),    cmocka_unit_test(test_error_feedback),
-	    cmocka_unit_test(test_barrier_and_composed),
+	    cmocka_unit_test(test_allreduce_bits),
+	    cmocka_unit_test(test_timeout),
+	    cmocka_unit_test(test_drops_detected),
+	    cmocka_unit_test(test_corruption_detected),
+	    cmocka_unit_test(test_comm_init_refused),
+	    cmocka_unit_test(test_error_feedback),
+	    cmocka_unit_test(test_barrier),
+	    cmocka_unit_test(test_gather_broadcast_scatter),
+	    cmocka_unit_test(test_collective_descriptors_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

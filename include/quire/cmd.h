@@ -40,11 +40,16 @@ enum quire_opcode {
 	 * communicator; every member card runs the same collectives in the same order. */
 	QUIRE_OPC_COMM_INIT =
 	    9, /* join communicator: struct quire_comm_desc of `count` bytes at src */
-	QUIRE_OPC_COMM_FREE = 10, /* leave communicator `workers` */
-	QUIRE_OPC_ALLREDUCE = 11, /* dst (fp32, int32) <- sum over the members of src */
-	QUIRE_OPC_BARRIER = 12,   /* completes when every member has reached it */
+	QUIRE_OPC_COMM_FREE = 10,      /* leave communicator `workers` */
+	QUIRE_OPC_ALLREDUCE = 11,      /* dst (fp32, int32) <- sum over the members of src */
+	QUIRE_OPC_BARRIER = 12,        /* completes when every member has reached it */
+	QUIRE_OPC_REDUCE_SCATTER = 13, /* as ALLREDUCE; dst <- this member's segment alone
+					* (stride: its length, in elements) */
+	QUIRE_OPC_ALLGATHER =
+	    14, /* dst (stride bytes = members x count) <- every src, in rank order */
+	QUIRE_OPC_BROADCAST = 15, /* dst (count bytes) <- member `stride`'s dst */
 };
-#define QUIRE_OPC_COUNT 13 /* one past the largest */
+#define QUIRE_OPC_COUNT 16 /* one past the largest */
 
 /* flags */
 #define QUIRE_CMD_F_EF 0x01 /* ENCODE, EXPONENTS: error feedback with the residual at aux */

@@ -37,6 +37,8 @@ enum quire_frame_phase {
 	QUIRE_PHASE_EXP_AG = 2, /* block exponents: all-gather */
 	QUIRE_PHASE_RS = 3,     /* values: reduce-scatter */
 	QUIRE_PHASE_AG = 4,     /* values: all-gather */
+	QUIRE_PHASE_GATHER = 5, /* ALLGATHER: bytes */
+	QUIRE_PHASE_BCAST = 6,  /* BROADCAST: bytes down the ring from the root */
 };
 
 struct quire_frame_hdr {

@@ -74,8 +74,8 @@ int main(int argc, char **argv)
 		in[i] = (float)((i * 2654435761u + (size_t)rank) % 2001) / 1000.0f - 1.0f;
 	memcpy(copy, in, n * 4);
 	/* A first all-reduce that works: the cluster and the communicator are sound. */
-	struct quire_allreduce_args small = {QUIRE_FMT_BFP8, QUIRE_OP_SUM, 4099, {x, 0}, {y, 0},
-					     NULL};
+	struct quire_allreduce_args small = {QUIRE_FMT_BFP8, QUIRE_OP_SUM, 4099,
+					     {x, 0},         {y, 0},       NULL};
 	report(quire_allreduce(comm, &small, NULL) == QUIRE_OK, "an all-reduce before the fault");
 
 	MPI_Barrier(MPI_COMM_WORLD);
@@ -101,8 +101,10 @@ int main(int argc, char **argv)
 	double worst;
 	MPI_Allreduce(&took, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	char what[160];
-	snprintf(what, sizeof(what), "within the limit: slowest rank returned after %.2f s "
-		 "(limit %.1f s after the kill at 0.15 s)", worst, timeout_ms / 1000.0);
+	snprintf(what, sizeof(what),
+		 "within the limit: slowest rank returned after %.2f s "
+		 "(limit %.1f s after the kill at 0.15 s)",
+		 worst, timeout_ms / 1000.0);
 	report(worst < 0.15 + timeout_ms / 1000.0 + 1.5, what);
 	report(memcmp(in, copy, n * 4) == 0, "every rank's input buffer intact");
 	/* The communicator stays failed; the survivors' cards still serve their hosts. */

@@ -4,9 +4,6 @@
  * it among themselves over their network ports (firmware/allreduce.c). The
  * host only submits, and its request completes when the card's does.
  *
- * Broadcast, all-gather and reduce-scatter have no opcode of their own yet:
- * they run as an all-reduce (an exact int32 sum with zeros for the first two),
- * which moves more bytes than they need, and complete inside the call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +77,6 @@ void quire_card_comm_free(struct quire_comm *c)
 {
 	struct quire_op op = {.opcode = QUIRE_OPC_COMM_FREE, .workers = c->card_id};
 	(void)quire_run(c->ctx, &op, NULL);
-	quire_buf_free(c->card_tmp);
 }
 
 /* The request's collective succeeded: the new residual becomes the state. */
@@ -148,97 +144,59 @@ int quire_card_barrier(struct quire_comm *c, struct quire_req **req)
 	return submit(c, &op, NULL, req);
 }
 
-/* A card buffer of at least `bytes` for the composed collectives, kept between calls. */
-static struct quire_buf *card_tmp(struct quire_comm *c, size_t bytes, int *st)
-{
-	struct quire_buf *b = c->card_tmp;
-	if (b && quire_buf_size(b) >= bytes)
-		return b;
-	quire_buf_free(b);
-	c->card_tmp = NULL;
-	*st = quire_buf_alloc(c->ctx, bytes, &b);
-	if (*st != QUIRE_OK)
-		return NULL;
-	c->card_tmp = b;
-	return b;
-}
-
 int quire_card_reduce_scatter(struct quire_comm *c, const struct quire_allreduce_args *a,
 			      struct quire_req **req)
 {
-	int st = QUIRE_OK;
+	struct quire_ef *ef = a->ef;
+	if (ef && ef->count != a->count)
+		return QUIRE_ERR_SIZE;
+	if (ef && !ef->next) {
+		int st = quire_buf_alloc(c->ctx, ef->count * sizeof(float), &ef->next);
+		if (st != QUIRE_OK)
+			return st;
+	}
 	size_t off, len;
 	quire_comm_chunk(a->count, c->size, c->rank, &off, &len);
-	struct quire_buf *t = card_tmp(c, a->count * 4, &st);
-	if (!t)
-		return st;
-	struct quire_allreduce_args full = *a;
-	full.dst = (struct quire_ref){t, 0};
-	st = quire_card_allreduce(c, &full, NULL);
-	if (st == QUIRE_OK || st == QUIRE_ERR_OVERFLOW)
-		memcpy((char *)quire_buf_ptr(a->dst.buf) + a->dst.offset,
-		       (char *)quire_buf_ptr(t) + off * 4, len * 4);
-	if (req) {
-		struct quire_req *r = calloc(1, sizeof(*r));
-		if (!r)
-			return QUIRE_ERR_NOMEM;
-		r->ctx = c->ctx;
-		r->done = 1;
-		r->status = st;
-		*req = r;
-		return QUIRE_OK;
+	struct quire_op op = {
+	    .opcode = QUIRE_OPC_REDUCE_SCATTER,
+	    .flags = (ef ? QUIRE_CMD_F_EF : 0u) | (a->op == QUIRE_OP_MEAN ? QUIRE_CMD_F_MEAN : 0u),
+	    .format = a->format,
+	    .count = (uint32_t)a->count,
+	    .workers = c->card_id,
+	    .src = a->src,
+	    .dst = a->dst,
+	    .stride = len, /* the card checks it computes the same segment */
+	};
+	if (ef) {
+		op.aux = (struct quire_ref){ef->resid, 0};
+		op.exp = (struct quire_ref){ef->next, 0};
 	}
-	return st;
+	return submit(c, &op, ef, req);
 }
 
-/* Every rank's `bytes` at its own slot of a zeroed int32 vector, summed: a gather. */
-static int sum_slots(struct quire_comm *c, size_t slot_bytes, size_t slots, struct quire_buf **out)
+int quire_card_broadcast(struct quire_comm *c, struct quire_ref buf, size_t bytes, int root,
+			 struct quire_req **req)
 {
-	size_t words = slot_bytes / 4 * slots;
-	if (words == 0 || words > QUIRE_CMD_MAX_ELEMS)
+	if (bytes == 0 || bytes > QUIRE_CMD_MAX_ELEMS)
 		return QUIRE_ERR_SIZE;
-	int st = QUIRE_OK;
-	struct quire_buf *t = card_tmp(c, words * 4, &st);
-	if (!t)
-		return st;
-	struct quire_allreduce_args a = {QUIRE_FMT_INT32, QUIRE_OP_SUM, words,
-					 {t, 0},          {t, 0},       NULL};
-	*out = t;
-	return quire_card_allreduce(c, &a, NULL);
+	struct quire_op op = {.opcode = QUIRE_OPC_BROADCAST,
+			      .count = (uint32_t)bytes,
+			      .workers = c->card_id,
+			      .dst = buf,
+			      .stride = (uint64_t)root};
+	return submit(c, &op, NULL, req);
 }
 
-int quire_card_broadcast(struct quire_comm *c, void *buf, size_t bytes, int root)
+int quire_card_allgather(struct quire_comm *c, struct quire_ref src, struct quire_ref dst,
+			 size_t bytes, struct quire_req **req)
 {
-	if (bytes == 0)
-		return QUIRE_OK;
-	size_t slot = (bytes + 3) & ~(size_t)3;
-	int st = QUIRE_OK;
-	struct quire_buf *t = card_tmp(c, slot, &st);
-	if (!t)
-		return st;
-	memset(quire_buf_ptr(t), 0, slot);
-	if (c->rank == root)
-		memcpy(quire_buf_ptr(t), buf, bytes);
-	st = sum_slots(c, slot, 1, &t);
-	if (st == QUIRE_OK && c->rank != root)
-		memcpy(buf, quire_buf_ptr(t), bytes);
-	return st;
-}
-
-int quire_card_allgather(struct quire_comm *c, const void *src, void *dst, size_t bytes)
-{
-	if (bytes == 0)
-		return QUIRE_OK;
-	size_t slot = (bytes + 3) & ~(size_t)3, w = (size_t)c->size;
-	int st = QUIRE_OK;
-	struct quire_buf *t = card_tmp(c, slot * w, &st);
-	if (!t)
-		return st;
-	uint8_t *p = quire_buf_ptr(t);
-	memset(p, 0, slot * w);
-	memcpy(p + slot * (size_t)c->rank, src, bytes);
-	st = sum_slots(c, slot, w, &t);
-	for (size_t k = 0; st == QUIRE_OK && k < w; k++)
-		memcpy((uint8_t *)dst + k * bytes, (uint8_t *)quire_buf_ptr(t) + k * slot, bytes);
-	return st;
+	if (bytes == 0 || bytes > QUIRE_CMD_MAX_ELEMS)
+		return QUIRE_ERR_SIZE;
+	struct quire_op op = {.opcode = QUIRE_OPC_ALLGATHER,
+			      .count = (uint32_t)bytes,
+			      .workers = c->card_id,
+			      .src = src,
+			      .dst = dst,
+			      .stride = (uint64_t)bytes * (uint64_t)c->size};
+	return submit(c, &op, NULL, req);
 }

@@ -319,7 +319,7 @@ int quire_broadcast(struct quire_comm *c, struct quire_ref buf, size_t bytes, in
 	if (st)
 		return st;
 	if (c->card_id)
-		return done_req(c, quire_card_broadcast(c, p, bytes, root), req);
+		return quire_card_broadcast(c, buf, bytes, root, req);
 	return done_req(c, c->ops->bcast(c, p, bytes, root), req);
 }
 
@@ -334,7 +334,7 @@ int quire_allgather(struct quire_comm *c, struct quire_ref src, struct quire_ref
 	if (st)
 		return st;
 	if (c->card_id)
-		return done_req(c, quire_card_allgather(c, s, d, bytes), req);
+		return quire_card_allgather(c, src, dst, bytes, req);
 	return done_req(c, c->ops->allgather(c, s, d, bytes), req);
 }
 

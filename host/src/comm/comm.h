@@ -25,8 +25,7 @@ struct quire_comm {
 	/* Host transports: the primitives the host algorithms use. NULL on card
 	 * communicators, whose cards run the collectives (card.c). */
 	const struct quire_comm_ops *ops;
-	uint16_t card_id;           /* the cards' communicator id, 0 for a host transport */
-	struct quire_buf *card_tmp; /* card communicators: temporaries of composed collectives */
+	uint16_t card_id; /* the cards' communicator id, 0 for a host transport */
 	void *priv;
 	/* Scratch kept between calls: fresh memory costs page faults (and MPI its
 	 * registration) on every call, which dominated large all-reduces. */
@@ -48,8 +47,10 @@ int quire_card_allreduce(struct quire_comm *c, const struct quire_allreduce_args
 			 struct quire_req **req);
 int quire_card_reduce_scatter(struct quire_comm *c, const struct quire_allreduce_args *a,
 			      struct quire_req **req);
-int quire_card_broadcast(struct quire_comm *c, void *buf, size_t bytes, int root);
-int quire_card_allgather(struct quire_comm *c, const void *src, void *dst, size_t bytes);
+int quire_card_broadcast(struct quire_comm *c, struct quire_ref buf, size_t bytes, int root,
+			 struct quire_req **req);
+int quire_card_allgather(struct quire_comm *c, struct quire_ref src, struct quire_ref dst,
+			 size_t bytes, struct quire_req **req);
 int quire_card_barrier(struct quire_comm *c, struct quire_req **req);
 void quire_card_comm_free(struct quire_comm *c);
 

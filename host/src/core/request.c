@@ -102,7 +102,16 @@ void quire_req_complete(struct quire_req *req, int status, uint32_t result, uint
  * timeout), so the host waits for its answer however long the data takes. */
 static int is_collective(const struct quire_req *req)
 {
-	return req->cmd.opcode == QUIRE_OPC_ALLREDUCE || req->cmd.opcode == QUIRE_OPC_BARRIER;
+	switch (req->cmd.opcode) {
+	case QUIRE_OPC_ALLREDUCE:
+	case QUIRE_OPC_REDUCE_SCATTER:
+	case QUIRE_OPC_ALLGATHER:
+	case QUIRE_OPC_BROADCAST:
+	case QUIRE_OPC_BARRIER:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 int quire_test(struct quire_req *req)

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * All-gather and broadcast over the card network: bytes round the ring, no
+ * arithmetic. Each chunk goes host -> card memory -> frame, and frame -> card
+ * memory -> host, and is passed on as soon as it arrived.
+ */
+#include "hal.h"
+#include "internal.h"
+#include "layout.h"
+#include "quire/frame.h"
+#include "quire/status.h"
+
+#define TXP   (FW_COLL_TX + QUIRE_FRAME_HDR_BYTES)
+#define CHUNK QUIRE_FRAME_MAX_PAYLOAD
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Every chunk of `bytes` (at least one frame, so that every step is seen). */
+#define FOR_CHUNKS(bytes, off, len)                                                                \
+	for (uint32_t off = 0, len = min_u32(CHUNK, bytes), once_ = 1; once_ || off < (bytes);      \
+	     off += CHUNK, len = min_u32(CHUNK, (bytes)-off), once_ = 0)
+
+static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct quire_cmd *d)
+{
+	uint32_t w = c->size, r = c->rank, b = d->count;
+	int st = QUIRE_OK;
+	FOR_CHUNKS(b, off, len) /* this member's bytes: to its own slot, and on */
+	{
+		st = fw_dma(fw, d->src + off, TXP, len, QUIRE_DMA_TO_CARD);
+		if (!st)
+			st = fw_dma(fw, d->dst + (uint64_t)r * b + off, TXP, len, QUIRE_DMA_TO_HOST);
+		if (!st && w > 1)
+			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, 0), 0, off, len);
+		if (st)
+			return st;
+	}
+	for (uint32_t s = 0; s + 1 < w; s++) { /* step s brings member r-1-s's bytes */
+		uint64_t slot = d->dst + (uint64_t)((r + w - 1 - s) % w) * b;
+		FOR_CHUNKS(b, off, len)
+		{
+			uint32_t fl;
+			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s), off, len, TXP,
+					 &fl);
+			if (!st)
+				st = fw_dma(fw, slot + off, TXP, len, QUIRE_DMA_TO_HOST);
+			if (!st && s + 2 < w)
+				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s + 1), 0,
+						 off, len);
+			if (st)
+				return st;
+		}
+	}
+	return QUIRE_OK;
+}
+
+static int bcast(struct quire_fw *fw, struct quire_fw_comm *c, const struct quire_cmd *d)
+{
+	uint32_t w = c->size, hop = (c->rank + w - (uint32_t)d->stride) % w, b = d->count;
+	int st = QUIRE_OK;
+	FOR_CHUNKS(b, off, len) /* hop h receives at step h-1 and passes on at step h */
+	{
+		uint32_t fl;
+		if (hop == 0)
+			st = fw_dma(fw, d->dst + off, TXP, len, QUIRE_DMA_TO_CARD);
+		else
+			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_BCAST, hop - 1), off,
+					 len, TXP, &fl);
+		if (!st && hop > 0)
+			st = fw_dma(fw, d->dst + off, TXP, len, QUIRE_DMA_TO_HOST);
+		if (!st && hop + 1 < w)
+			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_BCAST, hop), 0, off, len);
+		if (st)
+			return st;
+	}
+	return QUIRE_OK;
+}
+
+int fw_allgather(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	int st;
+	struct quire_fw_comm *c = fw_comm_get(fw, d->workers, &st, detail);
+	if (!c)
+		return st;
+	if (d->stride != (uint64_t)d->count * c->size) {
+		*detail = QUIRE_DETAIL_STRIDE; /* dst must hold every member's bytes */
+		return fw_comm_end(fw, c, QUIRE_ERR_SIZE, detail);
+	}
+	return fw_comm_end(fw, c, gather(fw, c, d), detail);
+}
+
+int fw_broadcast(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	int st;
+	struct quire_fw_comm *c = fw_comm_get(fw, d->workers, &st, detail);
+	if (!c)
+		return st;
+	if (d->stride >= c->size) {
+		*detail = QUIRE_DETAIL_STRIDE; /* no such root */
+		return fw_comm_end(fw, c, QUIRE_ERR_RANGE, detail);
+	}
+	return fw_comm_end(fw, c, bcast(fw, c, d), detail);
+}
