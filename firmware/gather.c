@@ -20,7 +20,7 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 
 /* Every chunk of `bytes` (at least one frame, so that every step is seen). */
 #define FOR_CHUNKS(bytes, off, len)                                                                \
-	for (uint32_t off = 0, len = min_u32(CHUNK, bytes), once_ = 1; once_ || off < (bytes);      \
+	for (uint32_t off = 0, len = min_u32(CHUNK, bytes), once_ = 1; once_ || off < (bytes);     \
 	     off += CHUNK, len = min_u32(CHUNK, (bytes)-off), once_ = 0)
 
 static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct quire_cmd *d)
@@ -31,9 +31,11 @@ static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct qui
 	{
 		st = fw_dma(fw, d->src + off, TXP, len, QUIRE_DMA_TO_CARD);
 		if (!st)
-			st = fw_dma(fw, d->dst + (uint64_t)r * b + off, TXP, len, QUIRE_DMA_TO_HOST);
+			st =
+			    fw_dma(fw, d->dst + (uint64_t)r * b + off, TXP, len, QUIRE_DMA_TO_HOST);
 		if (!st && w > 1)
-			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, 0), 0, off, len);
+			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, 0), 0, off,
+					 len);
 		if (st)
 			return st;
 	}
@@ -42,13 +44,13 @@ static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct qui
 		FOR_CHUNKS(b, off, len)
 		{
 			uint32_t fl;
-			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s), off, len, TXP,
-					 &fl);
+			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s), off, len,
+					 TXP, &fl);
 			if (!st)
 				st = fw_dma(fw, slot + off, TXP, len, QUIRE_DMA_TO_HOST);
 			if (!st && s + 2 < w)
-				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s + 1), 0,
-						 off, len);
+				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s + 1),
+						 0, off, len);
 			if (st)
 				return st;
 		}
@@ -71,7 +73,8 @@ static int bcast(struct quire_fw *fw, struct quire_fw_comm *c, const struct quir
 		if (!st && hop > 0)
 			st = fw_dma(fw, d->dst + off, TXP, len, QUIRE_DMA_TO_HOST);
 		if (!st && hop + 1 < w)
-			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_BCAST, hop), 0, off, len);
+			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_BCAST, hop), 0, off,
+					 len);
 		if (st)
 			return st;
 	}

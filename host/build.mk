@@ -4,10 +4,11 @@ LIB_SRCS := host/src/status.c host/src/codec/codec.c host/src/codec/allreduce.c 
 	host/src/codec/encoded_file.c host/src/codec/simd_avx2.c host/src/codec/simd_avx512.c \
 	host/src/core/context.c host/src/core/request.c host/src/backend/cpu.c \
 	host/src/backend/sim.c host/src/backend/window.c host/src/backend/transport_inproc.c \
-	host/src/backend/transport_socket.c host/src/comm/collective.c host/src/comm/card.c
+	host/src/backend/transport_socket.c host/src/comm/collective.c host/src/comm/card.c \
+	host/src/comm/rendezvous.c
 # The card model and the native firmware ride along for the sim:inproc backend.
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(FW_NATIVE_OBJS) $(BUILD)/sim/emu/emu.o \
-	$(BUILD)/sim/emu/netport.o
+	$(BUILD)/sim/emu/netport.o $(BUILD)/sim/locate.o
 EXTRA_CFLAGS_host/src/codec/simd_avx2.c := -mavx2 -mf16c
 EXTRA_CFLAGS_host/src/codec/simd_avx512.c := -mavx512f
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # The card models and quire-sim. The emu model and the native firmware are
 # linked into libquire too (its sim:inproc backend) and into quire-sim.
-SIM_SRCS := sim/emu/emu.c sim/emu/netport.c
+SIM_SRCS := sim/emu/emu.c sim/emu/netport.c sim/locate.c
 SIM_OBJS := $(SIM_SRCS:%.c=$(BUILD)/%.o)
 QUIRE_HW_BUILD := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
 EXTRA_CFLAGS_sim/emu/emu.c := -DQUIRE_FW_NATIVE -DQUIRE_HW_BUILD_ID=$(QUIRE_HW_BUILD)u
@@ -21,7 +21,7 @@ install-sim: $(QUIRE_SIM) $(QUIRE_CLUSTER)
 .PHONY: install-sim
 
 # The simulated cluster's launcher: W quire-sim cards around one command.
-$(QUIRE_CLUSTER): $(BUILD)/sim/cluster.o
+$(QUIRE_CLUSTER): $(BUILD)/sim/cluster.o $(BUILD)/sim/locate.o
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 all: $(QUIRE_CLUSTER)

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "locate.h"
 
 #define MAX_CARDS 64
 
@@ -45,29 +46,6 @@ static int n_cards;
 static void on_signal(int sig)
 {
 	got_signal = sig;
-}
-
-/* quire-sim beside this program, or $QUIRE_SIM, or on PATH. */
-static void sim_binary(char *out, size_t len)
-{
-	const char *env = getenv("QUIRE_SIM");
-	char self[PATH_MAX - 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		return;
-	}
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			if ((size_t)snprintf(out, len, "%s/quire-sim", self) < len &&
-			    access(out, X_OK) == 0)
-				return;
-		}
-	}
-	snprintf(out, len, "quire-sim");
 }
 
 static pid_t start_card(const char *bin, int i, const char *drop, const char *corrupt, int verbose)
@@ -214,7 +192,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	char bin[PATH_MAX];
-	sim_binary(bin, sizeof(bin));
+	quire_sim_locate(bin, sizeof(bin));
 	for (int i = 0; i < n_cards; i++) {
 		cards[i] = start_card(bin, i, drop, corrupt, verbose);
 		char p[128];

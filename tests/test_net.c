@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -607,6 +608,64 @@ static void test_collective_descriptors_refused(void **state)
 	cluster_down(&cl);
 }
 
+struct meet {
+	struct quire_ctx *ctx;
+	const char *dir;
+	int rank, size, status;
+	struct quire_comm *comm;
+};
+
+static void *meet_main(void *arg)
+{
+	struct meet *m = arg;
+	m->status = quire_comm_rendezvous(m->ctx, m->dir, m->rank, m->size, 5000, &m->comm);
+	return NULL;
+}
+
+/* Ranks that meet in a directory (threads here, processes anywhere) get a working
+ * communicator; a rank that never comes makes the others time out. */
+static void test_rendezvous(void **state)
+{
+	(void)state;
+	struct cluster cl;
+	const int w = 3;
+	cluster_up(&cl, w, 2000, NULL);
+	char meetdir[] = "/tmp/quire-test-meet-XXXXXX";
+	assert_non_null(mkdtemp(meetdir));
+	struct meet m[3];
+	pthread_t t[3];
+	for (int r = 0; r < w; r++) {
+		m[r] = (struct meet){cl.ctx[r], meetdir, r, w, -1, NULL};
+		assert_int_equal(pthread_create(&t[r], NULL, meet_main, &m[r]), 0);
+	}
+	for (int r = 0; r < w; r++) {
+		pthread_join(t[r], NULL);
+		assert_int_equal(m[r].status, QUIRE_OK);
+		quire_comm_free(cl.comm[r]); /* the rendezvous' communicator stands in */
+		cl.comm[r] = m[r].comm;
+	}
+	check_allreduce(&cl, QUIRE_FMT_BFP8, 1, 5000, 77);
+	for (int r = 0; r < w; r++) {
+		char p[128];
+		snprintf(p, sizeof(p), "%s/addr-%d", meetdir, r);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/ready-%d", meetdir, r);
+		unlink(p);
+	}
+	/* Rank 2 never comes. */
+	struct quire_comm *c = (void *)1;
+	int64_t t0 = now_ms();
+	assert_int_equal(quire_comm_rendezvous(cl.ctx[0], meetdir, 0, 3, 200, &c),
+			 QUIRE_ERR_TIMEOUT);
+	assert_null(c);
+	assert_true(now_ms() - t0 < 2000);
+	unlink(strcat(strcpy((char[128]){0}, meetdir), "/addr-0"));
+	assert_int_equal(rmdir(meetdir), 0);
+	assert_int_equal(quire_comm_rendezvous(cl.ctx[0], "/nonexistent/dir", 0, 1, 10, &c),
+			 QUIRE_ERR_NO_DEVICE);
+	cluster_down(&cl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -619,6 +678,7 @@ int main(void)
 	    cmocka_unit_test(test_barrier),
 	    cmocka_unit_test(test_gather_broadcast_scatter),
 	    cmocka_unit_test(test_collective_descriptors_refused),
+	    cmocka_unit_test(test_rendezvous),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,16 +7,7 @@
 set -u
 B=$1
 CL="$B/bin/quire-cluster"
-pass=0
-fail=0
-ok() {
-	pass=$((pass + 1))
-	echo "ok   $1"
-}
-ko() {
-	fail=$((fail + 1))
-	echo "FAIL $1"
-}
+. "$(dirname "$0")/report.sh"
 check() { # check DESCRIPTION COMMAND...: passes when the command succeeds
 	d=$1
 	shift

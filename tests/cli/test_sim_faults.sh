@@ -9,22 +9,13 @@ Q=$1
 SIM=$2
 export QUIRE_SIM="$SIM"
 T=$(mktemp -d /tmp/quire-faults-XXXXXX)
-pass=0
-fail=0
+. "$(dirname "$0")/report.sh"
 cleanup() {
 	[ -n "${simpid:-}" ] && kill "$simpid" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
 
-ok() {
-	pass=$((pass + 1))
-	echo "ok   $1"
-}
-ko() {
-	fail=$((fail + 1))
-	echo "FAIL $1"
-}
 
 start_card() {
 	"$SIM" --socket "$T/card.sock" --quiet &

@@ -22,6 +22,7 @@
 #include "../../../sim/protocol.h"
 #include "../core/core.h"
 #include "transport.h"
+#include "../../../sim/locate.h"
 
 struct sock {
 	struct transport t;
@@ -142,29 +143,6 @@ static void sock_close(struct transport *t)
 	free(s);
 }
 
-/* quire-sim beside this program, or $QUIRE_SIM, or on PATH. */
-static void sim_binary(char *out, size_t len)
-{
-	const char *env = getenv("QUIRE_SIM");
-	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		return;
-	}
-	char self[PATH_MAX - 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			if ((size_t)snprintf(out, len, "%s/quire-sim", self) < len &&
-			    access(out, X_OK) == 0)
-				return;
-		}
-	}
-	snprintf(out, len, "quire-sim");
-}
-
 static int spawn(struct sock *s)
 {
 	snprintf(s->dir, sizeof(s->dir), "/tmp/quire-sim-XXXXXX");
@@ -174,7 +152,7 @@ static int spawn(struct sock *s)
 	}
 	snprintf(s->path, sizeof(s->path), "%s/card.sock", s->dir);
 	char bin[PATH_MAX];
-	sim_binary(bin, sizeof(bin));
+	quire_sim_locate(bin, sizeof(bin));
 	pid_t parent = getpid();
 	s->child = fork();
 	if (s->child < 0)

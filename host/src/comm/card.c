@@ -111,8 +111,9 @@ static int submit(struct quire_comm *c, const struct quire_op *op, struct quire_
 	return st;
 }
 
-int quire_card_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a,
-			 struct quire_req **req)
+/* ALLREDUCE or REDUCE_SCATTER (stride: this rank's chunk) of a. */
+static int reduction(struct quire_comm *c, const struct quire_allreduce_args *a,
+		     enum quire_opcode opcode, uint64_t stride, struct quire_req **req)
 {
 	struct quire_ef *ef = a->ef;
 	if (ef && ef->count != a->count)
@@ -123,19 +124,26 @@ int quire_card_allreduce(struct quire_comm *c, const struct quire_allreduce_args
 			return st;
 	}
 	struct quire_op op = {
-	    .opcode = QUIRE_OPC_ALLREDUCE,
+	    .opcode = opcode,
 	    .flags = (ef ? QUIRE_CMD_F_EF : 0u) | (a->op == QUIRE_OP_MEAN ? QUIRE_CMD_F_MEAN : 0u),
 	    .format = a->format,
 	    .count = (uint32_t)a->count,
 	    .workers = c->card_id,
 	    .src = a->src,
 	    .dst = a->dst,
+	    .stride = stride,
 	};
 	if (ef) {
 		op.aux = (struct quire_ref){ef->resid, 0};
 		op.exp = (struct quire_ref){ef->next, 0};
 	}
 	return submit(c, &op, ef, req);
+}
+
+int quire_card_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a,
+			 struct quire_req **req)
+{
+	return reduction(c, a, QUIRE_OPC_ALLREDUCE, 0, req);
 }
 
 int quire_card_barrier(struct quire_comm *c, struct quire_req **req)
@@ -147,31 +155,10 @@ int quire_card_barrier(struct quire_comm *c, struct quire_req **req)
 int quire_card_reduce_scatter(struct quire_comm *c, const struct quire_allreduce_args *a,
 			      struct quire_req **req)
 {
-	struct quire_ef *ef = a->ef;
-	if (ef && ef->count != a->count)
-		return QUIRE_ERR_SIZE;
-	if (ef && !ef->next) {
-		int st = quire_buf_alloc(c->ctx, ef->count * sizeof(float), &ef->next);
-		if (st != QUIRE_OK)
-			return st;
-	}
 	size_t off, len;
 	quire_comm_chunk(a->count, c->size, c->rank, &off, &len);
-	struct quire_op op = {
-	    .opcode = QUIRE_OPC_REDUCE_SCATTER,
-	    .flags = (ef ? QUIRE_CMD_F_EF : 0u) | (a->op == QUIRE_OP_MEAN ? QUIRE_CMD_F_MEAN : 0u),
-	    .format = a->format,
-	    .count = (uint32_t)a->count,
-	    .workers = c->card_id,
-	    .src = a->src,
-	    .dst = a->dst,
-	    .stride = len, /* the card checks it computes the same segment */
-	};
-	if (ef) {
-		op.aux = (struct quire_ref){ef->resid, 0};
-		op.exp = (struct quire_ref){ef->next, 0};
-	}
-	return submit(c, &op, ef, req);
+	/* The card checks that it computes the same chunk. */
+	return reduction(c, a, QUIRE_OPC_REDUCE_SCATTER, len, req);
 }
 
 int quire_card_broadcast(struct quire_comm *c, struct quire_ref buf, size_t bytes, int root,
