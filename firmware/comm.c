@@ -63,6 +63,10 @@ int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	c->prev = (uint16_t)member_addr(fw, c->addrs, (rank + size - 1) % size);
 	c->next = (uint16_t)member_addr(fw, c->addrs, (rank + 1) % size);
 	c->timeout_ms = timeout ? timeout : QUIRE_COMM_TIMEOUT_DEFAULT_MS;
+	/* Frames of an earlier communicator with this id are not this one's. (The members'
+	 * hosts make sure no member sends before all have joined.) */
+	if (fw->net_up)
+		fw_net_drain(fw, id);
 	c->coll_seq = c->tx_seq = c->rx_seq = 0;
 	c->failed = 0;
 	c->id = (uint16_t)id;
@@ -77,6 +81,8 @@ int fw_comm_free(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 		*detail = QUIRE_DETAIL_COMM;
 		return QUIRE_ERR_INVALID;
 	}
+	if (fw->net_up)
+		fw_net_drain(fw, c->id); /* what it will never read */
 	c->id = 0;
 	return QUIRE_OK;
 }

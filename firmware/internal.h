@@ -31,6 +31,8 @@ int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 		uint32_t offset, uint32_t len);
 int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t offset,
 		uint32_t len, uint32_t dest, uint32_t *flags);
+/* Discard every frame of communicator id waiting in the port. */
+void fw_net_drain(struct quire_fw *fw, uint32_t id);
 /* Tell every other member that collective c->coll_seq failed with `status`. */
 void fw_net_abort(struct quire_fw *fw, struct quire_fw_comm *c, int status);
 

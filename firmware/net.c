@@ -105,19 +105,20 @@ static void drop(struct quire_fw *fw)
 	net_set(fw, QUIRE_NET_RX_CTRL, QUIRE_NET_RX_DROP);
 }
 
-/* A frame for a communicator other than the one at work: it cannot be kept (the port
- * delivers in order), so that communicator fails instead of losing data silently. */
-static void disturbed(struct quire_fw *fw, uint32_t id)
+void fw_net_drain(struct quire_fw *fw, uint32_t id)
 {
-	for (uint32_t i = 0; i < QUIRE_FW_MAX_COMMS; i++)
-		if (fw->comm[i].id == id)
-			fw->comm[i].failed = 1;
+	net_set(fw, QUIRE_NET_RX_COMM, id);
+	while (net(fw, QUIRE_NET_RX_PENDING))
+		drop(fw);
+	net_set(fw, QUIRE_NET_RX_COMM, 0);
 }
 
 int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t offset,
 		uint32_t len, uint32_t dest, uint32_t *flags)
 {
 	uint64_t deadline = deadline_of(fw, c);
+	/* Only this communicator's frames: another's wait in the port for their own turn. */
+	net_set(fw, QUIRE_NET_RX_COMM, c->id);
 	for (;;) {
 		if (net(fw, QUIRE_NET_RX_PENDING) == 0) {
 			if (hal_cycles(fw) >= deadline)
@@ -140,9 +141,8 @@ int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 			continue;
 		}
 		if (comm != c->id) {
-			drop(fw);
-			disturbed(fw, comm);
-			continue;
+			drop(fw); /* the filter let it through: the port is broken */
+			return QUIRE_ERR_INTERNAL;
 		}
 		if (coll < c->coll_seq) {
 			drop(fw); /* left over from an earlier collective */

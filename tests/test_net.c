@@ -608,6 +608,61 @@ static void test_collective_descriptors_refused(void **state)
 	cluster_down(&cl);
 }
 
+/* Two communicators over the same cards in opposite ring orders, their all-reduces queued
+ * back to back on every card: a card done with the first sends frames of the second to one
+ * still in the first; the port keeps them apart and both answers are exact. */
+static void test_two_communicators(void **state)
+{
+	(void)state;
+	struct cluster cl;
+	const int w = 3;
+	size_t n = 150000;
+	cluster_up(&cl, w, 2000, NULL);
+	uint16_t rev[3] = {cl.addr[2], cl.addr[1], cl.addr[0]};
+	struct quire_comm *b[3];
+	for (int r = 0; r < w; r++) {
+		struct quire_comm_config cfg = {w - 1 - r, w, rev, 9, 2000};
+		assert_int_equal(quire_comm_create(cl.ctx[r], &cfg, &b[r]), QUIRE_OK);
+	}
+	struct rng g = {41};
+	struct quire_buf *src[3], *da[3], *db[3];
+	struct quire_req *ra[3], *rb[3];
+	float *x[3], *xr[3], *want_a = malloc(n * 4), *want_b = malloc(n * 4);
+	for (int r = 0; r < w; r++) {
+		src[r] = buf_of(cl.ctx[r], n * 4);
+		da[r] = buf_of(cl.ctx[r], n * 4);
+		db[r] = buf_of(cl.ctx[r], n * 4);
+		x[r] = quire_buf_ptr(src[r]);
+		fill(&g, QUIRE_FMT_FP32, x[r], n);
+	}
+	for (int r = 0; r < w; r++)
+		xr[r] = x[w - 1 - r]; /* communicator b's rank r is card w-1-r */
+	reference(QUIRE_FMT_FP32, 0, w, n, x, want_a);
+	reference(QUIRE_FMT_FP32, 0, w, n, xr, want_b);
+	for (int r = 0; r < w; r++) {
+		struct quire_allreduce_args a = {QUIRE_FMT_FP32, QUIRE_OP_SUM, n,
+						 {src[r], 0},    {da[r], 0},   NULL};
+		assert_int_equal(quire_allreduce(cl.comm[r], &a, &ra[r]), QUIRE_OK);
+		a.dst = (struct quire_ref){db[r], 0};
+		assert_int_equal(quire_allreduce(b[r], &a, &rb[r]), QUIRE_OK);
+	}
+	for (int r = 0; r < w; r++) {
+		assert_int_equal(quire_wait(ra[r], QUIRE_WAIT_DEFAULT), QUIRE_OK);
+		assert_int_equal(quire_wait(rb[r], QUIRE_WAIT_DEFAULT), QUIRE_OK);
+		quire_req_free(ra[r]);
+		quire_req_free(rb[r]);
+		assert_memory_equal(quire_buf_ptr(da[r]), want_a, n * 4);
+		assert_memory_equal(quire_buf_ptr(db[r]), want_b, n * 4);
+		quire_buf_free(src[r]);
+		quire_buf_free(da[r]);
+		quire_buf_free(db[r]);
+		quire_comm_free(b[r]);
+	}
+	free(want_a);
+	free(want_b);
+	cluster_down(&cl);
+}
+
 struct meet {
 	struct quire_ctx *ctx;
 	const char *dir;
@@ -679,6 +734,7 @@ int main(void)
 	    cmocka_unit_test(test_gather_broadcast_scatter),
 	    cmocka_unit_test(test_collective_descriptors_refused),
 	    cmocka_unit_test(test_rendezvous),
+	    cmocka_unit_test(test_two_communicators),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

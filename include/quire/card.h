@@ -49,8 +49,11 @@
  * the header's crc32) or not at all, and TX_STATUS says which: QUIRE_ERR_BUSY
  * when the peer cannot take it now (flow control: try again), QUIRE_ERR_PEER
  * when no port has that address. Receive: frames wait in the port's buffer in
- * arrival order; the head frame's header is readable at RX_HDR; QUIRE_NET_RX_POP
- * copies its payload to card memory at RX_DEST, QUIRE_NET_RX_DROP discards it.
+ * arrival order; RX_COMM steers (0: every frame; N: only communicator N's, and
+ * frames that failed the checks), so one communicator's frames never wait behind
+ * another's. The first frame the filter passes is the head: its header is
+ * readable at RX_HDR; QUIRE_NET_RX_POP copies its payload to card memory at
+ * RX_DEST, QUIRE_NET_RX_DROP discards it.
  */
 #define QUIRE_NET_PORT_ADDR    0x00 /* this port's address on the card network */
 #define QUIRE_NET_PORT_LINK    0x04 /* 1 when attached to a network */
@@ -58,11 +61,12 @@
 #define QUIRE_NET_TX_LEN       0x14 /* header + payload bytes */
 #define QUIRE_NET_TX_CTRL      0x18
 #define QUIRE_NET_TX_STATUS    0x1c
-#define QUIRE_NET_RX_PENDING   0x20 /* frames waiting */
+#define QUIRE_NET_RX_PENDING   0x20 /* frames waiting that the filter passes */
 #define QUIRE_NET_RX_FLAGS     0x24 /* of the head frame: QUIRE_NET_RX_F_* */
 #define QUIRE_NET_RX_DEST      0x28
 #define QUIRE_NET_RX_CTRL      0x2c
 #define QUIRE_NET_RX_STATUS    0x30             /* of the last POP */
+#define QUIRE_NET_RX_COMM      0x34             /* the receive filter: a communicator id, 0: all */
 #define QUIRE_NET_RX_HDR(i)    (0x40 + 4 * (i)) /* the head frame's header, 8 words */
 #define QUIRE_NET_GO           1u
 #define QUIRE_NET_RX_POP       1u

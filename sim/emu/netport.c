@@ -39,14 +39,13 @@ struct quire_netport {
 	pthread_cond_t space;
 	int stop;
 	struct rx_frame *head, *tail;
-	uint32_t pending;
 	uint64_t queued;
 	struct sockaddr_un self;
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint16_t addr;
 	double drop, corrupt;
 	uint64_t rng;
-	uint32_t tx_card, tx_len, tx_status, rx_dest, rx_status;
+	uint32_t tx_card, tx_len, tx_status, rx_dest, rx_status, rx_comm;
 	uint8_t tx_buf[FRAME_MAX];
 	struct quire_netport_stats st;
 	void (*wake)(void *);
@@ -141,20 +140,47 @@ static void *rx_main(void *arg)
 		else
 			p->head = f;
 		p->tail = f;
-		p->pending++;
 		p->queued += f->len;
 		pthread_mutex_unlock(&p->lock);
 		p->wake(p->wake_ctx);
 	}
 }
 
-static void rx_remove_head(struct quire_netport *p)
+/* Does frame f pass the receive filter? Bad frames always do: their header is not to be
+ * trusted, and whoever waits must hear of them. */
+static int selected(const struct quire_netport *p, const struct rx_frame *f)
 {
-	struct rx_frame *f = p->head;
-	p->head = f->next;
-	if (!p->head)
-		p->tail = NULL;
-	p->pending--;
+	if (!p->rx_comm || f->flags)
+		return 1;
+	return (uint32_t)(f->data[8] | f->data[9] << 8) == p->rx_comm;
+}
+
+/* The link that points at the first frame the filter passes, or NULL. */
+static struct rx_frame **rx_first(struct quire_netport *p)
+{
+	for (struct rx_frame **l = &p->head; *l; l = &(*l)->next)
+		if (selected(p, *l))
+			return l;
+	return NULL;
+}
+
+static uint32_t rx_count(const struct quire_netport *p)
+{
+	uint32_t n = 0;
+	for (const struct rx_frame *f = p->head; f; f = f->next)
+		n += (uint32_t)selected(p, f);
+	return n;
+}
+
+static void rx_remove(struct quire_netport *p, struct rx_frame **link)
+{
+	struct rx_frame *f = *link, *prev = NULL;
+	*link = f->next;
+	if (p->tail == f) { /* the new tail is the frame whose next was f */
+		for (struct rx_frame *g = p->head; g; g = g->next)
+			prev = g;
+		p->tail = prev;
+	}
 	p->queued -= f->len;
 	free(f);
 	pthread_cond_signal(&p->space);
@@ -163,14 +189,14 @@ static void rx_remove_head(struct quire_netport *p)
 static void rx_pop(struct quire_netport *p, uint32_t how, uint8_t *mem, uint64_t mem_bytes)
 {
 	pthread_mutex_lock(&p->lock);
-	struct rx_frame *f = p->head;
+	struct rx_frame **link = rx_first(p), *f = link ? *link : NULL;
 	if (!f) {
 		p->rx_status = QUIRE_ERR_INVALID;
 	} else if (how == QUIRE_NET_RX_DROP) {
-		rx_remove_head(p);
+		rx_remove(p, link);
 		p->rx_status = QUIRE_OK;
 	} else if (f->flags) {
-		rx_remove_head(p); /* nothing of a bad frame reaches card memory */
+		rx_remove(p, link); /* nothing of a bad frame reaches card memory */
 		p->rx_status = QUIRE_ERR_CORRUPT;
 	} else {
 		uint64_t payload = f->len - QUIRE_FRAME_HDR_BYTES;
@@ -178,7 +204,7 @@ static void rx_pop(struct quire_netport *p, uint32_t how, uint8_t *mem, uint64_t
 			p->rx_status = QUIRE_ERR_RANGE; /* the frame stays for another try */
 		} else {
 			memcpy(mem + p->rx_dest, f->data + QUIRE_FRAME_HDR_BYTES, payload);
-			rx_remove_head(p);
+			rx_remove(p, link);
 			p->rx_status = QUIRE_OK;
 		}
 	}
@@ -256,10 +282,15 @@ uint32_t quire_netport_read(struct quire_netport *p, uint32_t reg)
 		v = p->tx_status;
 		break;
 	case QUIRE_NET_RX_PENDING:
-		v = p->pending;
+		v = rx_count(p);
 		break;
-	case QUIRE_NET_RX_FLAGS:
-		v = p->head ? p->head->flags : 0;
+	case QUIRE_NET_RX_FLAGS: {
+		struct rx_frame **l = rx_first(p);
+		v = l ? (*l)->flags : 0;
+		break;
+	}
+	case QUIRE_NET_RX_COMM:
+		v = p->rx_comm;
 		break;
 	case QUIRE_NET_RX_DEST:
 		v = p->rx_dest;
@@ -268,9 +299,11 @@ uint32_t quire_netport_read(struct quire_netport *p, uint32_t reg)
 		v = p->rx_status;
 		break;
 	default:
-		if (reg >= QUIRE_NET_RX_HDR(0) && reg < QUIRE_NET_RX_HDR(8) && p->head &&
-		    p->head->len >= QUIRE_FRAME_HDR_BYTES)
-			v = ld32(p->head->data + (reg - QUIRE_NET_RX_HDR(0)));
+		if (reg >= QUIRE_NET_RX_HDR(0) && reg < QUIRE_NET_RX_HDR(8)) {
+			struct rx_frame **l = rx_first(p);
+			if (l && (*l)->len >= QUIRE_FRAME_HDR_BYTES)
+				v = ld32((*l)->data + (reg - QUIRE_NET_RX_HDR(0)));
+		}
 	}
 	pthread_mutex_unlock(&p->lock);
 	return v;
@@ -300,6 +333,11 @@ void quire_netport_write(struct quire_netport *p, uint32_t reg, uint32_t value, 
 	case QUIRE_NET_RX_CTRL:
 		if (value == QUIRE_NET_RX_POP || value == QUIRE_NET_RX_DROP)
 			rx_pop(p, value, mem, mem_bytes);
+		break;
+	case QUIRE_NET_RX_COMM:
+		pthread_mutex_lock(&p->lock);
+		p->rx_comm = value & 0xffffu;
+		pthread_mutex_unlock(&p->lock);
 		break;
 	default:
 		break;
@@ -384,7 +422,7 @@ void quire_netport_close(struct quire_netport *p)
 	close(p->stop_pipe[1]);
 	unlink(p->self.sun_path);
 	while (p->head)
-		rx_remove_head(p);
+		rx_remove(p, &p->head);
 	pthread_cond_destroy(&p->space);
 	pthread_mutex_destroy(&p->lock);
 	free(p);

@@ -54,8 +54,8 @@ static int gather(const char *dir, const char *name, int size, int wait_ms, unsi
 	return QUIRE_OK;
 }
 
-int quire_comm_rendezvous(struct quire_ctx *ctx, const char *dir, int rank, int size,
-			  int wait_ms, struct quire_comm **out)
+int quire_comm_rendezvous(struct quire_ctx *ctx, const char *dir, int rank, int size, int wait_ms,
+			  struct quire_comm **out)
 {
 	if (!ctx || !dir || !out || size < 1 || (uint32_t)size > QUIRE_MAX_WORKERS || rank < 0 ||
 	    rank >= size || wait_ms < 0)
