@@ -26,6 +26,15 @@ seeds = {
     "reduce_w4": cmd(6, fmt=7, count=300, val_fmt=5, workers=4, src=W, dst=W + 0x40000, stride=512),
     "mlp_load": cmd(7, count=52, src=W),
     "mlp_score": cmd(8, count=16, src=W, dst=W + 0x40000, aux=W + 0x80000),
+    # Collectives: the fuzzer's card has no network, so communicators of one member.
+    "comm_init": cmd(9, count=34, src=W),
+    "comm_free": cmd(10, workers=1),
+    "allreduce_ef": cmd(11, flags=5, fmt=3, count=1000, workers=1, src=W, dst=W + 0x40000,
+                        exp=W + 0x80000, aux=W + 0xc0000),
+    "barrier": cmd(12, workers=1),
+    "reduce_scatter": cmd(13, fmt=1, count=640, workers=1, src=W, dst=W + 0x40000, stride=640),
+    "allgather": cmd(14, count=100, workers=1, src=W, dst=W + 0x40000, stride=100),
+    "broadcast": cmd(15, count=100, workers=1, dst=W),
 }
 out = Path(sys.argv[1])
 out.mkdir(parents=True, exist_ok=True)
@@ -33,3 +42,6 @@ for name, body in seeds.items():
     assert len(body) == 64
     (out / name).write_bytes(bytes([0x10]) + body)
 (out / "all_ops").write_bytes(bytes([0x10]) + b"".join(list(seeds.values())[:8]))
+collective = ["comm_init", "allreduce_ef", "reduce_scatter", "allgather", "broadcast", "barrier",
+              "comm_free"]
+(out / "collectives").write_bytes(bytes([0x10]) + b"".join(seeds[k] for k in collective))
