@@ -86,6 +86,13 @@ expect "mean of copies is the tensor" 0 "" -- cmp "$T/exact.f32" "$T/mean.f32"
 expect "bench runs" 0 "memcpy" -- "$Q" bench codec --size 1MiB --repeat 1
 expect "bench card runs" 0 "nop round trip" -- "$Q" bench card --backend sim:inproc --size 1MiB --repeat 1 --nops 50
 expect "bench card, bad backend" 1 "no device found" -- "$Q" bench card --backend tpu
+NET=$(mktemp -d /tmp/quire-cli-net-XXXXXX)
+expect "info: a card on a network shows its port" 0 "address 5, link up" -- "$Q" info --backend "sim:inproc,net=$NET,addr=5"
+expect "info: a card without one says so" 0 "link down" -- "$Q" info --backend sim:inproc
+expect "a network option it does not know" 1 "invalid argument" -- "$Q" info --backend "sim:inproc,net=$NET,addr=5,speed=9"
+expect "a network directory that is not there" 1 "" -- "$Q" info --backend "sim:inproc,net=/nonexistent/net,addr=1"
+rmdir "$NET"
+expect "sim:cluster outside quire-cluster" 1 "no device found" -- env -u QUIRE_CLUSTER_DIR "$Q" info --backend sim:cluster
 if command -v mpirun >/dev/null && [ -x "$(dirname "$Q")/quire-bench-allreduce" ]; then
 	# OpenMPI leaks at exit by design: leak checks off for its ranks (sanitizer builds).
 	expect "bench allreduce runs" 0 "quire bfp8" -- env ASAN_OPTIONS=detect_leaks=0 "$Q" bench allreduce --ranks 2 --max 256KiB --repeat 1
