@@ -93,6 +93,33 @@ static void submit(const struct quire_cmd *c)
 	prod++;
 }
 
+/*
+ * A fresh communicator of one member, id 1, before every input, so that fuzzed collectives
+ * run (this card has no network) and no input inherits one an earlier input broke. Its
+ * descriptor lies in the harness's own pages.
+ */
+#define COMM_DESC 0x8000
+static void fresh_communicator(void)
+{
+	struct quire_comm_desc *d = (struct quire_comm_desc *)(host + COMM_DESC);
+	memset(d, 0, QUIRE_COMM_DESC_BYTES(1));
+	d->comm = 1;
+	d->size = 1;
+	d->timeout_ms = 100;
+	struct quire_cmd free1 = {.opcode = QUIRE_OPC_COMM_FREE, .seq = 100, .workers = 1};
+	struct quire_cmd init = {.opcode = QUIRE_OPC_COMM_INIT,
+				 .seq = 101,
+				 .count = QUIRE_COMM_DESC_BYTES(1),
+				 .src = IOVA + COMM_DESC};
+	submit(&free1);
+	submit(&init);
+	wr(cmdq + QUIRE_Q_PRODUCER, prod);
+	reap();
+	struct quire_cpl done = reap();
+	if (done.seq != 101 || done.status != QUIRE_OK)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -101,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setup();
 	if (size < 1)
 		return 0;
+	fresh_communicator();
 	uint8_t reloc = data[0];
 	data++;
 	size--;
