@@ -32,7 +32,7 @@ int quire_fw_init(struct quire_fw *fw)
 	fw->net_addr = hal_read32(fw, QUIRE_CARD_NET + QUIRE_NET_PORT_ADDR) & 0xffffu;
 	fw->stopping = 0;
 	for (uint32_t i = 0; i < QUIRE_FW_MAX_COMMS; i++)
-		fw->comm[i].id = 0;
+		fw->comm[i].id = 0; /* before the first epoch check: nothing to drain yet */
 	hal_bar_write(fw, fw->bar.id, QUIRE_ID_FW_BUILD, QUIRE_FW_BUILD_ID);
 	hal_bar_write(fw, fw->bar.id, QUIRE_ID_FW_STATE, QUIRE_FW_STATE_RUNNING);
 	return QUIRE_OK;
@@ -46,6 +46,7 @@ static int epoch_changed(struct quire_fw *fw)
 		return 0;
 	fw->epoch = e;
 	fw->cmd_cons = fw->cpl_prod = 0;
+	fw_comm_reset(fw); /* communicators belong to the host that made them */
 	return 1;
 }
 

@@ -74,6 +74,15 @@ int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	return QUIRE_OK;
 }
 
+void fw_comm_reset(struct quire_fw *fw)
+{
+	for (uint32_t i = 0; i < QUIRE_FW_MAX_COMMS; i++) {
+		if (fw->comm[i].id && fw->net_up)
+			fw_net_drain(fw, fw->comm[i].id);
+		fw->comm[i].id = 0;
+	}
+}
+
 int fw_comm_free(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
 	struct quire_fw_comm *c = find(fw, d->workers);
@@ -112,7 +121,12 @@ int fw_comm_end(struct quire_fw *fw, struct quire_fw_comm *c, int status, uint32
 	c->failed = 1;
 	if (!*detail)
 		*detail = QUIRE_DETAIL_NET;
+	/* The others learn what the network did; a local failure (this card's host went
+	 * away, say) is to them a peer lost. */
 	if (!fw->stopping)
-		fw_net_abort(fw, c, status);
+		fw_net_abort(fw, c,
+			     status == QUIRE_ERR_TIMEOUT || status == QUIRE_ERR_LINK
+				 ? status
+				 : QUIRE_ERR_PEER);
 	return status;
 }

@@ -39,6 +39,8 @@ void fw_net_abort(struct quire_fw *fw, struct quire_fw_comm *c, int status);
 /* comm.c */
 int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
 int fw_comm_free(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
+/* A new host: every communicator of the old one is gone. */
+void fw_comm_reset(struct quire_fw *fw);
 /* The communicator a collective names, NULL (and *status, *detail) if it cannot run. */
 struct quire_fw_comm *fw_comm_get(struct quire_fw *fw, uint32_t id, int *status, uint32_t *detail);
 /* A collective on c ended with `status`: on failure, c is failed and the others told. */

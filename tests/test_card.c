@@ -386,9 +386,28 @@ static void test_engine_errors_and_inputs_kept(void **state)
 	check_good_encode(r, 803);
 }
 
+/* COMM_INIT of a one-member communicator `id` (no network needed); its status. */
+static int comm_init(struct rig *r, uint16_t id, uint32_t seq)
+{
+	struct quire_comm_desc *d = (struct quire_comm_desc *)(r->host + DATA);
+	memset(d, 0, QUIRE_COMM_DESC_BYTES(1));
+	d->comm = id;
+	d->size = 1;
+	struct quire_cmd c = {.opcode = QUIRE_OPC_COMM_INIT,
+			      .seq = seq,
+			      .count = QUIRE_COMM_DESC_BYTES(1),
+			      .src = IOVA + DATA};
+	return run(r, &c).status;
+}
+
 static void test_host_detach(void **state)
 {
 	struct rig *r = *state;
+	/* Communicators belong to their host: the card holds four... */
+	for (uint16_t id = 1; id <= 4; id++)
+		assert_int_equal(comm_init(r, id, 800 + id), QUIRE_OK);
+	assert_int_equal(comm_init(r, 5, 805), QUIRE_ERR_NOMEM);
+	assert_int_equal(comm_init(r, 2, 806), QUIRE_ERR_BUSY);
 	/* The host goes away with work posted; the card drops it and serves the next host. */
 	for (int i = 0; i < 8; i++)
 		put(r, &(struct quire_cmd){.opcode = QUIRE_OPC_NOP, .seq = 900 + (uint32_t)i});
@@ -398,6 +417,9 @@ static void test_host_detach(void **state)
 	assert_int_equal(r->dev->ops->attach_host(r->dev, r->host, IOVA, HOST_BYTES), QUIRE_OK);
 	rig_queues(r, 4);
 	check_good_encode(r, 950);
+	/* ...and the next host finds them all gone. */
+	for (uint16_t id = 2; id <= 5; id++)
+		assert_int_equal(comm_init(r, id, 960 + id), QUIRE_OK);
 }
 
 int main(void)

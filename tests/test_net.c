@@ -663,6 +663,50 @@ static void test_two_communicators(void **state)
 	cluster_down(&cl);
 }
 
+/* Members that disagree (one asks for another length, one for a barrier) fail, never hang. */
+static void test_members_disagree(void **state)
+{
+	(void)state;
+	struct cluster cl;
+	const int w = 3;
+	cluster_up(&cl, w, 500, NULL);
+	struct quire_buf *x[3];
+	struct quire_req *req[3];
+	for (int r = 0; r < w; r++)
+		x[r] = buf_of(cl.ctx[r], 40000 * 4);
+	for (int r = 0; r < w; r++) {
+		size_t n = r == 1 ? 39000 : 40000;
+		struct quire_allreduce_args a = {QUIRE_FMT_FP32, QUIRE_OP_SUM, n,
+						 {x[r], 0},      {x[r], 0},    NULL};
+		assert_int_equal(quire_allreduce(cl.comm[r], &a, &req[r]), QUIRE_OK);
+	}
+	for (int r = 0; r < w; r++) {
+		int st = quire_wait(req[r], QUIRE_WAIT_DEFAULT);
+		assert_true(st == QUIRE_ERR_LINK || st == QUIRE_ERR_TIMEOUT);
+		quire_req_free(req[r]);
+	}
+	/* Made again, one rank calls a barrier where the others all-reduce. */
+	for (int r = 0; r < w; r++) {
+		quire_comm_free(cl.comm[r]);
+		struct quire_comm_config cfg = {r, w, cl.addr, 8, 500};
+		assert_int_equal(quire_comm_create(cl.ctx[r], &cfg, &cl.comm[r]), QUIRE_OK);
+	}
+	for (int r = 0; r < w; r++) {
+		struct quire_allreduce_args a = {QUIRE_FMT_BFP8, QUIRE_OP_SUM, 40000,
+						 {x[r], 0},      {x[r], 0},    NULL};
+		assert_int_equal(r == 2 ? quire_barrier(cl.comm[r], &req[r])
+					: quire_allreduce(cl.comm[r], &a, &req[r]),
+				 QUIRE_OK);
+	}
+	for (int r = 0; r < w; r++) {
+		int st = quire_wait(req[r], QUIRE_WAIT_DEFAULT);
+		assert_true(st == QUIRE_ERR_LINK || st == QUIRE_ERR_TIMEOUT);
+		quire_req_free(req[r]);
+		quire_buf_free(x[r]);
+	}
+	cluster_down(&cl);
+}
+
 struct meet {
 	struct quire_ctx *ctx;
 	const char *dir;
@@ -735,6 +779,7 @@ int main(void)
 	    cmocka_unit_test(test_collective_descriptors_refused),
 	    cmocka_unit_test(test_rendezvous),
 	    cmocka_unit_test(test_two_communicators),
+	    cmocka_unit_test(test_members_disagree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
