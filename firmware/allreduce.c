@@ -12,8 +12,10 @@
  *
  * BFP first agrees on block exponents: the same ring over the exponent vector,
  * with max instead of sum. Partial sums travel in the narrowest integer that
- * cannot overflow: int16 for bfp8 up to 258 members, else int32; int32 inputs
- * travel as int64 and are narrowed (saturated and reported) once, at the owner.
+ * cannot overflow: step 0 carries one contribution in its own type (int8 for
+ * bfp8, int16 for bfp16, int32), later steps int16 for bfp8 up to 258 members,
+ * else int32, and int64 for int32 inputs, narrowed (saturated and reported)
+ * once, at the owner.
  */
 #include "hal.h"
 #include "internal.h"
@@ -64,20 +66,34 @@ static void segment(const struct pass *p, uint32_t k, uint32_t *off, uint32_t *l
 	*len = (uint32_t)(e < p->n ? e : p->n) - *off;
 }
 
-static int reduce(struct quire_fw *fw, uint32_t op, uint32_t in_fmt, uint32_t acc_fmt, uint32_t n,
-		  uint32_t in, uint32_t acc_in, uint32_t out)
+/* The REDUCE engine over w inputs `stride` elements apart at `in`, plus acc_in unless NONE. */
+static int reduce_w(struct quire_fw *fw, uint32_t op, uint32_t in_fmt, uint32_t acc_fmt, uint32_t w,
+		    uint32_t stride, uint32_t n, uint32_t in, uint32_t acc_in, uint32_t out)
 {
 	uint32_t a[QUIRE_REDUCE_ARGS] = {op,
 					 in_fmt,
 					 acc_fmt,
-					 1,
+					 w,
 					 n,
-					 0,
+					 stride,
 					 acc_in == NONE ? 0 : QUIRE_REDUCE_F_ACC_IN,
 					 in,
 					 acc_in == NONE ? 0 : acc_in,
 					 out};
 	return fw_engine_run(fw, QUIRE_ENGINE_REDUCE, a, QUIRE_REDUCE_ARGS);
+}
+
+static int reduce(struct quire_fw *fw, uint32_t op, uint32_t in_fmt, uint32_t acc_fmt, uint32_t n,
+		  uint32_t in, uint32_t acc_in, uint32_t out)
+{
+	return reduce_w(fw, op, in_fmt, acc_fmt, 1, 0, n, in, acc_in, out);
+}
+
+/* Step 0 of the reduce-scatter carries one member's contribution, which fits the
+ * contribution's own integer type: the narrowest on the wire (int8 for bfp8). */
+static int narrow_first_step(const struct pass *p)
+{
+	return !p->exps && p->val != p->part;
 }
 
 static int quant(struct quire_fw *fw, uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flags,
@@ -123,8 +139,10 @@ static int first(struct pass *p, uint32_t off, uint32_t len, uint32_t out)
 		  : reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, NONE, out);
 }
 
-/* out <- the partial sum at `in` plus this member's part. */
-static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, uint32_t out)
+/* out <- the partial sum at `in` (one member's contribution alone when `narrow`) plus this
+ * member's part. */
+static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, int narrow,
+		   uint32_t out)
 {
 	if (len == 0)
 		return QUIRE_OK;
@@ -134,18 +152,23 @@ static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, uint
 		return reduce(p->fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, FW_COLL_EXP + off, in,
 			      out);
 	int st = local(p, off, len, FW_COLL_L);
-	return st ? st
-		  : reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, in, out);
+	if (st)
+		return st;
+	if (narrow) /* two contributions side by side in card memory: L, then in */
+		return reduce_w(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, 2,
+				(in - FW_COLL_L) / quire_fw_format_bytes(p->val), len, FW_COLL_L,
+				NONE, out);
+	return reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, in, out);
 }
 
 /* The owner's last addition: the finished sum, in p->fin, at `out`. */
-static int finish(struct pass *p, uint32_t off, uint32_t len, uint32_t in, uint32_t out,
+static int finish(struct pass *p, uint32_t off, uint32_t len, uint32_t in, int narrow, uint32_t out,
 		  uint32_t *flags)
 {
 	*flags = 0;
 	if (p->part == p->fin || len == 0)
-		return combine(p, off, len, in, out);
-	int st = combine(p, off, len, in, FW_COLL_T);
+		return combine(p, off, len, in, narrow, out);
+	int st = combine(p, off, len, in, narrow, FW_COLL_T);
 	if (!st)
 		st = reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->part, p->fin, len, FW_COLL_T, NONE, out);
 	if (st == QUIRE_ERR_OVERFLOW) { /* saturated, and every member will say so */
@@ -191,6 +214,8 @@ static int ring(struct pass *p)
 	struct quire_fw_comm *c = p->c;
 	struct quire_fw *fw = p->fw;
 	uint32_t w = c->size, r = c->rank, pb = unit_bytes(p, p->part), fb = unit_bytes(p, p->fin);
+	int narrow = narrow_first_step(p);
+	uint32_t b0 = narrow ? unit_bytes(p, p->val) : pb; /* bytes per unit at step 0 */
 	uint32_t rs = p->exps ? QUIRE_PHASE_EXP_RS : QUIRE_PHASE_RS;
 	uint32_t ag = p->exps ? QUIRE_PHASE_EXP_AG : QUIRE_PHASE_AG;
 	uint32_t so, sl, fl;
@@ -199,7 +224,7 @@ static int ring(struct pass *p)
 		segment(p, 0, &so, &sl);
 		FOR_CHUNKS(p, so, sl, off, len)
 		{
-			st = finish(p, off, len, NONE, TXP, &fl);
+			st = finish(p, off, len, NONE, 0, TXP, &fl);
 			if (!st)
 				st = deliver(p, off, len, TXP, fl);
 			if (st)
@@ -211,16 +236,20 @@ static int ring(struct pass *p)
 		segment(p, (r + w - 1 - s) % w, &so, &sl);
 		FOR_CHUNKS(p, so, sl, off, len)
 		{
-			if (s == 0) {
+			if (s == 0 && narrow) {
+				st = len ? local(p, off, len, TXP) : QUIRE_OK;
+			} else if (s == 0) {
 				st = first(p, off, len, TXP);
 			} else {
-				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, s - 1), off, len * pb,
-						 FW_COLL_RX, &fl);
+				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, s - 1), off,
+						 len * (s == 1 ? b0 : pb), FW_COLL_RX, &fl);
 				if (!st)
-					st = combine(p, off, len, FW_COLL_RX, TXP);
+					st =
+					    combine(p, off, len, FW_COLL_RX, narrow && s == 1, TXP);
 			}
 			if (!st)
-				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(rs, s), 0, off, len * pb);
+				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(rs, s), 0, off,
+						 len * (s == 0 ? b0 : pb));
 			if (st)
 				return st;
 		}
@@ -228,10 +257,10 @@ static int ring(struct pass *p)
 	segment(p, r, &so, &sl); /* this member's segment: finished here */
 	FOR_CHUNKS(p, so, sl, off, len)
 	{
-		st =
-		    fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off, len * pb, FW_COLL_RX, &fl);
+		st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off, len * (w == 2 ? b0 : pb),
+				 FW_COLL_RX, &fl);
 		if (!st)
-			st = finish(p, off, len, FW_COLL_RX, TXP, &fl);
+			st = finish(p, off, len, FW_COLL_RX, narrow && w == 2, TXP, &fl);
 		if (!st)
 			st = deliver(p, off, len, TXP, fl);
 		if (!st && !p->scatter)

@@ -707,6 +707,47 @@ static void test_members_disagree(void **state)
 	cluster_down(&cl);
 }
 
+/* The bytes the ports count are the model's (quire_allreduce_wire_bytes), to the byte. */
+static void test_wire_bytes_counted(void **state)
+{
+	(void)state;
+	static const enum quire_format fmts[] = {QUIRE_FMT_FP32, QUIRE_FMT_FP16, QUIRE_FMT_BFP8,
+						 QUIRE_FMT_BFP16, QUIRE_FMT_INT32};
+	static const int ws[] = {2, 4};
+	for (size_t wi = 0; wi < 2; wi++) {
+		struct cluster cl;
+		int w = ws[wi];
+		cluster_up(&cl, w, 2000, NULL);
+		for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
+			size_t n = 100003;
+			struct quire_info before[4], after[4];
+			for (int r = 0; r < w; r++)
+				assert_int_equal(quire_get_info(cl.ctx[r], &before[r]), QUIRE_OK);
+			check_allreduce(&cl, fmts[f], 0, n, 500 + f);
+			uint64_t payload = 0;
+			for (int r = 0; r < w; r++) {
+				assert_int_equal(quire_get_info(cl.ctx[r], &after[r]), QUIRE_OK);
+				uint64_t frames = after[r].net.tx_frames - before[r].net.tx_frames;
+				payload +=
+				    after[r].net.tx_bytes - before[r].net.tx_bytes - 32 * frames;
+			}
+			uint64_t model = quire_allreduce_wire_bytes(fmts[f], w, n) * (uint64_t)w;
+			if (payload < model || payload >= model + (uint64_t)w)
+				fail_msg("W=%d format %d: %llu payload bytes counted, model %llu",
+					 w, fmts[f], (unsigned long long)payload,
+					 (unsigned long long)model);
+		}
+		cluster_down(&cl);
+	}
+	/* bfp8 stays under 0.55x fp32 on the wire wherever its partial sums are int16 (W <= 258).
+	 */
+	for (int w = 2; w <= 256; w *= 2) {
+		uint64_t b8 = quire_allreduce_wire_bytes(QUIRE_FMT_BFP8, w, 1u << 20);
+		assert_true(b8 * 100 <=
+			    quire_allreduce_wire_bytes(QUIRE_FMT_FP32, w, 1u << 20) * 55);
+	}
+}
+
 struct meet {
 	struct quire_ctx *ctx;
 	const char *dir;
@@ -780,6 +821,7 @@ int main(void)
 	    cmocka_unit_test(test_rendezvous),
 	    cmocka_unit_test(test_two_communicators),
 	    cmocka_unit_test(test_members_disagree),
+	    cmocka_unit_test(test_wire_bytes_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

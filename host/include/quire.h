@@ -310,10 +310,12 @@ struct quire_allreduce_args {
 int quire_allreduce(struct quire_comm *comm, const struct quire_allreduce_args *args,
 		    struct quire_req **req);
 /*
- * Bytes one rank sends for a ring all-reduce of count elements over W ranks on
- * the cards' network: 2(W-1)/W of the vector in its wire format (fp32, fp16;
- * BFP: the exponents' max, then partial sums as int16 for bfp8 up to 258 ranks,
- * int32 otherwise), frame headers not counted.
+ * Bytes one rank sends, on average over the ranks, for an all-reduce of count
+ * elements over W ranks on the cards' network, frame headers not counted: the
+ * ring's reduce-scatter (step 0 one contribution in its own type, then partial
+ * sums: bfp8 int16 up to 258 ranks, bfp16 int32, int32 int64) and all-gather
+ * (the finished sums), and for BFP the exponents' max. bfp8, W=4: 2.77 bytes per
+ * element against fp32's 6.
  */
 uint64_t quire_allreduce_wire_bytes(enum quire_format fmt, int size, size_t count);
 

@@ -420,24 +420,39 @@ uint64_t quire_allreduce_wire_bytes(enum quire_format fmt, int size, size_t coun
 {
 	if (size <= 1 || count == 0)
 		return 0;
-	/* A ring all-reduce sends (W-1)/W of the vector twice: reduce-scatter, all-gather. */
+	/*
+	 * The cards' ring, summed over the W ranks: each of the W-1 reduce-scatter steps and
+	 * each of the W-1 all-gather steps moves every segment once, n elements in all. Step 0
+	 * carries one contribution in its own type; later steps partial sums in the narrowest
+	 * type that cannot overflow; the all-gather the finished sums. BFP adds the exponent
+	 * ring: 2(W-1) bytes per block. One rank's share is the total over W.
+	 */
 	uint64_t w = (uint64_t)size, n = count, blocks = QUIRE_BFP_BLOCKS(n);
-	uint64_t ring = 2 * (w - 1);
+	uint64_t first, part, fin, exps = 0;
 	switch (fmt) {
 	case QUIRE_FMT_FP32:
-		return ring * n * 4 / w;
-	case QUIRE_FMT_INT32: /* partial sums as int64 (they may leave int32), results as int32 */
-		return (w - 1) * n * 12 / w;
+		first = part = fin = 4;
+		break;
 	case QUIRE_FMT_FP16:
-		return ring * n * 2 / w;
+		first = part = fin = 2;
+		break;
 	case QUIRE_FMT_BFP8:
-	case QUIRE_FMT_BFP16: {
-		/* The exponents' max all-reduce, then partial sums in the narrowest integer
-		 * that cannot overflow: int16 for bfp8 up to 258 ranks, else int32. */
-		uint64_t elem = fmt == QUIRE_FMT_BFP8 && w <= QUIRE_BFP8_INT16_MAX_WORKERS ? 2 : 4;
-		return ring * blocks / w + ring * n * elem / w;
-	}
+		first = 1;
+		part = fin = w <= QUIRE_BFP8_INT16_MAX_WORKERS ? 2 : 4;
+		exps = 2 * (w - 1) * blocks;
+		break;
+	case QUIRE_FMT_BFP16:
+		first = 2;
+		part = fin = 4;
+		exps = 2 * (w - 1) * blocks;
+		break;
+	case QUIRE_FMT_INT32:
+		first = 4;
+		part = 8;
+		fin = 4;
+		break;
 	default:
 		return 0;
 	}
+	return (n * (first + (w - 2) * part + (w - 1) * fin) + exps) / w;
 }
