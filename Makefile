@@ -53,12 +53,12 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 help:
-	@echo "make [all]          build libquire (+ libquire_mpi), the CLI, quire-sim, firmware, examples, tests into $(BUILD)/"
+	@echo "make [all]          build libquire (+ libquire_mpi), the CLI, quire-sim, quire-cluster, firmware, examples, tests into $(BUILD)/"
 	@echo "make test           the test suite (SANITIZE=1: under ASan + UBSan, in build-san/)"
 	@echo "make valgrind       the unit tests under valgrind memcheck"
 	@echo "make fuzz           libFuzzer over the firmware's validator and command loop (FUZZ_SECONDS=60)"
 	@echo "make bench          codec throughput against memcpy (quire bench codec, 64 MiB)"
-	@echo "make demo           the main job: data-parallel training, 4 MPI ranks (DEMO_ARGS=...)"
+	@echo "make demo           the main job: data-parallel training, 4 MPI ranks on 4 simulated cards (DEMO_ARGS=...)"
 	@echo "make demo-codec     the codec on the same training, workers simulated in one process"
 	@echo "make firmware       the card firmware (rv32im), with its size report"
 	@echo "make deps           install the missing Debian packages (mk/debian-packages.txt)"
