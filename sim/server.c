@@ -139,7 +139,7 @@ static const char usage[] =
     "Serve one simulated quire card (functional model, real firmware) on a Unix socket.\n\n"
     "  -s, --socket PATH    where to listen\n"
     "  -1, --once           exit after the first host leaves\n"
-    "  -m, --mem MiB        card memory (default 128)\n"
+    "  -m, --mem MiB        card memory (default 128; the firmware needs 69)\n"
     "  -q, --quiet          no messages about hosts coming and going\n"
     "  -n, --net DIR        attach the card's network port to the simulated network in DIR\n"
     "                       (a directory every card of the cluster shares)\n"
