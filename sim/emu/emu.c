@@ -553,6 +553,18 @@ static void *fw_thread(void *arg)
 	return NULL;
 }
 
+/* Everything quire_emu_create made, once no thread uses it any more. */
+static void emu_free(struct emu *e)
+{
+	quire_netport_close(e->net);
+	pthread_cond_destroy(&e->event);
+	pthread_mutex_destroy(&e->ev_lock);
+	pthread_mutex_destroy(&e->lock);
+	free(e->mem);
+	free(e->mlp);
+	free(e);
+}
+
 static void emu_destroy(struct quire_device *dev)
 {
 	struct emu *e = emu_of(dev);
@@ -561,13 +573,7 @@ static void emu_destroy(struct quire_device *dev)
 	pthread_cond_signal(&e->event);
 	pthread_mutex_unlock(&e->ev_lock);
 	pthread_join(e->fw_thread, NULL);
-	quire_netport_close(e->net);
-	pthread_cond_destroy(&e->event);
-	pthread_mutex_destroy(&e->ev_lock);
-	pthread_mutex_destroy(&e->lock);
-	free(e->mem);
-	free(e->mlp);
-	free(e);
+	emu_free(e);
 }
 
 static const struct quire_device_ops emu_ops = {
@@ -607,12 +613,7 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 	if (cfg && cfg->net) {
 		int st = quire_netport_open(cfg->net, net_wake, e, &e->net);
 		if (st != QUIRE_OK) {
-			pthread_cond_destroy(&e->event);
-			pthread_mutex_destroy(&e->ev_lock);
-			pthread_mutex_destroy(&e->lock);
-			free(e->mem);
-			free(e->mlp);
-			free(e);
+			emu_free(e);
 			errno = st == QUIRE_ERR_NOMEM       ? ENOMEM
 				: st == QUIRE_ERR_NO_DEVICE ? ENOENT
 							    : EIO;
@@ -623,13 +624,7 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 	e->fw.hal = &emu_hal;
 	e->fw.hal_ctx = e;
 	if (pthread_create(&e->fw_thread, NULL, fw_thread, e) != 0) {
-		quire_netport_close(e->net);
-		pthread_cond_destroy(&e->event);
-		pthread_mutex_destroy(&e->ev_lock);
-		pthread_mutex_destroy(&e->lock);
-		free(e->mem);
-		free(e->mlp);
-		free(e);
+		emu_free(e);
 		errno = EAGAIN;
 		return NULL;
 	}
