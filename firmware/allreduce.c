@@ -53,8 +53,8 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 static void segment(const struct pass *p, uint32_t k, uint32_t *off, uint32_t *len)
 {
 	uint32_t size = p->c->size, blocks = QUIRE_BFP_BLOCKS(p->n);
-	uint32_t base = blocks / size, extra = blocks % size;
-	uint32_t first = k * base + (k < extra ? k : extra), nb = base + (k < extra);
+	uint32_t first = QUIRE_RING_SEG_FIRST(blocks, size, k);
+	uint32_t nb = QUIRE_RING_SEG_BLOCKS(blocks, size, k);
 	if (p->exps) {
 		*off = first;
 		*len = nb;

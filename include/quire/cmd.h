@@ -51,6 +51,15 @@ enum quire_opcode {
 };
 #define QUIRE_OPC_COUNT 16 /* one past the largest */
 
+/*
+ * The collectives' split of a vector of `blocks` 64-element blocks over `size`
+ * members: member k owns blocks [FIRST, FIRST + BLOCKS), the first (blocks %
+ * size) members one block more. REDUCE_SCATTER's stride is BLOCKS' elements.
+ */
+#define QUIRE_RING_SEG_BLOCKS(blocks, size, k) ((blocks) / (size) + ((k) < (blocks) % (size)))
+#define QUIRE_RING_SEG_FIRST(blocks, size, k)                                                      \
+	((k) * ((blocks) / (size)) + ((k) < (blocks) % (size) ? (k) : (blocks) % (size)))
+
 /* flags */
 #define QUIRE_CMD_F_EF 0x01 /* ENCODE, EXPONENTS: error feedback with the residual at aux */
 #define QUIRE_CMD_F_SHARED_EXP                                                                     \

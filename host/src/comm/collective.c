@@ -60,10 +60,9 @@ static size_t up64(size_t v)
 
 void quire_comm_chunk(size_t count, int size, int k, size_t *offset, size_t *len)
 {
-	size_t blocks = QUIRE_BFP_BLOCKS(count), base = blocks / (size_t)size;
-	size_t extra = blocks % (size_t)size, kk = (size_t)k;
-	size_t first = kk * base + (kk < extra ? kk : extra);
-	size_t nb = base + (kk < extra);
+	size_t blocks = QUIRE_BFP_BLOCKS(count), w = (size_t)size, kk = (size_t)k;
+	size_t first = QUIRE_RING_SEG_FIRST(blocks, w, kk);
+	size_t nb = QUIRE_RING_SEG_BLOCKS(blocks, w, kk);
 	size_t off = first * QUIRE_BFP_BLOCK, end = (first + nb) * QUIRE_BFP_BLOCK;
 	*offset = off < count ? off : count;
 	*len = (end < count ? end : count) - *offset;
