@@ -10,7 +10,7 @@
 #include "layout.h"
 #include "quire/status.h"
 
-static uint32_t member_addr(struct quire_fw *fw, uint32_t table, uint32_t r)
+uint32_t fw_comm_member_addr(struct quire_fw *fw, uint32_t table, uint32_t r)
 {
 	uint32_t word = hal_mem_read32(fw, table + (r & ~1u) * 2);
 	return (r & 1) ? word >> 16 : word & 0xffffu;
@@ -42,7 +42,7 @@ int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 		*detail = QUIRE_DETAIL_NET;
 		return QUIRE_ERR_NOT_SUPPORTED; /* no network port to reach the others */
 	}
-	if (size > 1 && member_addr(fw, FW_COMM_DESC + 32, rank) != fw->net_addr)
+	if (size > 1 && fw_comm_member_addr(fw, FW_COMM_DESC + 32, rank) != fw->net_addr)
 		return QUIRE_ERR_INVALID; /* the table must name this card at its rank */
 	*detail = QUIRE_DETAIL_COMM;
 	if (find(fw, id))
@@ -60,8 +60,8 @@ int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 				hal_mem_read32(fw, FW_COMM_DESC + 32 + 4 * i));
 	c->rank = (uint16_t)rank;
 	c->size = (uint16_t)size;
-	c->prev = (uint16_t)member_addr(fw, c->addrs, (rank + size - 1) % size);
-	c->next = (uint16_t)member_addr(fw, c->addrs, (rank + 1) % size);
+	c->prev = (uint16_t)fw_comm_member_addr(fw, c->addrs, (rank + size - 1) % size);
+	c->next = (uint16_t)fw_comm_member_addr(fw, c->addrs, (rank + 1) % size);
 	c->timeout_ms = timeout ? timeout : QUIRE_COMM_TIMEOUT_DEFAULT_MS;
 	/* Frames of an earlier communicator with this id are not this one's. (The members'
 	 * hosts make sure no member sends before all have joined.) */

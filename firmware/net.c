@@ -41,14 +41,24 @@ static uint64_t deadline_of(struct quire_fw *fw, const struct quire_fw_comm *c)
 	return hal_cycles(fw) + (uint64_t)c->timeout_ms * fw->cycles_per_ms;
 }
 
-/* Send the frame at `at` (header words already in place but the first three). */
+/* The header fields after its first three words. */
+static void frame_fields(struct quire_fw *fw, uint32_t at, uint32_t coll_seq, uint32_t offset,
+			 uint32_t len, uint32_t link_seq)
+{
+	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_COLL_SEQ, coll_seq);
+	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_OFFSET, offset);
+	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_LEN, len);
+	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_LINK_SEQ, link_seq);
+}
+
+/* Send the frame at `at`, whose other fields frame_fields wrote. */
 static int transmit(struct quire_fw *fw, uint32_t at, uint32_t w0, uint32_t dst, uint32_t w2,
 		    uint32_t len, uint64_t deadline)
 {
-	hal_mem_write32(fw, at + 0, w0);
-	hal_mem_write32(fw, at + 4, fw->net_addr | dst << 16);
-	hal_mem_write32(fw, at + 8, w2);
-	hal_mem_write32(fw, at + 28, 0); /* crc32: the port's */
+	hal_mem_write32(fw, at, w0);
+	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_ADDRS, fw->net_addr | dst << 16);
+	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_COMM, w2);
+	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_CRC, 0); /* the port's */
 	net_set(fw, QUIRE_NET_TX_CARD, at);
 	net_set(fw, QUIRE_NET_TX_LEN, QUIRE_FRAME_HDR_BYTES + len);
 	for (;;) {
@@ -70,10 +80,7 @@ int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 		uint32_t offset, uint32_t len)
 {
 	uint32_t at = FW_COLL_TX;
-	hal_mem_write32(fw, at + 12, c->coll_seq);
-	hal_mem_write32(fw, at + 16, offset);
-	hal_mem_write32(fw, at + 20, len);
-	hal_mem_write32(fw, at + 24, c->tx_seq + 1);
+	frame_fields(fw, at, c->coll_seq, offset, len, c->tx_seq + 1);
 	int st = transmit(fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_DATA << 8 | flags << 16,
 			  c->next, c->id | step << 16, len, deadline_of(fw, c));
 	if (st == QUIRE_OK)
@@ -84,16 +91,12 @@ int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 void fw_net_abort(struct quire_fw *fw, struct quire_fw_comm *c, int status)
 {
 	uint32_t at = FW_ABORT_FRAME;
-	hal_mem_write32(fw, at + 12, c->coll_seq);
-	hal_mem_write32(fw, at + 16, 0);
-	hal_mem_write32(fw, at + 20, 0);
-	hal_mem_write32(fw, at + 24, 0);
+	frame_fields(fw, at, c->coll_seq, 0, 0, 0); /* not in any link's sequence */
 	/* Best effort, a short while per member: they time out anyway if this is lost. */
 	for (uint32_t r = 0; r < c->size; r++) {
 		if (r == c->rank)
 			continue;
-		uint32_t word = hal_mem_read32(fw, c->addrs + (r & ~1u) * 2);
-		uint32_t dst = (r & 1) ? word >> 16 : word & 0xffffu;
+		uint32_t dst = fw_comm_member_addr(fw, c->addrs, r);
 		(void)transmit(
 		    fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_ABORT << 8 | (uint32_t)status << 16,
 		    dst, c->id, 0, hal_cycles(fw) + 10u * fw->cycles_per_ms);
@@ -131,11 +134,15 @@ int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 			drop(fw);
 			return QUIRE_ERR_LINK;
 		}
-		uint32_t h[8];
-		for (uint32_t i = 0; i < 8; i++)
+		uint32_t h[QUIRE_FRAME_HDR_BYTES / 4];
+		for (uint32_t i = 0; i < QUIRE_FRAME_HDR_BYTES / 4; i++)
 			h[i] = net(fw, QUIRE_NET_RX_HDR(i));
-		uint32_t type = h[0] >> 8 & 0xff, src = h[1] & 0xffff, dst = h[1] >> 16;
-		uint32_t comm = h[2] & 0xffff, fstep = h[2] >> 16, coll = h[3];
+#define HDR(off) h[(off) / 4]
+		uint32_t type = h[0] >> 8 & 0xff, src = HDR(QUIRE_FRAME_OFF_ADDRS) & 0xffff;
+		uint32_t dst = HDR(QUIRE_FRAME_OFF_ADDRS) >> 16,
+			 coll = HDR(QUIRE_FRAME_OFF_COLL_SEQ);
+		uint32_t comm = HDR(QUIRE_FRAME_OFF_COMM) & 0xffff;
+		uint32_t fstep = HDR(QUIRE_FRAME_OFF_COMM) >> 16;
 		if ((h[0] & 0xff) != QUIRE_FRAME_VERSION || dst != fw->net_addr) {
 			drop(fw); /* not ours to read */
 			continue;
@@ -156,7 +163,8 @@ int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 		/* Anything but the next frame of the schedule from the previous member: a frame
 		 * was lost (a gap in link_seq) or the members disagree on the collective. */
 		if (type != QUIRE_FRAME_DATA || src != c->prev || coll != c->coll_seq ||
-		    h[6] != c->rx_seq + 1 || fstep != step || h[4] != offset || h[5] != len) {
+		    HDR(QUIRE_FRAME_OFF_LINK_SEQ) != c->rx_seq + 1 || fstep != step ||
+		    HDR(QUIRE_FRAME_OFF_OFFSET) != offset || HDR(QUIRE_FRAME_OFF_LEN) != len) {
 			drop(fw);
 			return QUIRE_ERR_LINK;
 		}
@@ -168,5 +176,6 @@ int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 		c->rx_seq++;
 		*flags = h[0] >> 16;
 		return QUIRE_OK;
+#undef HDR
 	}
 }

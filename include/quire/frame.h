@@ -56,8 +56,25 @@ struct quire_frame_hdr {
 	__u32 crc32;
 };
 
+/* Where the fields are, for code that reads frames as bytes or 32-bit words. */
+#define QUIRE_FRAME_OFF_ADDRS    4u /* src | dst << 16 */
+#define QUIRE_FRAME_OFF_COMM     8u /* comm | step << 16 */
+#define QUIRE_FRAME_OFF_COLL_SEQ 12u
+#define QUIRE_FRAME_OFF_OFFSET   16u
+#define QUIRE_FRAME_OFF_LEN      20u
+#define QUIRE_FRAME_OFF_LINK_SEQ 24u
+#define QUIRE_FRAME_OFF_CRC      28u
+
 #ifndef __KERNEL__
+#include <stddef.h>
 _Static_assert(sizeof(struct quire_frame_hdr) == QUIRE_FRAME_HDR_BYTES, "frame header size");
+_Static_assert(offsetof(struct quire_frame_hdr, src) == QUIRE_FRAME_OFF_ADDRS, "src");
+_Static_assert(offsetof(struct quire_frame_hdr, comm) == QUIRE_FRAME_OFF_COMM, "comm");
+_Static_assert(offsetof(struct quire_frame_hdr, coll_seq) == QUIRE_FRAME_OFF_COLL_SEQ, "seq");
+_Static_assert(offsetof(struct quire_frame_hdr, offset) == QUIRE_FRAME_OFF_OFFSET, "offset");
+_Static_assert(offsetof(struct quire_frame_hdr, len) == QUIRE_FRAME_OFF_LEN, "len");
+_Static_assert(offsetof(struct quire_frame_hdr, link_seq) == QUIRE_FRAME_OFF_LINK_SEQ, "link");
+_Static_assert(offsetof(struct quire_frame_hdr, crc32) == QUIRE_FRAME_OFF_CRC, "crc32");
 #endif
 
 #endif /* QUIRE_FRAME_H */

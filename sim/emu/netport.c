@@ -22,9 +22,8 @@
 #include "quire/frame.h"
 #include "quire/status.h"
 
-#define FRAME_MAX  (QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
-#define RX_CAP     (64u << 20) /* bytes of frames the receive buffer holds */
-#define CRC_OFFSET 28u
+#define FRAME_MAX (QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
+#define RX_CAP    (64u << 20) /* bytes of frames the receive buffer holds */
 
 struct rx_frame {
 	struct rx_frame *next;
@@ -64,7 +63,7 @@ static int port_path(struct sockaddr_un *sa, const char *dir, uint32_t addr)
 static uint32_t frame_crc(const uint8_t *f, uint32_t len)
 {
 	static const uint8_t zero[4];
-	uLong crc = crc32(0, f, CRC_OFFSET);
+	uLong crc = crc32(0, f, QUIRE_FRAME_OFF_CRC);
 	crc = crc32(crc, zero, 4);
 	return (uint32_t)crc32(crc, f + QUIRE_FRAME_HDR_BYTES, len - QUIRE_FRAME_HDR_BYTES);
 }
@@ -94,9 +93,9 @@ static double uniform(struct quire_netport *p)
 static void classify(struct rx_frame *f)
 {
 	if (f->len < QUIRE_FRAME_HDR_BYTES || f->len > FRAME_MAX ||
-	    ld32(f->data + 20) != f->len - QUIRE_FRAME_HDR_BYTES)
+	    ld32(f->data + QUIRE_FRAME_OFF_LEN) != f->len - QUIRE_FRAME_HDR_BYTES)
 		f->flags |= QUIRE_NET_RX_F_BAD_LEN;
-	else if (ld32(f->data + CRC_OFFSET) != frame_crc(f->data, f->len))
+	else if (ld32(f->data + QUIRE_FRAME_OFF_CRC) != frame_crc(f->data, f->len))
 		f->flags |= QUIRE_NET_RX_F_BAD_CRC;
 }
 
@@ -152,7 +151,7 @@ static int selected(const struct quire_netport *p, const struct rx_frame *f)
 {
 	if (!p->rx_comm || f->flags)
 		return 1;
-	return (uint32_t)(f->data[8] | f->data[9] << 8) == p->rx_comm;
+	return (ld32(f->data + QUIRE_FRAME_OFF_COMM) & 0xffffu) == p->rx_comm;
 }
 
 /* The link that points at the first frame the filter passes, or NULL. */
@@ -231,9 +230,10 @@ static uint32_t tx_send(struct quire_netport *p, const uint8_t *mem, uint64_t me
 		return QUIRE_ERR_RANGE;
 	uint8_t *f = p->tx_buf;
 	memcpy(f, mem + p->tx_card, len);
-	uint32_t dst = ld32(f + 4) >> 16;
-	st32(f + 4, (uint32_t)p->addr | dst << 16); /* the port stamps its own address */
-	st32(f + CRC_OFFSET, frame_crc(f, len));
+	uint32_t dst = ld32(f + QUIRE_FRAME_OFF_ADDRS) >> 16;
+	st32(f + QUIRE_FRAME_OFF_ADDRS,
+	     (uint32_t)p->addr | dst << 16); /* the port stamps its own address */
+	st32(f + QUIRE_FRAME_OFF_CRC, frame_crc(f, len));
 	struct sockaddr_un sa;
 	if (port_path(&sa, p->dir, dst))
 		return QUIRE_ERR_RANGE;
@@ -383,15 +383,12 @@ int quire_netport_open(const struct quire_netport_config *cfg, void (*wake)(void
 	int sndbuf = 1 << 20;
 	(void)setsockopt(p->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	unlink(p->self.sun_path); /* a port of an earlier run that did not clean up */
-	if (bind(p->fd, (struct sockaddr *)&p->self, sizeof(p->self)) != 0 ||
-	    pipe2(p->stop_pipe, O_CLOEXEC) != 0) {
+	int bound = bind(p->fd, (struct sockaddr *)&p->self, sizeof(p->self)) == 0;
+	if (!bound || pipe2(p->stop_pipe, O_CLOEXEC) != 0) {
 		int st = errno == ENOENT || errno == EACCES ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO;
 		close(p->fd);
-		if (p->stop_pipe[0] >= 0) {
-			close(p->stop_pipe[0]);
-			close(p->stop_pipe[1]);
+		if (bound)
 			unlink(p->self.sun_path);
-		}
 		free(p);
 		return st;
 	}
