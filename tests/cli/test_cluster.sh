@@ -14,6 +14,20 @@ check() { # check DESCRIPTION COMMAND...: passes when the command succeeds
 	if "$@"; then ok "$d"; else ko "$d"; fi
 }
 cards_alive() { pgrep -f "[q]uire-sim --socket /tmp/quire-cluster-" >/dev/null; }
+no_cards() { ! cards_alive; }
+wait_until() { # wait_until COMMAND...: up to 5 s for it to succeed
+	i=0
+	while ! "$@" && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+start_sleeping_cluster() { # a launcher around `sleep 30`, its cards running; sets lpid
+	"$CL" -n 2 -- sleep 30 &
+	lpid=$!
+	wait_until cards_alive
+	sleep 0.2
+}
 dirs() { ls -d /tmp/quire-cluster-* 2>/dev/null | wc -l; }
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 dirs_before=$(dirs)
@@ -28,32 +42,23 @@ check "a probability above 1 refused" [ $? -eq 2 ]
 check "a command that cannot run: exit 127" [ $? -eq 127 ]
 "$CL" -n 2 -- sh -c 'test -S "$QUIRE_CLUSTER_DIR/card-0.sock" && test -S "$QUIRE_CLUSTER_DIR/card-1.sock" && exit 3'
 check "the command sees both cards and its exit status comes back" [ $? -eq 3 ]
-check "no card process left" sh -c '! pgrep -f "[q]uire-sim --socket /tmp/quire-cluster-" >/dev/null'
+check "no card process left" no_cards
 
 # Stopped (SIGTERM) while its command runs: the command and the cards end, the directory goes.
-"$CL" -n 2 -- sleep 30 &
-lpid=$!
-i=0
-while ! cards_alive && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-sleep 0.2
+start_sleeping_cluster
 kill -TERM $lpid
 wait $lpid
 check "stopped with SIGTERM: exit 128+15" [ $? -eq 143 ]
-check "stopped: no card process left" sh -c '! pgrep -f "[q]uire-sim --socket /tmp/quire-cluster-" >/dev/null'
+check "stopped: no card process left" no_cards
 check "stopped: no sleep left" sh -c '! pgrep -f "^[s]leep 30$" >/dev/null'
 
 # Killed (SIGKILL): it cannot clean up, but its cards die with it.
-"$CL" -n 2 -- sleep 30 &
-lpid=$!
-i=0
-while ! cards_alive && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-sleep 0.2
+start_sleeping_cluster
 left=$(ls -d /tmp/quire-cluster-* 2>/dev/null | tail -1)
 kill -KILL $lpid
 wait $lpid 2>/dev/null
-i=0
-while cards_alive && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-check "killed with SIGKILL: its cards end too" sh -c '! pgrep -f "[q]uire-sim --socket /tmp/quire-cluster-" >/dev/null'
+wait_until no_cards
+check "killed with SIGKILL: its cards end too" no_cards
 pkill -f "^[s]leep 30$" 2>/dev/null
 [ -n "$left" ] && rm -rf "$left" # what a SIGKILLed launcher could not remove
 
@@ -70,7 +75,7 @@ if [ -x "$B/tests/mpi/test_card_fault" ]; then
 	pass=$((pass + ${p:-0}))
 	fail=$((fail + ${f:-0}))
 	[ $rc -ne 0 ] && [ "${f:-0}" -eq 0 ] && ko "test_card_fault exited with $rc"
-	check "after the card fault: no card process left" sh -c '! pgrep -f "[q]uire-sim --socket /tmp/quire-cluster-" >/dev/null'
+	check "after the card fault: no card process left" no_cards
 fi
 check "every cluster directory removed" [ "$(dirs)" -eq "$dirs_before" ]
 echo "cluster: $pass passed, $fail failed"

@@ -3,18 +3,12 @@
  * Card communicators: every collective is one descriptor, and the cards run
  * it among themselves over their network ports (firmware/allreduce.c). The
  * host only submits, and its request completes when the card's does.
- *
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "comm.h"
 #include "quire/regs.h"
-
-static uint16_t address_of(const struct quire_info *in)
-{
-	return (uint16_t)in->net.addr;
-}
 
 int quire_card_address(struct quire_ctx *ctx, uint16_t *addr)
 {
@@ -26,7 +20,7 @@ int quire_card_address(struct quire_ctx *ctx, uint16_t *addr)
 		return st;
 	if (!(in.caps & QUIRE_CAP_NET) || in.net.link != 1)
 		return QUIRE_ERR_NOT_SUPPORTED; /* no card, or a card without a network */
-	*addr = address_of(&in);
+	*addr = (uint16_t)in.net.addr;
 	return QUIRE_OK;
 }
 
