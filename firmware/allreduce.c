@@ -44,11 +44,6 @@ struct pass {
 	uint32_t out0;   /* the element dst starts with */
 };
 
-static uint32_t min_u32(uint32_t a, uint32_t b)
-{
-	return a < b ? a : b;
-}
-
 /* Member k's segment, in units. */
 static void segment(const struct pass *p, uint32_t k, uint32_t *off, uint32_t *len)
 {
@@ -203,12 +198,6 @@ static uint32_t unit_bytes(const struct pass *p, uint32_t fmt)
 	return p->exps ? 1 : quire_fw_format_bytes(fmt);
 }
 
-/* Every frame of one segment: at least one, so that empty segments keep the beat. */
-#define FOR_CHUNKS(p, seg_off, seg_len, off, len)                                                  \
-	for (uint32_t off = seg_off, len = min_u32(p->chunk, seg_len), once_ = 1;                  \
-	     once_ || off < seg_off + seg_len;                                                     \
-	     off += p->chunk, len = min_u32(p->chunk, seg_off + seg_len - off), once_ = 0)
-
 static int ring(struct pass *p)
 {
 	struct quire_fw_comm *c = p->c;
@@ -222,7 +211,7 @@ static int ring(struct pass *p)
 	int st = QUIRE_OK;
 	if (w == 1) {
 		segment(p, 0, &so, &sl);
-		FOR_CHUNKS(p, so, sl, off, len)
+		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
 		{
 			st = finish(p, off, len, NONE, 0, TXP, &fl);
 			if (!st)
@@ -234,7 +223,7 @@ static int ring(struct pass *p)
 	}
 	for (uint32_t s = 0; s + 1 < w; s++) { /* reduce-scatter */
 		segment(p, (r + w - 1 - s) % w, &so, &sl);
-		FOR_CHUNKS(p, so, sl, off, len)
+		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
 		{
 			if (s == 0 && narrow) {
 				st = len ? local(p, off, len, TXP) : QUIRE_OK;
@@ -255,7 +244,7 @@ static int ring(struct pass *p)
 		}
 	}
 	segment(p, r, &so, &sl); /* this member's segment: finished here */
-	FOR_CHUNKS(p, so, sl, off, len)
+	FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
 	{
 		st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off, len * (w == 2 ? b0 : pb),
 				 FW_COLL_RX, &fl);
@@ -272,7 +261,7 @@ static int ring(struct pass *p)
 		return QUIRE_OK;
 	for (uint32_t s = 0; s + 1 < w; s++) { /* all-gather: received in place to pass on */
 		segment(p, (r + w - 1 - s) % w, &so, &sl);
-		FOR_CHUNKS(p, so, sl, off, len)
+		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
 		{
 			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off, len * fb, TXP, &fl);
 			if (!st)

@@ -13,21 +13,11 @@
 #define TXP   (FW_COLL_TX + QUIRE_FRAME_HDR_BYTES)
 #define CHUNK QUIRE_FRAME_MAX_PAYLOAD
 
-static uint32_t min_u32(uint32_t a, uint32_t b)
-{
-	return a < b ? a : b;
-}
-
-/* Every chunk of `bytes` (at least one frame, so that every step is seen). */
-#define FOR_CHUNKS(bytes, off, len)                                                                \
-	for (uint32_t off = 0, len = min_u32(CHUNK, bytes), once_ = 1; once_ || off < (bytes);     \
-	     off += CHUNK, len = min_u32(CHUNK, (bytes)-off), once_ = 0)
-
 static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct quire_cmd *d)
 {
 	uint32_t w = c->size, r = c->rank, b = d->count;
 	int st = QUIRE_OK;
-	FOR_CHUNKS(b, off, len) /* this member's bytes: to its own slot, and on */
+	FW_FOR_CHUNKS(0, b, CHUNK, off, len) /* this member's bytes: to its own slot, and on */
 	{
 		st = fw_dma(fw, d->src + off, TXP, len, QUIRE_DMA_TO_CARD);
 		if (!st)
@@ -41,7 +31,7 @@ static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct qui
 	}
 	for (uint32_t s = 0; s + 1 < w; s++) { /* step s brings member r-1-s's bytes */
 		uint64_t slot = d->dst + (uint64_t)((r + w - 1 - s) % w) * b;
-		FOR_CHUNKS(b, off, len)
+		FW_FOR_CHUNKS(0, b, CHUNK, off, len)
 		{
 			uint32_t fl;
 			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s), off, len,
@@ -62,7 +52,8 @@ static int bcast(struct quire_fw *fw, struct quire_fw_comm *c, const struct quir
 {
 	uint32_t w = c->size, hop = (c->rank + w - (uint32_t)d->stride) % w, b = d->count;
 	int st = QUIRE_OK;
-	FOR_CHUNKS(b, off, len) /* hop h receives at step h-1 and passes on at step h */
+	FW_FOR_CHUNKS(0, b, CHUNK, off,
+		      len) /* hop h receives at step h-1 and passes on at step h */
 	{
 		uint32_t fl;
 		if (hop == 0)

@@ -7,6 +7,21 @@
 
 #include "fw.h"
 
+static inline uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * Every chunk of at most `chunk` units of [first, first + count): `off` and `len` name
+ * each. A collective sends a frame per chunk, and at least one even for nothing, so that
+ * every step of the ring is seen.
+ */
+#define FW_FOR_CHUNKS(first, count, chunk, off, len)                                               \
+	for (uint32_t off = (first), len = min_u32((chunk), (count)), once_ = 1;                   \
+	     once_ || off < (first) + (count);                                                     \
+	     off += (chunk), len = min_u32((chunk), (first) + (count)-off), once_ = 0)
+
 /* bar.c */
 int fw_find_blocks(struct quire_fw *fw);
 

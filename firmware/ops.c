@@ -12,11 +12,6 @@
 #include "quire/regs.h"
 #include "quire/status.h"
 
-static uint32_t min_u32(uint32_t a, uint32_t b)
-{
-	return a < b ? a : b;
-}
-
 /* Is [addr, addr + bytes) inside the host memory window? */
 static int in_window(struct quire_fw *fw, uint64_t addr, uint64_t bytes)
 {
