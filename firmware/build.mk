@@ -5,7 +5,7 @@
 #   the on-chip memories of firmware/link.ld (the link fails past them).
 FW_SRCS := firmware/cmdloop.c firmware/validate.c firmware/ops.c firmware/dma.c \
 	firmware/engines.c firmware/bar.c firmware/net.c firmware/comm.c firmware/allreduce.c \
-	firmware/gather.c
+	firmware/gather.c firmware/alive.c
 FW_BUILD_ID := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
 FW_NATIVE_OBJS := $(FW_SRCS:%.c=$(BUILD)/fw-native/%.o)
 FW_NATIVE_FLAGS := -DQUIRE_FW_NATIVE -DQUIRE_FW_BUILD_ID=$(FW_BUILD_ID)u

@@ -17,6 +17,7 @@ int quire_fw_init(struct quire_fw *fw)
 	fw->cmds_ok = fw->cmds_err = 0;
 	fw->dma_bytes = 0;
 	fw->mlp_width0 = 0;
+	fw->heartbeat = 0;
 	int st = fw_find_blocks(fw);
 	if (st != QUIRE_OK)
 		return st; /* without its blocks the firmware cannot even say so */
@@ -90,6 +91,8 @@ static int post(struct quire_fw *fw, uint32_t seq, int status, uint32_t opcode, 
 	if (st == QUIRE_OK)
 		st = fw_dma(fw, slot + QUIRE_CPL_BYTES - 4, FW_CPL + QUIRE_CPL_BYTES - 4, 4,
 			    QUIRE_DMA_TO_HOST);
+	if (st == QUIRE_ERR_PEER)
+		return -1; /* the command's host is gone: its ring is no longer ours to write */
 	if (st != QUIRE_OK) {
 		/* The completion ring itself is unreachable: flag the queue, tell the host. */
 		hal_bar_write(fw, fw->bar.cplq, QUIRE_Q_STATUS,
@@ -136,6 +139,9 @@ int quire_fw_poll(struct quire_fw *fw)
 	uint32_t log2 = hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_SIZE_LOG2), size = 1u << log2;
 	int served = 0;
 	for (;;) {
+		/* A host that left or reset its queues zeroed the producer: that is no backlog. */
+		if (epoch_changed(fw))
+			return served;
 		uint32_t pending = hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_PRODUCER) - fw->cmd_cons;
 		if (pending == 0)
 			break;
@@ -153,6 +159,7 @@ int quire_fw_poll(struct quire_fw *fw)
 			continue;
 		}
 		uint64_t t0 = hal_cycles(fw);
+		fw_heartbeat(fw);
 		struct quire_cmd cmd;
 		uint32_t result = 0, detail = QUIRE_DETAIL_RING;
 		int status;
@@ -181,5 +188,5 @@ void quire_fw_run(struct quire_fw *fw)
 		return;
 	do
 		quire_fw_poll(fw);
-	while (hal_wait_event(fw) == 0);
+	while (fw_idle(fw) == 0);
 }

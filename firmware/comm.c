@@ -70,6 +70,7 @@ int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	c->coll_seq = c->tx_seq = c->rx_seq = 0;
 	c->failed = 0;
 	c->id = (uint16_t)id;
+	fw_keepalive_start(fw, c);
 	*detail = QUIRE_DETAIL_NONE;
 	return QUIRE_OK;
 }

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* DMA mover driver. The mover checks host addresses against the window it may reach. */
+/*
+ * DMA mover driver. The mover checks host addresses against the window it may reach,
+ * and each transfer carries the queue epoch of its command: once the host has gone or
+ * reset its queues, what is left of its command is refused (QUIRE_ERR_PEER).
+ */
 #include "hal.h"
 #include "internal.h"
 #include "quire/status.h"
@@ -13,11 +17,13 @@ int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CARD, card);
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_LEN, len);
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_DIR, dir);
+	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_EPOCH, fw->epoch);
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CTRL, QUIRE_DMA_START);
 	while (!(hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CTRL) & QUIRE_DMA_DONE))
 		;
 	int status = (int)hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_STATUS);
 	if (status == QUIRE_OK)
 		fw->dma_bytes += len;
+	fw_heartbeat(fw);
 	return status;
 }

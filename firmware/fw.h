@@ -42,6 +42,7 @@ struct quire_fw_comm {
 	uint32_t coll_seq;       /* collectives started */
 	uint32_t tx_seq, rx_seq; /* frames sent to next, taken from prev */
 	uint32_t addrs;          /* card memory offset of the members' addresses */
+	uint64_t keepalive_at;   /* cycle count when the next keepalive is due */
 };
 
 struct quire_fw {
@@ -60,7 +61,8 @@ struct quire_fw {
 	uint32_t cycles_per_ms;
 	uint32_t net_addr; /* this card's network address; net_up 0 without a network */
 	uint32_t net_up;
-	uint32_t stopping; /* the HAL said stop while a collective waited */
+	uint32_t stopping;  /* the HAL said stop while a collective waited */
+	uint32_t heartbeat; /* QUIRE_CNT_HEARTBEAT's value */
 	struct quire_fw_comm comm[QUIRE_FW_MAX_COMMS];
 };
 

@@ -35,9 +35,13 @@ int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint
 int fw_execute(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *result,
 	       uint32_t *detail);
 
-/* timer: wait for an event or until the cycle counter reaches `deadline`; 0, or -1 when
- * the firmware must stop. */
+/* alive.c: liveness. fw_wait_until waits for an event or until the cycle counter reaches
+ * `deadline` (waking sooner for the heartbeat and keepalives); 0, or -1 when the firmware
+ * must stop. fw_idle is the command loop's sleep, the same with keepalives due. */
+void fw_heartbeat(struct quire_fw *fw);
 int fw_wait_until(struct quire_fw *fw, uint64_t deadline);
+int fw_idle(struct quire_fw *fw);
+void fw_keepalive_start(struct quire_fw *fw, struct quire_fw_comm *c);
 
 /* net.c: frames of communicator c. The payload of a sent frame lies at FW_COLL_TX +
  * QUIRE_FRAME_HDR_BYTES. A receive takes the next frame from the ring neighbour, which
@@ -50,6 +54,9 @@ int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 void fw_net_drain(struct quire_fw *fw, uint32_t id);
 /* Tell every other member that collective c->coll_seq failed with `status`. */
 void fw_net_abort(struct quire_fw *fw, struct quire_fw_comm *c, int status);
+/* Tell the next member that this one is alive; drop keepalives waiting in the port. */
+void fw_net_keepalive(struct quire_fw *fw, struct quire_fw_comm *c);
+void fw_net_drop_keepalives(struct quire_fw *fw, uint32_t id);
 
 /* comm.c */
 /* Member r's network address in the table (u16 per member) at card memory `table`. */

@@ -11,6 +11,7 @@
 #define FW_INFO            0x00000080u /* INFO's answer (64 B) */
 #define FW_SMALL           0x00001000u /* the chosen candidate of MLP_SCORE */
 #define FW_ABORT_FRAME     0x00001800u /* an ABORT frame being sent (32 B) */
+#define FW_KEEPALIVE_FRAME 0x00001840u /* a KEEPALIVE frame being sent (32 B) */
 #define FW_COMM_ADDRS      0x00002000u /* members' addresses, one table per communicator */
 #define FW_COMM_ADDRS_STEP 0x00000800u /* 1024 members x 2 bytes */
 #define FW_COMM_DESC       0x00004000u /* COMM_INIT's descriptor, as read */

@@ -24,18 +24,6 @@ static void net_set(struct quire_fw *fw, uint32_t reg, uint32_t v)
 	hal_write32(fw, QUIRE_CARD_NET + reg, v);
 }
 
-int fw_wait_until(struct quire_fw *fw, uint64_t deadline)
-{
-	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_WAKE_AT_HI, (uint32_t)(deadline >> 32));
-	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_WAKE_AT_LO, (uint32_t)deadline);
-	int stop = hal_wait_event(fw);
-	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_WAKE_AT_LO, 0);
-	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_WAKE_AT_HI, 0);
-	if (stop)
-		fw->stopping = 1;
-	return stop ? -1 : 0;
-}
-
 static uint64_t deadline_of(struct quire_fw *fw, const struct quire_fw_comm *c)
 {
 	return hal_cycles(fw) + (uint64_t)c->timeout_ms * fw->cycles_per_ms;
@@ -59,9 +47,10 @@ static int transmit(struct quire_fw *fw, uint32_t at, uint32_t w0, uint32_t dst,
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_ADDRS, fw->net_addr | dst << 16);
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_COMM, w2);
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_CRC, 0); /* the port's */
-	net_set(fw, QUIRE_NET_TX_CARD, at);
-	net_set(fw, QUIRE_NET_TX_LEN, QUIRE_FRAME_HDR_BYTES + len);
 	for (;;) {
+		/* Set each time: a keepalive may have been sent while this one waited. */
+		net_set(fw, QUIRE_NET_TX_CARD, at);
+		net_set(fw, QUIRE_NET_TX_LEN, QUIRE_FRAME_HDR_BYTES + len);
 		net_set(fw, QUIRE_NET_TX_CTRL, QUIRE_NET_GO);
 		int st = (int)net(fw, QUIRE_NET_TX_STATUS);
 		if (st != QUIRE_ERR_BUSY)
@@ -103,9 +92,34 @@ void fw_net_abort(struct quire_fw *fw, struct quire_fw_comm *c, int status)
 	}
 }
 
+void fw_net_keepalive(struct quire_fw *fw, struct quire_fw_comm *c)
+{
+	uint32_t at = FW_KEEPALIVE_FRAME;
+	/* link_seq: the DATA frames sent so far, so a receiver still missing one knows it was
+	 * lost rather than late (frames from one sender arrive in order). */
+	frame_fields(fw, at, c->coll_seq, 0, 0, c->tx_seq);
+	/* A peer too full to take it has frames of ours to read anyway. */
+	(void)transmit(fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_KEEPALIVE << 8, c->next, c->id,
+		       0, hal_cycles(fw) + fw->cycles_per_ms);
+}
+
 static void drop(struct quire_fw *fw)
 {
 	net_set(fw, QUIRE_NET_RX_CTRL, QUIRE_NET_RX_DROP);
+}
+
+static uint32_t head_type(struct quire_fw *fw)
+{
+	return net(fw, QUIRE_NET_RX_HDR(0)) >> 8 & 0xff;
+}
+
+void fw_net_drop_keepalives(struct quire_fw *fw, uint32_t id)
+{
+	net_set(fw, QUIRE_NET_RX_COMM, id);
+	while (net(fw, QUIRE_NET_RX_PENDING) && !net(fw, QUIRE_NET_RX_FLAGS) &&
+	       head_type(fw) == QUIRE_FRAME_KEEPALIVE)
+		drop(fw);
+	net_set(fw, QUIRE_NET_RX_COMM, 0);
 }
 
 void fw_net_drain(struct quire_fw *fw, uint32_t id)
@@ -150,6 +164,13 @@ int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 		if (comm != c->id) {
 			drop(fw); /* the filter let it through: the port is broken */
 			return QUIRE_ERR_INTERNAL;
+		}
+		if (type == QUIRE_FRAME_KEEPALIVE && src == c->prev) {
+			drop(fw);
+			if (HDR(QUIRE_FRAME_OFF_LINK_SEQ) != c->rx_seq)
+				return QUIRE_ERR_LINK; /* it sent a frame this card never got */
+			deadline = deadline_of(fw, c); /* alive: wait for it as long again */
+			continue;
 		}
 		if (coll < c->coll_seq) {
 			drop(fw); /* left over from an earlier collective */

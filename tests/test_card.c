@@ -422,6 +422,69 @@ static void test_host_detach(void **state)
 		assert_int_equal(comm_init(r, id, 960 + id), QUIRE_OK);
 }
 
+/* The next host, and when it comes: before the card's nth transfer. */
+struct next_host {
+	struct quire_device *dev;
+	uint8_t *mem;
+	uint64_t at;
+};
+
+static void host_swap(void *arg, uint64_t n)
+{
+	struct next_host *h = arg;
+	if (n != h->at)
+		return;
+	h->dev->ops->detach_host(h->dev);
+	assert_int_equal(h->dev->ops->attach_host(h->dev, h->mem, IOVA, HOST_BYTES), QUIRE_OK);
+}
+
+/*
+ * A host goes away in the middle of a long command, and the next host attaches before
+ * the firmware takes another step, at the same DMA addresses (every host's window starts
+ * at the same IOVA). Nothing of the old command, neither its data nor its completion,
+ * may reach the new host's memory; the new host's first completion is its own.
+ */
+static void test_next_host_untouched(void **state)
+{
+	struct rig *r = *state;
+	struct next_host h = {.mem = aligned_alloc(4096, HOST_BYTES), .at = 6};
+	memset(h.mem, 0x5a, HOST_BYTES); /* zeros would encode to zeros: a write would not show */
+	struct quire_emu_config cfg = {.before_dma = host_swap, .before_dma_arg = &h};
+	/* A card of its own, whose firmware calls host_swap. */
+	r->dev->ops->detach_host(r->dev);
+	r->dev->ops->destroy(r->dev);
+	h.dev = r->dev = quire_emu_create(&cfg);
+	assert_non_null(r->dev);
+	assert_int_equal(r->dev->ops->attach_host(r->dev, r->host, IOVA, HOST_BYTES), QUIRE_OK);
+	for (int i = 0; i < 500 && rd(r, r->id + QUIRE_ID_FW_STATE) != QUIRE_FW_STATE_RUNNING; i++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	rig_queues(r, 4);
+	const uint32_t n = 8u << 20; /* 32 MiB of fp32: four chunks, a dozen transfers */
+	const uint64_t src = DATA, dst = DATA + (40u << 20), exp = DATA + (56u << 20);
+	struct rng g = {5};
+	fill_edge_gradients(&g, (float *)(r->host + src), n, 1);
+	put(r, &(struct quire_cmd){.opcode = QUIRE_OPC_ENCODE,
+				   .format = QUIRE_FMT_BFP8,
+				   .seq = 1,
+				   .count = n,
+				   .src = IOVA + src,
+				   .dst = IOVA + dst,
+				   .exp = IOVA + exp});
+	doorbell(r);
+	/* Transfer 1 fetches the descriptor, 2-4 are the first chunk's: at the 6th the host
+	 * leaves in the middle of the command, and the next one is there. Had the command
+	 * gone on, it would have ended well within this wait. */
+	nanosleep(&(struct timespec){0, 400000000}, NULL);
+	size_t touched = 0;
+	for (size_t i = 0; i < HOST_BYTES; i++)
+		touched += h.mem[i] != 0x5a;
+	assert_int_equal(touched, 0);
+	free(r->host);
+	r->host = h.mem;
+	rig_queues(r, 4);
+	check_good_encode(r, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +495,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_engine_errors_and_inputs_kept, rig_setup,
 					    rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_host_detach, rig_setup, rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_next_host_untouched, rig_setup, rig_teardown),
 	};
 	return cmocka_run_group_tests_name("simulated card", tests, NULL, NULL);
 }

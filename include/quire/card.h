@@ -82,6 +82,10 @@
 #define QUIRE_DMA_DIR     0x10 /* QUIRE_DMA_TO_CARD or QUIRE_DMA_TO_HOST */
 #define QUIRE_DMA_CTRL    0x14 /* write QUIRE_DMA_START; reads QUIRE_DMA_DONE when finished */
 #define QUIRE_DMA_STATUS  0x18 /* enum quire_status of the last transfer */
+/* The queue epoch (QUIRE_CTL_QUEUE_EPOCH) of the command a transfer serves: the mover
+ * refuses it with QUIRE_ERR_PEER once the epoch has moved on, so nothing of a host that
+ * left ever reaches the memory of the next one. */
+#define QUIRE_DMA_EPOCH   0x1c
 #define QUIRE_DMA_TO_CARD 0u
 #define QUIRE_DMA_TO_HOST 1u
 #define QUIRE_DMA_START   1u

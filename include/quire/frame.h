@@ -20,6 +20,10 @@
 enum quire_frame_type {
 	QUIRE_FRAME_DATA = 1,  /* one chunk of one step of a collective */
 	QUIRE_FRAME_ABORT = 2, /* the sender gave up on collective coll_seq: so must everyone */
+	/* The sender is alive and a member of the communicator (to the member that waits for
+	 * its DATA, every quarter of the timeout): a slow peer is not a dead one. link_seq:
+	 * the DATA frames it has sent on this link, so a lost last frame is still noticed. */
+	QUIRE_FRAME_KEEPALIVE = 3,
 };
 
 /* flags */

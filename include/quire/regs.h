@@ -121,13 +121,20 @@ enum quire_engine_kind {
 #define QUIRE_NET_TX_BYTES_HI    0x18
 #define QUIRE_NET_TX_DROPS       0x1c /* 1.1: frames sent to an address no port has */
 
-/* Counters block (version 1.0). */
-#define QUIRE_RB_COUNTERS_VERSION QUIRE_RB_MAKE_VERSION(1, 0)
+/* Counters block (version 1.1). */
+#define QUIRE_RB_COUNTERS_VERSION QUIRE_RB_MAKE_VERSION(1, 1)
 #define QUIRE_CNT_CMDS_OK         0x10
 #define QUIRE_CNT_CMDS_ERR        0x14
 #define QUIRE_CNT_DMA_BYTES_LO    0x18
 #define QUIRE_CNT_DMA_BYTES_HI    0x1c
 #define QUIRE_CNT_CYCLES_LO       0x20 /* free-running card clock */
 #define QUIRE_CNT_CYCLES_HI       0x24
+/*
+ * 1.1: the firmware's heartbeat. It advances at least every QUIRE_HEARTBEAT_MS while the
+ * card has work (a command, or a wait inside one for its peers), so a host tells a card
+ * that is slow from one that has stopped: no advance for its timeout means stopped.
+ */
+#define QUIRE_CNT_HEARTBEAT 0x28
+#define QUIRE_HEARTBEAT_MS  100u
 
 #endif /* QUIRE_REGS_H */

@@ -82,6 +82,10 @@ struct emu {
 
 	quire_irq_fn irq_fn;
 	void *irq_ctx;
+
+	void (*before_dma)(void *arg, uint64_t n);
+	void *before_dma_arg;
+	uint64_t dma_count;
 };
 
 static struct emu *emu_of(struct quire_device *dev)
@@ -279,7 +283,9 @@ static void dma_run(struct emu *e)
 	uint32_t card = e->dma[QUIRE_DMA_CARD / 4], len = e->dma[QUIRE_DMA_LEN / 4];
 	uint32_t status = QUIRE_OK;
 	uint8_t *c = card_ptr(e, card, len, 1);
-	if (!e->host || host < e->host_iova || host - e->host_iova > e->host_size ||
+	if (e->dma[QUIRE_DMA_EPOCH / 4] != e->epoch) {
+		status = QUIRE_ERR_PEER; /* the host of its command has gone or reset the queues */
+	} else if (!e->host || host < e->host_iova || host - e->host_iova > e->host_size ||
 	    len > e->host_size - (host - e->host_iova) || !c) {
 		status = QUIRE_ERR_RANGE;
 	} else {
@@ -459,6 +465,8 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 {
 	struct emu *e = ctx;
 	uint32_t raise = 0;
+	if (e->before_dma && addr == QUIRE_CARD_DMA + QUIRE_DMA_CTRL && (v & QUIRE_DMA_START))
+		e->before_dma(e->before_dma_arg, ++e->dma_count);
 	pthread_mutex_lock(&e->lock);
 	if (addr >= QUIRE_CARD_MEM) {
 		uint32_t *p = card_ptr(e, addr - QUIRE_CARD_MEM, 4, 4);
@@ -593,6 +601,10 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 	e->dev.ops = &emu_ops;
 	e->mem_bytes = cfg && cfg->mem_bytes ? cfg->mem_bytes : 128u << 20;
 	e->clock_hz = cfg && cfg->clock_hz ? cfg->clock_hz : 250000000u;
+	if (cfg) {
+		e->before_dma = cfg->before_dma;
+		e->before_dma_arg = cfg->before_dma_arg;
+	}
 	e->mem = calloc(1, e->mem_bytes);
 	e->mlp = calloc(1, sizeof(*e->mlp));
 	if (!e->mem || !e->mlp) {

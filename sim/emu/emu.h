@@ -17,6 +17,11 @@ struct quire_emu_config {
 	uint32_t clock_hz;  /* 0: 250 MHz */
 	/* The card's network port, NULL for none (its link stays down). */
 	const struct quire_netport_config *net;
+	/* Fault injection for tests: called on the firmware's thread before each DMA
+	 * transfer starts (n counts them from 1), with no lock held, so a test can make
+	 * a host leave or come at an exact point of a command. NULL: none. */
+	void (*before_dma)(void *arg, uint64_t n);
+	void *before_dma_arg;
 };
 
 /* A card, its firmware already running. NULL on failure (errno set). */
