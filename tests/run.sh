@@ -62,6 +62,8 @@ if [ $unit_only -eq 0 ]; then
 	fi
 	# The simulated cluster: its launcher, and a card killed in the middle of an all-reduce.
 	run sh tests/cli/test_cluster.sh "$BUILD"
+	# A card frozen (SIGSTOP) under one host, and in a 4-card all-reduce job.
+	run sh tests/cli/test_card_freeze.sh "$BUILD"
 	for seed in 1 2 3; do
 		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
 	done

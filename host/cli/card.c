@@ -172,7 +172,8 @@ static void check(struct selftest *t, const char *name, struct quire_op op, cons
 			*refs[f] = (struct quire_ref){NULL, 0};
 			if (!io[f].bytes)
 				continue;
-			if (quire_buf_alloc(ctxs[k], io[f].bytes, &bufs[k][f]) != QUIRE_OK) {
+			st[k] = quire_buf_alloc(ctxs[k], io[f].bytes, &bufs[k][f]);
+			if (st[k] != QUIRE_OK) {
 				why = "cannot allocate buffers";
 				break;
 			}

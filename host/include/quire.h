@@ -155,7 +155,14 @@ int quire_open(const char *uri, struct quire_ctx **ctx);
  * are freed here (their handles become invalid); a card process it started is ended. */
 void quire_close(struct quire_ctx *ctx);
 
-/* Timeout of quire_run and of waits given QUIRE_WAIT_DEFAULT, in ms (default 10000). */
+/*
+ * How long the card may show no progress (no completion, no heartbeat) while it has
+ * work, in ms: default 10000, or QUIRE_TIMEOUT_MS from the environment; -1: no limit.
+ * A slow card is waited for; one that stands still this long is unresponsive: the call
+ * that finds it out returns QUIRE_ERR_TIMEOUT, and every later call on the context
+ * fails at once with QUIRE_ERR_UNRESPONSIVE (close it and open it again). Freeing
+ * requests, communicators and the context then waits for nothing (docs/failures.md).
+ */
 void quire_set_timeout(struct quire_ctx *ctx, int timeout_ms);
 #define QUIRE_WAIT_DEFAULT    (-2)
 #define QUIRE_WAIT_FOREVER    (-1)
@@ -216,8 +223,9 @@ struct quire_op {
 int quire_submit(struct quire_ctx *ctx, const struct quire_op *op, struct quire_req **req);
 /* QUIRE_ERR_BUSY while in flight, else the operation's final status. */
 int quire_test(struct quire_req *req);
-/* The final status, or QUIRE_ERR_TIMEOUT if still in flight after timeout_ms
- * (QUIRE_WAIT_DEFAULT: the context's timeout); QUIRE_ERR_PEER if the card is gone. */
+/* The final status; QUIRE_ERR_TIMEOUT if still in flight after timeout_ms of wall time
+ * (the caller's patience: the context stays usable), or sooner when the card stopped
+ * making progress (QUIRE_WAIT_DEFAULT: only then); QUIRE_ERR_PEER if the card is gone. */
 int quire_wait(struct quire_req *req, int timeout_ms);
 /* MLP_SCORE: the chosen candidate; INFO: bytes written. */
 uint32_t quire_req_result(const struct quire_req *req);
@@ -225,7 +233,8 @@ uint32_t quire_req_result(const struct quire_req *req);
 uint32_t quire_req_cycles(const struct quire_req *req);
 /* Which descriptor field an error is about (enum quire_detail). */
 uint32_t quire_req_detail(const struct quire_req *req);
-/* Release a request; one still in flight is waited for first (with the context's timeout). */
+/* Release a request; one still in flight is waited for first (at most the context's
+ * timeout, not at all on an unresponsive card) and otherwise abandoned. */
 void quire_req_free(struct quire_req *req);
 
 /* Submit, wait, free: the final status; *result as quire_req_result (may be NULL). */
@@ -252,7 +261,7 @@ struct quire_comm_config {
 	int rank, size;
 	const uint16_t *addrs; /* each rank's card address (quire_card_address), in rank order */
 	uint16_t id;           /* the same on every rank, unused on each member card; from 1 */
-	int timeout_ms;        /* how long a collective waits for a peer; 0: 5000 */
+	int timeout_ms;        /* how long a card waits for a silent peer; 0: QUIRE_TIMEOUT_MS or 5000 */
 };
 /* A communicator of cards; every rank calls this with its own rank. */
 int quire_comm_create(struct quire_ctx *ctx, const struct quire_comm_config *cfg,

@@ -31,7 +31,9 @@
 	X(QUIRE_ERR_OVERFLOW, 18, "partial sum would overflow its integer type")                   \
 	X(QUIRE_ERR_INTERNAL, 19, "internal error")                                                \
 	X(QUIRE_ERR_OVERRUN, 20, "command ring overrun: descriptors were lost")                    \
-	X(QUIRE_ERR_LINK, 21, "frame lost or corrupted on the card network")
+	X(QUIRE_ERR_LINK, 21, "frame lost or corrupted on the card network")                      \
+	X(QUIRE_ERR_UNRESPONSIVE, 22,                                                              \
+	  "card unresponsive: an earlier wait timed out; reopen the context")
 
 enum quire_status {
 #define QUIRE_STATUS_ENUM(name, value, text) name = value,
@@ -39,7 +41,7 @@ enum quire_status {
 #undef QUIRE_STATUS_ENUM
 };
 
-#define QUIRE_STATUS_COUNT 22 /* one past the largest code */
+#define QUIRE_STATUS_COUNT 23 /* one past the largest code */
 
 /* A short English description of a status code; never NULL. */
 const char *quire_strerror(int status);

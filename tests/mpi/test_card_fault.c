@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * A card killed in the middle of an all-reduce, under quire-cluster with W
- * ranks on "sim:cluster": rank 0 kills the last rank's card (kill -9 of its
- * quire-sim) once the collective is under way. The victim's rank must learn its card is
- * gone; every other rank's call must return QUIRE_ERR_TIMEOUT within the
- * communicator's limit, never hang, with its input buffer intact. Prints
+ * A card killed, or frozen, in the middle of an all-reduce, under quire-cluster with W
+ * ranks on "sim:cluster": rank 0 kills the last rank's card (kill -9 of its quire-sim)
+ * or stops it (SIGSTOP: a hung card) once the collective is under way. Killed: the
+ * victim's rank learns its card is gone ("peer lost"). Frozen: the victim's rank times
+ * out after its context's timeout (set to the same limit), and its context then refuses
+ * everything at once. Either way every other rank's call returns QUIRE_ERR_TIMEOUT within
+ * the communicator's limit, never hangs, and every input buffer is intact. Prints
  * "card fault: N passed, N failed".
  *
- *   quire-cluster -n 4 -- mpirun -np 4 test_card_fault [TIMEOUT_MS (0: the default, 5 s)]
+ *   quire-cluster -n 4 -- mpirun -np 4 test_card_fault [TIMEOUT_MS (0: 5 s) [kill|stop]]
  */
 #include <mpi.h>
 #include <signal.h>
@@ -60,6 +62,7 @@ int main(int argc, char **argv)
 	/* 0: the communicator's default limit */
 	int timeout_ms = argc > 1 ? atoi(argv[1]) : 2000, victim = size - 1;
 	int limit_ms = timeout_ms ? timeout_ms : (int)QUIRE_COMM_TIMEOUT_DEFAULT_MS;
+	int freeze = argc > 2 && strcmp(argv[2], "stop") == 0;
 	struct quire_ctx *ctx;
 	struct quire_comm *comm;
 	if (size < 3 || quire_open("sim:cluster", &ctx) ||
@@ -67,6 +70,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rank %d: needs quire-cluster and 3 or more ranks\n", rank);
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
+	quire_set_timeout(ctx, limit_ms); /* how long a card may stand still */
 	size_t n = 8u << 20; /* fp32, 32 MiB: long enough on simulated cards to be hit */
 	struct quire_buf *x, *y;
 	if (quire_buf_alloc(ctx, n * 4, &x) || quire_buf_alloc(ctx, n * 4, &y))
@@ -91,30 +95,38 @@ int main(int argc, char **argv)
 	if (rank == 0) {
 		usleep(20 * 1000);
 		pid_t pid = card_pid(victim);
-		if (pid <= 0 || kill(pid, SIGKILL) != 0)
-			fprintf(stderr, "rank 0: cannot kill card %d\n", victim);
+		if (pid <= 0 || kill(pid, freeze ? SIGSTOP : SIGKILL) != 0)
+			fprintf(stderr, "rank 0: cannot stop card %d\n", victim);
+		struct timespec wall; /* for scripts that time the whole job from the fault */
+		clock_gettime(CLOCK_REALTIME, &wall);
+		printf("fault at %lld.%09ld\n", (long long)wall.tv_sec, wall.tv_nsec);
+		fflush(stdout);
 	}
 	if (st == QUIRE_OK)
 		st = quire_wait(req, QUIRE_WAIT_DEFAULT);
 	double took = now_s() - t0;
 	quire_req_free(req);
-	int expect = rank == victim ? QUIRE_ERR_PEER : QUIRE_ERR_TIMEOUT;
+	int expect = rank == victim && !freeze ? QUIRE_ERR_PEER : QUIRE_ERR_TIMEOUT;
 	if (st != expect)
 		fprintf(stderr, "rank %d: %s (%d), %.2f s\n", rank, quire_strerror(st), st, took);
-	report(st == expect, "every rank's all-reduce fails: the dead card's own rank with "
-			     "\"peer lost\", the others with a timeout");
+	report(st == expect, freeze ? "every rank's all-reduce fails with a timeout, the frozen "
+				      "card's own rank too"
+				    : "every rank's all-reduce fails: the dead card's own rank with "
+				      "\"peer lost\", the others with a timeout");
 	double worst;
 	MPI_Allreduce(&took, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	char what[160];
 	snprintf(what, sizeof(what),
 		 "within the limit: slowest rank returned after %.2f s "
-		 "(limit %.1f s after the kill at about 0.02 s)",
-		 worst, limit_ms / 1000.0);
+		 "(limit %.1f s after the %s at about 0.02 s)",
+		 worst, limit_ms / 1000.0, freeze ? "freeze" : "kill");
 	report(worst < 0.05 + limit_ms / 1000.0 + 1.5, what);
 	report(memcmp(in, copy, n * 4) == 0, "every rank's input buffer intact");
 	/* The communicator stays failed; the survivors' cards still serve their hosts. */
-	int again = rank == victim ? QUIRE_ERR_PEER : quire_barrier(comm, NULL);
-	report(again == QUIRE_ERR_PEER, "the failed communicator refuses the next collective");
+	int again = quire_barrier(comm, NULL);
+	int expect_again = rank == victim && freeze ? QUIRE_ERR_UNRESPONSIVE : QUIRE_ERR_PEER;
+	report(again == expect_again, "the failed communicator refuses the next collective "
+				      "(the frozen card's context: at once, unresponsive)");
 	if (rank == 0)
 		printf("card fault: %d passed, %d failed\n", passed, failed);
 	free(copy);

@@ -123,6 +123,8 @@ static int progress(struct sim *s, int (*done)(struct sim *, void *), void *arg,
 			return QUIRE_OK;
 		if (s->lost)
 			return QUIRE_ERR_PEER;
+		if (s->t->state(s->t) == QUIRE_ERR_TIMEOUT)
+			return QUIRE_ERR_TIMEOUT; /* hung: nothing will come */
 		int64_t left = deadline < 0 ? 100 : deadline - quire_now_ms();
 		if (left <= 0)
 			return QUIRE_ERR_TIMEOUT;
@@ -151,8 +153,9 @@ static int has_room(struct sim *s, void *arg)
 static int sim_submit(struct quire_ctx *ctx, struct quire_req *req)
 {
 	struct sim *s = ctx->priv;
-	if (s->lost)
-		return QUIRE_ERR_PEER;
+	s->t->timeout_ms = ctx->timeout_ms;
+	if (s->lost || s->t->state(s->t) != QUIRE_OK)
+		return s->lost ? QUIRE_ERR_PEER : s->t->state(s->t);
 	int st = progress(s, has_room, NULL, ctx->timeout_ms);
 	if (st != QUIRE_OK)
 		return st == QUIRE_ERR_TIMEOUT ? QUIRE_ERR_BUSY : st;
@@ -163,12 +166,23 @@ static int sim_submit(struct quire_ctx *ctx, struct quire_req *req)
 	s->inflight[slot] = req;
 	s->in_flight++;
 	wr(s, s->blk_cmdq + QUIRE_Q_PRODUCER, ++s->prod);
-	return QUIRE_OK;
+	return s->t->state(s->t);
 }
 
 static int sim_wait(struct quire_ctx *ctx, struct quire_req *req, int timeout_ms)
 {
 	return progress(ctx->priv, req_done, req, timeout_ms);
+}
+
+static int sim_heartbeat(struct quire_ctx *ctx, uint32_t *beat, int timeout_ms)
+{
+	struct sim *s = ctx->priv;
+	if (s->lost)
+		return QUIRE_ERR_PEER;
+	s->t->timeout_ms = timeout_ms;
+	*beat = rd(s, s->blk_counters + QUIRE_CNT_HEARTBEAT);
+	s->t->timeout_ms = ctx->timeout_ms;
+	return s->t->state(s->t);
 }
 
 static void sim_abandon(struct quire_ctx *ctx, struct quire_req *req)
@@ -185,7 +199,10 @@ static int sim_info(struct quire_ctx *ctx, struct quire_info *info)
 	if (s->lost)
 		return QUIRE_ERR_PEER;
 	strcpy(info->backend, "sim");
+	s->t->timeout_ms = ctx->timeout_ms;
 	int st = walk(s, info);
+	if (s->t->state(s->t) != QUIRE_OK)
+		return s->t->state(s->t);
 	if (st != QUIRE_OK)
 		return st;
 	uint32_t board = rd(s, s->blk_id + QUIRE_ID_BOARD);
@@ -213,7 +230,7 @@ static int sim_info(struct quire_ctx *ctx, struct quire_info *info)
 		uint32_t lo = rd(s, r + QUIRE_NET_TX_BYTES_LO);
 		info->net.tx_bytes = (uint64_t)rd(s, r + QUIRE_NET_TX_BYTES_HI) << 32 | lo;
 	}
-	return QUIRE_OK;
+	return s->t->state(s->t); /* all the reads answered */
 }
 
 static int sim_buf_alloc(struct quire_ctx *ctx, size_t bytes, void **p, uint64_t *dma)
@@ -235,7 +252,8 @@ static void sim_buf_free(struct quire_ctx *ctx, void *p, size_t bytes)
 static void sim_close(struct quire_ctx *ctx)
 {
 	struct sim *s = ctx->priv;
-	if (!s->lost) {
+	s->t->timeout_ms = ctx->timeout_ms;
+	if (!s->lost && s->t->state(s->t) == QUIRE_OK) {
 		wr(s, s->blk_irq + QUIRE_IRQ_MASK, 0);
 		wr(s, s->blk_cmdq + QUIRE_Q_CTRL, 0);
 		wr(s, s->blk_cplq + QUIRE_Q_CTRL, 0);
@@ -254,6 +272,7 @@ static const struct quire_backend_ops sim_ops = {
     .submit = sim_submit,
     .wait = sim_wait,
     .abandon = sim_abandon,
+    .heartbeat = sim_heartbeat,
     .close = sim_close,
 };
 

@@ -24,7 +24,11 @@ struct transport {
 	/* 0 after an interrupt (or anything else worth a look), QUIRE_ERR_TIMEOUT, or
 	 * QUIRE_ERR_PEER when the card is gone. */
 	int (*wait_irq)(struct transport *t, int timeout_ms);
+	/* QUIRE_OK; QUIRE_ERR_TIMEOUT once the card failed to answer a register access within
+	 * timeout_ms (it is then not asked again); QUIRE_ERR_PEER once it is gone. */
+	int (*state)(struct transport *t);
 	void (*close)(struct transport *t);
+	int timeout_ms; /* how long a register access may wait for the card (-1: forever) */
 };
 
 /* opts: NULL or "", or the card's network port: "net=DIR,addr=N[,drop=P,corrupt=P,seed=S]". */

@@ -3,6 +3,10 @@
  * A card in a quire-sim process, over a Unix socket (sim/protocol.h). Host
  * memory is a memfd both processes map. With no socket path given, a
  * quire-sim is started for this transport alone and ended with it.
+ *
+ * A card process can stop answering without going away (stopped, wedged): every
+ * exchange is bounded by t.timeout_ms, and a card that lets one run out is marked
+ * hung and not asked again, so no call waits for it twice.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +33,7 @@ struct sock {
 	struct quire_device dev;
 	int fd, memfd;
 	int lost;
+	int hung; /* a register access ran out of time: the card is not asked again */
 	uint64_t irqs_pending;
 	pid_t child;             /* a quire-sim of our own, or 0 */
 	char dir[64], path[128]; /* its socket */
@@ -42,13 +47,26 @@ static struct sock *sock_of_dev(struct quire_device *d)
 static int send_msg(struct sock *s, uint32_t type, uint32_t off, uint64_t v, uint64_t v2)
 {
 	struct quire_sim_msg m = {type, off, v, v2};
-	if (s->lost)
+	if (s->lost || s->hung)
 		return -1;
-	if (send(s->fd, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m)) {
-		s->lost = 1;
+	for (;;) {
+		ssize_t n = send(s->fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n == (ssize_t)sizeof(m))
+			return 0;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+			/* A card that reads nothing fills the socket: wait for room, not forever. */
+			struct pollfd p = {s->fd, POLLOUT, 0};
+			int r = poll(&p, 1, s->t.timeout_ms);
+			if (r > 0 || (r < 0 && errno == EINTR))
+				continue;
+			if (r == 0) {
+				s->hung = 1;
+				return -1;
+			}
+		}
+		s->lost = 1; /* a short write of a 24-byte message: the stream is broken */
 		return -1;
 	}
-	return 0;
 }
 
 /* One message from the card, waiting at most timeout_ms: 1 read, 0 none, -1 gone. */
@@ -80,10 +98,16 @@ static uint32_t sock_read(struct quire_device *d, uint32_t off)
 	struct quire_sim_msg m;
 	if (send_msg(s, QUIRE_SIM_MMIO_READ, off, 0, 0))
 		return 0xffffffffu;
+	int64_t end = s->t.timeout_ms < 0 ? -1 : quire_now_ms() + s->t.timeout_ms;
 	for (;;) { /* interrupts may come first: count them for wait_irq */
-		int r = recv_msg(s, &m, 10000);
-		if (r <= 0) {
-			s->lost = 1;
+		int64_t left = end < 0 ? -1 : end - quire_now_ms();
+		int r = left == 0 || left < -1 ? 0 : recv_msg(s, &m, (int)left);
+		if (r < 0)
+			return 0xffffffffu;
+		if (r == 0) {
+			if (end >= 0 && quire_now_ms() < end)
+				continue; /* a signal woke the poll */
+			s->hung = 1;
 			return 0xffffffffu;
 		}
 		if (m.type == QUIRE_SIM_IRQ)
@@ -107,6 +131,8 @@ static int sock_wait(struct transport *t, int timeout_ms)
 {
 	struct sock *s = (struct sock *)t;
 	struct quire_sim_msg m;
+	if (s->hung)
+		return QUIRE_ERR_TIMEOUT;
 	if (s->irqs_pending) {
 		s->irqs_pending = 0;
 		return QUIRE_OK;
@@ -117,11 +143,28 @@ static int sock_wait(struct transport *t, int timeout_ms)
 	return r == 0 ? QUIRE_ERR_TIMEOUT : QUIRE_OK;
 }
 
+static int sock_state(struct transport *t)
+{
+	struct sock *s = (struct sock *)t;
+	return s->lost ? QUIRE_ERR_PEER : s->hung ? QUIRE_ERR_TIMEOUT : QUIRE_OK;
+}
+
+#define STOP_GRACE_MS 2000 /* how long our own card process may take to end on SIGTERM */
+
 static void stop_child(struct sock *s)
 {
 	if (s->child > 0) {
-		kill(s->child, SIGTERM);
-		waitpid(s->child, NULL, 0);
+		/* A hung card may be stopped, and a stopped process acts on no SIGTERM. */
+		kill(s->child, s->hung ? SIGKILL : SIGTERM);
+		int64_t t0 = quire_now_ms();
+		while (waitpid(s->child, NULL, WNOHANG) == 0) {
+			if (quire_now_ms() - t0 > STOP_GRACE_MS) {
+				kill(s->child, SIGKILL);
+				waitpid(s->child, NULL, 0);
+				break;
+			}
+			usleep(5000);
+		}
 		s->child = 0;
 	}
 	if (s->path[0])
@@ -225,7 +268,9 @@ int transport_socket_open(const char *path, struct transport **out)
 	s->t.iova = QUIRE_SIM_IOVA;
 	s->t.mem_size = transport_host_bytes();
 	s->t.wait_irq = sock_wait;
+	s->t.state = sock_state;
 	s->t.close = sock_close;
+	s->t.timeout_ms = 10000;
 	int st = QUIRE_OK;
 	s->memfd = memfd_create("quire-host-memory", MFD_CLOEXEC);
 	if (s->memfd < 0 || ftruncate(s->memfd, (off_t)s->t.mem_size) != 0) {

@@ -50,7 +50,7 @@ int quire_comm_create(struct quire_ctx *ctx, const struct quire_comm_config *cfg
 	d->comm = cfg->id;
 	d->rank = (__u16)cfg->rank;
 	d->size = (__u16)cfg->size;
-	d->timeout_ms = (__u32)cfg->timeout_ms;
+	d->timeout_ms = (__u32)(cfg->timeout_ms ? cfg->timeout_ms : quire_env_timeout_ms());
 	memcpy(d->addr, cfg->addrs, 2u * (uint32_t)cfg->size);
 	struct quire_op op = {.opcode = QUIRE_OPC_COMM_INIT, .count = bytes, .src = {desc, 0}};
 	st = quire_run(ctx, &op, NULL);

@@ -16,6 +16,14 @@ int64_t quire_now_ms(void)
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+int quire_env_timeout_ms(void)
+{
+	const char *v = getenv("QUIRE_TIMEOUT_MS");
+	char *end;
+	long ms = v ? strtol(v, &end, 10) : 0;
+	return v && *v && !*end && ms > 0 && ms <= (long)QUIRE_COMM_TIMEOUT_MAX_MS ? (int)ms : 0;
+}
+
 int quire_open(const char *uri, struct quire_ctx **out)
 {
 	if (!uri || !out)
@@ -24,7 +32,7 @@ int quire_open(const char *uri, struct quire_ctx **out)
 	struct quire_ctx *ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return QUIRE_ERR_NOMEM;
-	ctx->timeout_ms = DEFAULT_TIMEOUT_MS;
+	ctx->timeout_ms = quire_env_timeout_ms() ? quire_env_timeout_ms() : DEFAULT_TIMEOUT_MS;
 	ctx->next_seq = 1;
 	int st;
 	if (strcmp(uri, "cpu") == 0)
@@ -41,6 +49,12 @@ int quire_open(const char *uri, struct quire_ctx **out)
 	}
 	*out = ctx;
 	return QUIRE_OK;
+}
+
+void quire_ctx_fail(struct quire_ctx *ctx, int status)
+{
+	if (!ctx->failed)
+		ctx->failed = status == QUIRE_ERR_PEER ? QUIRE_ERR_PEER : QUIRE_ERR_UNRESPONSIVE;
 }
 
 void quire_close(struct quire_ctx *ctx)
@@ -64,7 +78,12 @@ int quire_get_info(struct quire_ctx *ctx, struct quire_info *info)
 	if (!ctx || !info)
 		return QUIRE_ERR_INVALID;
 	memset(info, 0, sizeof(*info));
-	return ctx->ops->info(ctx, info);
+	if (quire_ctx_failed(ctx))
+		return quire_ctx_failed(ctx);
+	int st = ctx->ops->info(ctx, info);
+	if (st == QUIRE_ERR_TIMEOUT || st == QUIRE_ERR_PEER)
+		quire_ctx_fail(ctx, st);
+	return st;
 }
 
 const char *quire_block_name(uint32_t type)
@@ -94,6 +113,8 @@ int quire_buf_alloc(struct quire_ctx *ctx, size_t bytes, struct quire_buf **out)
 	if (!ctx || !out || bytes == 0)
 		return QUIRE_ERR_INVALID;
 	*out = NULL;
+	if (quire_ctx_failed(ctx))
+		return quire_ctx_failed(ctx);
 	struct quire_buf *b = calloc(1, sizeof(*b));
 	if (!b)
 		return QUIRE_ERR_NOMEM;

@@ -27,6 +27,10 @@ struct quire_backend_ops {
 	int (*wait)(struct quire_ctx *ctx, struct quire_req *req, int timeout_ms);
 	/* Forget a request still in flight: its completion will be dropped. */
 	void (*abandon)(struct quire_ctx *ctx, struct quire_req *req);
+	/* The card's heartbeat (QUIRE_CNT_HEARTBEAT), read within timeout_ms: QUIRE_OK,
+	 * QUIRE_ERR_TIMEOUT when the card did not answer, QUIRE_ERR_PEER when it is gone.
+	 * NULL for a backend without a card (its operations finish where they are run). */
+	int (*heartbeat)(struct quire_ctx *ctx, uint32_t *beat, int timeout_ms);
 	void (*close)(struct quire_ctx *ctx);
 };
 
@@ -38,7 +42,23 @@ struct quire_ctx {
 	uint32_t mlp_width0; /* input width of the model loaded through this context */
 	uint32_t loading_width0;
 	struct quire_buf *bufs; /* every buffer still allocated: quire_close frees them */
+	/* Liveness (request.c): the card has work while requests are in flight, and must
+	 * show progress (a completion, or its heartbeat moving) within timeout_ms. */
+	uint32_t in_flight;
+	uint32_t beat;             /* the heartbeat last read */
+	int64_t progress_at;       /* when the card last showed progress, ms */
+	int64_t beat_read_at;      /* when the heartbeat was last read, ms */
+	int failed;                /* QUIRE_ERR_UNRESPONSIVE or QUIRE_ERR_PEER: the context is done */
 };
+
+/* The context can take no more work: its status, for a call to return at once. */
+static inline int quire_ctx_failed(const struct quire_ctx *ctx)
+{
+	return ctx->failed;
+}
+
+/* A backend call said the card stopped answering (TIMEOUT) or is gone (PEER): remember it. */
+void quire_ctx_fail(struct quire_ctx *ctx, int status);
 
 struct quire_buf {
 	struct quire_ctx *ctx;
@@ -66,6 +86,9 @@ int quire_backend_sim_open(struct quire_ctx *ctx, const char *where);
 /* A backend reports a finished request. */
 void quire_req_complete(struct quire_req *req, int status, uint32_t result, uint32_t cycles,
 			uint32_t detail);
+
+/* QUIRE_TIMEOUT_MS from the environment (1 to QUIRE_COMM_TIMEOUT_MAX_MS), else 0. */
+int quire_env_timeout_ms(void);
 
 /* Milliseconds on a monotonic clock. */
 int64_t quire_now_ms(void);

@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: MIT
-/* Requests: from a quire_op to a checked descriptor, and their lives. */
+/*
+ * Requests: from a quire_op to a checked descriptor, and their lives.
+ *
+ * How long to wait for a card is a question of progress, not of wall time: a
+ * card with work must complete something, or move its heartbeat, within the
+ * context's timeout. A slow card (a loaded machine, a collective whose peers
+ * are late but alive) is waited for; a card that stands still is declared
+ * unresponsive after one timeout, and from then on every call on the context
+ * fails at once with QUIRE_ERR_UNRESPONSIVE (docs/failures.md).
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../../firmware/fw.h"
 #include "core.h"
+#include "quire/regs.h"
 
 static int ref_addr(struct quire_ctx *ctx, const struct quire_ref *r, __u64 *addr)
 {
@@ -63,6 +73,8 @@ int quire_submit(struct quire_ctx *ctx, const struct quire_op *op, struct quire_
 	if (!ctx || !op || !out)
 		return QUIRE_ERR_INVALID;
 	*out = NULL;
+	if (quire_ctx_failed(ctx))
+		return quire_ctx_failed(ctx);
 	struct quire_req *req = calloc(1, sizeof(*req));
 	if (!req)
 		return QUIRE_ERR_NOMEM;
@@ -74,7 +86,13 @@ int quire_submit(struct quire_ctx *ctx, const struct quire_op *op, struct quire_
 			ctx->loading_width0 =
 			    (uint32_t)((const uint8_t *)op->src.buf->ptr)[op->src.offset + 8] |
 			    (uint32_t)((const uint8_t *)op->src.buf->ptr)[op->src.offset + 9] << 8;
+		if (ctx->in_flight++ == 0)
+			ctx->progress_at = quire_now_ms(); /* an idle card's clock starts now */
 		st = ctx->ops->submit(ctx, req);
+		if (st != QUIRE_OK && !req->done)
+			ctx->in_flight--;
+		if (st == QUIRE_ERR_TIMEOUT || st == QUIRE_ERR_PEER)
+			quire_ctx_fail(ctx, st);
 	}
 	if (st != QUIRE_OK) {
 		free(req);
@@ -92,26 +110,12 @@ void quire_req_complete(struct quire_req *req, int status, uint32_t result, uint
 	req->cycles = cycles;
 	req->detail = detail;
 	req->done = 1;
+	req->ctx->in_flight--;
+	req->ctx->progress_at = quire_now_ms();
 	if (req->cmd.opcode == QUIRE_OPC_MLP_LOAD)
 		req->ctx->mlp_width0 = status == QUIRE_OK ? req->ctx->loading_width0 : 0;
 	if (req->on_done)
 		req->on_done(req->done_arg, status);
-}
-
-/* Collectives wait for peers: the card bounds that wait itself (the communicator's
- * timeout), so the host waits for its answer however long the data takes. */
-static int is_collective(const struct quire_req *req)
-{
-	switch (req->cmd.opcode) {
-	case QUIRE_OPC_ALLREDUCE:
-	case QUIRE_OPC_REDUCE_SCATTER:
-	case QUIRE_OPC_ALLGATHER:
-	case QUIRE_OPC_BROADCAST:
-	case QUIRE_OPC_BARRIER:
-		return 1;
-	default:
-		return 0;
-	}
 }
 
 int quire_test(struct quire_req *req)
@@ -119,22 +123,65 @@ int quire_test(struct quire_req *req)
 	if (!req)
 		return QUIRE_ERR_INVALID;
 	if (!req->done)
-		req->ctx->ops->wait(req->ctx, req, 0);
+		(void)quire_wait(req, 0);
 	return req->done ? req->status : QUIRE_ERR_BUSY;
+}
+
+/* Has the card shown progress within the context's timeout? QUIRE_OK, or the status of
+ * the failure (the context is then failed). The heartbeat is read at most every slice. */
+static int check_progress(struct quire_ctx *ctx)
+{
+	if (!ctx->ops->heartbeat || ctx->timeout_ms < 0)
+		return QUIRE_OK;
+	int64_t now = quire_now_ms();
+	if (now - ctx->beat_read_at >= QUIRE_HEARTBEAT_MS) {
+		int64_t left = ctx->progress_at + ctx->timeout_ms - now;
+		uint32_t beat = 0;
+		int st = left > 0 ? ctx->ops->heartbeat(ctx, &beat, (int)left) : QUIRE_ERR_TIMEOUT;
+		if (st != QUIRE_OK) {
+			quire_ctx_fail(ctx, st);
+			return st;
+		}
+		now = ctx->beat_read_at = quire_now_ms();
+		if (beat != ctx->beat) {
+			ctx->beat = beat;
+			ctx->progress_at = now;
+		}
+	}
+	if (now - ctx->progress_at >= ctx->timeout_ms) {
+		quire_ctx_fail(ctx, QUIRE_ERR_TIMEOUT);
+		return QUIRE_ERR_TIMEOUT;
+	}
+	return QUIRE_OK;
 }
 
 int quire_wait(struct quire_req *req, int timeout_ms)
 {
 	if (!req)
 		return QUIRE_ERR_INVALID;
-	if (timeout_ms == QUIRE_WAIT_DEFAULT)
-		timeout_ms = is_collective(req) ? QUIRE_WAIT_FOREVER : req->ctx->timeout_ms;
-	if (!req->done) {
-		int st = req->ctx->ops->wait(req->ctx, req, timeout_ms);
-		if (st == QUIRE_ERR_PEER)
+	struct quire_ctx *ctx = req->ctx;
+	/* QUIRE_WAIT_DEFAULT: as long as the card makes progress. */
+	int64_t end = timeout_ms < 0 ? -1 : quire_now_ms() + timeout_ms;
+	while (!req->done) {
+		if (quire_ctx_failed(ctx))
+			return quire_ctx_failed(ctx);
+		int64_t now = quire_now_ms();
+		int slice = QUIRE_HEARTBEAT_MS;
+		if (end >= 0 && end - now < slice)
+			slice = end > now ? (int)(end - now) : 0;
+		int st = ctx->ops->wait(ctx, req, slice);
+		if (req->done)
+			break;
+		if (st == QUIRE_ERR_PEER) {
+			quire_ctx_fail(ctx, st);
 			quire_req_complete(req, st, 0, 0, QUIRE_DETAIL_NONE);
-		else if (st != QUIRE_OK)
-			return st;
+			break;
+		}
+		st = check_progress(ctx);
+		if (st != QUIRE_OK)
+			return st; /* the call that finds it out says TIMEOUT (or PEER) */
+		if (end >= 0 && quire_now_ms() >= end)
+			return QUIRE_ERR_TIMEOUT; /* the caller's patience, not the card's fault */
 	}
 	return req->status;
 }
@@ -158,8 +205,14 @@ void quire_req_free(struct quire_req *req)
 {
 	if (!req)
 		return;
-	if (!req->done && quire_wait(req, QUIRE_WAIT_DEFAULT) == QUIRE_ERR_TIMEOUT)
-		req->ctx->ops->abandon(req->ctx, req);
+	struct quire_ctx *ctx = req->ctx;
+	/* At most one timeout, and none once the card is known to be unresponsive. */
+	if (!req->done && !quire_ctx_failed(ctx))
+		(void)quire_wait(req, ctx->timeout_ms);
+	if (!req->done) {
+		ctx->ops->abandon(ctx, req);
+		ctx->in_flight--;
+	}
 	free(req);
 }
 
