@@ -101,20 +101,27 @@ static int card_ready(int i, int wait_ms)
 	return -1;
 }
 
+#define STOP_GRACE_MS 2000 /* how long the cards together may take to end on SIGTERM */
+
 static void stop_cards(void)
 {
-	for (int i = 0; i < n_cards; i++)
-		if (cards[i] > 0)
+	/* A stopped (hung) card acts on SIGTERM only once continued; one that still does not
+	 * end within the grace period is killed. The whole teardown is bounded by it. */
+	for (int i = 0; i < n_cards; i++) {
+		if (cards[i] > 0) {
 			kill(cards[i], SIGTERM);
+			kill(cards[i], SIGCONT);
+		}
+	}
+	int waited = 0;
 	for (int i = 0; i < n_cards; i++) {
 		if (cards[i] <= 0)
 			continue;
-		int waited = 0;
-		while (waitpid(cards[i], NULL, WNOHANG) == 0 && waited < 3000) {
+		while (waitpid(cards[i], NULL, WNOHANG) == 0 && waited < STOP_GRACE_MS) {
 			usleep(10000);
 			waited += 10;
 		}
-		if (waited >= 3000) {
+		if (waited >= STOP_GRACE_MS) {
 			kill(cards[i], SIGKILL);
 			waitpid(cards[i], NULL, 0);
 		}
