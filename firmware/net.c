@@ -99,8 +99,8 @@ void fw_net_keepalive(struct quire_fw *fw, struct quire_fw_comm *c)
 	 * lost rather than late (frames from one sender arrive in order). */
 	frame_fields(fw, at, c->coll_seq, 0, 0, c->tx_seq);
 	/* A peer too full to take it has frames of ours to read anyway. */
-	(void)transmit(fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_KEEPALIVE << 8, c->next, c->id,
-		       0, hal_cycles(fw) + fw->cycles_per_ms);
+	(void)transmit(fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_KEEPALIVE << 8, c->next, c->id, 0,
+		       hal_cycles(fw) + fw->cycles_per_ms);
 }
 
 static void drop(struct quire_fw *fw)

@@ -261,7 +261,7 @@ struct quire_comm_config {
 	int rank, size;
 	const uint16_t *addrs; /* each rank's card address (quire_card_address), in rank order */
 	uint16_t id;           /* the same on every rank, unused on each member card; from 1 */
-	int timeout_ms;        /* how long a card waits for a silent peer; 0: QUIRE_TIMEOUT_MS or 5000 */
+	int timeout_ms; /* how long a card waits for a silent peer; 0: QUIRE_TIMEOUT_MS or 5000 */
 };
 /* A communicator of cards; every rank calls this with its own rank. */
 int quire_comm_create(struct quire_ctx *ctx, const struct quire_comm_config *cfg,

@@ -31,7 +31,7 @@
 	X(QUIRE_ERR_OVERFLOW, 18, "partial sum would overflow its integer type")                   \
 	X(QUIRE_ERR_INTERNAL, 19, "internal error")                                                \
 	X(QUIRE_ERR_OVERRUN, 20, "command ring overrun: descriptors were lost")                    \
-	X(QUIRE_ERR_LINK, 21, "frame lost or corrupted on the card network")                      \
+	X(QUIRE_ERR_LINK, 21, "frame lost or corrupted on the card network")                       \
 	X(QUIRE_ERR_UNRESPONSIVE, 22,                                                              \
 	  "card unresponsive: an earlier wait timed out; reopen the context")
 

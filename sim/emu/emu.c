@@ -286,7 +286,7 @@ static void dma_run(struct emu *e)
 	if (e->dma[QUIRE_DMA_EPOCH / 4] != e->epoch) {
 		status = QUIRE_ERR_PEER; /* the host of its command has gone or reset the queues */
 	} else if (!e->host || host < e->host_iova || host - e->host_iova > e->host_size ||
-	    len > e->host_size - (host - e->host_iova) || !c) {
+		   len > e->host_size - (host - e->host_iova) || !c) {
 		status = QUIRE_ERR_RANGE;
 	} else {
 		uint8_t *h = e->host + (host - e->host_iova);

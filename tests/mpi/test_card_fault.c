@@ -109,10 +109,11 @@ int main(int argc, char **argv)
 	int expect = rank == victim && !freeze ? QUIRE_ERR_PEER : QUIRE_ERR_TIMEOUT;
 	if (st != expect)
 		fprintf(stderr, "rank %d: %s (%d), %.2f s\n", rank, quire_strerror(st), st, took);
-	report(st == expect, freeze ? "every rank's all-reduce fails with a timeout, the frozen "
-				      "card's own rank too"
-				    : "every rank's all-reduce fails: the dead card's own rank with "
-				      "\"peer lost\", the others with a timeout");
+	report(st == expect, freeze
+				 ? "every rank's all-reduce fails with a timeout, the frozen "
+				   "card's own rank too"
+				 : "every rank's all-reduce fails: the dead card's own rank with "
+				   "\"peer lost\", the others with a timeout");
 	double worst;
 	MPI_Allreduce(&took, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	char what[160];

@@ -54,7 +54,8 @@ static int send_msg(struct sock *s, uint32_t type, uint32_t off, uint64_t v, uin
 		if (n == (ssize_t)sizeof(m))
 			return 0;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-			/* A card that reads nothing fills the socket: wait for room, not forever. */
+			/* A card that reads nothing fills the socket: wait for room, not forever.
+			 */
 			struct pollfd p = {s->fd, POLLOUT, 0};
 			int r = poll(&p, 1, s->t.timeout_ms);
 			if (r > 0 || (r < 0 && errno == EINTR))

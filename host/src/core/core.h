@@ -45,10 +45,10 @@ struct quire_ctx {
 	/* Liveness (request.c): the card has work while requests are in flight, and must
 	 * show progress (a completion, or its heartbeat moving) within timeout_ms. */
 	uint32_t in_flight;
-	uint32_t beat;             /* the heartbeat last read */
-	int64_t progress_at;       /* when the card last showed progress, ms */
-	int64_t beat_read_at;      /* when the heartbeat was last read, ms */
-	int failed;                /* QUIRE_ERR_UNRESPONSIVE or QUIRE_ERR_PEER: the context is done */
+	uint32_t beat;        /* the heartbeat last read */
+	int64_t progress_at;  /* when the card last showed progress, ms */
+	int64_t beat_read_at; /* when the heartbeat was last read, ms */
+	int failed;           /* QUIRE_ERR_UNRESPONSIVE or QUIRE_ERR_PEER: the context is done */
 };
 
 /* The context can take no more work: its status, for a call to return at once. */
