@@ -3,7 +3,10 @@
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_REF_OBJS := $(BUILD)/tests/ref/bfp_ref.o
-TEST_CFLAGS := -DQUIRE_TEST_DATA='"$(CURDIR)/tests/data"' -Wno-unknown-pragmas
+TEST_CFLAGS := -DQUIRE_TEST_DATA='"$(CURDIR)/tests/data"' -Wno-unknown-pragmas \
+	-DQUIRE_TEST_SIM='"$(CURDIR)/$(QUIRE_SIM)"'
+# test_freeze starts (and stops) a card process of its own.
+$(BUILD)/tests/test_freeze: $(QUIRE_SIM)
 
 $(foreach s,$(TEST_SRCS) tests/ref/bfp_ref.c,$(eval EXTRA_CFLAGS_$(s) := $(TEST_CFLAGS)))
 

@@ -164,6 +164,15 @@ void quire_close(struct quire_ctx *ctx);
  * requests, communicators and the context then waits for nothing (docs/failures.md).
  */
 void quire_set_timeout(struct quire_ctx *ctx, int timeout_ms);
+/*
+ * Make the context usable again after its card stopped answering, if the card answers
+ * now: requests still in flight complete with QUIRE_ERR_UNRESPONSIVE, the card drops
+ * whatever it had of them, and communicators made on this context are gone (free them
+ * and make new ones); buffers are kept. QUIRE_OK; QUIRE_ERR_TIMEOUT if the card still
+ * does not answer within the timeout (the context stays unresponsive); QUIRE_ERR_PEER if
+ * it is gone (reopen). On a context that is working, the same: a fresh start.
+ */
+int quire_reset(struct quire_ctx *ctx);
 #define QUIRE_WAIT_DEFAULT    (-2)
 #define QUIRE_WAIT_FOREVER    (-1)
 
@@ -221,7 +230,9 @@ struct quire_op {
 
 /* Submit without waiting. On success *req is in flight; free it with quire_req_free. */
 int quire_submit(struct quire_ctx *ctx, const struct quire_op *op, struct quire_req **req);
-/* QUIRE_ERR_BUSY while in flight, else the operation's final status. */
+/* QUIRE_ERR_BUSY while in flight, else the operation's final status (or the context's
+ * failure: QUIRE_ERR_TIMEOUT when this call finds the card unresponsive, then
+ * QUIRE_ERR_UNRESPONSIVE; QUIRE_ERR_PEER once the card is gone). */
 int quire_test(struct quire_req *req);
 /* The final status; QUIRE_ERR_TIMEOUT if still in flight after timeout_ms of wall time
  * (the caller's patience: the context stays usable), or sooner when the card stopped

@@ -185,6 +185,43 @@ static int sim_heartbeat(struct quire_ctx *ctx, uint32_t *beat, int timeout_ms)
 	return s->t->state(s->t);
 }
 
+static int setup_queue(struct sim *s, uint32_t block, void *ring);
+
+/* Empty rings, enabled: a new queue epoch, so the card drops what it had of the old ones. */
+static int restart_queues(struct sim *s)
+{
+	memset(s->cmds, 0, s->size * sizeof(*s->cmds));
+	memset(s->cpls, 0, s->size * sizeof(*s->cpls));
+	s->prod = s->cpl_cons = s->in_flight = 0;
+	s->cpl_phase = 1; /* the first pass of the ring writes phase 1 */
+	int st = setup_queue(s, s->blk_cplq, s->cpls);
+	if (st == QUIRE_OK)
+		st = setup_queue(s, s->blk_cmdq, s->cmds);
+	if (st == QUIRE_OK)
+		wr(s, s->blk_irq + QUIRE_IRQ_MASK, QUIRE_IRQ_CPL | QUIRE_IRQ_ERROR);
+	return st;
+}
+
+static int sim_reset(struct quire_ctx *ctx, int status)
+{
+	struct sim *s = ctx->priv;
+	if (s->lost)
+		return QUIRE_ERR_PEER;
+	s->t->timeout_ms = ctx->timeout_ms;
+	s->t->revive(s->t);
+	if (rd(s, s->blk_id + QUIRE_ID_MAGIC) != QUIRE_ID_MAGIC_VALUE)
+		return s->t->state(s->t) != QUIRE_OK ? s->t->state(s->t) : QUIRE_ERR_NO_DEVICE;
+	wr(s, s->blk_cmdq + QUIRE_Q_CTRL, 0);
+	wr(s, s->blk_cplq + QUIRE_Q_CTRL, 0);
+	for (uint32_t i = 0; i < s->size; i++) {
+		if (s->inflight[i])
+			quire_req_complete(s->inflight[i], status, 0, 0, QUIRE_DETAIL_NONE);
+		s->inflight[i] = NULL;
+	}
+	int st = restart_queues(s);
+	return st == QUIRE_OK ? s->t->state(s->t) : st;
+}
+
 static void sim_abandon(struct quire_ctx *ctx, struct quire_req *req)
 {
 	struct sim *s = ctx->priv;
@@ -273,6 +310,7 @@ static const struct quire_backend_ops sim_ops = {
     .wait = sim_wait,
     .abandon = sim_abandon,
     .heartbeat = sim_heartbeat,
+    .reset = sim_reset,
     .close = sim_close,
 };
 
@@ -355,15 +393,9 @@ int quire_backend_sim_open(struct quire_ctx *ctx, const char *where)
 		st = QUIRE_ERR_NOMEM;
 		goto fail;
 	}
-	memset(s->cmds, 0, s->size * sizeof(*s->cmds));
-	memset(s->cpls, 0, s->size * sizeof(*s->cpls));
-	s->cpl_phase = 1; /* the first pass of the ring writes phase 1 */
-	st = setup_queue(s, s->blk_cplq, s->cpls);
-	if (st == QUIRE_OK)
-		st = setup_queue(s, s->blk_cmdq, s->cmds);
+	st = restart_queues(s);
 	if (st != QUIRE_OK)
 		goto fail;
-	wr(s, s->blk_irq + QUIRE_IRQ_MASK, QUIRE_IRQ_CPL | QUIRE_IRQ_ERROR);
 	ctx->ops = &sim_ops;
 	ctx->priv = s;
 	return QUIRE_OK;

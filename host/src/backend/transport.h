@@ -27,6 +27,8 @@ struct transport {
 	/* QUIRE_OK; QUIRE_ERR_TIMEOUT once the card failed to answer a register access within
 	 * timeout_ms (it is then not asked again); QUIRE_ERR_PEER once it is gone. */
 	int (*state)(struct transport *t);
+	/* Ask a hung card again from now on (quire_reset); its late answers are discarded. */
+	void (*revive)(struct transport *t);
 	void (*close)(struct transport *t);
 	int timeout_ms; /* how long a register access may wait for the card (-1: forever) */
 };

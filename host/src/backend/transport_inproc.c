@@ -62,6 +62,11 @@ static int inproc_state(struct transport *t)
 	return QUIRE_OK; /* a card in this process answers as long as the process runs */
 }
 
+static void inproc_revive(struct transport *t)
+{
+	(void)t;
+}
+
 static void inproc_close(struct transport *t)
 {
 	struct inproc *p = (struct inproc *)t;
@@ -146,6 +151,7 @@ int transport_inproc_open(const char *opts, struct transport **out)
 	p->t.iova = QUIRE_SIM_IOVA;
 	p->t.wait_irq = inproc_wait;
 	p->t.state = inproc_state;
+	p->t.revive = inproc_revive;
 	p->t.close = inproc_close;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);

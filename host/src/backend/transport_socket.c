@@ -33,7 +33,8 @@ struct sock {
 	struct quire_device dev;
 	int fd, memfd;
 	int lost;
-	int hung; /* a register access ran out of time: the card is not asked again */
+	int hung;       /* a register access ran out of time: the card is not asked again */
+	uint32_t stale; /* reads that ran out of time: their replies, when they come, are old */
 	uint64_t irqs_pending;
 	pid_t child;             /* a quire-sim of our own, or 0 */
 	char dir[64], path[128]; /* its socket */
@@ -109,10 +110,13 @@ static uint32_t sock_read(struct quire_device *d, uint32_t off)
 			if (end >= 0 && quire_now_ms() < end)
 				continue; /* a signal woke the poll */
 			s->hung = 1;
+			s->stale++;
 			return 0xffffffffu;
 		}
 		if (m.type == QUIRE_SIM_IRQ)
 			s->irqs_pending++;
+		else if (m.type == QUIRE_SIM_READ_REPLY && s->stale)
+			s->stale--; /* the answer to a read that gave up: the card answers in order */
 		else if (m.type == QUIRE_SIM_READ_REPLY)
 			return (uint32_t)m.value;
 	}
@@ -141,6 +145,8 @@ static int sock_wait(struct transport *t, int timeout_ms)
 	int r = recv_msg(s, &m, timeout_ms);
 	if (r < 0)
 		return QUIRE_ERR_PEER;
+	if (r > 0 && m.type == QUIRE_SIM_READ_REPLY && s->stale)
+		s->stale--;
 	return r == 0 ? QUIRE_ERR_TIMEOUT : QUIRE_OK;
 }
 
@@ -148,6 +154,11 @@ static int sock_state(struct transport *t)
 {
 	struct sock *s = (struct sock *)t;
 	return s->lost ? QUIRE_ERR_PEER : s->hung ? QUIRE_ERR_TIMEOUT : QUIRE_OK;
+}
+
+static void sock_revive(struct transport *t)
+{
+	((struct sock *)t)->hung = 0;
 }
 
 #define STOP_GRACE_MS 2000 /* how long our own card process may take to end on SIGTERM */
@@ -270,6 +281,7 @@ int transport_socket_open(const char *path, struct transport **out)
 	s->t.mem_size = transport_host_bytes();
 	s->t.wait_irq = sock_wait;
 	s->t.state = sock_state;
+	s->t.revive = sock_revive;
 	s->t.close = sock_close;
 	s->t.timeout_ms = 10000;
 	int st = QUIRE_OK;

@@ -404,6 +404,8 @@ int quire_comm_self(struct quire_ctx *ctx, struct quire_comm **out)
 {
 	if (!ctx || !out)
 		return QUIRE_ERR_INVALID;
+	if (quire_ctx_failed(ctx))
+		return quire_ctx_failed(ctx);
 	struct quire_comm *c = calloc(1, sizeof(*c));
 	if (!c)
 		return QUIRE_ERR_NOMEM;

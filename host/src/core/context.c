@@ -67,6 +67,23 @@ void quire_close(struct quire_ctx *ctx)
 	free(ctx);
 }
 
+int quire_reset(struct quire_ctx *ctx)
+{
+	if (!ctx)
+		return QUIRE_ERR_INVALID;
+	if (ctx->failed == QUIRE_ERR_PEER)
+		return QUIRE_ERR_PEER; /* gone: only a new context can find another card */
+	int st = ctx->ops->reset ? ctx->ops->reset(ctx, QUIRE_ERR_UNRESPONSIVE) : QUIRE_OK;
+	if (st != QUIRE_OK) {
+		quire_ctx_fail(ctx, st);
+		return st;
+	}
+	ctx->failed = 0;
+	ctx->in_flight = 0;
+	ctx->progress_at = ctx->beat_read_at = quire_now_ms();
+	return QUIRE_OK;
+}
+
 void quire_set_timeout(struct quire_ctx *ctx, int timeout_ms)
 {
 	if (ctx)

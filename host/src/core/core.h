@@ -31,6 +31,9 @@ struct quire_backend_ops {
 	 * QUIRE_ERR_TIMEOUT when the card did not answer, QUIRE_ERR_PEER when it is gone.
 	 * NULL for a backend without a card (its operations finish where they are run). */
 	int (*heartbeat)(struct quire_ctx *ctx, uint32_t *beat, int timeout_ms);
+	/* quire_reset: reach the card again (within the context's timeout) and restart its
+	 * queues, completing every request in flight with `status`. NULL: nothing to reset. */
+	int (*reset)(struct quire_ctx *ctx, int status);
 	void (*close)(struct quire_ctx *ctx);
 };
 

@@ -122,9 +122,11 @@ int quire_test(struct quire_req *req)
 {
 	if (!req)
 		return QUIRE_ERR_INVALID;
-	if (!req->done)
-		(void)quire_wait(req, 0);
-	return req->done ? req->status : QUIRE_ERR_BUSY;
+	int st = req->done ? req->status : quire_wait(req, 0);
+	if (req->done)
+		return req->status;
+	/* Still in flight, unless the card turned out to be unresponsive or gone. */
+	return quire_ctx_failed(req->ctx) ? st : QUIRE_ERR_BUSY;
 }
 
 /* Has the card shown progress within the context's timeout? QUIRE_OK, or the status of
