@@ -62,7 +62,7 @@ if [ -x "$B/tests/mpi/test_card_fault" ]; then
 	[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	ASAN_OPTIONS=detect_leaks=0 "$B/bin/quire-cluster" -n 4 -- mpirun -x ASAN_OPTIONS \
 		--oversubscribe -np 4 --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
-		--mca mpi_yield_when_idle 1 "$B/tests/mpi/test_card_fault" $LIMIT_MS stop \
+		--mca mpi_yield_when_idle 1 "$B/tests/mpi/test_card_fault" $LIMIT_MS stop "tag=$$" \
 		>"$T/job.log" 2>&1 &
 	job=$!
 	i=0
@@ -92,8 +92,8 @@ if [ -x "$B/tests/mpi/test_card_fault" ]; then
 	else
 		ko "frozen card in a 4-card job: no fault happened (exit $rc)"
 	fi
-	# The job's own processes: its cluster directory was in its log's card paths, gone now.
-	if pgrep -f "test_card_fault $LIMIT_MS stop" >/dev/null 2>&1; then
+	# This job's ranks carry this script's tag (another test run may share the machine).
+	if pgrep -f "test_card_fault $LIMIT_MS stop tag=$$" >/dev/null 2>&1; then
 		ko "ranks of the frozen-card job still running"
 	else
 		ok "no rank of the frozen-card job left"

@@ -9,7 +9,9 @@
  * the communicator's limit, never hangs, and every input buffer is intact. Prints
  * "card fault: N passed, N failed".
  *
- *   quire-cluster -n 4 -- mpirun -np 4 test_card_fault [TIMEOUT_MS (0: 5 s) [kill|stop]]
+ *   quire-cluster -n 4 -- mpirun -np 4 test_card_fault [TIMEOUT_MS (0: 5 s) [kill|stop [TAG]]]
+ *
+ * TAG is not read: a script names its own job's processes by it.
  */
 #include <mpi.h>
 #include <signal.h>
