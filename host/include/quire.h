@@ -157,7 +157,7 @@ void quire_close(struct quire_ctx *ctx);
 
 /*
  * How long the card may show no progress (no completion, no heartbeat) while it has
- * work, in ms: default 10000, or QUIRE_TIMEOUT_MS from the environment; -1: no limit.
+ * work, in ms: default 5000, or QUIRE_TIMEOUT_MS from the environment; -1: no limit.
  * A slow card is waited for; one that stands still this long is unresponsive: the call
  * that finds it out returns QUIRE_ERR_TIMEOUT, and every later call on the context
  * fails at once with QUIRE_ERR_UNRESPONSIVE (close it and open it again). Freeing

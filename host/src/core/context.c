@@ -7,7 +7,9 @@
 #include "core.h"
 #include "quire/regs.h"
 
-#define DEFAULT_TIMEOUT_MS 10000
+/* One default for every wait on something that shows no sign of life: the card's own
+ * wait for a silent peer (COMM_INIT's) and the host's for a card that stands still. */
+#define DEFAULT_TIMEOUT_MS ((int)QUIRE_COMM_TIMEOUT_DEFAULT_MS)
 
 int64_t quire_now_ms(void)
 {
