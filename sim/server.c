@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -157,6 +158,51 @@ static double probability(const char *s)
 	return *s && !*end && !errno && d >= 0 && d <= 1 ? d : -1;
 }
 
+/*
+ * Make way for our socket at a's path: nothing there, or a stale socket (nobody answers on
+ * it), which is removed. Anything else is left untouched and refused: a file or directory
+ * is someone's data, a live socket another card's (binding over it would orphan that card).
+ */
+static int claim_socket_path(const struct sockaddr_un *a)
+{
+	const char *path = a->sun_path;
+	struct stat st;
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "quire-sim: --socket %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		fprintf(stderr,
+			"quire-sim: --socket %s: exists and is not a socket; not replacing it\n",
+			path);
+		return -1;
+	}
+	/* Non-blocking: a live card with a full backlog answers EAGAIN instead of blocking us. */
+	int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (probe < 0) {
+		fprintf(stderr, "quire-sim: socket: %s\n", strerror(errno));
+		return -1;
+	}
+	int live = connect(probe, (const struct sockaddr *)a, sizeof(*a));
+	int probe_errno = errno;
+	close(probe);
+	if (live != 0 && probe_errno == ECONNREFUSED) {
+		if (unlink(path) == 0 || errno == ENOENT)
+			return 0;
+		fprintf(stderr, "quire-sim: --socket %s: cannot remove the stale socket: %s\n",
+			path, strerror(errno));
+		return -1;
+	}
+	if (live == 0 || probe_errno == EAGAIN)
+		fprintf(stderr, "quire-sim: --socket %s: a process is listening on it already\n",
+			path);
+	else
+		fprintf(stderr, "quire-sim: --socket %s: %s\n", path, strerror(probe_errno));
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"socket", required_argument, 0, 's'},
@@ -236,8 +282,9 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (claim_socket_path(&a) != 0)
+		return 1;
 	int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	unlink(path);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 8) != 0) {
 		fprintf(stderr, "quire-sim: %s: %s\n", path, strerror(errno));
 		return 1;
