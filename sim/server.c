@@ -18,9 +18,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../firmware/layout.h"
 #include "emu/emu.h"
 #include "protocol.h"
 #include "quire/status.h"
+
+/* --mem: at least what the firmware needs (below it, it halts and no host finds the card),
+ * at most what this process can sensibly hold: the model keeps card memory in its own. */
+#define MEM_MIN_MIB ((FW_MEM_NEEDED + (1u << 20) - 1) >> 20)
+#define MEM_MAX_MIB 4096u
 
 static volatile sig_atomic_t stopping;
 
@@ -134,13 +140,14 @@ static void serve(struct server *s, int fd)
 		munmap(mem, size);
 }
 
+/* A printf format: the --mem bounds come from the firmware's layout. */
 static const char usage[] =
     "Usage: quire-sim --socket PATH [--once] [--mem MiB] [--quiet]\n"
     "                 [--net DIR --addr N [--net-drop P] [--net-corrupt P] [--net-seed S]]\n"
     "Serve one simulated quire card (functional model, real firmware) on a Unix socket.\n\n"
-    "  -s, --socket PATH    where to listen\n"
+    "  -s, --socket PATH    where to listen (a stale socket there is replaced, nothing else)\n"
     "  -1, --once           exit after the first host leaves\n"
-    "  -m, --mem MiB        card memory (default 128; the firmware needs 69)\n"
+    "  -m, --mem MiB        card memory, %u (what the firmware needs) to %u; default 128\n"
     "  -q, --quiet          no messages about hosts coming and going\n"
     "  -n, --net DIR        attach the card's network port to the simulated network in DIR\n"
     "                       (a directory every card of the cluster shares)\n"
@@ -148,6 +155,11 @@ static const char usage[] =
     "      --net-drop P     lose each frame sent with probability P (fault tests)\n"
     "      --net-corrupt P  flip one bit of each frame sent with probability P\n"
     "      --net-seed S     seed of those faults (default: fixed)\n";
+
+static void print_usage(FILE *to)
+{
+	fprintf(to, usage, MEM_MIN_MIB, MEM_MAX_MIB);
+}
 
 /* A probability in [0, 1], or -1. */
 static double probability(const char *s)
@@ -203,6 +215,22 @@ static int claim_socket_path(const struct sockaddr_un *a)
 	return -1;
 }
 
+/* --mem's value: whole MiB within [MEM_MIN_MIB, MEM_MAX_MIB]; else 0, said on stderr. */
+static uint32_t mem_mib(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long mib = strtoull(s, &end, 10);
+	int whole = *s >= '0' && *s <= '9' && !*end && !errno; /* strtoull takes "-1", " 1" */
+	if (whole && mib >= MEM_MIN_MIB && mib <= MEM_MAX_MIB)
+		return (uint32_t)mib;
+	fprintf(stderr,
+		"quire-sim: --mem wants whole MiB from %u (what the firmware needs) to %u, "
+		"not '%s'\n",
+		MEM_MIN_MIB, MEM_MAX_MIB, s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"socket", required_argument, 0, 's'},
@@ -254,17 +282,20 @@ int main(int argc, char **argv)
 		} else if (c == '1') {
 			once = 1;
 		} else if (c == 'm') {
-			cfg.mem_bytes = (uint64_t)strtoull(optarg, NULL, 10) << 20;
+			uint32_t mib = mem_mib(optarg);
+			if (!mib)
+				return 2;
+			cfg.mem_bytes = (uint64_t)mib << 20;
 		} else if (c == 'q') {
 			s.quiet = 1;
 		} else if (c == 'h') {
-			return fputs(usage, stdout), 0;
+			return print_usage(stdout), 0;
 		} else {
-			return fputs(usage, stderr), 2;
+			return print_usage(stderr), 2;
 		}
 	}
 	if (!path || optind != argc)
-		return fputs(usage, stderr), 2;
+		return print_usage(stderr), 2;
 	if (!net.dir != !have_addr) {
 		fprintf(stderr, "quire-sim: --net and --addr go together\n");
 		return 2;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # quire-sim's command line as a user meets it: --socket replaces only a stale socket
-# (never a file, a directory or a live card's socket).
+# (never a file, a directory or a live card's socket); --mem takes whole MiB from what the
+# firmware needs up, and says so.
 # Usage: test_sim_cli.sh path/to/quire path/to/quire-sim
 set -u
 Q=$1
@@ -94,6 +95,33 @@ if [ -S "$T/stale.sock" ]; then
 	fi
 else
 	ko "a killed card left no stale socket to test with"
+fi
+
+# 5. --mem: anything but whole MiB within bounds is bad usage (exit 2) naming the option
+# and the firmware's minimum; the minimum itself makes a card a host can use.
+bounds=$("$SIM" --help | sed -n 's/.*--mem MiB *card memory, \([0-9]*\) (what the firmware needs) to \([0-9]*\);.*/\1 \2/p')
+if [ -n "$bounds" ]; then
+	ok "--help says the bounds of --mem ($bounds MiB)"
+else
+	ko "--help does not say the bounds of --mem"
+	bounds="69 4096"
+fi
+min=${bounds% *} max=${bounds#* }
+for bad in abc 0 1 $((min - 1)) -5 12x $((max + 1)) 99999999999999999999; do
+	out=$(timeout 5 "$SIM" --socket "$T/mem.sock" --mem "$bad" 2>&1)
+	rc=$?
+	if [ $rc -eq 2 ] && printf '%s' "$out" | grep -q -- "--mem wants whole MiB from $min"; then
+		ok "--mem $bad refused"
+	else
+		ko "--mem $bad: exit $rc (want 2), output: $(printf '%s' "$out" | head -2)"
+	fi
+	rm -f "$T/mem.sock"
+done
+start_card "$T/min.sock" --mem "$min"
+if "$Q" info --backend "sim:$T/min.sock" 2>&1 | grep -q "card memory *$min MiB"; then
+	ok "--mem $min: a host finds the card"
+else
+	ko "--mem $min: no host finds the card"
 fi
 
 echo "sim cli: $pass passed, $fail failed"
