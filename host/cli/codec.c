@@ -161,9 +161,11 @@ static int codec_decode(int argc, char **argv)
 	int st = quire_encoded_read(argv[optind], &e);
 	if (st == QUIRE_ERR_IO)
 		return cli_fail("%s: %s", argv[optind], strerror(errno));
-	if (st == QUIRE_ERR_CORRUPT)
-		return cli_fail("%s: not a valid quire tensor file (bad header, size or checksum)",
-				argv[optind]);
+	if (st == QUIRE_ERR_CORRUPT) {
+		const char *fault = quire_encoded_fault(argv[optind]);
+		return cli_fail("%s: not a valid quire tensor file: %s", argv[optind],
+				fault ? fault : "bad header, size or checksum");
+	}
 	if (st)
 		return cli_fail("%s: %s", argv[optind], quire_strerror(st));
 	int rc = CLI_EXIT_FAIL;

@@ -75,6 +75,13 @@ expect "residual refused for fp16" 2 "bfp8 and bfp16 only" -- "$Q" codec encode 
 cp "$T/exact.bfp8" "$T/bad.bfp8"
 printf '\377' | dd of="$T/bad.bfp8" bs=1 seek=40 conv=notrunc 2>/dev/null
 expect "damaged file refused" 1 "not a valid quire tensor file" -- "$Q" codec decode "$T/bad.bfp8" "$T/y"
+# A well-formed file with a header the writer never writes (5000 workers): refused, naming the field.
+python3 -c "
+import struct, zlib
+h = b'QUIRETNS' + struct.pack('<HHHHQI', 1, 3, 5, 64, 100, 5000)
+payload = bytes(2 + 100)
+open('$T/w5000.bfp8', 'wb').write(h + struct.pack('<I', zlib.crc32(h + payload)) + payload)"
+expect "decode: the field at fault is named" 1 "not a valid quire tensor file: workers" -- "$Q" codec decode "$T/w5000.bfp8" "$T/y"
 # W copies of the same exact tensor: the sum is W times it, the mean is it.
 expect "reduce sum" 0 "" -- "$Q" codec reduce --format bfp8 --out "$T/sum.f32" "$T/exact.f32" "$T/exact.f32"
 python3 -c "
