@@ -192,7 +192,7 @@ static const struct cli_command top_commands[] = {
     {"codec", "encode, decode and reduce gradient tensors (bfp8, bfp16, fp16)", cli_codec},
     {"info", "describe a card: board, firmware, register blocks", cli_info},
     {"selftest", "every operation on a backend against cpu, bit for bit", cli_selftest},
-    {"bench", "measure throughput (quire bench codec, quire bench card)", cli_bench},
+    {"bench", "measure throughput (quire bench codec, card, allreduce)", cli_bench},
     {"version", "print the version", cli_version},
 };
 

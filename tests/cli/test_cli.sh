@@ -36,6 +36,8 @@ open('$T/b.f32','wb').write(struct.pack('<99f', *[i / 3 for i in range(99)]))
 : > "$T/empty.f32"
 
 expect "top-level help" 0 "Usage: quire COMMAND" -- "$Q" --help
+expect "top-level help names bench allreduce" 0 "bench.*allreduce" -- "$Q" --help
+expect "info help names sim:cluster" 0 "sim:cluster (inside quire-cluster" -- "$Q" info --help
 expect "no command" 2 "Usage" -- "$Q"
 expect "unknown command" 2 "unknown command 'frobnicate'" -- "$Q" frobnicate
 expect "version" 0 "quire 0" -- "$Q" --version
