@@ -40,7 +40,8 @@ END {
 	for (i = 1; i <= n; i++) {
 		if (!(order[i] in last)) continue
 		split(last[order[i]], r, ",")
-		printf "%-8s %6d %13.2f%% %+8.2fpp %12.3f %12.3f\n", r[1], r[2], 100 * r[4], 100 * (r[4] - f[4]), r[6], r[6] / f[6]
+		# Wire B/elem as the trainer rounded it (its epoch lines show the same digits).
+		printf "%-8s %6d %13.2f%% %+8.2fpp %12s %12.3f\n", r[1], r[2], 100 * r[4], 100 * (r[4] - f[4]), r[6], r[6] / f[6]
 	}
 	split(last["bfp8+ef"], b, ",")
 	d = 100 * (f[4] - b[4])
