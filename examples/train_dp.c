@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 			       per_elem, measured ? ", counted by the card" : ", ring model",
 			       loop_seconds() - t0);
 			fflush(stdout);
-			fprintf(csv, "%s,%u,%.5f,%.5f,%llu,%s,%.2f\n", label, e + 1, mean_loss, acc,
+			fprintf(csv, "%s,%u,%.6f,%.5f,%llu,%s,%.2f\n", label, e + 1, mean_loss, acc,
 				(unsigned long long)wire, per_elem, loop_seconds() - t0);
 			fflush(csv);
 		}
