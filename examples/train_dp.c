@@ -10,14 +10,12 @@
  *
  * Rank 0 prints one line per epoch and writes OUT/LABEL.csv.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "fmnist/idx.h"
@@ -194,8 +192,7 @@ int main(int argc, char **argv)
 	snprintf(label, sizeof(label), "%s%s", o.format, o.ef ? "+ef" : "");
 	FILE *csv = NULL;
 	if (rank == 0) {
-		mkdir("results", 0755);
-		if (mkdir(o.out, 0755) != 0 && errno != EEXIST)
+		if (loop_make_dirs(o.out) != 0)
 			die("cannot create %s", o.out);
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s.csv", o.out, label);
