@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "fmnist/idx.h"
@@ -165,19 +164,9 @@ out:
 static int write_results(const struct options *o, struct result *res)
 {
 	char path[4096];
-	snprintf(path, sizeof(path), "%s", o->out);
-	for (char *p = path + 1;; p++) { /* mkdir -p */
-		char c = *p;
-		if (c != '/' && c != '\0')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-			fprintf(stderr, "quire-codec-demo: %s: %s\n", path, strerror(errno));
-			return -1;
-		}
-		*p = c;
-		if (c == '\0')
-			break;
+	if (loop_make_dirs(o->out) != 0) {
+		fprintf(stderr, "quire-codec-demo: %s: %s\n", o->out, strerror(errno));
+		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/summary.csv", o->out);
 	FILE *f = fopen(path, "w");

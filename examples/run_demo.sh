@@ -4,14 +4,20 @@
 # W simulated cards (quire-cluster), once per gradient format (fp32, fp16, bfp8
 # with error feedback), same seed and epochs; the cards all-reduce the gradients
 # over their own network. Then a table and a plot of test accuracy and training
-# loss per epoch. QUIRE_DEMO_BACKEND=cpu runs the same with MPI as transport.
+# loss per epoch. QUIRE_DEMO_BACKEND=cpu runs the same with MPI as transport;
+# QUIRE_DEMO_OUT is where results go (default results/demo, results/demo-cpu on cpu: one
+# backend's run never overwrites the other's); QUIRE_DEMO_RANKS the number of ranks (4).
 # Usage: run_demo.sh BUILD_DIR [trainer options, e.g. --epochs 1 --train-limit 20000]
 set -eu
 build=$1
 shift
-out=${QUIRE_DEMO_OUT:-results/demo}
 ranks=${QUIRE_DEMO_RANKS:-4}
 backend=${QUIRE_DEMO_BACKEND:-sim}
+case $backend in
+sim) launch="$build/bin/quire-cluster -n $ranks --" uri=sim:cluster out=${QUIRE_DEMO_OUT:-results/demo} ;;
+cpu) launch="" uri=cpu out=${QUIRE_DEMO_OUT:-results/demo-cpu} ;;
+*) echo "run_demo: QUIRE_DEMO_BACKEND is sim or cpu, not $backend" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
 rm -f "$out"/*.csv "$out"/summary.txt "$out"/training.png
 if ! command -v mpirun >/dev/null; then
@@ -19,11 +25,6 @@ if ! command -v mpirun >/dev/null; then
 	exit 1
 fi
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-case $backend in
-sim) launch="$build/bin/quire-cluster -n $ranks --" uri=sim:cluster ;;
-cpu) launch="" uri=cpu ;;
-*) echo "run_demo: QUIRE_DEMO_BACKEND is sim or cpu, not $backend" >&2; exit 2 ;;
-esac
 for variant in "fp32" "fp16" "bfp8 --ef"; do
 	# shellcheck disable=SC2086
 	$launch mpirun --oversubscribe -np "$ranks" --mca btl self,vader \
@@ -40,7 +41,8 @@ END {
 	for (i = 1; i <= n; i++) {
 		if (!(order[i] in last)) continue
 		split(last[order[i]], r, ",")
-		printf "%-8s %6d %13.2f%% %+8.2fpp %12.3f %12.3f\n", r[1], r[2], 100 * r[4], 100 * (r[4] - f[4]), r[6], r[6] / f[6]
+		# Wire B/elem as the trainer rounded it (its epoch lines show the same digits).
+		printf "%-8s %6d %13.2f%% %+8.2fpp %12s %12.3f\n", r[1], r[2], 100 * r[4], 100 * (r[4] - f[4]), r[6], r[6] / f[6]
 	}
 	split(last["bfp8+ef"], b, ",")
 	d = 100 * (f[4] - b[4])

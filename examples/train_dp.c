@@ -10,14 +10,12 @@
  *
  * Rank 0 prints one line per epoch and writes OUT/LABEL.csv.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "fmnist/idx.h"
@@ -194,8 +192,7 @@ int main(int argc, char **argv)
 	snprintf(label, sizeof(label), "%s%s", o.format, o.ef ? "+ef" : "");
 	FILE *csv = NULL;
 	if (rank == 0) {
-		mkdir("results", 0755);
-		if (mkdir(o.out, 0755) != 0 && errno != EEXIST)
+		if (loop_make_dirs(o.out) != 0)
 			die("cannot create %s", o.out);
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s.csv", o.out, label);
@@ -246,15 +243,18 @@ int main(int argc, char **argv)
 		if (rank == 0) {
 			double acc = mlp_accuracy(&m, te.images, te.labels, te.count);
 			double mean_loss = total_loss / (double)(steps * global);
-			double per_elem = (double)wire / (double)(steps * (e + 1)) / (double)n;
+			/* Rounded once: this line, the CSV and run_demo.sh's table agree. */
+			char per_elem[32];
+			snprintf(per_elem, sizeof(per_elem), "%.3f",
+				 (double)wire / (double)(steps * (e + 1)) / (double)n);
 			printf("%-8s epoch %u/%u  train loss %.4f  test accuracy %6.2f%%  "
-			       "wire %8.2f MB/rank (%.3f B/elem%s)  %.1fs\n",
+			       "wire %8.2f MB/rank (%s B/elem%s)  %.1fs\n",
 			       label, e + 1, o.epochs, mean_loss, 100 * acc, (double)wire / 1e6,
 			       per_elem, measured ? ", counted by the card" : ", ring model",
 			       loop_seconds() - t0);
 			fflush(stdout);
-			fprintf(csv, "%s,%u,%.5f,%.5f,%llu,%.4f,%.2f\n", label, e + 1, mean_loss,
-				acc, (unsigned long long)wire, per_elem, loop_seconds() - t0);
+			fprintf(csv, "%s,%u,%.6f,%.5f,%llu,%s,%.2f\n", label, e + 1, mean_loss, acc,
+				(unsigned long long)wire, per_elem, loop_seconds() - t0);
 			fflush(csv);
 		}
 	}

@@ -22,7 +22,7 @@ FW_ELF := $(BUILD)/firmware/quire-fw.elf
 FW_CROSS_SRCS := $(FW_SRCS) firmware/main_card.c firmware/lib.c firmware/crt0.S
 
 ifneq ($(shell command -v $(RISCV_CC) 2>/dev/null),)
-all: $(FW_ELF)
+all: firmware
 else
 $(info note: $(RISCV_CC) not found: the card firmware is not built (install gcc-riscv64-unknown-elf))
 endif
@@ -30,8 +30,9 @@ endif
 $(FW_ELF): $(FW_CROSS_SRCS) firmware/link.ld $(wildcard firmware/*.h include/quire/*.h)
 	@mkdir -p $(dir $@)
 	$(RISCV_CC) $(FW_CROSS_FLAGS) -T firmware/link.ld -Wl,--gc-sections -o $@ $(FW_CROSS_SRCS) -lgcc
-	@echo "firmware $(notdir $@) (rv32im), build $(FW_BUILD_ID): IMEM 32 KiB, DMEM 8 KiB"
-	@$(RISCV_SIZE) $@
 
+# The size report, on every `make firmware` (and `make`), built just now or not.
 firmware: $(FW_ELF)
+	@echo "firmware $(notdir $<) (rv32im) against its memories, IMEM 32 KiB and DMEM 8 KiB:"
+	@$(RISCV_SIZE) $<
 .PHONY: firmware

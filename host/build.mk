@@ -54,7 +54,8 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libquire.* $(DESTDIR)$(LIBDIR)/libquire_mpi.* \
-		$(DESTDIR)$(LIBDIR)/pkgconfig/quire.pc $(DESTDIR)$(PREFIX)/include/quire.h \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/quire.pc $(DESTDIR)$(LIBDIR)/pkgconfig/quire_mpi.pc \
+		$(DESTDIR)$(PREFIX)/include/quire.h \
 		$(DESTDIR)$(PREFIX)/include/quire_mpi.h $(DESTDIR)$(PREFIX)/bin/quire \
 		$(DESTDIR)$(PREFIX)/bin/quire-sim $(DESTDIR)$(PREFIX)/bin/quire-cluster \
 		$(DESTDIR)$(PREFIX)/bin/quire-bench-allreduce
@@ -92,6 +93,9 @@ install-mpi: $(LIBQUIRE_MPI_SO)
 	ln -sf libquire_mpi.so.$(QUIRE_VERSION) $(DESTDIR)$(LIBDIR)/libquire_mpi.so.$(QUIRE_SOVERSION)
 	ln -sf libquire_mpi.so.$(QUIRE_SOVERSION) $(DESTDIR)$(LIBDIR)/libquire_mpi.so
 	install -m 644 host/include/quire_mpi.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(QUIRE_VERSION)|' \
+		host/quire_mpi.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/quire_mpi.pc
 	install -m 755 $(BENCH_ALLREDUCE) $(DESTDIR)$(PREFIX)/bin/
 .PHONY: install-mpi
 else

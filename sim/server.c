@@ -14,12 +14,19 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../firmware/layout.h"
 #include "emu/emu.h"
 #include "protocol.h"
 #include "quire/status.h"
+
+/* --mem: at least what the firmware needs (below it, it halts and no host finds the card),
+ * at most what this process can sensibly hold: the model keeps card memory in its own. */
+#define MEM_MIN_MIB ((FW_MEM_NEEDED + (1u << 20) - 1) >> 20)
+#define MEM_MAX_MIB 4096u
 
 static volatile sig_atomic_t stopping;
 
@@ -133,13 +140,14 @@ static void serve(struct server *s, int fd)
 		munmap(mem, size);
 }
 
+/* A printf format: the --mem bounds come from the firmware's layout. */
 static const char usage[] =
     "Usage: quire-sim --socket PATH [--once] [--mem MiB] [--quiet]\n"
     "                 [--net DIR --addr N [--net-drop P] [--net-corrupt P] [--net-seed S]]\n"
     "Serve one simulated quire card (functional model, real firmware) on a Unix socket.\n\n"
-    "  -s, --socket PATH    where to listen\n"
+    "  -s, --socket PATH    where to listen (a stale socket there is replaced, nothing else)\n"
     "  -1, --once           exit after the first host leaves\n"
-    "  -m, --mem MiB        card memory (default 128; the firmware needs 69)\n"
+    "  -m, --mem MiB        card memory, %u (what the firmware needs) to %u; default 128\n"
     "  -q, --quiet          no messages about hosts coming and going\n"
     "  -n, --net DIR        attach the card's network port to the simulated network in DIR\n"
     "                       (a directory every card of the cluster shares)\n"
@@ -148,6 +156,11 @@ static const char usage[] =
     "      --net-corrupt P  flip one bit of each frame sent with probability P\n"
     "      --net-seed S     seed of those faults (default: fixed)\n";
 
+static void print_usage(FILE *to)
+{
+	fprintf(to, usage, MEM_MIN_MIB, MEM_MAX_MIB);
+}
+
 /* A probability in [0, 1], or -1. */
 static double probability(const char *s)
 {
@@ -155,6 +168,67 @@ static double probability(const char *s)
 	errno = 0;
 	double d = strtod(s, &end);
 	return *s && !*end && !errno && d >= 0 && d <= 1 ? d : -1;
+}
+
+/*
+ * Make way for our socket at a's path: nothing there, or a stale socket (nobody answers on
+ * it), which is removed. Anything else is left untouched and refused: a file or directory
+ * is someone's data, a live socket another card's (binding over it would orphan that card).
+ */
+static int claim_socket_path(const struct sockaddr_un *a)
+{
+	const char *path = a->sun_path;
+	struct stat st;
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "quire-sim: --socket %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		fprintf(stderr,
+			"quire-sim: --socket %s: exists and is not a socket; not replacing it\n",
+			path);
+		return -1;
+	}
+	/* Non-blocking: a live card with a full backlog answers EAGAIN instead of blocking us. */
+	int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (probe < 0) {
+		fprintf(stderr, "quire-sim: socket: %s\n", strerror(errno));
+		return -1;
+	}
+	int live = connect(probe, (const struct sockaddr *)a, sizeof(*a));
+	int probe_errno = errno;
+	close(probe);
+	if (live != 0 && probe_errno == ECONNREFUSED) {
+		if (unlink(path) == 0 || errno == ENOENT)
+			return 0;
+		fprintf(stderr, "quire-sim: --socket %s: cannot remove the stale socket: %s\n",
+			path, strerror(errno));
+		return -1;
+	}
+	if (live == 0 || probe_errno == EAGAIN)
+		fprintf(stderr, "quire-sim: --socket %s: a process is listening on it already\n",
+			path);
+	else
+		fprintf(stderr, "quire-sim: --socket %s: %s\n", path, strerror(probe_errno));
+	return -1;
+}
+
+/* --mem's value: whole MiB within [MEM_MIN_MIB, MEM_MAX_MIB]; else 0, said on stderr. */
+static uint32_t mem_mib(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long mib = strtoull(s, &end, 10);
+	int whole = *s >= '0' && *s <= '9' && !*end && !errno; /* strtoull takes "-1", " 1" */
+	if (whole && mib >= MEM_MIN_MIB && mib <= MEM_MAX_MIB)
+		return (uint32_t)mib;
+	fprintf(stderr,
+		"quire-sim: --mem wants whole MiB from %u (what the firmware needs) to %u, "
+		"not '%s'\n",
+		MEM_MIN_MIB, MEM_MAX_MIB, s);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -208,17 +282,20 @@ int main(int argc, char **argv)
 		} else if (c == '1') {
 			once = 1;
 		} else if (c == 'm') {
-			cfg.mem_bytes = (uint64_t)strtoull(optarg, NULL, 10) << 20;
+			uint32_t mib = mem_mib(optarg);
+			if (!mib)
+				return 2;
+			cfg.mem_bytes = (uint64_t)mib << 20;
 		} else if (c == 'q') {
 			s.quiet = 1;
 		} else if (c == 'h') {
-			return fputs(usage, stdout), 0;
+			return print_usage(stdout), 0;
 		} else {
-			return fputs(usage, stderr), 2;
+			return print_usage(stderr), 2;
 		}
 	}
 	if (!path || optind != argc)
-		return fputs(usage, stderr), 2;
+		return print_usage(stderr), 2;
 	if (!net.dir != !have_addr) {
 		fprintf(stderr, "quire-sim: --net and --addr go together\n");
 		return 2;
@@ -236,8 +313,9 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (claim_socket_path(&a) != 0)
+		return 1;
 	int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	unlink(path);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 8) != 0) {
 		fprintf(stderr, "quire-sim: %s: %s\n", path, strerror(errno));
 		return 1;

@@ -45,9 +45,11 @@ for t in "$@"; do
 done
 if [ $unit_only -eq 0 ]; then
 	run sh tests/cli/test_cli.sh "$BUILD/bin/quire"
+	run sh tests/public_headers.sh "$BUILD"
 	# Every operation on a card process against cpu, 1 element to 16 MiB.
 	QUIRE_SIM="$BUILD/bin/quire-sim" run "$BUILD/bin/quire" selftest --backend sim
 	run sh tests/cli/test_sim_faults.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
+	run sh tests/cli/test_sim_cli.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
 	# Collectives over MPI, W ranks (OpenMPI's plugins leak at exit: leak checks off there).
 	if [ -x "$BUILD/tests/mpi/test_comm_mpi" ]; then
 		[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

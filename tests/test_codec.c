@@ -3,7 +3,8 @@
  * libquire's CPU codec: every implementation this CPU has (scalar, AVX2,
  * AVX-512) against the hls/ kernels, bit for bit, on the same vectors; the
  * caller's floating-point mode does not change a bit; bad arguments are
- * refused; encoded files round-trip and damaged ones are refused.
+ * refused; encoded files round-trip, and damaged ones and headers the writer
+ * never writes are refused.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <cmocka.h>
 #include <immintrin.h>
 
@@ -362,6 +365,113 @@ static void test_encoded_files(void **state)
 	assert_int_equal(quire_encoded_write(path, &e), QUIRE_ERR_INVALID);
 }
 
+/* An encoded file with this header (a correct CRC, a size that matches it, zero payload):
+ * its fields alone decide whether the reader takes it. */
+static void write_encoded_file(const char *path, uint16_t format, uint16_t val_format, uint64_t n,
+			       uint32_t workers)
+{
+	size_t vbytes = quire_format_bytes(val_format, n);
+	size_t eb = format == QUIRE_FMT_FP16 ? 0 : QUIRE_BFP_BLOCKS(n);
+	size_t bytes = 32 + eb + vbytes;
+	uint8_t *file = calloc(1, bytes);
+	assert_non_null(file);
+	uint32_t words[] = {(uint32_t)(1 | format << 16),
+			    (uint32_t)(val_format | (format == QUIRE_FMT_FP16 ? 0 : 64) << 16),
+			    (uint32_t)n, (uint32_t)(n >> 32), workers};
+	memcpy(file, "QUIRETNS", 8);
+	for (int i = 0; i < 5; i++)
+		for (int b = 0; b < 4; b++)
+			file[8 + 4 * i + b] = (uint8_t)(words[i] >> 8 * b);
+	uLong crc = crc32(crc32(0L, Z_NULL, 0), file, 28);
+	crc = crc32(crc, file + 32, (uInt)(eb + vbytes));
+	for (int b = 0; b < 4; b++)
+		file[28 + b] = (uint8_t)(crc >> 8 * b);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(file, 1, bytes, f), bytes);
+	fclose(f);
+	free(file);
+}
+
+/* The reader takes exactly the headers the writer writes; each other one is refused,
+ * naming the field at fault, and the writer refuses to write it. */
+static void test_encoded_headers(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/quire-test-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	static const struct {
+		uint16_t format, val_format;
+		uint64_t n;
+		uint32_t workers;
+		const char *fault; /* the start of quire_encoded_fault's answer; NULL: valid */
+	} headers[] = {
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 100, 1, NULL},
+	    {QUIRE_FMT_BFP16, QUIRE_FMT_INT16, 100, 1, NULL},
+	    {QUIRE_FMT_FP16, QUIRE_FMT_FP16, 100, 1, NULL},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT16, 100, 4, NULL},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT16, 100, QUIRE_BFP8_INT16_MAX_WORKERS, NULL},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 100, QUIRE_BFP8_INT16_MAX_WORKERS + 1, NULL},
+	    {QUIRE_FMT_BFP16, QUIRE_FMT_INT32, 100, QUIRE_MAX_WORKERS, NULL},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 100, 5000, "workers"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 100, 4294967295u, "workers"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 100, QUIRE_MAX_WORKERS + 1, "workers"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 100, 0, "workers"},
+	    {QUIRE_FMT_FP16, QUIRE_FMT_FP16, 100, 2, "workers"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 0, 1, "n"},
+	    {QUIRE_FMT_FP16, QUIRE_FMT_FP16, 0, 1, "n"},
+	    {QUIRE_FMT_FP32, QUIRE_FMT_FP32, 100, 1, "format"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT16, 100, 1, "value format"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 100, 1, "value format"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 100, 2, "value format"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 100, 4, "value format"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT16, 100, QUIRE_BFP8_INT16_MAX_WORKERS + 1,
+	     "value format"},
+	    {QUIRE_FMT_BFP16, QUIRE_FMT_INT8, 100, 1, "value format"},
+	    {QUIRE_FMT_BFP16, QUIRE_FMT_INT16, 100, 2, "value format"},
+	    {QUIRE_FMT_FP16, QUIRE_FMT_INT16, 100, 1, "value format"},
+	};
+	for (size_t k = 0; k < sizeof(headers) / sizeof(headers[0]); k++) {
+		write_encoded_file(path, headers[k].format, headers[k].val_format, headers[k].n,
+				   headers[k].workers);
+		struct quire_encoded e;
+		int st = quire_encoded_read(path, &e);
+		const char *fault = quire_encoded_fault(path);
+		if (!headers[k].fault) {
+			if (st != QUIRE_OK || fault)
+				fail_msg("header %zu: refused (%s: %s)", k, quire_strerror(st),
+					 fault ? fault : "no fault given");
+			assert_int_equal(e.workers, headers[k].workers);
+			/* What the reader takes, the writer writes again. */
+			assert_int_equal(quire_encoded_write(path, &e), QUIRE_OK);
+			quire_encoded_free(&e);
+			continue;
+		}
+		if (st != QUIRE_ERR_CORRUPT)
+			fail_msg("header %zu (%s): status %d (%s), expected QUIRE_ERR_CORRUPT", k,
+				 headers[k].fault, st, quire_strerror(st));
+		assert_null(e.vals);
+		if (!fault || strncmp(fault, headers[k].fault, strlen(headers[k].fault)) != 0 ||
+		    fault[strlen(headers[k].fault)] != ':')
+			fail_msg("header %zu: fault '%s', expected '%s: ...'", k,
+				 fault ? fault : "(none)", headers[k].fault);
+		/* The writer refuses it too. */
+		uint8_t payload[4 * 100] = {0};
+		int8_t exps[QUIRE_BFP_BLOCKS(100)] = {0};
+		struct quire_encoded bad = {headers[k].format,
+					    headers[k].val_format,
+					    headers[k].workers,
+					    headers[k].n,
+					    exps,
+					    payload};
+		assert_int_equal(quire_encoded_write(path, &bad), QUIRE_ERR_INVALID);
+	}
+	unlink(path);
+	assert_null(quire_encoded_fault(path)); /* not there: an I/O error, no fault */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +480,7 @@ int main(void)
 	    cmocka_unit_test(test_caller_fp_mode_ignored),
 	    cmocka_unit_test(test_bad_arguments),
 	    cmocka_unit_test(test_encoded_files),
+	    cmocka_unit_test(test_encoded_headers),
 	};
 	return cmocka_run_group_tests_name("cpu codec", tests, NULL, NULL);
 }

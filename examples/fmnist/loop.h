@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What every trainer here shares: the clock and the order of the data. */
+/* What every trainer here shares: the clock, the order of the data, the results directory. */
 #ifndef QUIRE_EXAMPLE_LOOP_H
 #define QUIRE_EXAMPLE_LOOP_H
 
@@ -15,5 +15,8 @@ double loop_seconds(void);
  * so runs in different formats see the same data.
  */
 void loop_shuffle(size_t *idx, size_t n, uint64_t *state);
+
+/* Make directory path and its missing parents (mkdir -p); -1 with errno set if one fails. */
+int loop_make_dirs(const char *path);
 
 #endif

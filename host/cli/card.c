@@ -14,16 +14,20 @@
 static const char info_help[] =
     "Usage: quire info [--backend URI]\n"
     "Describe a backend's card: board, firmware, capabilities, register blocks.\n\n"
-    "  -b, --backend URI  cpu, sim (start a card process), sim:PATH, sim:inproc\n"
-    "                     (default: sim)\n"
+    "  -b, --backend URI  cpu; sim (start a card process; the default);\n"
+    "                     sim:PATH (a running quire-sim on socket PATH);\n"
+    "                     sim:cluster (inside quire-cluster: this rank's card);\n"
+    "                     sim:inproc (a card inside this process;\n"
+    "                     sim:inproc,net=DIR,addr=N with a network port)\n"
     "  -h, --help         this text\n";
 
 int cli_open(const char *cmd, const char *uri, struct quire_ctx **ctx)
 {
 	int st = quire_open(uri, ctx);
 	if (st == QUIRE_ERR_NO_DEVICE)
-		return cli_fail("%s: backend '%s': %s (URIs: cpu, sim, sim:PATH, sim:inproc)", cmd,
-				uri, quire_strerror(st));
+		return cli_fail(
+		    "%s: backend '%s': %s (URIs: cpu, sim, sim:PATH, sim:cluster, sim:inproc)", cmd,
+		    uri, quire_strerror(st));
 	if (st)
 		return cli_fail("%s: backend '%s': %s", cmd, uri, quire_strerror(st));
 	return 0;

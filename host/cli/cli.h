@@ -32,7 +32,25 @@ int cli_dispatch(const char *group, const struct cli_command *cmds, size_t count
 
 /* A raw little-endian fp32 file, read whole. Errors are printed; returns NULL. */
 float *cli_read_f32(const char *path, size_t *n);
-int cli_write_file(const char *path, const void *data, size_t bytes);
+
+/*
+ * An output file that a failed command leaves as it was: the data goes to a temporary
+ * file beside it, renamed over it by cli_output_commit once the whole command succeeded
+ * and removed by cli_output_abort otherwise. A path that exists but is not a regular
+ * file (a device such as /dev/null, a FIFO, a symbolic link) is written in place.
+ * Functions returning int print their errors, naming path, and return non-zero.
+ */
+struct cli_output {
+	const char *path; /* as the user named it; NULL: no output */
+	char *tmp;        /* where the data goes until committed; NULL: in place */
+};
+/* Make way for it before any work: a missing directory is found out here. */
+int cli_output_open(struct cli_output *o, const char *path);
+/* Where to write the data. */
+const char *cli_output_file(const struct cli_output *o);
+int cli_output_write(const struct cli_output *o, const void *data, size_t bytes);
+int cli_output_commit(struct cli_output *o);
+void cli_output_abort(struct cli_output *o);
 
 /* "64MiB", "1G", "4096" -> bytes; 0 on a malformed value. */
 uint64_t cli_parse_size(const char *s);

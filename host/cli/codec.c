@@ -101,6 +101,7 @@ static int codec_encode(int argc, char **argv)
 	if (!x)
 		return CLI_EXIT_FAIL;
 	int rc = CLI_EXIT_FAIL;
+	struct cli_output out = {0}, resid_out = {0};
 	float *resid = resid_path ? load_residual(resid_path, n) : NULL;
 	struct quire_encoded e = {
 	    .format = fmt,
@@ -117,21 +118,28 @@ static int codec_encode(int argc, char **argv)
 			cli_fail("out of memory");
 		goto out;
 	}
+	/* Both outputs, or neither: each is written beside its place, then moved there. */
+	if (cli_output_open(&out, argv[optind + 1]) ||
+	    (resid_path && cli_output_open(&resid_out, resid_path)))
+		goto out;
 	int st = quire_codec_encode(fmt, n, x, resid, NULL, e.exp, e.vals);
 	if (st) {
 		cli_fail("encode: %s", quire_strerror(st));
 		goto out;
 	}
-	st = quire_encoded_write(argv[optind + 1], &e);
+	st = quire_encoded_write(cli_output_file(&out), &e);
 	if (st) {
-		cli_fail("%s: %s%s%s", argv[optind + 1], quire_strerror(st),
-			 st == QUIRE_ERR_IO ? ": " : "", st == QUIRE_ERR_IO ? strerror(errno) : "");
+		cli_fail("%s: %s%s%s", out.path, quire_strerror(st), st == QUIRE_ERR_IO ? ": " : "",
+			 st == QUIRE_ERR_IO ? strerror(errno) : "");
 		goto out;
 	}
-	if (resid && cli_write_file(resid_path, resid, n * sizeof(float)))
+	if ((resid && cli_output_write(&resid_out, resid, n * sizeof(float))) ||
+	    cli_output_commit(&out) || cli_output_commit(&resid_out))
 		goto out;
 	rc = 0;
 out:
+	cli_output_abort(&out);
+	cli_output_abort(&resid_out);
 	free(x);
 	free(resid);
 	free(e.vals);
@@ -161,21 +169,26 @@ static int codec_decode(int argc, char **argv)
 	int st = quire_encoded_read(argv[optind], &e);
 	if (st == QUIRE_ERR_IO)
 		return cli_fail("%s: %s", argv[optind], strerror(errno));
-	if (st == QUIRE_ERR_CORRUPT)
-		return cli_fail("%s: not a valid quire tensor file (bad header, size or checksum)",
-				argv[optind]);
+	if (st == QUIRE_ERR_CORRUPT) {
+		const char *fault = quire_encoded_fault(argv[optind]);
+		return cli_fail("%s: not a valid quire tensor file: %s", argv[optind],
+				fault ? fault : "bad header, size or checksum");
+	}
 	if (st)
 		return cli_fail("%s: %s", argv[optind], quire_strerror(st));
 	int rc = CLI_EXIT_FAIL;
-	float *y = malloc(e.n ? e.n * sizeof(float) : 1);
+	struct cli_output out = {0};
+	float *y = malloc(e.n * sizeof(float));
 	if (!y) {
 		cli_fail("out of memory");
 	} else if ((st = quire_codec_decode(e.format, e.val_format, e.n, e.vals, e.exp,
 					    mean ? e.workers : 1, y))) {
 		cli_fail("decode: %s", quire_strerror(st));
-	} else {
-		rc = cli_write_file(argv[optind + 1], y, e.n * sizeof(float));
+	} else if (!cli_output_open(&out, argv[optind + 1]) &&
+		   !cli_output_write(&out, y, e.n * sizeof(float)) && !cli_output_commit(&out)) {
+		rc = 0;
 	}
+	cli_output_abort(&out);
 	free(y);
 	quire_encoded_free(&e);
 	return rc;
@@ -217,6 +230,7 @@ static int codec_reduce(int argc, char **argv)
 	float **x = calloc((size_t)w, sizeof(*x));
 	float *y = NULL;
 	int rc = CLI_EXIT_FAIL;
+	struct cli_output result = {0};
 	size_t n = 0;
 	if (!x) {
 		cli_fail("out of memory");
@@ -244,8 +258,11 @@ static int codec_reduce(int argc, char **argv)
 		cli_fail("reduce: %s", quire_strerror(st));
 		goto out;
 	}
-	rc = cli_write_file(out, y, n * sizeof(float));
+	if (!cli_output_open(&result, out) && !cli_output_write(&result, y, n * sizeof(float)) &&
+	    !cli_output_commit(&result))
+		rc = 0;
 out:
+	cli_output_abort(&result);
 	for (int k = 0; x && k < w; k++)
 		free(x[k]);
 	free(x);

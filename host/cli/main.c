@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "quire.h"
@@ -93,15 +94,72 @@ float *cli_read_f32(const char *path, size_t *n)
 	return x;
 }
 
-int cli_write_file(const char *path, const void *data, size_t bytes)
+int cli_output_open(struct cli_output *o, const char *path)
 {
-	FILE *f = fopen(path, "wb");
+	o->path = path;
+	o->tmp = NULL;
+	struct stat sb;
+	int exists = lstat(path, &sb) == 0;
+	if (exists && S_ISDIR(sb.st_mode))
+		return cli_fail("%s: %s", path, strerror(EISDIR));
+	if (exists && !S_ISREG(sb.st_mode))
+		return 0;
+	size_t len = strlen(path) + sizeof(".quire-XXXXXX");
+	if (!(o->tmp = malloc(len)))
+		return cli_fail("%s: out of memory", path);
+	snprintf(o->tmp, len, "%s.quire-XXXXXX", path);
+	int fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		int saved = errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		return cli_fail("%s: %s", path, strerror(saved));
+	}
+	/* mkstemp makes it 0600: give it the mode the file has, or a new file would get. */
+	mode_t umask_bits = umask(0);
+	umask(umask_bits);
+	(void)!fchmod(fd, exists ? sb.st_mode & 07777 : 0666 & ~umask_bits);
+	close(fd);
+	return 0;
+}
+
+const char *cli_output_file(const struct cli_output *o)
+{
+	return o->tmp ? o->tmp : o->path;
+}
+
+int cli_output_write(const struct cli_output *o, const void *data, size_t bytes)
+{
+	FILE *f = fopen(cli_output_file(o), "wb");
 	if (!f)
-		return cli_fail("%s: %s", path, strerror(errno));
+		return cli_fail("%s: %s", o->path, strerror(errno));
 	int ok = fwrite(data, 1, bytes, f) == bytes;
 	if (fclose(f) != 0)
 		ok = 0;
-	return ok ? 0 : cli_fail("%s: write error", path);
+	return ok ? 0 : cli_fail("%s: write error", o->path);
+}
+
+int cli_output_commit(struct cli_output *o)
+{
+	if (!o->tmp)
+		return 0;
+	if (rename(o->tmp, o->path) != 0) {
+		int saved = errno;
+		cli_output_abort(o);
+		return cli_fail("%s: %s", o->path, strerror(saved));
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return 0;
+}
+
+void cli_output_abort(struct cli_output *o)
+{
+	if (!o->tmp)
+		return;
+	unlink(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
 }
 
 uint64_t cli_parse_size(const char *s)
@@ -134,7 +192,7 @@ static const struct cli_command top_commands[] = {
     {"codec", "encode, decode and reduce gradient tensors (bfp8, bfp16, fp16)", cli_codec},
     {"info", "describe a card: board, firmware, register blocks", cli_info},
     {"selftest", "every operation on a backend against cpu, bit for bit", cli_selftest},
-    {"bench", "measure throughput (quire bench codec, quire bench card)", cli_bench},
+    {"bench", "measure throughput (quire bench codec, card, allreduce)", cli_bench},
     {"version", "print the version", cli_version},
 };
 

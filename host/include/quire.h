@@ -125,10 +125,17 @@ struct quire_encoded {
 
 /* Write / read an encoded tensor file. Reading checks the header, sizes and CRC:
  * QUIRE_ERR_CORRUPT for a malformed file, QUIRE_ERR_IO for a system error
- * (errno kept). quire_encoded_read allocates; quire_encoded_free releases. */
+ * (errno kept). quire_encoded_read allocates; quire_encoded_free releases.
+ * The reader takes exactly the headers the writer writes; the writer refuses
+ * (QUIRE_ERR_INVALID) the rest: n >= 1, 1 <= workers <= QUIRE_MAX_WORKERS, fp16
+ * only with workers = 1, and the value format its format and workers imply. */
 int quire_encoded_write(const char *path, const struct quire_encoded *e);
 int quire_encoded_read(const char *path, struct quire_encoded *e);
 void quire_encoded_free(struct quire_encoded *e);
+/* Why quire_encoded_read refuses the file at path (QUIRE_ERR_CORRUPT or _VERSION): the
+ * field at fault and what is wrong with it, e.g. "workers: not 1 to 1024". NULL when the
+ * file reads fine or cannot be read at all. */
+const char *quire_encoded_fault(const char *path);
 
 /* ---- Cards: contexts, buffers, requests ------------------------------------------------ */
 

@@ -161,10 +161,11 @@ struct quire_card_info {
 };
 
 #ifndef __KERNEL__
-_Static_assert(sizeof(struct quire_cmd) == QUIRE_CMD_BYTES, "descriptor size");
-_Static_assert(sizeof(struct quire_cpl) == QUIRE_CPL_BYTES, "completion size");
-_Static_assert(sizeof(struct quire_card_info) == 64, "info size");
-_Static_assert(sizeof(struct quire_comm_desc) == 32, "communicator descriptor size");
+#include "quire/static_assert.h"
+QUIRE_STATIC_ASSERT(sizeof(struct quire_cmd) == QUIRE_CMD_BYTES, "descriptor size");
+QUIRE_STATIC_ASSERT(sizeof(struct quire_cpl) == QUIRE_CPL_BYTES, "completion size");
+QUIRE_STATIC_ASSERT(sizeof(struct quire_card_info) == 64, "info size");
+QUIRE_STATIC_ASSERT(sizeof(struct quire_comm_desc) == 32, "communicator descriptor size");
 #endif
 
 #endif /* QUIRE_CMD_H */

@@ -71,14 +71,16 @@ struct quire_frame_hdr {
 
 #ifndef __KERNEL__
 #include <stddef.h>
-_Static_assert(sizeof(struct quire_frame_hdr) == QUIRE_FRAME_HDR_BYTES, "frame header size");
-_Static_assert(offsetof(struct quire_frame_hdr, src) == QUIRE_FRAME_OFF_ADDRS, "src");
-_Static_assert(offsetof(struct quire_frame_hdr, comm) == QUIRE_FRAME_OFF_COMM, "comm");
-_Static_assert(offsetof(struct quire_frame_hdr, coll_seq) == QUIRE_FRAME_OFF_COLL_SEQ, "seq");
-_Static_assert(offsetof(struct quire_frame_hdr, offset) == QUIRE_FRAME_OFF_OFFSET, "offset");
-_Static_assert(offsetof(struct quire_frame_hdr, len) == QUIRE_FRAME_OFF_LEN, "len");
-_Static_assert(offsetof(struct quire_frame_hdr, link_seq) == QUIRE_FRAME_OFF_LINK_SEQ, "link");
-_Static_assert(offsetof(struct quire_frame_hdr, crc32) == QUIRE_FRAME_OFF_CRC, "crc32");
+
+#include "quire/static_assert.h"
+QUIRE_STATIC_ASSERT(sizeof(struct quire_frame_hdr) == QUIRE_FRAME_HDR_BYTES, "frame header size");
+QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, src) == QUIRE_FRAME_OFF_ADDRS, "src");
+QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, comm) == QUIRE_FRAME_OFF_COMM, "comm");
+QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, coll_seq) == QUIRE_FRAME_OFF_COLL_SEQ, "seq");
+QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, offset) == QUIRE_FRAME_OFF_OFFSET, "offset");
+QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, len) == QUIRE_FRAME_OFF_LEN, "len");
+QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, link_seq) == QUIRE_FRAME_OFF_LINK_SEQ, "link");
+QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, crc32) == QUIRE_FRAME_OFF_CRC, "crc32");
 #endif
 
 #endif /* QUIRE_FRAME_H */

@@ -43,7 +43,15 @@ enum quire_status {
 
 #define QUIRE_STATUS_COUNT 23 /* one past the largest code */
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A short English description of a status code; never NULL. */
 const char *quire_strerror(int status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* QUIRE_STATUS_H */

@@ -36,6 +36,8 @@ open('$T/b.f32','wb').write(struct.pack('<99f', *[i / 3 for i in range(99)]))
 : > "$T/empty.f32"
 
 expect "top-level help" 0 "Usage: quire COMMAND" -- "$Q" --help
+expect "top-level help names bench allreduce" 0 "bench.*allreduce" -- "$Q" --help
+expect "info help names sim:cluster" 0 "sim:cluster (inside quire-cluster" -- "$Q" info --help
 expect "no command" 2 "Usage" -- "$Q"
 expect "unknown command" 2 "unknown command 'frobnicate'" -- "$Q" frobnicate
 expect "version" 0 "quire 0" -- "$Q" --version
@@ -71,10 +73,31 @@ expect "residual written" 0 "400" -- stat -c %s "$T/r.f32"
 expect "residual reused" 0 "" -- "$Q" codec encode --format bfp8 --residual "$T/r.f32" "$T/a.f32" "$T/a.bfp8"
 expect "residual of wrong size" 1 "residual has 100 elements, the input 99" -- "$Q" codec encode --format bfp8 --residual "$T/r.f32" "$T/b.f32" "$T/b.bfp8"
 expect "residual refused for fp16" 2 "bfp8 and bfp16 only" -- "$Q" codec encode --format fp16 --residual "$T/r.f32" "$T/a.f32" "$T/a.fp16"
+# A failed command leaves no output behind, and what was there stays as it was.
+expect "residual in a missing directory" 1 "no/dir/r.f32: No such file" -- "$Q" codec encode --format bfp8 --residual "$T/no/dir/r.f32" "$T/a.f32" "$T/partial.bfp8"
+expect "... writes no encoded file" 1 "" -- test -e "$T/partial.bfp8"
+printf 'old' > "$T/kept.bfp8"
+expect "residual in a missing directory, output existing" 1 "No such file" -- "$Q" codec encode --format bfp8 --residual "$T/no/dir/r.f32" "$T/a.f32" "$T/kept.bfp8"
+expect "... leaves it as it was" 0 "^old$" -- cat "$T/kept.bfp8"
+expect "decode into a directory" 1 "Is a directory" -- "$Q" codec decode "$T/exact.bfp8" "$T"
+expect "reduce into a missing directory" 1 "No such file" -- "$Q" codec reduce --format bfp8 --out "$T/no/dir/y" "$T/a.f32"
+expect "no temporary file left behind" 0 "" -- sh -c "[ -z \"\$(find '$T' -name '*.quire-*')\" ]"
+expect "decode to a device writes to it" 0 "" -- "$Q" codec decode "$T/exact.bfp8" /dev/null
+expect "... and leaves it a device" 0 "" -- test -c /dev/null
+expect "a new output gets the umask's mode" 0 "^644$" -- sh -c "umask 022 && \"$Q\" codec decode \"$T/exact.bfp8\" \"$T/mode.f32\" && stat -c %a \"$T/mode.f32\""
+chmod 600 "$T/mode.f32"
+expect "a replaced output keeps its mode" 0 "^600$" -- sh -c "\"$Q\" codec decode \"$T/exact.bfp8\" \"$T/mode.f32\" && stat -c %a \"$T/mode.f32\""
 # A damaged encoded file is refused, not decoded.
 cp "$T/exact.bfp8" "$T/bad.bfp8"
 printf '\377' | dd of="$T/bad.bfp8" bs=1 seek=40 conv=notrunc 2>/dev/null
 expect "damaged file refused" 1 "not a valid quire tensor file" -- "$Q" codec decode "$T/bad.bfp8" "$T/y"
+# A well-formed file with a header the writer never writes (5000 workers): refused, naming the field.
+python3 -c "
+import struct, zlib
+h = b'QUIRETNS' + struct.pack('<HHHHQI', 1, 3, 5, 64, 100, 5000)
+payload = bytes(2 + 100)
+open('$T/w5000.bfp8', 'wb').write(h + struct.pack('<I', zlib.crc32(h + payload)) + payload)"
+expect "decode: the field at fault is named" 1 "not a valid quire tensor file: workers" -- "$Q" codec decode "$T/w5000.bfp8" "$T/y"
 # W copies of the same exact tensor: the sum is W times it, the mean is it.
 expect "reduce sum" 0 "" -- "$Q" codec reduce --format bfp8 --out "$T/sum.f32" "$T/exact.f32" "$T/exact.f32"
 python3 -c "

@@ -45,19 +45,39 @@ static size_t exp_bytes(const struct quire_encoded *e)
 	return e->format == QUIRE_FMT_FP16 ? 0 : QUIRE_BFP_BLOCKS(e->n);
 }
 
-/* Is this combination of formats one a file may hold? */
-static int formats_valid(const struct quire_encoded *e)
+/* The value format of a file of this format and worker count: an encoding's own, or the
+ * integer width quire sums W encodings in (as the cards do, docs/collectives.md). */
+static enum quire_format values_format(enum quire_format format, uint32_t workers)
 {
-	switch (e->format) {
-	case QUIRE_FMT_FP16:
-		return e->val_format == QUIRE_FMT_FP16;
-	case QUIRE_FMT_BFP8:
-	case QUIRE_FMT_BFP16:
-		return e->val_format == QUIRE_FMT_INT8 || e->val_format == QUIRE_FMT_INT16 ||
-		       e->val_format == QUIRE_FMT_INT32;
-	default:
-		return 0;
-	}
+	if (format == QUIRE_FMT_BFP8 && workers == 1)
+		return QUIRE_FMT_INT8;
+	if (format == QUIRE_FMT_BFP8 && workers <= QUIRE_BFP8_INT16_MAX_WORKERS)
+		return QUIRE_FMT_INT16;
+	if (format == QUIRE_FMT_BFP16)
+		return workers == 1 ? QUIRE_FMT_INT16 : QUIRE_FMT_INT32;
+	return format == QUIRE_FMT_BFP8 ? QUIRE_FMT_INT32 : QUIRE_FMT_FP16;
+}
+
+QUIRE_STATIC_ASSERT(QUIRE_MAX_WORKERS == 1024, "the message below says 1024");
+
+/* What the writer may write and the reader takes, one rule for both: NULL, or the
+ * field at fault, as docs/codec-file.md names it. */
+static const char *header_fault(const struct quire_encoded *e)
+{
+	if (e->format != QUIRE_FMT_FP16 && e->format != QUIRE_FMT_BFP8 &&
+	    e->format != QUIRE_FMT_BFP16)
+		return "format: not fp16, bfp8 or bfp16";
+	if (e->n == 0)
+		return "n: no elements";
+	if (e->n > MAX_ELEMS)
+		return "n: above 2^40";
+	if (e->workers < 1 || e->workers > QUIRE_MAX_WORKERS)
+		return "workers: not 1 to 1024";
+	if (e->format == QUIRE_FMT_FP16 && e->workers != 1)
+		return "workers: an fp16 file holds one encoding, never a sum";
+	if (e->val_format != values_format(e->format, e->workers))
+		return "value format: not the one its format and workers imply";
+	return NULL;
 }
 
 /* CRC-32 of the header's first 28 bytes and the payload: any damaged byte is caught. */
@@ -77,8 +97,7 @@ static uint32_t file_crc(const uint8_t *header, const struct quire_encoded *e, s
 
 int quire_encoded_write(const char *path, const struct quire_encoded *e)
 {
-	if (!path || !e || !formats_valid(e) || e->n > MAX_ELEMS || e->workers < 1 ||
-	    (e->n && !e->vals) || (exp_bytes(e) && !e->exp))
+	if (!path || !e || header_fault(e) || !e->vals || (exp_bytes(e) && !e->exp))
 		return QUIRE_ERR_INVALID;
 	size_t vbytes = quire_format_bytes(e->val_format, e->n);
 	uint8_t h[HEADER_BYTES] = {0};
@@ -104,8 +123,10 @@ int quire_encoded_write(const char *path, const struct quire_encoded *e)
 	return ok ? QUIRE_OK : QUIRE_ERR_IO;
 }
 
-int quire_encoded_read(const char *path, struct quire_encoded *e)
+/* quire_encoded_read, saying in *fault what is wrong with a file it refuses. */
+static int read_encoded(const char *path, struct quire_encoded *e, const char **fault)
 {
+	*fault = NULL;
 	if (!path || !e)
 		return QUIRE_ERR_INVALID;
 	memset(e, 0, sizeof(*e));
@@ -119,9 +140,16 @@ int quire_encoded_read(const char *path, struct quire_encoded *e)
 		st = QUIRE_ERR_IO;
 		goto out;
 	}
-	if (fread(h, 1, sizeof(h), f) != sizeof(h) || memcmp(h, FILE_MAGIC, 8) != 0)
+	if (fread(h, 1, sizeof(h), f) != sizeof(h)) {
+		*fault = "header: the file is shorter than one";
 		goto out;
+	}
+	if (memcmp(h, FILE_MAGIC, 8) != 0) {
+		*fault = "magic: not " FILE_MAGIC;
+		goto out;
+	}
 	if (get16(h + 8) != FILE_VERSION) {
+		*fault = "version: not 1, the one this library reads";
 		st = QUIRE_ERR_VERSION;
 		goto out;
 	}
@@ -129,33 +157,58 @@ int quire_encoded_read(const char *path, struct quire_encoded *e)
 	e->val_format = get16(h + 12);
 	e->n = get32(h + 16) | (uint64_t)get32(h + 20) << 32;
 	e->workers = get32(h + 24);
-	uint16_t block = get16(h + 14);
-	if (!formats_valid(e) || e->n > MAX_ELEMS || e->workers < 1 ||
-	    block != (e->format == QUIRE_FMT_FP16 ? 0 : QUIRE_BFP_BLOCK))
+	if ((*fault = header_fault(e)) != NULL)
 		goto out;
+	if (get16(h + 14) != (e->format == QUIRE_FMT_FP16 ? 0 : QUIRE_BFP_BLOCK)) {
+		*fault = "block size: not its format's (64 for bfp, 0 for fp16)";
+		goto out;
+	}
 	size_t eb = exp_bytes(e), vbytes = quire_format_bytes(e->val_format, e->n);
-	if ((uint64_t)sb.st_size != HEADER_BYTES + eb + vbytes)
+	if ((uint64_t)sb.st_size != HEADER_BYTES + eb + vbytes) {
+		*fault = "file size: not what the header implies";
 		goto out;
+	}
 	e->exp = eb ? malloc(eb) : NULL;
-	e->vals = malloc(vbytes ? vbytes : 1);
+	e->vals = malloc(vbytes);
 	if ((eb && !e->exp) || !e->vals) {
 		st = QUIRE_ERR_NOMEM;
 		goto out;
 	}
 	if (fread(e->exp ? (void *)e->exp : h, 1, eb, f) != eb ||
-	    fread(e->vals, 1, vbytes, f) != vbytes)
+	    fread(e->vals, 1, vbytes, f) != vbytes) {
+		*fault = "file size: shorter than it was a moment ago";
 		goto out;
-	if (file_crc(h, e, vbytes) != get32(h + 28))
+	}
+	if (file_crc(h, e, vbytes) != get32(h + 28)) {
+		*fault = "CRC-32: the header or the payload is damaged";
 		goto out;
+	}
 	for (size_t b = 0; b < eb; b++)
-		if (e->exp[b] < QUIRE_BFP_EXP_ZERO)
+		if (e->exp[b] < QUIRE_BFP_EXP_ZERO) {
+			*fault = "block exponents: one below -126";
 			goto out;
+		}
 	st = QUIRE_OK;
 out:
 	fclose(f);
 	if (st != QUIRE_OK)
 		quire_encoded_free(e);
 	return st;
+}
+
+int quire_encoded_read(const char *path, struct quire_encoded *e)
+{
+	const char *fault;
+	return read_encoded(path, e, &fault);
+}
+
+const char *quire_encoded_fault(const char *path)
+{
+	struct quire_encoded e;
+	const char *fault;
+	if (read_encoded(path, &e, &fault) == QUIRE_OK)
+		quire_encoded_free(&e);
+	return fault;
 }
 
 void quire_encoded_free(struct quire_encoded *e)
