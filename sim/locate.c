@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "locate.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,4 +28,16 @@ void quire_sim_locate(char *out, size_t len)
 		}
 	}
 	snprintf(out, len, "quire-sim");
+}
+
+int quire_sim_mkdtemp(char *out, size_t len, const char *name)
+{
+	const char *base = getenv("TMPDIR");
+	if (!base || base[0] != '/' || strlen(base) + strlen(name) + 8 >= QUIRE_SIM_DIR_MAX)
+		base = "/tmp";
+	if ((size_t)snprintf(out, len, "%s/%s-XXXXXX", base, name) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkdtemp(out) ? 0 : -1;
 }

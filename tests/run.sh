@@ -14,8 +14,12 @@ if [ "${1:-}" = "--unit-only" ]; then
 fi
 passed=0
 failed=0
-log=$(mktemp /tmp/quire-test-XXXXXX)
-trap 'rm -f "$log"' EXIT
+# A TMPDIR of this run's own: card sockets, cluster directories and MPI's session files go
+# there, so another test run on the same machine is never taken for this one.
+RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/quire-test-XXXXXX")
+export TMPDIR="$RUN_TMP"
+log="$RUN_TMP/run.log"
+trap 'rm -rf "$RUN_TMP"' EXIT
 
 # Count cases from a program's output: cmocka's "[  PASSED  ] N test(s)." and
 # "[  FAILED  ] N test(s)", or our scripts' "N passed, N failed".
@@ -69,6 +73,18 @@ if [ $unit_only -eq 0 ]; then
 	for seed in 1 2 3; do
 		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
 	done
+fi
+# Nothing of this run may outlive it: no process naming its TMPDIR, no file left there.
+sleep 0.2
+left=$(pgrep -af "$RUN_TMP" | grep -v "pgrep")
+files=$(ls -A "$RUN_TMP" | grep -v '^run\.log$')
+echo "== leftovers of this run"
+if [ -z "$left" ] && [ -z "$files" ]; then
+	echo "ok   no process and no file of this run left"
+	passed=$((passed + 1))
+else
+	echo "FAIL left running: ${left:-none}; left in $RUN_TMP: ${files:-none}"
+	failed=$((failed + 1))
 fi
 echo
 echo "tests: $passed passed, $failed failed"

@@ -12,30 +12,27 @@ B=$1
 Q="$B/bin/quire"
 SIM="$B/bin/quire-sim"
 LIMIT_MS=2000
-T=$(mktemp -d /tmp/quire-freeze-XXXXXX)
+T=$(mktemp -d "${TMPDIR:-/tmp}/quire-freeze-XXXXXX")
+export TMPDIR="$T" # quire-cluster's cards put their sockets here: ours alone
 . "$(dirname "$0")/report.sh"
+. "$(dirname "$0")/procs.sh"
 cleanup() {
 	[ -n "${simpid:-}" ] && kill -KILL "$simpid" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
-now() { date +%s.%N; }
-secs() { echo "$1 $2" | awk '{ printf "%.2f", $2 - $1 }'; }
 within() { echo "$1 $2" | awk '{ exit !($1 <= $2) }'; }
 
 # 1. One card, frozen 0.4 s into a selftest (which takes about 1.2 s unhindered).
 "$SIM" --socket "$T/card.sock" --quiet &
 simpid=$!
-i=0
-while [ ! -S "$T/card.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait_until 5 test -S "$T/card.sock"
 QUIRE_TIMEOUT_MS=$LIMIT_MS "$Q" selftest --backend "sim:$T/card.sock" >"$T/selftest.log" 2>&1 &
 host=$!
 sleep 0.4
 kill -STOP "$simpid"
 frozen=$(now)
-i=0
-while kill -0 $host 2>/dev/null && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
-if kill -0 $host 2>/dev/null; then
+if ! wait_until 15 none_alive $host; then
 	kill -9 $host
 	ko "frozen card: selftest still running 15 s after the freeze"
 else
@@ -65,10 +62,9 @@ if [ -x "$B/tests/mpi/test_card_fault" ]; then
 		--mca mpi_yield_when_idle 1 "$B/tests/mpi/test_card_fault" $LIMIT_MS stop "tag=$$" \
 		>"$T/job.log" 2>&1 &
 	job=$!
-	i=0
-	while kill -0 $job 2>/dev/null && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+	wait_until 60 none_alive $job
 	ended=$(now)
-	if kill -0 $job 2>/dev/null; then
+	if alive $job; then
 		kill -TERM $job
 		ko "frozen card in a 4-card job: still running after 60 s"
 	fi
@@ -97,6 +93,12 @@ if [ -x "$B/tests/mpi/test_card_fault" ]; then
 		ko "ranks of the frozen-card job still running"
 	else
 		ok "no rank of the frozen-card job left"
+	fi
+	check_cards() { ! pgrep -f "quire-sim --socket $T/" >/dev/null; }
+	if wait_until 2 check_cards; then
+		ok "no card of the frozen-card job left"
+	else
+		ko "cards of the frozen-card job still running: $(pgrep -af "quire-sim --socket $T/")"
 	fi
 fi
 echo "card freeze: $pass passed, $fail failed"

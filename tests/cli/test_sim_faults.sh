@@ -8,26 +8,23 @@ set -u
 Q=$1
 SIM=$2
 export QUIRE_SIM="$SIM"
-T=$(mktemp -d /tmp/quire-faults-XXXXXX)
+T=$(mktemp -d "${TMPDIR:-/tmp}/quire-faults-XXXXXX")
+# The card processes libquire starts put their sockets under TMPDIR: ours, so the checks
+# below see only this run's (another test run may share the machine).
+export TMPDIR="$T"
 . "$(dirname "$0")/report.sh"
+. "$(dirname "$0")/procs.sh"
 cleanup() {
 	[ -n "${simpid:-}" ] && kill "$simpid" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
 
-
 start_card() {
 	"$SIM" --socket "$T/card.sock" --quiet &
 	simpid=$!
-	i=0
-	while [ ! -S "$T/card.sock" ] && [ $i -lt 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	wait_until 5 test -S "$T/card.sock"
 }
-
-tmpdirs_before=$(ls -d /tmp/quire-sim-* 2>/dev/null | wc -l)
 
 # 1. A card process started by the library for this one host.
 out=$("$Q" selftest --backend sim --max-size 4MiB 2>&1)
@@ -61,12 +58,7 @@ kill -9 "$simpid"
 wait "$simpid" 2>/dev/null
 simpid=
 start=$(date +%s)
-i=0
-while kill -0 $host 2>/dev/null && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-if kill -0 $host 2>/dev/null; then
+if ! wait_until 30 none_alive $host; then
 	kill -9 $host
 	ko "card killed: the host still waits after 30 s"
 else
@@ -98,16 +90,15 @@ fi
 
 # 5. Nothing left behind: no card processes of ours, no socket directories.
 sleep 0.2
-if pgrep -f "quire-sim --socket /tmp/quire-sim-" >/dev/null 2>&1; then
-	ko "stray quire-sim processes: $(pgrep -af 'quire-sim --socket /tmp/quire-sim-')"
+if pgrep -f "quire-sim --socket $T/quire-sim-" >/dev/null 2>&1; then
+	ko "stray quire-sim processes: $(pgrep -af "quire-sim --socket $T/quire-sim-")"
 else
 	ok "no stray card processes"
 fi
-tmpdirs_after=$(ls -d /tmp/quire-sim-* 2>/dev/null | wc -l)
-if [ "$tmpdirs_after" -le "$tmpdirs_before" ]; then
+if [ -z "$(ls -d "$T"/quire-sim-* 2>/dev/null)" ]; then
 	ok "no socket directories left behind"
 else
-	ko "socket directories left: $(ls -d /tmp/quire-sim-*)"
+	ko "socket directories left: $(ls -d "$T"/quire-sim-*)"
 fi
 
 echo "sim faults: $pass passed, $fail failed"

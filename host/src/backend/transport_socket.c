@@ -36,8 +36,8 @@ struct sock {
 	int hung;       /* a register access ran out of time: the card is not asked again */
 	uint32_t stale; /* reads that ran out of time: their replies, when they come, are old */
 	uint64_t irqs_pending;
-	pid_t child;             /* a quire-sim of our own, or 0 */
-	char dir[64], path[128]; /* its socket */
+	pid_t child;                            /* a quire-sim of our own, or 0 */
+	char dir[QUIRE_SIM_DIR_MAX], path[128]; /* its socket */
 };
 
 static struct sock *sock_of_dev(struct quire_device *d)
@@ -116,7 +116,8 @@ static uint32_t sock_read(struct quire_device *d, uint32_t off)
 		if (m.type == QUIRE_SIM_IRQ)
 			s->irqs_pending++;
 		else if (m.type == QUIRE_SIM_READ_REPLY && s->stale)
-			s->stale--; /* the answer to a read that gave up: the card answers in order */
+			s->stale--; /* the answer to a read that gave up: the card answers in order
+				     */
 		else if (m.type == QUIRE_SIM_READ_REPLY)
 			return (uint32_t)m.value;
 	}
@@ -200,8 +201,7 @@ static void sock_close(struct transport *t)
 
 static int spawn(struct sock *s)
 {
-	snprintf(s->dir, sizeof(s->dir), "/tmp/quire-sim-XXXXXX");
-	if (!mkdtemp(s->dir)) {
+	if (quire_sim_mkdtemp(s->dir, sizeof(s->dir), "quire-sim") != 0) {
 		s->dir[0] = '\0';
 		return QUIRE_ERR_IO;
 	}
