@@ -6,6 +6,7 @@
  * command ends, or when this launcher is interrupted or killed: the cards die
  * with it (PDEATHSIG), and the network directory is removed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -39,7 +40,7 @@ static const char usage[] =
     "  quire-cluster -n 4 -- mpirun -np 4 quire-train-dp --backend sim:cluster\n";
 
 static volatile sig_atomic_t got_signal;
-static char dir[] = "/tmp/quire-cluster-XXXXXX";
+static char dir[QUIRE_SIM_DIR_MAX]; /* $TMPDIR/quire-cluster-XXXXXX */
 static pid_t cards[MAX_CARDS];
 static int n_cards;
 
@@ -59,6 +60,7 @@ static pid_t start_card(const char *bin, int i, const char *drop, const char *co
 	prctl(PR_SET_PDEATHSIG, SIGTERM); /* no card outlives its launcher */
 	if (getppid() != parent)
 		_exit(1);
+	setpgid(0, 0); /* a terminal's Ctrl-C reaches the launcher, which ends the command first */
 	const char *argv[16] = {"quire-sim", "--socket", sock, "--net", dir, "--addr", addr};
 	int k = 7;
 	if (!verbose)
@@ -127,18 +129,47 @@ static void stop_cards(void)
 		}
 		cards[i] = 0;
 	}
-	/* The cards remove their sockets; whatever a killed one left goes here. */
-	for (int i = 0; i < n_cards; i++) {
-		char p[128];
-		snprintf(p, sizeof(p), "%s/card-%d.sock", dir, i);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s/port-%d", dir, i);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s/card-%d.pid", dir, i);
-		unlink(p);
-	}
+	/* The directory is ours alone: whatever the cards, a killed card or the command's
+	 * ranks (quire_comm_rendezvous) left there goes with it. */
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
 	if (rmdir(dir) != 0)
 		fprintf(stderr, "quire-cluster: %s not removed: %s\n", dir, strerror(errno));
+}
+
+#define COMMAND_GRACE_MS 5000 /* how long the command may take to end once told to */
+
+/*
+ * Waits for the command; a signal to the launcher is passed on to the command's group,
+ * and a second signal, or a command still running COMMAND_GRACE_MS later, kills the group.
+ * (mpirun's ranks sit in groups of their own, but end when mpirun does.)
+ */
+static int wait_command(pid_t cmd)
+{
+	int status = 0, told_ms = -1;
+	for (;;) {
+		pid_t r = waitpid(cmd, &status, WNOHANG);
+		if (r == cmd || (r < 0 && errno != EINTR))
+			return status;
+		if (got_signal && told_ms < 0) {
+			kill(-cmd, got_signal == SIGHUP ? SIGTERM : got_signal);
+			got_signal = 0;
+			told_ms = 0;
+		} else if (told_ms >= 0 && (got_signal || told_ms >= COMMAND_GRACE_MS)) {
+			fprintf(stderr, "quire-cluster: %s, killing the command\n",
+				got_signal ? "signalled again" : "the command did not end");
+			kill(-cmd, SIGKILL);
+			waitpid(cmd, &status, 0);
+			return status;
+		}
+		usleep(10000); /* a signal cuts it short */
+		if (told_ms >= 0)
+			told_ms += 10;
+	}
 }
 
 static int probability_ok(const char *s)
@@ -193,8 +224,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "quire-cluster: cannot make a directory in /tmp: %s\n",
+	if (quire_sim_mkdtemp(dir, sizeof(dir), "quire-cluster") != 0) {
+		fprintf(stderr, "quire-cluster: cannot make a directory for the cards: %s\n",
 			strerror(errno));
 		return 1;
 	}
@@ -222,23 +253,17 @@ int main(int argc, char **argv)
 	if (cmd == 0) {
 		setpgid(0, 0); /* its own group: a signal here reaches all of it */
 		prctl(PR_SET_PDEATHSIG, SIGTERM); /* mpirun ends its ranks on SIGTERM */
+		/* A launcher started in the background inherits SIGINT ignored; the command
+		 * must hear what it is forwarded. */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "quire-cluster: cannot run %s: %s\n", argv[optind],
 			strerror(errno));
 		_exit(127);
 	}
-	int status = 0, forwarded = 0;
-	for (;;) {
-		pid_t r = waitpid(cmd, &status, 0);
-		if (r == cmd)
-			break;
-		if (r < 0 && errno == EINTR && got_signal && !forwarded) {
-			kill(-cmd, got_signal == SIGHUP ? SIGTERM : got_signal);
-			forwarded = 1;
-		} else if (r < 0 && errno != EINTR) {
-			break;
-		}
-	}
+	int status = wait_command(cmd);
 	stop_cards();
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);

@@ -36,3 +36,10 @@ $(FAULT_TEST): $(BUILD)/tests/mpi/test_card_fault.o $(BUILD)/host/src/comm/mpi.o
 all: $(MPI_TEST) $(FAULT_TEST)
 test: $(MPI_TEST) $(FAULT_TEST) $(QUIRE_CLUSTER) $(BENCH_ALLREDUCE)
 endif
+
+# A rank that meets the others without MPI (quire_comm_rendezvous), for test_cluster.sh.
+MEET := $(BUILD)/tests/cli/meet
+$(MEET): $(BUILD)/tests/cli/meet.o $(LIBQUIRE_A)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+all: $(MEET)
+test: $(MEET)
