@@ -7,13 +7,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_allreduce.h"
 #include "cli.h"
 #include "quire.h"
 
@@ -472,17 +472,10 @@ static int run_bench_mpi(const char *dir, const char *backend, int w, const char
 	for (size_t i = 0; i < sizeof(mpi) / sizeof(mpi[0]); i++)
 		argv[k++] = mpi[i];
 	argv[k] = NULL;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "quire: cannot run %s: %s (apt-get install openmpi-bin)\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	int status;
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0)
+	int stopped_by, rc = cli_run_child(argv, " (apt-get install openmpi-bin)", &stopped_by);
+	if (stopped_by)
+		return 128 + stopped_by; /* the user stopped it: nothing more to say */
+	if (rc != 0)
 		return cli_fail("bench allreduce: the %s W=%d run failed", backend, w);
 	return 0;
 }
@@ -519,8 +512,18 @@ static int bench_allreduce(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("bench allreduce", "unexpected argument '%s'", argv[optind]);
-	if (!cli_parse_size(min) || !cli_parse_size(max) || atoi(repeat) < 1)
-		return cli_usage_error("bench allreduce", "bad --min, --max or --repeat");
+	uint64_t lo = cli_parse_size(min), hi = cli_parse_size(max);
+	char *end;
+	long rep = strtol(repeat, &end, 10);
+	if (lo < BENCH_ALLREDUCE_MIN_BYTES || lo > BENCH_ALLREDUCE_MAX_BYTES)
+		return cli_usage_error("bench allreduce", "--min: %u bytes to 1GiB, not '%s'",
+				       BENCH_ALLREDUCE_MIN_BYTES, min);
+	if (hi < lo || hi > BENCH_ALLREDUCE_MAX_BYTES)
+		return cli_usage_error("bench allreduce",
+				       "--max: from --min (%s) to 1GiB, not '%s'", min, max);
+	if (*end || end == repeat || rep < 1 || rep > BENCH_ALLREDUCE_MAX_REPEAT)
+		return cli_usage_error("bench allreduce", "--repeat: 1 to %d, not '%s'",
+				       BENCH_ALLREDUCE_MAX_REPEAT, repeat);
 	char list[256], blist[64];
 	snprintf(list, sizeof(list), "%s", ranks);
 	snprintf(blist, sizeof(blist), "%s", backends);
@@ -529,8 +532,8 @@ static int bench_allreduce(int argc, char **argv)
 			return cli_usage_error("bench allreduce", "--backend: cpu or sim, not '%s'",
 					       b);
 	for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int w = atoi(tok);
-		if (w < 1 || w > 64)
+		long w = strtol(tok, &end, 10);
+		if (*end || w < 1 || w > 64)
 			return cli_usage_error("bench allreduce", "--ranks: numbers from 1 to 64");
 	}
 	char self[PATH_MAX - 32], bin[PATH_MAX];
@@ -550,8 +553,8 @@ static int bench_allreduce(int argc, char **argv)
 		setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
 	}
 	char sizes[2][64];
-	snprintf(sizes[0], sizeof(sizes[0]), "%llu", (unsigned long long)cli_parse_size(min));
-	snprintf(sizes[1], sizeof(sizes[1]), "%llu", (unsigned long long)cli_parse_size(max));
+	snprintf(sizes[0], sizeof(sizes[0]), "%llu", (unsigned long long)lo);
+	snprintf(sizes[1], sizeof(sizes[1]), "%llu", (unsigned long long)hi);
 	snprintf(list, sizeof(list), "%s", ranks);
 	for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		snprintf(blist, sizeof(blist), "%s", backends);

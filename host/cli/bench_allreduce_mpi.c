@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_allreduce.h"
 #include "quire_mpi.h"
 
 static double best_time(MPI_Comm comm, int repeat, int (*fn)(void *), void *arg)
@@ -95,9 +96,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (min < 256 || max < min || repeat < 1) {
+	if (min < BENCH_ALLREDUCE_MIN_BYTES || max < min || max > BENCH_ALLREDUCE_MAX_BYTES ||
+	    repeat < 1 || repeat > BENCH_ALLREDUCE_MAX_REPEAT) {
 		if (rank == 0)
-			fprintf(stderr, "quire-bench-allreduce: bad --min/--max/--repeat\n");
+			fprintf(
+			    stderr,
+			    "quire-bench-allreduce: --min %u bytes or more, --max from --min to "
+			    "1GiB, --repeat 1 to %d\n",
+			    BENCH_ALLREDUCE_MIN_BYTES, BENCH_ALLREDUCE_MAX_REPEAT);
 		MPI_Finalize();
 		return 2;
 	}
@@ -125,8 +131,14 @@ int main(int argc, char **argv)
 	for (size_t bytes = min; bytes <= max; bytes *= 4) {
 		size_t n = bytes / 4;
 		struct quire_buf *xb, *yb;
-		quire_buf_alloc(ctx, bytes, &xb);
-		quire_buf_alloc(ctx, bytes, &yb);
+		st = quire_buf_alloc(ctx, bytes, &xb);
+		if (!st)
+			st = quire_buf_alloc(ctx, bytes, &yb);
+		if (st) {
+			fprintf(stderr, "rank %d: cannot allocate 2 x %zu bytes on %s: %s\n", rank,
+				bytes, backend, quire_strerror(st));
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
 		float *x = quire_buf_ptr(xb);
 		for (size_t i = 0; i < n; i++)
 			x[i] = (float)((i * 2654435761u + (size_t)rank) % 2001) / 1000.0f - 1.0f;

@@ -55,6 +55,16 @@ void cli_output_abort(struct cli_output *o);
 /* "64MiB", "1G", "4096" -> bytes; 0 on a malformed value. */
 uint64_t cli_parse_size(const char *s);
 
+/*
+ * Runs argv[0] (found on PATH) until it ends, and the program ends with the tool: a
+ * SIGINT, SIGTERM or SIGHUP to the tool is passed on (SIGHUP as SIGTERM), a second one
+ * kills the program, and the program gets SIGTERM if the tool dies. Returns the
+ * program's exit status (128+N when a signal N ended it), or -1 if it could not be
+ * started; *stopped_by is the signal that stopped the tool meanwhile, else 0. hint
+ * follows the error of a program that cannot be run.
+ */
+int cli_run_child(const char *const *argv, const char *hint, int *stopped_by);
+
 int cli_codec(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_selftest(int argc, char **argv);

@@ -121,6 +121,10 @@ if command -v mpirun >/dev/null && [ -x "$(dirname "$Q")/quire-bench-allreduce" 
 	expect "bench allreduce runs" 0 "quire bfp8" -- env ASAN_OPTIONS=detect_leaks=0 "$Q" bench allreduce --ranks 2 --max 256KiB --repeat 1
 fi
 expect "bench allreduce, bad ranks" 2 "ranks" -- "$Q" bench allreduce --ranks 0
+# Checked before anything starts: a usage error (exit 2), not an abort inside the MPI ranks.
+expect "bench allreduce, --max below --min" 2 "--max: from --min" -- "$Q" bench allreduce --min 1MiB --max 64KiB
+expect "bench allreduce, --min below one block" 2 "--min: 256 bytes" -- "$Q" bench allreduce --min 100
+expect "bench allreduce, --repeat not a number" 2 "--repeat: 1 to" -- "$Q" bench allreduce --repeat 5x
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -8,29 +8,29 @@ set -u
 B=$1
 CL="$B/bin/quire-cluster"
 . "$(dirname "$0")/report.sh"
+. "$(dirname "$0")/procs.sh"
+# Our own TMPDIR: the launchers put their directories and card sockets there, so the
+# checks below see this run's processes and files only.
+T=$(mktemp -d "${TMPDIR:-/tmp}/quire-cl-XXXXXX")
+export TMPDIR="$T"
+trap 'rm -rf "$T"' EXIT
 check() { # check DESCRIPTION COMMAND...: passes when the command succeeds
 	d=$1
 	shift
 	if "$@"; then ok "$d"; else ko "$d"; fi
 }
-cards_alive() { pgrep -f "[q]uire-sim --socket /tmp/quire-cluster-" >/dev/null; }
+cards_alive() { pgrep -f "[q]uire-sim --socket $T/" >/dev/null; }
 no_cards() { ! cards_alive; }
-wait_until() { # wait_until COMMAND...: up to 5 s for it to succeed
-	i=0
-	while ! "$@" && [ $i -lt 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-}
-start_sleeping_cluster() { # a launcher around `sleep 30`, its cards running; sets lpid
-	"$CL" -n 2 -- sleep 30 &
+SLEEP="sleep 30.$$" # a command only this script runs
+sleepers() { pgrep -f "^$SLEEP\$" >/dev/null; }
+start_sleeping_cluster() { # a launcher around $SLEEP, its cards running; sets lpid
+	"$CL" -n 2 -- $SLEEP &
 	lpid=$!
-	wait_until cards_alive
-	sleep 0.2
+	wait_until 10 cards_alive
+	wait_until 10 sleepers
 }
-dirs() { ls -d /tmp/quire-cluster-* 2>/dev/null | wc -l; }
+dirs() { ls -d "$T"/quire-cluster-* 2>/dev/null | wc -l; }
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-dirs_before=$(dirs)
 
 "$CL" >/dev/null 2>&1
 check "no arguments: usage, exit 2" [ $? -eq 2 ]
@@ -50,17 +50,58 @@ kill -TERM $lpid
 wait $lpid
 check "stopped with SIGTERM: exit 128+15" [ $? -eq 143 ]
 check "stopped: no card process left" no_cards
-check "stopped: no sleep left" sh -c '! pgrep -f "^[s]leep 30$" >/dev/null'
+check "stopped: its command ended" wait_until 5 eval '! sleepers'
 
 # Killed (SIGKILL): it cannot clean up, but its cards die with it.
 start_sleeping_cluster
-left=$(ls -d /tmp/quire-cluster-* 2>/dev/null | tail -1)
+left=$(ls -d "$T"/quire-cluster-* 2>/dev/null | tail -1)
 kill -KILL $lpid
 wait $lpid 2>/dev/null
-wait_until no_cards
-check "killed with SIGKILL: its cards end too" no_cards
-pkill -f "^[s]leep 30$" 2>/dev/null
+check "killed with SIGKILL: its cards end too" wait_until 5 no_cards
+check "killed with SIGKILL: its command ends too" wait_until 5 eval '! sleepers'
 [ -n "$left" ] && rm -rf "$left" # what a SIGKILLed launcher could not remove
+
+# Ranks that meet without MPI leave their files in the launcher's directory; it goes all the same.
+M="$B/tests/cli/meet"
+"$CL" -n 3 -- sh -c "QUIRE_RANK=0 $M 3 & a=\$!; QUIRE_RANK=1 $M 3 & b=\$!; QUIRE_RANK=2 $M 3; c=\$?
+	wait \$a && wait \$b && exit \$c" >"$T/meet.log" 2>&1
+check "3 ranks meet in the cluster's directory and all-reduce" [ $? -eq 0 ]
+check "the directory goes with the files the ranks left" [ "$(dirs)" -eq 0 ]
+check "nothing said about it" eval '! grep -q "not removed" "$T/meet.log"'
+
+# `quire bench allreduce` stopped by a signal: quire-cluster, mpirun, the ranks and the
+# cards all end with it (exit 128+N), and nothing is left in TMPDIR.
+bench_ranks() { [ "$(descendants "$q" | xargs -r ps -o args= -p | grep -c "^[^ ]*quire-bench-allreduce")" -ge 2 ]; }
+if [ -x "$B/bin/quire-bench-allreduce" ]; then
+	for s in TERM:15 INT:2 KILL:9; do
+		sig=${s%:*}
+		want=$((128 + ${s#*:}))
+		ASAN_OPTIONS=detect_leaks=0 "$B/bin/quire" bench allreduce --backend sim --ranks 2 \
+			--min 16MiB --max 64MiB --repeat 100 >"$T/bench.log" 2>&1 &
+		q=$!
+		if ! wait_until 30 bench_ranks; then
+			ko "bench allreduce: its ranks did not start: $(tail -3 "$T/bench.log")"
+			kill -KILL $q
+			continue
+		fi
+		tree=$(descendants $q)
+		t0=$(now)
+		kill -$sig $q
+		wait $q
+		rc=$?
+		check "bench allreduce, SIG$sig: exit $want" [ $rc -eq $want ]
+		# shellcheck disable=SC2086
+		if wait_until 5 none_alive $tree; then
+			ok "bench allreduce, SIG$sig: launchers, ranks and cards ($(echo $tree | wc -w) processes) ended within $(secs "$t0" "$(now)") s"
+		else
+			# shellcheck disable=SC2086
+			ko "bench allreduce, SIG$sig: still running: $(ps -o args= -p "$(echo $tree | tr ' ' ,)")"
+			# shellcheck disable=SC2086
+			kill -KILL $tree 2>/dev/null
+		fi
+		check "bench allreduce, SIG$sig: nothing left in TMPDIR" wait_until 5 eval '[ -z "$(ls -A "$T" | grep -v "\.log$")" ]'
+	done
+fi
 
 # A card killed mid-all-reduce: timeouts within the limit, inputs intact.
 if [ -x "$B/tests/mpi/test_card_fault" ]; then
@@ -77,6 +118,6 @@ if [ -x "$B/tests/mpi/test_card_fault" ]; then
 	[ $rc -ne 0 ] && [ "${f:-0}" -eq 0 ] && ko "test_card_fault exited with $rc"
 	check "after the card fault: no card process left" no_cards
 fi
-check "every cluster directory removed" [ "$(dirs)" -eq "$dirs_before" ]
+check "every cluster directory removed" [ "$(dirs)" -eq 0 ]
 echo "cluster: $pass passed, $fail failed"
 [ $fail -eq 0 ]
