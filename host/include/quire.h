@@ -288,8 +288,8 @@ int quire_comm_create(struct quire_ctx *ctx, const struct quire_comm_config *cfg
  * A communicator of cards without MPI: the W ranks meet in directory dir (which
  * must exist; one communicator per directory, e.g. $QUIRE_CLUSTER_DIR inside
  * quire-cluster), trading their cards' addresses through files addr-RANK and
- * ready-RANK that are left there. QUIRE_ERR_TIMEOUT when some rank has not come
- * within wait_ms.
+ * ready-RANK that stay there (quire-cluster removes its directory with them).
+ * QUIRE_ERR_TIMEOUT when some rank has not come within wait_ms.
  */
 int quire_comm_rendezvous(struct quire_ctx *ctx, const char *dir, int rank, int size, int wait_ms,
 			  struct quire_comm **out);
