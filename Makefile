@@ -18,7 +18,7 @@ endif
 CC      ?= gcc
 AR      ?= ar
 PYTHON  ?= python3
-# -ffp-contract=off: no fused multiply-add behind the spec's back; the codec's bits are the contract.
+# -ffp-contract=off: no fused multiply-add; the codec's bits are the contract (docs/contract-bfp.md).
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) $(SAN_FLAGS) \
