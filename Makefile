@@ -18,7 +18,7 @@ endif
 CC      ?= gcc
 AR      ?= ar
 PYTHON  ?= python3
-# -ffp-contract=off: no fused multiply-add behind the spec's back; the codec's bits are the contract.
+# -ffp-contract=off: no fused multiply-add; the codec's bits are the contract (docs/contract-bfp.md).
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) $(SAN_FLAGS) \
@@ -57,7 +57,7 @@ help:
 	@echo "make test           the test suite (SANITIZE=1: under ASan + UBSan, in build-san/)"
 	@echo "make valgrind       the unit tests under valgrind memcheck"
 	@echo "make fuzz           libFuzzer over the firmware's validator and command loop, and the encoded-file reader (FUZZ_SECONDS=60 each)"
-	@echo "make bench          codec throughput against memcpy (quire bench codec, 64 MiB)"
+	@echo "make bench          codec throughput against memcpy (quire bench codec, 64 MiB), written to docs/figures/codec.txt"
 	@echo "make demo           the main job: data-parallel training, 4 MPI ranks on 4 simulated cards (DEMO_ARGS=...),"
 	@echo "                    into results/demo; QUIRE_DEMO_BACKEND=cpu: MPI carries the gradients, into results/demo-cpu;"
 	@echo "                    QUIRE_DEMO_OUT=DIR: results elsewhere"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * MLP kernel: int8 inference of the scoring network (mlp.md) over many
+ * MLP kernel: int8 inference of the scoring network (docs/contract-mlp.md) over many
  * candidates with the same weights, and the choice of the best feasible one.
  */
 #ifndef QUIRE_HLS_MLP_H

@@ -2,8 +2,8 @@
 /*
  * QUANT kernel (golden model). Integer datapaths throughout, as the RTL
  * implements them: the only fp32 arithmetic is the error-feedback add and
- * subtract and the mean division, which the spec defines as IEEE fp32
- * operations.
+ * subtract and the mean division, which the contract (docs/contract-bfp.md)
+ * defines as IEEE fp32 operations.
  */
 #include "quant.h"
 
@@ -188,7 +188,7 @@ block_loop:
 				q[i] = (uint8_t)(int8_t)qi;
 			else
 				quire_st16(q, i, (uint16_t)(int16_t)qi);
-			/* A NONFINITE block keeps its residual (bfp.md, error feedback). */
+			/* A NONFINITE block keeps its residual (docs/contract-bfp.md). */
 			if ((flags & QUIRE_QUANT_EF) && eg != QUIRE_BFP_EXP_NONFINITE) {
 				float back =
 				    quire_f32_from_bits(bfp_scale(qi, eg - (int)mant_bits));

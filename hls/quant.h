@@ -2,7 +2,7 @@
 /*
  * QUANT kernel: fp32 <-> block floating point (bfp8, bfp16) and fp16.
  *
- * The golden model of the gradient codec (bfp.md). A reduction runs the two
+ * The golden model of the gradient codec (docs/contract-bfp.md). A reduction runs the two
  * encode passes apart: every worker computes its local block exponents, the
  * workers agree on the shared exponents (an integer max), then every worker
  * encodes with the shared ones.

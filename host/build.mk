@@ -61,8 +61,16 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/bin/quire-bench-allreduce
 	rm -rf $(DESTDIR)$(PREFIX)/include/quire
 
+# The codec's figures, quoted by README.md and docs/codec.md from this one file: a line naming the
+# date, CPU and commit, then what the bench prints. BENCH_OUT= writes them elsewhere.
+BENCH_OUT ?= docs/figures/codec.txt
 bench: $(QUIRE_CLI)
-	$(QUIRE_CLI) bench codec --size 64MiB
+	@mkdir -p $(dir $(BENCH_OUT))
+	@{ printf 'make bench, %s, %s, %s cores, commit %s\n' "$$(date -u +%Y-%m-%d)" \
+		"$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)" \
+		"$$(nproc)" "$$(git rev-parse --short HEAD 2>/dev/null || echo none)" && \
+		$(QUIRE_CLI) bench codec --size 64MiB; } >$(BENCH_OUT).tmp && \
+		mv $(BENCH_OUT).tmp $(BENCH_OUT) && cat $(BENCH_OUT) || { rm -f $(BENCH_OUT).tmp; exit 1; }
 
 # libquire_mpi: communicators over MPI for the cpu backend, built where MPI is installed.
 MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)

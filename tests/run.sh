@@ -49,6 +49,8 @@ for t in "$@"; do
 done
 if [ $unit_only -eq 0 ]; then
 	run sh tests/cli/test_cli.sh "$BUILD/bin/quire"
+	# The documents: links, paths and the numeric contract all inside the repository.
+	run sh tests/cli/test_docs.sh
 	run sh tests/public_headers.sh "$BUILD"
 	# Every operation on a card process against cpu, 1 element to 16 MiB.
 	QUIRE_SIM="$BUILD/bin/quire-sim" run "$BUILD/bin/quire" selftest --backend sim

@@ -3,7 +3,7 @@
  * The MLP kernel: golden vectors from an independent implementation
  * (tests/ref/mlp_ref.py), checked bit for bit; model images that break a rule
  * refused; requantization rounding; and a float network, quantized as
- * mlp.md describes, scored within the documented tolerance (docs/mlp.md).
+ * docs/mlp.md describes, scored within the documented tolerance (docs/mlp.md).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -225,7 +225,7 @@ static void test_score_arguments(void **state)
 	assert_int_equal(quire_mlp_top(9, 0, 0, NULL, NULL, NULL, NULL, NULL), QUIRE_ERR_OPCODE);
 }
 
-/* ---- a float network and its quantization as mlp.md describes ---- */
+/* ---- a float network and its quantization as docs/mlp.md describes ---- */
 
 #define FL_LAYERS 3
 static const uint32_t fl_width[FL_LAYERS + 1] = {24, 64, 32, 1};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The QUANT kernel (hls/quant.c, run as C simulation) against every rule of
- * the codec spec, and against the independent reference on random data.
+ * the codec contract (docs/contract-bfp.md), and against the independent reference on random data.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -272,7 +272,7 @@ static void test_fp16(void **state)
 {
 	(void)state;
 	/* Against GCC's software _Float16 on many values, and, where the CPU has F16C,
-	 * against the hardware instruction the spec names (including NaN payloads). */
+	 * against the hardware instruction the contract names (including NaN payloads). */
 	__builtin_cpu_init();
 	int have_f16c = __builtin_cpu_supports("f16c");
 	struct rng g = {7};

@@ -118,7 +118,7 @@ static uint64_t next(struct selftest *t)
 	return t->rng;
 }
 
-/* Gradients with every kind of block the spec names: zeros, subnormals, huge values, ties, NaN,
+/* Gradients with every kind of block the contract names: zeros, subnormals, huge values, ties, NaN,
  * Inf. */
 static void gradients(struct selftest *t, float *x, size_t n)
 {

@@ -2,14 +2,28 @@
 /*
  * libquire: the C API of quire.
  *
- * This release has the gradient codec on the CPU: block floating point and
- * fp16 encode/decode with error feedback, exact integer reduction, and a
- * whole W-worker all-reduce computed locally. Every function gives the same
- * bits as the card's kernels (hls/) and as every other backend.
+ * - The gradient codec on this CPU: bfp8, bfp16 and fp16 encode/decode with
+ *   error feedback, exact integer sums, a whole W-worker all-reduce, and the
+ *   encoded tensor file; scalar, AVX2 or AVX-512, the same bits as the card.
+ * - Cards: a context per backend (quire_open: "cpu", "sim", "sim:PATH",
+ *   "sim:cluster", "sim:inproc"), quire_get_info, buffers the card reaches, and
+ *   operations submitted as requests (quire_submit, then quire_test or
+ *   quire_wait; quire_run submits, waits and frees), the int8 MLP's MLP_LOAD
+ *   and MLP_SCORE among them. A card that shows no progress for the timeout
+ *   (QUIRE_TIMEOUT_MS, default 5000 ms; quire_set_timeout) makes its context
+ *   fail with QUIRE_ERR_TIMEOUT, then QUIRE_ERR_UNRESPONSIVE, until quire_reset.
+ * - Collectives across ranks on communicators (quire_comm): all-reduce,
+ *   reduce-scatter, broadcast, all-gather, barrier, with error-feedback state;
+ *   run by the cards over their network, or on the cpu backend over MPI
+ *   (<quire_mpi.h>).
+ * Every backend gives the same bits; the numbers are defined in
+ * docs/contract-bfp.md and docs/contract-mlp.md.
  *
- * Thread safety: every function here is reentrant; the codec implementation
- * choice (quire_codec_use) is process-wide and atomic.
- * Functions return a quire status code (0 = QUIRE_OK); see quire_strerror().
+ * Functions return a quire status code (<quire/status.h>: 0 = QUIRE_OK;
+ * quire_strerror() gives the text; docs/formats.md lists them).
+ * Thread safety: the codec functions are reentrant, and the codec choice
+ * (quire_codec_use) is process-wide and atomic; a context, and a communicator,
+ * serves one thread at a time.
  */
 #ifndef QUIRE_H
 #define QUIRE_H

@@ -4,7 +4,7 @@
  *
  * Part of the hardware/software contract: firmware, driver, libquire, the card
  * models and the HLS/RTL testbenches all use these numbers. See docs/formats.md
- * and the numeric contract in the project's specs (bfp.md).
+ * and the numeric contract, docs/contract-bfp.md.
  */
 #ifndef QUIRE_FORMAT_H
 #define QUIRE_FORMAT_H

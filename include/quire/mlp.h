@@ -4,8 +4,8 @@
  *
  * A model image is what MLP_LOAD moves to the card and what a model file
  * holds: a 32-byte header followed by one record per layer, every field
- * little-endian, every record padded to 4 bytes. See docs/mlp-model.md and
- * the numeric contract (mlp.md).
+ * little-endian, every record padded to 4 bytes. See docs/mlp.md and
+ * the numeric contract, docs/contract-mlp.md.
  *
  *   header:  magic "QMLP" (0x504c4d51), u16 version (1), u16 layers L,
  *            u16 width[5] (n_0 .. n_L, n_L == 1, unused entries 0),

@@ -106,6 +106,25 @@ x=struct.unpack('<200f',open('$T/exact.f32','rb').read()); y=struct.unpack('<200
 sys.exit(0 if all(b == 2*a for a,b in zip(x,y)) else 1)" && pass=$((pass + 1)) && echo "ok   reduce sum is 2x" || { fail=$((fail + 1)); echo "FAIL reduce sum is 2x"; }
 expect "reduce mean" 0 "" -- "$Q" codec reduce --format bfp16 --mean --out "$T/mean.f32" "$T/exact.f32" "$T/exact.f32" "$T/exact.f32"
 expect "mean of copies is the tensor" 0 "" -- cmp "$T/exact.f32" "$T/mean.f32"
+# What docs/contract-bfp.md tells users they will meet, with its numbers: a NaN or an Inf turns its
+# whole block into NaN 0x7fc00000; 2^126 and above saturate (3e38 -> 127 x 2^119 = 8.44e37);
+# -0.0 comes back +0.0.
+python3 -c "
+import struct
+v = [1.0] * 194
+v[3] = float('nan'); v[130] = float('inf'); v[64] = 3e38; v[65] = 2.0**126; v[66] = 2.0**125
+v[67] = -0.0; v[192] = -0.0; v[193] = -0.0
+open('$T/facts.f32', 'wb').write(struct.pack('<194f', *v))"
+expect "facts: encode" 0 "" -- "$Q" codec encode --format bfp8 "$T/facts.f32" "$T/facts.bfp8"
+expect "facts: decode" 0 "" -- "$Q" codec decode "$T/facts.bfp8" "$T/facts.out"
+python3 -c "
+import struct, sys
+y = struct.unpack('<194I', open('$T/facts.out', 'rb').read())
+want = {0: 0x7fc00000, 3: 0x7fc00000, 63: 0x7fc00000, 128: 0x7fc00000, 130: 0x7fc00000,
+        191: 0x7fc00000, 64: 0x7e7e0000, 65: 0x7e7e0000, 66: 0x7e000000, 67: 0, 192: 0, 193: 0}
+sys.exit(0 if all(y[i] == b for i, b in want.items()) else 1)" && pass=$((pass + 1)) &&
+	echo "ok   facts: NaN/Inf blocks, saturation at 2^126, -0.0 as documented" ||
+	{ fail=$((fail + 1)); echo "FAIL facts: NaN/Inf blocks, saturation at 2^126, -0.0 as documented"; }
 expect "bench runs" 0 "memcpy" -- "$Q" bench codec --size 1MiB --repeat 1
 expect "bench card runs" 0 "nop round trip" -- "$Q" bench card --backend sim:inproc --size 1MiB --repeat 1 --nops 50
 expect "bench card, bad backend" 1 "no device found" -- "$Q" bench card --backend tpu

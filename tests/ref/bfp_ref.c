@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The reference of tests/ref/bfp_ref.h: the spec's sentences, one by one. */
+/* The reference of tests/ref/bfp_ref.h: the contract's rules (docs/contract-bfp.md), one by one. */
 #include "bfp_ref.h"
 
 #include <math.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A deliberately simple reference of the codec spec (bfp.md), written apart
+ * A deliberately simple reference of the codec contract (docs/contract-bfp.md), written apart
  * from hls/: libm's ilogb, ldexp and nearbyint on doubles, where every
- * product the spec asks for is exact. Slow and obvious on purpose.
+ * product the contract asks for is exact. Slow and obvious on purpose.
  */
 #ifndef QUIRE_TEST_BFP_REF_H
 #define QUIRE_TEST_BFP_REF_H

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""An independent implementation of the codec spec (bfp.md) in exact rational
+"""An independent implementation of the codec contract (docs/contract-bfp.md) in exact rational
 arithmetic, and a check of `quire codec reduce` against it.
 
 Nothing here shares code with quire: values are Python Fractions, rounding to

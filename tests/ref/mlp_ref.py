@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Golden vectors of the MLP engine, from an implementation of mlp.md written
+"""Golden vectors of the MLP engine, from an implementation of docs/contract-mlp.md written
 apart from hls/mlp.c: Python integers, which never overflow, and Python's
 floor shift. Writes, per case, a model image (layout of include/quire/mlp.h)
 and a vectors file that tests/test_mlp.c checks bit for bit.

@@ -12,14 +12,14 @@
  *   vh_load(p)->VF, vh_store(p, VF)   binary16 <-> fp32, RNE
  *   SIMD_NAME           suffix of the exported table
  *
- * Why the arithmetic is exact (bfp.md asks for exact products):
+ * Why the arithmetic is exact (docs/contract-bfp.md asks for exact products):
  * - encode: x * 2^(P - E) is taken as two multiplications by powers of two of
  *   the same sign. Each is exact unless its result is subnormal, and then
  *   the true value is below 2^-126, which rounds to 0 either way.
  * - decode: int -> fp32 rounds once (only for |S| >= 2^24), then the scaling
  *   is exact, since any such product is a normal number (k >= -140).
  * - error feedback: q * 2^(E - P) is exact (a multiple of 2^-149 below 2^31);
- *   v - that is the one fp32 rounding the spec asks for.
+ *   v - that is the one fp32 rounding the contract asks for.
  */
 #include "../../../hls/quant.h"
 #include "quire/format.h"
