@@ -213,6 +213,11 @@ static int sim_reset(struct quire_ctx *ctx, int status)
 		return s->t->state(s->t) != QUIRE_OK ? s->t->state(s->t) : QUIRE_ERR_NO_DEVICE;
 	wr(s, s->blk_cmdq + QUIRE_Q_CTRL, 0);
 	wr(s, s->blk_cplq + QUIRE_Q_CTRL, 0);
+	/* Writes are posted: a read returns only once the card has taken them, and from then
+	 * on it refuses the old queues' DMA. Without it a completion of a command from before
+	 * the reset could still land in the ring cleared below, as a record of the new pass. */
+	if (rd(s, s->blk_cplq + QUIRE_Q_CTRL) != 0)
+		return s->t->state(s->t) != QUIRE_OK ? s->t->state(s->t) : QUIRE_ERR_NO_DEVICE;
 	for (uint32_t i = 0; i < s->size; i++) {
 		if (s->inflight[i])
 			quire_req_complete(s->inflight[i], status, 0, 0, QUIRE_DETAIL_NONE);
