@@ -21,8 +21,11 @@ PYTHON  ?= python3
 # -ffp-contract=off: no fused multiply-add; the codec's bits are the contract (docs/contract-bfp.md).
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
+# Include roots: include/ (the contract, <quire/...>), host/include/ (<quire.h>) and the
+# repository itself, so that a header of another folder is named by its path from the top
+# ("hls/quant.h"), never by "../"; tests/include_rules.sh checks who may include what.
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) $(SAN_FLAGS) \
-	-Iinclude -Ihost/include -MMD -MP
+	-Iinclude -Ihost/include -I. -MMD -MP
 LDFLAGS ?=
 LDLIBS  := -lz -lm -lpthread
 

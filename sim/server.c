@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../firmware/layout.h"
+#include "firmware/layout.h"
 #include "emu/emu.h"
 #include "protocol.h"
 #include "quire/status.h"

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "test_util.h"
-#include "../sim/emu/emu.h"
+#include "sim/emu/emu.h"
 #include "quire.h"
 #include "quire/regs.h"
 

@@ -19,7 +19,7 @@
 #include <immintrin.h>
 
 #include "test_util.h"
-#include "../hls/quant.h"
+#include "hls/quant.h"
 #include "quire.h"
 
 static const enum quire_codec_impl impls[] = {QUIRE_CODEC_SCALAR, QUIRE_CODEC_AVX2,

@@ -13,7 +13,7 @@
 
 #include "test_util.h"
 #include "ref/bfp_ref.h"
-#include "../hls/quant.h"
+#include "hls/quant.h"
 #include "quire/format.h"
 #include "quire/status.h"
 

@@ -13,7 +13,7 @@
 
 #include "test_util.h"
 #include "ref/bfp_ref.h"
-#include "../hls/reduce.h"
+#include "hls/reduce.h"
 #include "quire.h"
 
 static void test_exact_int_sums(void **state)

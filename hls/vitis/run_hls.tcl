@@ -23,7 +23,7 @@ if {![info exists sources($kernel)]} {
 	puts "usage: vitis_hls -f run_hls.tcl -tclargs quant|reduce|mlp \[PART\] \[STEPS\]"
 	exit 1
 }
-set cflags "-std=c11 -I../../include"
+set cflags "-std=c11 -I../../include -I../.."
 
 open_project -reset quire_$kernel
 set_top quire_${kernel}_top

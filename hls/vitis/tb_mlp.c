@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../mlp.h"
+#include "hls/mlp.h"
 #include "quire/status.h"
 
 #ifndef QUIRE_TB_DATA

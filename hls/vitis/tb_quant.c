@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../quant.h"
+#include "hls/quant.h"
 #include "quire/format.h"
 #include "quire/status.h"
 

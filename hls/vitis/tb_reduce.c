@@ -2,7 +2,7 @@
 /* Vitis HLS testbench of the REDUCE kernel, through quire_reduce_top. main returns 0 on pass. */
 #include <stdio.h>
 
-#include "../reduce.h"
+#include "hls/reduce.h"
 #include "quire/format.h"
 #include "quire/status.h"
 

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../firmware/fw.h"
-#include "../../hls/mlp.h"
-#include "../../hls/quant.h"
-#include "../../hls/reduce.h"
+#include "firmware/fw.h"
+#include "hls/mlp.h"
+#include "hls/quant.h"
+#include "hls/reduce.h"
 #include "quire/card.h"
 #include "quire/format.h"
 #include "quire/regs.h"

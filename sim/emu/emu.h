@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../device.h"
+#include "sim/device.h"
 #include "netport.h"
 
 struct quire_emu_config {

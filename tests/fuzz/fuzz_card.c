@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../firmware/fw.h"
-#include "../../sim/emu/emu.h"
+#include "firmware/fw.h"
+#include "sim/emu/emu.h"
 #include "quire/regs.h"
 #include "quire/status.h"
 

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../test_util.h"
+#include "tests/test_util.h"
 #include "quire_mpi.h"
 
 static int world_rank, world_size, passed, failed;

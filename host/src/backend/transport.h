@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../../sim/device.h"
+#include "sim/device.h"
 
 /* DMA address of the first byte of host memory: above 4 GiB, so the high words are used. */
 #define QUIRE_SIM_IOVA 0x100000000ull

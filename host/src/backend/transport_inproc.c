@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "../../../sim/emu/emu.h"
+#include "sim/emu/emu.h"
 #include "quire/status.h"
 #include "transport.h"
 

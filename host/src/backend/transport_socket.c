@@ -23,10 +23,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../../sim/protocol.h"
-#include "../core/core.h"
+#include "sim/protocol.h"
+#include "host/src/core/core.h"
 #include "transport.h"
-#include "../../../sim/locate.h"
+#include "sim/locate.h"
 
 struct sock {
 	struct transport t;

@@ -12,8 +12,8 @@
 
 #include "quire.h"
 #include "simd.h"
-#include "../../../hls/quant.h"
-#include "../../../hls/reduce.h"
+#include "hls/quant.h"
+#include "hls/reduce.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "simd.h"
-#include "../../../hls/hls_util.h"
+#include "hls/hls_util.h"
 
 #define VF         __m256
 #define VI         __m256i

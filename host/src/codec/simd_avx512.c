@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "simd.h"
-#include "../../../hls/hls_util.h"
+#include "hls/hls_util.h"
 
 #define VF                 __m512
 #define VI                 __m512i

@@ -21,7 +21,7 @@
  * - error feedback: q * 2^(E - P) is exact (a multiple of 2^-149 below 2^31);
  *   v - that is the one fp32 rounding the contract asks for.
  */
-#include "../../../hls/quant.h"
+#include "hls/quant.h"
 #include "quire/format.h"
 
 #define BLOCK_VECS ((int)(QUIRE_BFP_BLOCK / VL))

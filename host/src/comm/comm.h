@@ -6,7 +6,7 @@
 #ifndef QUIRE_COMM_H
 #define QUIRE_COMM_H
 
-#include "../core/core.h"
+#include "host/src/core/core.h"
 
 struct quire_comm_ops {
 	int (*max_i8)(struct quire_comm *c, int8_t *buf, size_t n); /* in place, all ranks */
