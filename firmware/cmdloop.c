@@ -79,18 +79,22 @@ static int post(struct quire_fw *fw, uint32_t seq, int status, uint32_t opcode, 
 	}
 	uint32_t phase =
 	    ((fw->cpl_prod >> hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_SIZE_LOG2)) & 1) ^ 1;
-	const uint32_t words[8] = {
-	    seq, (uint32_t)status | opcode << 16, result, cycles, detail, 0, 0, phase,
-	};
-	for (uint32_t i = 0; i < 8; i++)
+	uint32_t words[QUIRE_CPL_WORDS] = {0};
+	words[QUIRE_CPL_W_SEQ] = seq;
+	words[QUIRE_CPL_W_STATUS] = (uint32_t)status | opcode << 16;
+	words[QUIRE_CPL_W_RESULT] = result;
+	words[QUIRE_CPL_W_CYCLES] = cycles;
+	words[QUIRE_CPL_W_DETAIL] = detail;
+	words[QUIRE_CPL_W_FLAGS] = phase;
+	for (uint32_t i = 0; i < QUIRE_CPL_WORDS; i++)
 		hal_mem_write32(fw, FW_CPL + 4 * i, words[i]);
 	uint64_t slot =
 	    ring_base(fw, fw->bar.cplq) + (uint64_t)(fw->cpl_prod & (size - 1)) * QUIRE_CPL_BYTES;
 	/* The record, then its phase word: the host must never see a new phase first. */
-	int st = fw_dma(fw, slot, FW_CPL, QUIRE_CPL_BYTES - 4, QUIRE_DMA_TO_HOST);
+	const uint32_t last = 4 * QUIRE_CPL_W_FLAGS;
+	int st = fw_dma(fw, slot, FW_CPL, last, QUIRE_DMA_TO_HOST);
 	if (st == QUIRE_OK)
-		st = fw_dma(fw, slot + QUIRE_CPL_BYTES - 4, FW_CPL + QUIRE_CPL_BYTES - 4, 4,
-			    QUIRE_DMA_TO_HOST);
+		st = fw_dma(fw, slot + last, FW_CPL + last, 4, QUIRE_DMA_TO_HOST);
 	if (st == QUIRE_ERR_PEER)
 		return -1; /* the command's host is gone: its ring is no longer ours to write */
 	if (st != QUIRE_OK) {
@@ -107,26 +111,31 @@ static int post(struct quire_fw *fw, uint32_t seq, int status, uint32_t opcode, 
 	return 0;
 }
 
+static uint64_t word64(const uint32_t *w, uint32_t first)
+{
+	return (uint64_t)w[first + 1] << 32 | w[first];
+}
+
 static void fetch(struct quire_fw *fw, uint64_t addr, struct quire_cmd *cmd, int *status)
 {
 	*status = fw_dma(fw, addr, FW_MAILBOX, QUIRE_CMD_BYTES, QUIRE_DMA_TO_CARD);
-	uint32_t w[16];
-	for (uint32_t i = 0; i < 16; i++)
+	uint32_t w[QUIRE_CMD_WORDS];
+	for (uint32_t i = 0; i < QUIRE_CMD_WORDS; i++)
 		w[i] = *status == QUIRE_OK ? hal_mem_read32(fw, FW_MAILBOX + 4 * i) : 0;
-	cmd->opcode = (uint8_t)w[0];
-	cmd->flags = (uint8_t)(w[0] >> 8);
-	cmd->format = (uint16_t)(w[0] >> 16);
-	cmd->seq = w[1];
-	cmd->count = w[2];
-	cmd->val_format = (uint16_t)w[3];
-	cmd->workers = (uint16_t)(w[3] >> 16);
-	cmd->src = (uint64_t)w[5] << 32 | w[4];
-	cmd->dst = (uint64_t)w[7] << 32 | w[6];
-	cmd->exp = (uint64_t)w[9] << 32 | w[8];
-	cmd->aux = (uint64_t)w[11] << 32 | w[10];
-	cmd->stride = (uint64_t)w[13] << 32 | w[12];
-	cmd->reserved[0] = w[14];
-	cmd->reserved[1] = w[15];
+	cmd->opcode = (uint8_t)w[QUIRE_CMD_W_OPCODE];
+	cmd->flags = (uint8_t)(w[QUIRE_CMD_W_OPCODE] >> 8);
+	cmd->format = (uint16_t)(w[QUIRE_CMD_W_OPCODE] >> 16);
+	cmd->seq = w[QUIRE_CMD_W_SEQ];
+	cmd->count = w[QUIRE_CMD_W_COUNT];
+	cmd->val_format = (uint16_t)w[QUIRE_CMD_W_FORMATS];
+	cmd->workers = (uint16_t)(w[QUIRE_CMD_W_FORMATS] >> 16);
+	cmd->src = word64(w, QUIRE_CMD_W_SRC);
+	cmd->dst = word64(w, QUIRE_CMD_W_DST);
+	cmd->exp = word64(w, QUIRE_CMD_W_EXP);
+	cmd->aux = word64(w, QUIRE_CMD_W_AUX);
+	cmd->stride = word64(w, QUIRE_CMD_W_STRIDE);
+	cmd->reserved[0] = w[QUIRE_CMD_W_RESERVED];
+	cmd->reserved[1] = w[QUIRE_CMD_W_RESERVED + 1];
 }
 
 int quire_fw_poll(struct quire_fw *fw)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "quire/cmd.h"
+#include "quire/validate.h" /* the descriptor rules, shared with libquire and the driver */
 
 #ifdef QUIRE_FW_NATIVE
 /* What a card model provides to the native firmware. */
@@ -77,19 +78,5 @@ int quire_fw_init(struct quire_fw *fw);
 int quire_fw_poll(struct quire_fw *fw);
 /* Serve forever (until the native HAL says stop). */
 void quire_fw_run(struct quire_fw *fw);
-
-/* Bytes of one element of a format id (include/quire/format.h); 0 for an unknown id. */
-uint32_t quire_fw_format_bytes(uint32_t fmt);
-
-/* Check every field of a descriptor; QUIRE_OK or a status, *detail names the field. */
-int quire_fw_validate(const struct quire_cmd *cmd, uint32_t *detail);
-
-/*
- * Bytes each host buffer of a valid descriptor spans, in the order src, dst,
- * exp, aux (0: not used). mlp_width0: input width of the loaded model, for
- * MLP_SCORE. The firmware checks these against its DMA window, libquire
- * against the caller's buffers: one rule for both.
- */
-void quire_cmd_extents(const struct quire_cmd *cmd, uint32_t mlp_width0, uint64_t ext[4]);
 
 #endif /* QUIRE_FW_H */

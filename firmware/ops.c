@@ -169,7 +169,8 @@ static int op_mlp_load(struct quire_fw *fw, const struct quire_cmd *d, uint32_t 
 		*detail = QUIRE_DETAIL_ENGINE;
 		return st;
 	}
-	fw->mlp_width0 = hal_mem_read32(fw, FW_MODEL + 8) & 0xffffu; /* width[0] of the header */
+	fw->mlp_width0 =
+	    hal_mem_read32(fw, FW_MODEL + QUIRE_MLP_HDR_WIDTH) & 0xffffu; /* width[0] */
 	return QUIRE_OK;
 }
 

@@ -42,18 +42,19 @@ static uint16_t ld_u16(const uint8_t *p)
 int quire_mlp_load(const uint8_t *image, uint32_t len, struct quire_mlp_net *net)
 {
 	net->layers = 0;
-	if (len < QUIRE_MLP_HEADER_BYTES || (uint32_t)quire_ld32(image, 0) != QUIRE_MLP_MAGIC)
+	if (len < QUIRE_MLP_HEADER_BYTES ||
+	    (uint32_t)quire_ld32(image, QUIRE_MLP_HDR_MAGIC / 4) != QUIRE_MLP_MAGIC)
 		return QUIRE_ERR_CORRUPT;
-	if (ld_u16(image + 4) != QUIRE_MLP_VERSION)
+	if (ld_u16(image + QUIRE_MLP_HDR_VERSION) != QUIRE_MLP_VERSION)
 		return QUIRE_ERR_VERSION;
-	uint32_t layers = ld_u16(image + 6);
+	uint32_t layers = ld_u16(image + QUIRE_MLP_HDR_LAYERS);
 	uint32_t width[QUIRE_MLP_MAX_LAYERS + 1] = {0};
 	for (uint32_t l = 0; l <= QUIRE_MLP_MAX_LAYERS; l++)
-		width[l] = ld_u16(image + 8 + 2 * l);
-	uint32_t flags = ld_u16(image + 18);
-	uint32_t payload = (uint32_t)quire_ld32(image, 5);
-	uint32_t crc = (uint32_t)quire_ld32(image, 6);
-	uint32_t reserved = (uint32_t)quire_ld32(image, 7);
+		width[l] = ld_u16(image + QUIRE_MLP_HDR_WIDTH + 2 * l);
+	uint32_t flags = ld_u16(image + QUIRE_MLP_HDR_FLAGS);
+	uint32_t payload = (uint32_t)quire_ld32(image, QUIRE_MLP_HDR_PAYLOAD_BYTES / 4);
+	uint32_t crc = (uint32_t)quire_ld32(image, QUIRE_MLP_HDR_PAYLOAD_CRC / 4);
+	uint32_t reserved = (uint32_t)quire_ld32(image, QUIRE_MLP_HDR_RESERVED / 4);
 	if (flags != 0 || reserved != 0)
 		return QUIRE_ERR_CORRUPT;
 	uint32_t bytes = quire_mlp_image_bytes(layers, width);

@@ -14,8 +14,8 @@
 #include <cmocka.h>
 
 #include "test_util.h"
-#include "../hls/crc32.h"
-#include "../hls/mlp.h"
+#include "hls/crc32.h"
+#include "hls/mlp.h"
 #include "quire/status.h"
 
 #ifndef QUIRE_TEST_DATA
@@ -272,14 +272,14 @@ static double quantize_net(const struct float_net *f, const float *act_max, uint
 	uint32_t w5[5] = {fl_width[0], fl_width[1], fl_width[2], fl_width[3], 0};
 	*len = quire_mlp_image_bytes(FL_LAYERS, w5);
 	memset(img, 0, *len);
-	uint32_t magic = QUIRE_MLP_MAGIC, payload = *len - 32;
-	memcpy(img, &magic, 4);
-	img[4] = QUIRE_MLP_VERSION;
-	img[6] = FL_LAYERS;
+	uint32_t magic = QUIRE_MLP_MAGIC, payload = *len - QUIRE_MLP_HEADER_BYTES;
+	memcpy(img + QUIRE_MLP_HDR_MAGIC, &magic, 4);
+	img[QUIRE_MLP_HDR_VERSION] = QUIRE_MLP_VERSION;
+	img[QUIRE_MLP_HDR_LAYERS] = FL_LAYERS;
 	for (int l = 0; l <= FL_LAYERS; l++)
-		img[8 + 2 * l] = (uint8_t)fl_width[l];
-	memcpy(img + 20, &payload, 4);
-	uint8_t *p = img + 32;
+		img[QUIRE_MLP_HDR_WIDTH + 2 * l] = (uint8_t)fl_width[l];
+	memcpy(img + QUIRE_MLP_HDR_PAYLOAD_BYTES, &payload, 4);
+	uint8_t *p = img + QUIRE_MLP_HEADER_BYTES;
 	double s_in = 1.0 / 127; /* features in [0, 1] */
 	double out_scale = 0;
 	for (int l = 0; l < FL_LAYERS; l++) {

@@ -333,13 +333,18 @@ static size_t model_image(struct selftest *t, uint8_t *img, uint32_t n0)
 	}
 	uint32_t payload = (uint32_t)(p - img) - QUIRE_MLP_HEADER_BYTES;
 	uint32_t crc = (uint32_t)crc32(0, img + QUIRE_MLP_HEADER_BYTES, payload);
-	uint8_t h[QUIRE_MLP_HEADER_BYTES] = {0x51, 0x4d, 0x4c, 0x50, 1, 0, 3, 0};
+	uint8_t h[QUIRE_MLP_HEADER_BYTES] = {0};
+	uint32_t magic = QUIRE_MLP_MAGIC;
+	uint16_t version = QUIRE_MLP_VERSION, layers = 3;
+	memcpy(h + QUIRE_MLP_HDR_MAGIC, &magic, 4); /* little-endian hosts only, as the CLI */
+	memcpy(h + QUIRE_MLP_HDR_VERSION, &version, 2);
+	memcpy(h + QUIRE_MLP_HDR_LAYERS, &layers, 2);
 	for (int l = 0; l < 4; l++) {
-		h[8 + 2 * l] = (uint8_t)w[l];
-		h[9 + 2 * l] = (uint8_t)(w[l] >> 8);
+		uint16_t width = (uint16_t)w[l];
+		memcpy(h + QUIRE_MLP_HDR_WIDTH + 2 * l, &width, 2);
 	}
-	memcpy(h + 20, &payload, 4);
-	memcpy(h + 24, &crc, 4);
+	memcpy(h + QUIRE_MLP_HDR_PAYLOAD_BYTES, &payload, 4);
+	memcpy(h + QUIRE_MLP_HDR_PAYLOAD_CRC, &crc, 4);
 	memcpy(img, h, sizeof(h));
 	return (size_t)(p - img);
 }

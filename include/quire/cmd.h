@@ -104,8 +104,33 @@ struct quire_cpl {
 	__u32 flags;
 };
 
-#define QUIRE_CPL_F_PHASE 0x01
-#define QUIRE_SEQ_UNKNOWN 0xffffffffu /* a completion for descriptors lost to a ring overrun */
+/*
+ * The records as 32-bit little-endian words, for parts that move them word by word (the
+ * firmware, RTL, testbenches): the index of each field's first word. Asserted below
+ * against the structs.
+ */
+#define QUIRE_CMD_W_OPCODE   0 /* opcode | flags << 8 | format << 16 */
+#define QUIRE_CMD_W_SEQ      1
+#define QUIRE_CMD_W_COUNT    2
+#define QUIRE_CMD_W_FORMATS  3 /* val_format | workers << 16 */
+#define QUIRE_CMD_W_SRC      4 /* 64-bit fields: low word, then high word */
+#define QUIRE_CMD_W_DST      6
+#define QUIRE_CMD_W_EXP      8
+#define QUIRE_CMD_W_AUX      10
+#define QUIRE_CMD_W_STRIDE   12
+#define QUIRE_CMD_W_RESERVED 14
+#define QUIRE_CMD_WORDS      16
+
+#define QUIRE_CPL_W_SEQ      0
+#define QUIRE_CPL_W_STATUS   1 /* status | opcode << 16 */
+#define QUIRE_CPL_W_RESULT   2
+#define QUIRE_CPL_W_CYCLES   3
+#define QUIRE_CPL_W_DETAIL   4
+#define QUIRE_CPL_W_FLAGS    7 /* the phase word, written last */
+#define QUIRE_CPL_WORDS      8
+
+#define QUIRE_CPL_F_PHASE    0x01
+#define QUIRE_SEQ_UNKNOWN    0xffffffffu /* a completion for descriptors lost to a ring overrun */
 
 /* Which descriptor field an error completion is about. */
 enum quire_detail {
@@ -161,7 +186,29 @@ struct quire_card_info {
 };
 
 #ifndef __KERNEL__
+#include <stddef.h>
+
 #include "quire/static_assert.h"
+#define QUIRE_CMD_WORD_AT(field, w) (offsetof(struct quire_cmd, field) == 4 * (w))
+QUIRE_STATIC_ASSERT(
+    QUIRE_CMD_WORD_AT(opcode, QUIRE_CMD_W_OPCODE) && QUIRE_CMD_WORD_AT(seq, QUIRE_CMD_W_SEQ) &&
+	QUIRE_CMD_WORD_AT(count, QUIRE_CMD_W_COUNT) &&
+	QUIRE_CMD_WORD_AT(val_format, QUIRE_CMD_W_FORMATS) &&
+	QUIRE_CMD_WORD_AT(src, QUIRE_CMD_W_SRC) && QUIRE_CMD_WORD_AT(dst, QUIRE_CMD_W_DST) &&
+	QUIRE_CMD_WORD_AT(exp, QUIRE_CMD_W_EXP) && QUIRE_CMD_WORD_AT(aux, QUIRE_CMD_W_AUX) &&
+	QUIRE_CMD_WORD_AT(stride, QUIRE_CMD_W_STRIDE) &&
+	QUIRE_CMD_WORD_AT(reserved, QUIRE_CMD_W_RESERVED) && 4 * QUIRE_CMD_WORDS == QUIRE_CMD_BYTES,
+    "descriptor words");
+#define QUIRE_CPL_WORD_AT(field, w) (offsetof(struct quire_cpl, field) == 4 * (w))
+QUIRE_STATIC_ASSERT(QUIRE_CPL_WORD_AT(seq, QUIRE_CPL_W_SEQ) &&
+			QUIRE_CPL_WORD_AT(status, QUIRE_CPL_W_STATUS) &&
+			offsetof(struct quire_cpl, opcode) == 4 * QUIRE_CPL_W_STATUS + 2 &&
+			QUIRE_CPL_WORD_AT(result, QUIRE_CPL_W_RESULT) &&
+			QUIRE_CPL_WORD_AT(cycles, QUIRE_CPL_W_CYCLES) &&
+			QUIRE_CPL_WORD_AT(detail, QUIRE_CPL_W_DETAIL) &&
+			QUIRE_CPL_WORD_AT(flags, QUIRE_CPL_W_FLAGS) &&
+			4 * QUIRE_CPL_WORDS == QUIRE_CPL_BYTES,
+		    "completion words");
 QUIRE_STATIC_ASSERT(sizeof(struct quire_cmd) == QUIRE_CMD_BYTES, "descriptor size");
 QUIRE_STATIC_ASSERT(sizeof(struct quire_cpl) == QUIRE_CPL_BYTES, "completion size");
 QUIRE_STATIC_ASSERT(sizeof(struct quire_card_info) == 64, "info size");

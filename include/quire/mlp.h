@@ -30,4 +30,19 @@
 #define QUIRE_MLP_MAX_SHIFT      62u
 #define QUIRE_MLP_HIDDEN_MAX     127 /* ReLU + saturation clamp to [0, 127] */
 
+/* Byte offsets of the header's fields. */
+#define QUIRE_MLP_HDR_MAGIC         0  /* u32 */
+#define QUIRE_MLP_HDR_VERSION       4  /* u16 */
+#define QUIRE_MLP_HDR_LAYERS        6  /* u16 */
+#define QUIRE_MLP_HDR_WIDTH         8  /* u16 width[5]: width[i] at 8 + 2i */
+#define QUIRE_MLP_HDR_FLAGS         18 /* u16 */
+#define QUIRE_MLP_HDR_PAYLOAD_BYTES 20 /* u32 */
+#define QUIRE_MLP_HDR_PAYLOAD_CRC   24 /* u32 */
+#define QUIRE_MLP_HDR_RESERVED      28 /* u32 */
+
+#include "quire/static_assert.h"
+QUIRE_STATIC_ASSERT(QUIRE_MLP_HDR_WIDTH + 2 * (QUIRE_MLP_MAX_LAYERS + 1) == QUIRE_MLP_HDR_FLAGS &&
+			QUIRE_MLP_HDR_RESERVED + 4 == QUIRE_MLP_HEADER_BYTES,
+		    "model image header layout");
+
 #endif /* QUIRE_MLP_H */

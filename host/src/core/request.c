@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../firmware/fw.h"
+#include "quire/validate.h"
 #include "core.h"
+#include "quire/mlp.h"
 #include "quire/regs.h"
 
 static int ref_addr(struct quire_ctx *ctx, const struct quire_ref *r, __u64 *addr)
@@ -82,10 +83,11 @@ int quire_submit(struct quire_ctx *ctx, const struct quire_op *op, struct quire_
 	int st = build_cmd(ctx, op, &req->cmd, &req->detail);
 	if (st == QUIRE_OK) {
 		req->cmd.seq = ctx->next_seq++;
-		if (req->cmd.opcode == QUIRE_OPC_MLP_LOAD) /* width[0] of the image's header */
-			ctx->loading_width0 =
-			    (uint32_t)((const uint8_t *)op->src.buf->ptr)[op->src.offset + 8] |
-			    (uint32_t)((const uint8_t *)op->src.buf->ptr)[op->src.offset + 9] << 8;
+		if (req->cmd.opcode == QUIRE_OPC_MLP_LOAD) { /* width[0] of the image's header */
+			const uint8_t *w0 = (const uint8_t *)op->src.buf->ptr + op->src.offset +
+					    QUIRE_MLP_HDR_WIDTH;
+			ctx->loading_width0 = (uint32_t)w0[0] | (uint32_t)w0[1] << 8;
+		}
 		if (ctx->in_flight++ == 0)
 			ctx->progress_at = quire_now_ms(); /* an idle card's clock starts now */
 		st = ctx->ops->submit(ctx, req);
