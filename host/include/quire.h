@@ -220,6 +220,11 @@ struct quire_info {
 	} blocks[QUIRE_INFO_MAX_BLOCKS];
 };
 int quire_get_info(struct quire_ctx *ctx, struct quire_info *info);
+
+/* What a context's backend offers, whatever it is called. */
+#define QUIRE_BACKEND_CAP_CARD     (1u << 0) /* a card runs the operations (timeouts, quire_reset) */
+#define QUIRE_BACKEND_CAP_CARD_NET (1u << 1) /* communicators run over the cards' own network */
+uint32_t quire_backend_caps(const struct quire_ctx *ctx);
 /* Name of a register block type, e.g. "cmdq"; "?" if unknown. */
 const char *quire_block_name(uint32_t type);
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../hls/mlp.h"
-#include "../core/core.h"
+#include "hls/mlp.h"
+#include "host/src/core/core.h"
 #include "quire/regs.h"
 
 struct cpu {
@@ -139,6 +139,7 @@ static void cpu_close(struct quire_ctx *ctx)
 
 static const struct quire_backend_ops cpu_ops = {
     .name = "cpu",
+    .caps = 0, /* the operations run here; communicators need a host transport (MPI) */
     .info = cpu_info,
     .buf_alloc = cpu_buf_alloc,
     .buf_free = cpu_buf_free,
@@ -148,8 +149,9 @@ static const struct quire_backend_ops cpu_ops = {
     .close = cpu_close,
 };
 
-int quire_backend_cpu_open(struct quire_ctx *ctx)
+int quire_backend_cpu_open(struct quire_ctx *ctx, const char *arg)
 {
+	(void)arg; /* "cpu" takes none */
 	struct cpu *cpu = calloc(1, sizeof(*cpu));
 	if (!cpu || !(cpu->net = calloc(1, sizeof(*cpu->net)))) {
 		free(cpu);

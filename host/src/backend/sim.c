@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/core.h"
+#include "host/src/core/core.h"
 #include "quire/regs.h"
 #include "transport.h"
 #include "window.h"
@@ -308,6 +308,7 @@ static void sim_close(struct quire_ctx *ctx)
 
 static const struct quire_backend_ops sim_ops = {
     .name = "sim",
+    .caps = QUIRE_BACKEND_CAP_CARD | QUIRE_BACKEND_CAP_CARD_NET,
     .info = sim_info,
     .buf_alloc = sim_buf_alloc,
     .buf_free = sim_buf_free,

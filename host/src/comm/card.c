@@ -33,8 +33,8 @@ int quire_comm_create(struct quire_ctx *ctx, const struct quire_comm_config *cfg
 	    (uint32_t)cfg->timeout_ms > QUIRE_COMM_TIMEOUT_MAX_MS)
 		return QUIRE_ERR_INVALID;
 	*out = NULL;
-	if (strcmp(ctx->ops->name, "cpu") == 0)
-		return QUIRE_ERR_NOT_SUPPORTED; /* no card: use a host transport (MPI) */
+	if (!(ctx->ops->caps & QUIRE_BACKEND_CAP_CARD_NET))
+		return QUIRE_ERR_NOT_SUPPORTED; /* no card network: use a host transport (MPI) */
 	struct quire_comm *c = calloc(1, sizeof(*c));
 	if (!c)
 		return QUIRE_ERR_NOMEM;

@@ -148,7 +148,7 @@ int quire_comm_from_mpi_timeout(struct quire_ctx *ctx, MPI_Comm comm, int timeou
 	if (!ctx || !out)
 		return QUIRE_ERR_INVALID;
 	*out = NULL;
-	if (strcmp(ctx->ops->name, "cpu") != 0)
+	if (quire_backend_caps(ctx) & QUIRE_BACKEND_CAP_CARD_NET)
 		return cards_from_mpi(ctx, comm, timeout_ms, out);
 	struct quire_comm *c = calloc(1, sizeof(*c));
 	MPI_Comm *dup = malloc(sizeof(*dup));

@@ -26,6 +26,12 @@ int quire_env_timeout_ms(void)
 	return v && *v && !*end && ms > 0 && ms <= (long)QUIRE_COMM_TIMEOUT_MAX_MS ? (int)ms : 0;
 }
 
+/* Every backend, by URI scheme; kdrv, xrt and opencl join here. */
+static const struct quire_backend backends[] = {
+    {"cpu", 0, quire_backend_cpu_open},
+    {"sim", 1, quire_backend_sim_open},
+};
+
 int quire_open(const char *uri, struct quire_ctx **out)
 {
 	if (!uri || !out)
@@ -36,15 +42,19 @@ int quire_open(const char *uri, struct quire_ctx **out)
 		return QUIRE_ERR_NOMEM;
 	ctx->timeout_ms = quire_env_timeout_ms() ? quire_env_timeout_ms() : DEFAULT_TIMEOUT_MS;
 	ctx->next_seq = 1;
-	int st;
-	if (strcmp(uri, "cpu") == 0)
-		st = quire_backend_cpu_open(ctx);
-	else if (strcmp(uri, "sim") == 0)
-		st = quire_backend_sim_open(ctx, NULL);
-	else if (strncmp(uri, "sim:", 4) == 0 && uri[4])
-		st = quire_backend_sim_open(ctx, uri + 4);
-	else
-		st = QUIRE_ERR_NO_DEVICE; /* kdrv, xrt and opencl come later */
+	int st = QUIRE_ERR_NO_DEVICE; /* a scheme nobody knows */
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		size_t n = strlen(backends[i].scheme);
+		if (strncmp(uri, backends[i].scheme, n) != 0)
+			continue;
+		if (uri[n] == '\0')
+			st = backends[i].open(ctx, NULL);
+		else if (uri[n] == ':' && uri[n + 1] && backends[i].takes_arg)
+			st = backends[i].open(ctx, uri + n + 1);
+		else
+			continue;
+		break;
+	}
 	if (st != QUIRE_OK) {
 		free(ctx);
 		return st;
@@ -84,6 +94,11 @@ int quire_reset(struct quire_ctx *ctx)
 	ctx->in_flight = 0;
 	ctx->progress_at = ctx->beat_read_at = quire_now_ms();
 	return QUIRE_OK;
+}
+
+uint32_t quire_backend_caps(const struct quire_ctx *ctx)
+{
+	return ctx ? ctx->ops->caps : 0;
 }
 
 void quire_set_timeout(struct quire_ctx *ctx, int timeout_ms)

@@ -16,6 +16,7 @@
 
 struct quire_backend_ops {
 	const char *name;
+	uint32_t caps; /* QUIRE_BACKEND_CAP_*: what callers may ask of it */
 	int (*info)(struct quire_ctx *ctx, struct quire_info *info);
 	/* Memory the card reaches: *ptr for the host, *dma for descriptors. */
 	int (*buf_alloc)(struct quire_ctx *ctx, size_t bytes, void **ptr, uint64_t *dma);
@@ -83,7 +84,16 @@ struct quire_req {
 };
 
 /* Backends' constructors. */
-int quire_backend_cpu_open(struct quire_ctx *ctx);
+/*
+ * The backends quire_open knows, by the scheme of a URI ("cpu", "sim", "sim:PATH"): open
+ * sets ctx->ops and ctx->priv; arg is what follows "scheme:", NULL for a bare scheme.
+ */
+struct quire_backend {
+	const char *scheme;
+	int takes_arg; /* "scheme:ARG" is allowed */
+	int (*open)(struct quire_ctx *ctx, const char *arg);
+};
+int quire_backend_cpu_open(struct quire_ctx *ctx, const char *arg);
 int quire_backend_sim_open(struct quire_ctx *ctx, const char *where);
 
 /* A backend reports a finished request. */

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# libquire.so exports its public API and nothing else: the functions declared in
+# <quire.h> and the contract headers it includes, exactly; libquire_mpi.so those of
+# <quire_mpi.h>. Internal functions (the codec's SIMD kernels, the core's, the card
+# model's) stay inside.
+# Usage: exports.sh BUILD_DIR
+set -u
+B=$1
+. "$(dirname "$0")/cli/report.sh"
+T=$(mktemp -d "${TMPDIR:-/tmp}/quire-exports-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+declared() { # declared HEADER...: the quire_ functions they declare (comments left out)
+	perl -0pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g' "$@" | tr '\n' ' ' |
+		grep -o '[a-z_0-9 *]\bquire_[a-z0-9_]* *(' | sed 's/.*\(quire_[a-z0-9_]*\).*/\1/' | sort -u
+}
+exported() { # exported LIBRARY: the symbols it defines for others
+	nm -D --defined-only "$1" | awk '$2 ~ /^[TDBRW]$/ { sub(/@.*/, "", $3); print $3 }' | sort -u
+}
+check() { # check NAME LIBRARY HEADER...
+	name=$1
+	lib=$2
+	shift 2
+	declared "$@" >"$T/declared"
+	exported "$lib" >"$T/exported"
+	extra=$(comm -13 "$T/declared" "$T/exported" | tr '\n' ' ')
+	missing=$(comm -23 "$T/declared" "$T/exported" | tr '\n' ' ')
+	if [ -z "$extra" ] && [ -z "$missing" ]; then
+		ok "$name exports exactly its $(wc -l <"$T/exported") public functions"
+	else
+		ko "$name: exported but not public: ${extra:-none}; public but not exported: ${missing:-none}"
+	fi
+}
+check libquire.so "$B/lib/libquire.so" host/include/quire.h \
+	$(sed -n 's|^#include <\(quire/[a-z_]*\.h\)>.*|include/\1|p' host/include/quire.h)
+if [ -e "$B/lib/libquire_mpi.so" ]; then
+	check libquire_mpi.so "$B/lib/libquire_mpi.so" host/include/quire_mpi.h
+fi
+echo "exports: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
