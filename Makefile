@@ -41,6 +41,9 @@ include sim/build.mk
 include tests/build.mk
 include examples/build.mk
 include tests/fuzz/build.mk
+include rtl/build.mk
+include sim/rtl/build.mk
+include tests/rtl/build.mk
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
