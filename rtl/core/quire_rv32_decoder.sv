@@ -53,15 +53,10 @@ module quire_rv32_decoder
 
     if (instr_i[1:0] == 2'b11) begin
       unique case (opcode)
-        OPC_LUI: begin
+        // rd = 0 + imm, or pc + imm.
+        OPC_LUI, OPC_AUIPC: begin
           decoded_o.instr_class = CLASS_ALU;
-          decoded_o.op_a_sel    = OP_A_ZERO;
-          decoded_o.imm         = imm_u;
-          decoded_o.writes_rd   = 1'b1;
-        end
-        OPC_AUIPC: begin
-          decoded_o.instr_class = CLASS_ALU;
-          decoded_o.op_a_sel    = OP_A_PC;
+          decoded_o.op_a_sel    = (opcode == OPC_AUIPC) ? OP_A_PC : OP_A_ZERO;
           decoded_o.imm         = imm_u;
           decoded_o.writes_rd   = 1'b1;
         end

@@ -24,6 +24,16 @@
 97:
 .endm
 
+/* `op reg, offset(s7)` traps with `cause`, mtval the address. */
+.macro CHECK_ACCESS_TRAP cause, op, reg, offset
+	NEXT_CHECK
+	EXPECT_TRAP_TO 1f
+2:	\op	\reg, \offset(s7)
+1:	CHECK_TRAP \cause, 2b
+	addi	t5, s7, \offset
+	bne	s4, t5, fail
+.endm
+
 TEST_BEGIN
 	la	t0, handler
 	csrw	mtvec, t0
@@ -89,32 +99,13 @@ do_ebreak:
 
 	/* Misaligned loads: mtval is the address; rd is untouched. */
 	la	s7, data
-	NEXT_CHECK
-	EXPECT_TRAP_TO 1f
 	li	a0, 0x5a5a
-ld_lh:	lh	a0, 1(s7)
-1:	CHECK_TRAP 4, ld_lh
-	addi	t5, s7, 1
-	bne	s4, t5, fail
+	CHECK_ACCESS_TRAP 4, lh, a0, 1
 	EXPECT	a0, 0x5a5a
-	NEXT_CHECK
-	EXPECT_TRAP_TO 1f
-ld_lhu:	lhu	a0, 3(s7)
-1:	CHECK_TRAP 4, ld_lhu
-	NEXT_CHECK
-	EXPECT_TRAP_TO 1f
-ld_lw1:	lw	a0, 1(s7)
-1:	CHECK_TRAP 4, ld_lw1
-	NEXT_CHECK
-	EXPECT_TRAP_TO 1f
-ld_lw2:	lw	a0, 2(s7)
-1:	CHECK_TRAP 4, ld_lw2
-	addi	t5, s7, 2
-	bne	s4, t5, fail
-	NEXT_CHECK
-	EXPECT_TRAP_TO 1f
-ld_lw3:	lw	a0, 3(s7)
-1:	CHECK_TRAP 4, ld_lw3
+	CHECK_ACCESS_TRAP 4, lhu, a0, 3
+	CHECK_ACCESS_TRAP 4, lw, a0, 1
+	CHECK_ACCESS_TRAP 4, lw, a0, 2
+	CHECK_ACCESS_TRAP 4, lw, a0, 3
 	/* Bytes never misalign; halves at 2 do not. */
 	NEXT_CHECK
 	li	s2, 0
@@ -123,23 +114,13 @@ ld_lw3:	lw	a0, 3(s7)
 	EXPECT	s2, 0
 
 	/* Misaligned stores: the memory is not written. */
-	NEXT_CHECK
 	li	a1, 0x11223344
 	sw	a1, 0(s7)
 	li	a2, -1
-	EXPECT_TRAP_TO 1f
-st_sh:	sh	a2, 1(s7)
-1:	CHECK_TRAP 6, st_sh
-	addi	t5, s7, 1
-	bne	s4, t5, fail
+	CHECK_ACCESS_TRAP 6, sh, a2, 1
+	CHECK_ACCESS_TRAP 6, sw, a2, 2
+	CHECK_ACCESS_TRAP 6, sw, a2, 3
 	NEXT_CHECK
-	EXPECT_TRAP_TO 1f
-st_sw:	sw	a2, 2(s7)
-1:	CHECK_TRAP 6, st_sw
-	NEXT_CHECK
-	EXPECT_TRAP_TO 1f
-st_sw3:	sw	a2, 3(s7)
-1:	CHECK_TRAP 6, st_sw3
 	lw	a0, 0(s7)
 	EXPECT	a0, 0x11223344
 
