@@ -44,6 +44,9 @@ include sim/build.mk
 include tests/build.mk
 include examples/build.mk
 include tests/fuzz/build.mk
+include rtl/build.mk
+include sim/rtl/build.mk
+include tests/rtl/build.mk
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -66,6 +69,7 @@ help:
 	@echo "                    QUIRE_DEMO_OUT=DIR: results elsewhere"
 	@echo "make demo-codec     the codec on the same training, workers simulated in one process"
 	@echo "make firmware       the card firmware (rv32im), with its size report"
+	@echo "make rtl            the rv32im core: quire-rv32-run (Verilator) and its instruction tests; rtl-test runs them, rtl-lint lints"
 	@echo "make deps           install the missing Debian packages (mk/debian-packages.txt)"
 	@echo "make install        PREFIX=$(PREFIX) DESTDIR=: libraries, headers, pkg-config, quire, quire-sim, quire-cluster"
 	@echo "make format         clang-format every C file"

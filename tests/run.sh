@@ -74,6 +74,12 @@ if [ $unit_only -eq 0 ]; then
 	run sh tests/cli/test_cluster.sh "$BUILD"
 	# A card frozen (SIGSTOP) under one host, and in a 4-card all-reduce job.
 	run sh tests/cli/test_card_freeze.sh "$BUILD"
+	# The rv32im core in RTL: its instruction tests on quire-rv32-run (Verilator).
+	if command -v "${VERILATOR:-verilator}" >/dev/null 2>&1; then
+		run sh tests/rtl/run.sh "$BUILD"
+	else
+		echo "== rtl core: skipped: apt-get install verilator"
+	fi
 	for seed in 1 2 3; do
 		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
 	done

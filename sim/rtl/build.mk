@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+# quire-rv32-run: the rv32im core's test machine (quire_rv32_sim_top.sv)
+# verilated single-threaded, with the C++ runner around it. The model's
+# generated C++ is compiled by Verilator's own makefile with its flags; the
+# runner is ours and gets -Wall -Wextra -Werror, with Verilator's headers as
+# system headers.
+RTL_MAP_PKG := $(BUILD)/rtl/quire_rv32_sim_map_pkg.sv
+RTL_SIM_SRCS := $(RTL_MAP_PKG) $(RTL_CORE_SRCS) sim/rtl/quire_rv32_sim_top.sv
+RTL_VDIR := $(BUILD)/rtl/verilated
+RTL_MODEL := $(RTL_VDIR)/Vquire_rv32_sim_top__ALL.a
+RTL_RUN := $(BUILD)/bin/quire-rv32-run
+CXX ?= g++
+RTL_VERILATOR_INC = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)/include
+RTL_VERILATED_OBJS := $(RTL_VDIR)/verilated.o $(RTL_VDIR)/verilated_fst_c.o \
+	$(RTL_VDIR)/verilated_threads.o
+
+# The memory map, written once in include/quire/rv32_sim.h.
+$(RTL_MAP_PKG): include/quire/rv32_sim.h sim/rtl/gen_map_pkg.sh
+	@mkdir -p $(dir $@)
+	sh sim/rtl/gen_map_pkg.sh $< >$@
+
+$(RTL_VDIR)/Vquire_rv32_sim_top.mk: $(RTL_SIM_SRCS)
+	@mkdir -p $(dir $@)
+	$(VERILATOR) --cc -Wall --trace-fst -O3 --x-assign fast --x-initial fast \
+		--Mdir $(RTL_VDIR) --top-module quire_rv32_sim_top $(RTL_SIM_SRCS)
+
+# Both outputs of one recursive make: the model and Verilator's run-time objects.
+$(RTL_MODEL): $(RTL_VDIR)/Vquire_rv32_sim_top.mk
+	$(MAKE) -s -C $(RTL_VDIR) -f Vquire_rv32_sim_top.mk OPT_FAST=-O2 \
+		Vquire_rv32_sim_top__ALL.a $(notdir $(RTL_VERILATED_OBJS))
+$(RTL_VERILATED_OBJS): $(RTL_MODEL)
+
+$(RTL_RUN): sim/rtl/run_main.cpp $(RTL_MODEL) $(RTL_VERILATED_OBJS) include/quire/rv32_sim.h
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 $(WARN) -Iinclude -I$(RTL_VDIR) -isystem $(RTL_VERILATOR_INC) \
+		-isystem $(RTL_VERILATOR_INC)/vltstd -o $@ $< $(RTL_MODEL) $(RTL_VERILATED_OBJS) \
+		-lz -pthread
+
+rtl: $(RTL_RUN)
+.PHONY: rtl

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: MIT
+# The rv32im core's instruction tests: one bare-metal program per
+# tests/rtl/*.S, linked with tests/rtl/link.ld.S (preprocessed: the map
+# comes from include/quire/rv32_sim.h). tests/rtl/run.sh runs them. The
+# assembler wants Zicsr and Zifencei named for CSR instructions and FENCE.I:
+# the core has both (FENCE.I is a no-op: nothing is cached).
+RTL_TEST_SRCS := $(filter-out tests/rtl/link.ld.S,$(wildcard tests/rtl/*.S))
+RTL_TEST_ELFS := $(RTL_TEST_SRCS:tests/rtl/%.S=$(BUILD)/tests/rtl/%.elf)
+RTL_LINK_LD := $(BUILD)/rtl/link.ld
+RTL_TEST_FLAGS := -march=rv32im_zicsr_zifencei -mabi=ilp32 -nostdlib -nostartfiles \
+	-Wl,--no-warn-rwx-segments -Iinclude -Itests/rtl
+
+$(RTL_LINK_LD): tests/rtl/link.ld.S include/quire/rv32_sim.h
+	@mkdir -p $(dir $@)
+	$(RISCV_CC) -E -P -x assembler-with-cpp -Iinclude -o $@ $<
+
+$(BUILD)/tests/rtl/%.elf: tests/rtl/%.S tests/rtl/test.h $(RTL_LINK_LD) include/quire/rv32_sim.h
+	@mkdir -p $(dir $@)
+	$(RISCV_CC) $(RTL_TEST_FLAGS) -T $(RTL_LINK_LD) -o $@ $<
+
+rtl: $(RTL_TEST_ELFS)
+
+# `make test` runs them when verilator is installed (tests/run.sh says so otherwise).
+ifeq ($(HAVE_VERILATOR),1)
+test: $(RTL_RUN) $(RTL_TEST_ELFS)
+endif
+rtl-test: $(RTL_RUN) $(RTL_TEST_ELFS)
+	sh tests/rtl/run.sh $(BUILD)
+.PHONY: rtl-test
