@@ -23,7 +23,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 # Include roots: include/ (the contract, <quire/...>), host/include/ (<quire.h>) and the
 # repository itself, so that a header of another folder is named by its path from the top
-# ("hls/quant.h"), never by "../"; tests/include_rules.sh checks who may include what.
+# ("hls/quant.h"), never by "../"; tests/include_rules.py checks who may include what.
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) $(SAN_FLAGS) \
 	-Iinclude -Ihost/include -I. -MMD -MP
 LDFLAGS ?=

@@ -6,14 +6,33 @@ LIB_SRCS := host/src/status.c host/src/codec/codec.c host/src/codec/allreduce.c 
 	host/src/backend/sim.c host/src/backend/window.c host/src/backend/transport_inproc.c \
 	host/src/backend/transport_socket.c host/src/comm/collective.c host/src/comm/card.c \
 	host/src/comm/rendezvous.c
-# The card model and the native firmware ride along for the sim:inproc backend.
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(FW_NATIVE_OBJS) $(BUILD)/sim/emu/emu.o \
-	$(BUILD)/sim/emu/netport.o $(BUILD)/sim/locate.o
+# The kernels' C (the scalar codec, the cpu backend's engines) and the firmware's descriptor
+# rules (include/quire/validate.h) are part of it; the card model is not (libquire_sim).
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(BUILD)/fw-native/firmware/validate.o \
+	$(BUILD)/sim/locate.o
 EXTRA_CFLAGS_host/src/codec/simd_avx2.c := -mavx2 -mf16c
 EXTRA_CFLAGS_host/src/codec/simd_avx512.c := -mavx512f
 
 LIBQUIRE_A  := $(BUILD)/lib/libquire.a
 LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
+
+# libquire_sim: the card model in a process (the emu, its network port, the native firmware
+# and the kernels), for sim:inproc and the tests; libquire loads it on demand. It exports
+# quire_sim_inproc_open alone (host/libquire_sim.map).
+LIBQUIRE_SIM_OBJS := $(BUILD)/host/src/backend/inproc_card.o $(BUILD)/sim/emu/emu.o \
+	$(BUILD)/sim/emu/netport.o $(FW_NATIVE_OBJS) $(HLS_OBJS)
+LIBQUIRE_SIM_A  := $(BUILD)/lib/libquire_sim.a
+LIBQUIRE_SIM_SO := $(BUILD)/lib/libquire_sim.so.$(QUIRE_VERSION)
+$(LIBQUIRE_SIM_A): $(LIBQUIRE_SIM_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+$(LIBQUIRE_SIM_SO): $(LIBQUIRE_SIM_OBJS) host/libquire_sim.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libquire_sim.so.$(QUIRE_SOVERSION) \
+		-Wl,--version-script=host/libquire_sim.map $(SAN_FLAGS) $(LDFLAGS) -o $@ \
+		$(LIBQUIRE_SIM_OBJS) $(LDLIBS)
+	ln -sf libquire_sim.so.$(QUIRE_VERSION) $(BUILD)/lib/libquire_sim.so.$(QUIRE_SOVERSION)
+all: $(LIBQUIRE_SIM_A) $(LIBQUIRE_SIM_SO)
 
 CLI_SRCS := $(filter-out host/cli/bench_allreduce_mpi.c,$(wildcard host/cli/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -25,11 +44,12 @@ $(LIBQUIRE_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-# Only the public API is exported (host/libquire.map).
+# Only the public API is exported (host/libquire.map). Its run path is its own directory,
+# where it finds libquire_sim when a context asks for sim:inproc.
 $(LIBQUIRE_SO): $(LIB_OBJS) host/libquire.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libquire.so.$(QUIRE_SOVERSION) -Wl,--version-script=host/libquire.map \
-		$(SAN_FLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(LDLIBS)
+		-Wl,-rpath,'$$ORIGIN' $(SAN_FLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(LDLIBS)
 	ln -sf libquire.so.$(QUIRE_VERSION) $(BUILD)/lib/libquire.so.$(QUIRE_SOVERSION)
 	ln -sf libquire.so.$(QUIRE_SOVERSION) $(BUILD)/lib/libquire.so
 
@@ -42,7 +62,8 @@ $(QUIRE_CLI): $(CLI_OBJS) $(LIBQUIRE_SO)
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/quire $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(LIBQUIRE_A) $(DESTDIR)$(LIBDIR)/
-	install -m 755 $(LIBQUIRE_SO) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIBQUIRE_SO) $(LIBQUIRE_SIM_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libquire_sim.so.$(QUIRE_VERSION) $(DESTDIR)$(LIBDIR)/libquire_sim.so.$(QUIRE_SOVERSION)
 	ln -sf libquire.so.$(QUIRE_VERSION) $(DESTDIR)$(LIBDIR)/libquire.so.$(QUIRE_SOVERSION)
 	ln -sf libquire.so.$(QUIRE_SOVERSION) $(DESTDIR)$(LIBDIR)/libquire.so
 	install -m 644 host/include/quire.h $(DESTDIR)$(PREFIX)/include/
@@ -54,6 +75,7 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libquire.* $(DESTDIR)$(LIBDIR)/libquire_mpi.* \
+		$(DESTDIR)$(LIBDIR)/libquire_sim.* \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/quire.pc $(DESTDIR)$(LIBDIR)/pkgconfig/quire_mpi.pc \
 		$(DESTDIR)$(PREFIX)/include/quire.h \
 		$(DESTDIR)$(PREFIX)/include/quire_mpi.h $(DESTDIR)$(PREFIX)/bin/quire \

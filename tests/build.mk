@@ -10,8 +10,12 @@ $(BUILD)/tests/test_freeze: $(QUIRE_SIM)
 
 $(foreach s,$(TEST_SRCS) tests/ref/bfp_ref.c,$(eval EXTRA_CFLAGS_$(s) := $(TEST_CFLAGS)))
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_REF_OBJS) $(LIBQUIRE_A)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< $(TEST_REF_OBJS) $(LIBQUIRE_A) -lcmocka $(LDLIBS)
+# Tests reach the card model directly (libquire_sim.a) and, through sim:inproc, as libquire
+# does: libquire_sim.so, found by the run path.
+TEST_RPATH := -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,'$$ORIGIN/../../lib'
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_REF_OBJS) $(LIBQUIRE_A) $(LIBQUIRE_SIM_A) | $(LIBQUIRE_SIM_SO)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $< $(TEST_REF_OBJS) $(LIBQUIRE_A) \
+		$(LIBQUIRE_SIM_A) -lcmocka $(LDLIBS)
 
 all: $(TEST_BINS)
 
@@ -27,19 +31,19 @@ valgrind: $(TEST_BINS) $(HLS_TBS)
 ifneq ($(MPI_LIBS),)
 MPI_TEST := $(BUILD)/tests/mpi/test_comm_mpi
 EXTRA_CFLAGS_tests/mpi/test_comm_mpi.c := $(MPI_CFLAGS) $(TEST_CFLAGS)
-$(MPI_TEST): $(BUILD)/tests/mpi/test_comm_mpi.o $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_A)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
+$(MPI_TEST): $(BUILD)/tests/mpi/test_comm_mpi.o $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
 FAULT_TEST := $(BUILD)/tests/mpi/test_card_fault
 EXTRA_CFLAGS_tests/mpi/test_card_fault.c := $(MPI_CFLAGS) $(TEST_CFLAGS)
-$(FAULT_TEST): $(BUILD)/tests/mpi/test_card_fault.o $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_A)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
+$(FAULT_TEST): $(BUILD)/tests/mpi/test_card_fault.o $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
 all: $(MPI_TEST) $(FAULT_TEST)
 test: $(MPI_TEST) $(FAULT_TEST) $(QUIRE_CLUSTER) $(BENCH_ALLREDUCE)
 endif
 
 # A rank that meets the others without MPI (quire_comm_rendezvous), for test_cluster.sh.
 MEET := $(BUILD)/tests/cli/meet
-$(MEET): $(BUILD)/tests/cli/meet.o $(LIBQUIRE_A)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(MEET): $(BUILD)/tests/cli/meet.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(LDLIBS)
 all: $(MEET)
 test: $(MEET)

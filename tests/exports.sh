@@ -33,6 +33,19 @@ check() { # check NAME LIBRARY HEADER...
 }
 check libquire.so "$B/lib/libquire.so" host/include/quire.h \
 	$(sed -n 's|^#include <\(quire/[a-z_]*\.h\)>.*|include/\1|p' host/include/quire.h)
+# The card model is not in the production library: libquire loads libquire_sim for sim:inproc.
+model=$(nm "$B/lib/libquire.so" | grep -c -w -e quire_emu_create -e quire_fw_poll -e quire_netport_read)
+if [ "$model" -eq 0 ]; then
+	ok "libquire.so carries no card model (emu, native firmware, network port)"
+else
+	ko "libquire.so carries the card model ($model of its functions)"
+fi
+sim=$(exported "$B/lib/libquire_sim.so.0" | tr '\n' ' ')
+if [ "$sim" = "quire_sim_inproc_open " ]; then
+	ok "libquire_sim.so exports only quire_sim_inproc_open"
+else
+	ko "libquire_sim.so exports: $sim"
+fi
 if [ -e "$B/lib/libquire_mpi.so" ]; then
 	check libquire_mpi.so "$B/lib/libquire_mpi.so" host/include/quire_mpi.h
 fi

@@ -134,6 +134,7 @@ expect "info: a card without one says so" 0 "link down" -- "$Q" info --backend s
 expect "a network option it does not know" 1 "invalid argument" -- "$Q" info --backend "sim:inproc,net=$NET,addr=5,speed=9"
 expect "a network directory that is not there" 1 "" -- "$Q" info --backend "sim:inproc,net=/nonexistent/net,addr=1"
 rmdir "$NET"
+expect "sim:inproc without libquire_sim: a clear error" 1 "no device found" -- env QUIRE_SIM_LIB=/nonexistent/libquire_sim.so "$Q" info --backend sim:inproc
 expect "sim:cluster outside quire-cluster" 1 "no device found" -- env -u QUIRE_CLUSTER_DIR "$Q" info --backend sim:cluster
 if command -v mpirun >/dev/null && [ -x "$(dirname "$Q")/quire-bench-allreduce" ]; then
 	# OpenMPI leaks at exit by design: leak checks off for its ranks (sanitizer builds).

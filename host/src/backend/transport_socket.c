@@ -269,6 +269,13 @@ static int hello(struct sock *s)
 	return (int)m.value;
 }
 
+size_t transport_host_bytes(void)
+{
+	const char *mb = getenv("QUIRE_SIM_HOST_MB");
+	long v = mb ? atol(mb) : 0;
+	return (size_t)(v > 0 && v < (1L << 20) ? v : QUIRE_SIM_HOST_MB) << 20;
+}
+
 int transport_socket_open(const char *path, struct transport **out)
 {
 	struct sock *s = calloc(1, sizeof(*s));
