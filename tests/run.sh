@@ -19,6 +19,9 @@ failed=0
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/quire-test-XXXXXX")
 export TMPDIR="$RUN_TMP"
 log="$RUN_TMP/run.log"
+# sim:inproc's card model, from this build (tests under mpirun sit one folder deeper than
+# libquire looks by itself).
+export QUIRE_SIM_LIB="${QUIRE_SIM_LIB:-$PWD/$BUILD/lib/libquire_sim.so.0}"
 trap 'rm -rf "$RUN_TMP"' EXIT
 
 # Count cases from a program's output: cmocka's "[  PASSED  ] N test(s)." and

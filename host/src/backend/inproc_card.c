@@ -117,8 +117,7 @@ static int parse_net(const char *opts, char *dir, size_t dir_size, struct quire_
 	return have_dir && have_addr ? QUIRE_OK : QUIRE_ERR_INVALID;
 }
 
-int quire_sim_inproc_open(unsigned abi, const char *opts, size_t host_bytes,
-			  struct transport **out)
+int quire_sim_inproc_open(unsigned abi, const char *opts, size_t host_bytes, struct transport **out)
 {
 	if (abi != QUIRE_SIM_INPROC_ABI)
 		return QUIRE_ERR_VERSION; /* a libquire_sim of another build */
