@@ -39,6 +39,7 @@ include firmware/build.mk
 include host/build.mk
 include sim/build.mk
 include tests/build.mk
+include rtl/engines/build.mk
 include examples/build.mk
 include tests/fuzz/build.mk
 
