@@ -19,7 +19,7 @@ $(RTLE_DIR)/quire_%_pkg.sv: include/quire/%.h rtl/gen/gen_sv_pkg.py
 	@mkdir -p $(dir $@)
 	$(PYTHON) rtl/gen/gen_sv_pkg.py $< quire_$*_pkg >$@
 
-RTLE_LANE_SRCS := rtl/engines/quire_fp32_add.sv rtl/engines/quire_bfp_quantize.sv \
+RTLE_LANE_SRCS := rtl/engines/quire_fp32_add.sv rtl/engines/quire_fp32_add_lanes.sv rtl/engines/quire_bfp_quantize.sv \
 	rtl/engines/quire_bfp_scale.sv rtl/engines/quire_fp16_from_fp32.sv \
 	rtl/engines/quire_fp16_to_fp32.sv
 RTLE_SRCS := $(RTLE_PKGS) $(RTLE_LANE_SRCS)

@@ -43,13 +43,11 @@ module quire_quant_encode
 
   // Stage 1: v = x or fp32(x + resid).
   logic [Lanes-1:0][31:0] v_sum;
-  for (genvar lane = 0; lane < Lanes; lane++) begin : gen_ef_add
-    quire_fp32_add u_add (
-      .a_i  (in_x_i[lane]),
-      .b_i  (in_resid_i[lane]),
-      .sum_o(v_sum[lane])
-    );
-  end
+  quire_fp32_add_lanes #(.Lanes(Lanes)) u_ef_add (
+    .a_i  (in_x_i),
+    .b_i  (in_resid_i),
+    .sum_o(v_sum)
+  );
 
   logic                   s1_valid;
   logic signed [7:0]      s1_exp;
@@ -144,13 +142,15 @@ module quire_quant_encode
 
   // Stage 4: resid' = fp32(v - back), the one rounding error feedback defines.
   logic [Lanes-1:0][31:0] resid_new;
-  for (genvar lane = 0; lane < Lanes; lane++) begin : gen_ef_sub
-    quire_fp32_add u_sub (
-      .a_i  (s3_v[lane]),
-      .b_i  ({~s3_back[lane][31], s3_back[lane][30:0]}),
-      .sum_o(resid_new[lane])
-    );
+  logic [Lanes-1:0][31:0] back_negated;
+  for (genvar lane = 0; lane < Lanes; lane++) begin : gen_negate
+    assign back_negated[lane] = {~s3_back[lane][31], s3_back[lane][30:0]};
   end
+  quire_fp32_add_lanes #(.Lanes(Lanes)) u_ef_sub (
+    .a_i  (s3_v),
+    .b_i  (back_negated),
+    .sum_o(resid_new)
+  );
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : stage_out
     if (!rst_ni) begin

@@ -36,13 +36,11 @@ module quire_quant_exp
 
   // Stage 1: v per lane, its magnitude bits, and nothing for a lane that is no element.
   logic [Lanes-1:0][31:0] v_sum;
-  for (genvar lane = 0; lane < Lanes; lane++) begin : gen_ef_add
-    quire_fp32_add u_add (
-      .a_i  (in_x_i[lane]),
-      .b_i  (in_resid_i[lane]),
-      .sum_o(v_sum[lane])
-    );
-  end
+  quire_fp32_add_lanes #(.Lanes(Lanes)) u_ef_add (
+    .a_i  (in_x_i),
+    .b_i  (in_resid_i),
+    .sum_o(v_sum)
+  );
 
   logic                   s1_valid, s1_last;
   logic [Lanes-1:0][30:0] s1_abs;
