@@ -64,6 +64,8 @@ help:
 	@echo "                    QUIRE_DEMO_OUT=DIR: results elsewhere"
 	@echo "make demo-codec     the codec on the same training, workers simulated in one process"
 	@echo "make firmware       the card firmware (rv32im), with its size report"
+	@echo "make rtl-engines-test  the QUANT and REDUCE datapaths in RTL (Verilator) against hls/, bit for bit, with their rates"
+	@echo "make rtl-engines-lint  verilator --lint-only -Wall over the engines"
 	@echo "make deps           install the missing Debian packages (mk/debian-packages.txt)"
 	@echo "make install        PREFIX=$(PREFIX) DESTDIR=: libraries, headers, pkg-config, quire, quire-sim, quire-cluster"
 	@echo "make format         clang-format every C file"

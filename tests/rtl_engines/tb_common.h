@@ -31,11 +31,14 @@ extern "C" {
 #include "quire/status.h"
 }
 
-namespace tb {
+namespace tb
+{
 
 struct Rng {
 	uint64_t state;
-	explicit Rng(uint64_t seed) : state(seed * 0x9e3779b97f4a7c15ull + 1) {}
+	explicit Rng(uint64_t seed) : state(seed * 0x9e3779b97f4a7c15ull + 1)
+	{
+	}
 	uint64_t next()
 	{
 		state ^= state << 13;
@@ -43,8 +46,14 @@ struct Rng {
 		state ^= state << 17;
 		return state;
 	}
-	uint32_t below(uint32_t n) { return (uint32_t)(next() % n); }
-	bool chance(uint32_t percent) { return below(100) < percent; }
+	uint32_t below(uint32_t n)
+	{
+		return (uint32_t)(next() % n);
+	}
+	bool chance(uint32_t percent)
+	{
+		return below(100) < percent;
+	}
 };
 
 inline float from_bits(uint32_t b)
@@ -76,7 +85,8 @@ inline uint32_t special_bits(Rng &rng)
 	case 3:
 		return sign | 0x7f800000u | (frac ? frac : 1); /* NaN, any payload */
 	case 4:
-		return sign | (uint32_t)(253 + rng.below(2)) << 23 | frac; /* 2^126 and up: saturates */
+		return sign | (uint32_t)(253 + rng.below(2)) << 23 |
+		       frac; /* 2^126 and up: saturates */
 	case 5:
 		return sign | 1u << 23 | frac; /* the smallest normals */
 	case 6:
@@ -112,15 +122,15 @@ inline void fill_values(Rng &rng, std::vector<float> &x, uint32_t special_percen
 inline std::vector<float> edge_blocks(Rng &rng)
 {
 	const float kinds[][4] = {
-	    {0.0f, -0.0f, 0.0f, -0.0f},		      /* ZERO */
-	    {1e-40f, -1e-45f, 5e-39f, 0.0f},	      /* subnormal maximum: clamps to -125 */
-	    {1.17549435e-38f, -1e-40f, 0.0f, 2e-38f}, /* the smallest normals: -125 */
-	    {8.507059e37f, 1.0f, -3e38f, 1e38f},      /* 2^126 and up: clamp to 126, saturate */
+	    {0.0f, -0.0f, 0.0f, -0.0f},                 /* ZERO */
+	    {1e-40f, -1e-45f, 5e-39f, 0.0f},            /* subnormal maximum: clamps to -125 */
+	    {1.17549435e-38f, -1e-40f, 0.0f, 2e-38f},   /* the smallest normals: -125 */
+	    {8.507059e37f, 1.0f, -3e38f, 1e38f},        /* 2^126 and up: clamp to 126, saturate */
 	    {1.0f, 0.0390625f, 0.0546875f, 0.0078125f}, /* ties (docs/contract-bfp.md) */
-	    {1.999f, -1.999f, 1.0f, 0.5f},	      /* rounds above the limit: saturates */
-	    {1.0f, -INFINITY, 2.0f, 0.0f},	      /* NONFINITE */
-	    {NAN, 1.0f, -2.0f, 3.0f},		      /* NONFINITE */
-	    {-0.0f, -1e-45f, -0.0f, -1e-45f},	      /* negative subnormals and -0.0 */
+	    {1.999f, -1.999f, 1.0f, 0.5f},              /* rounds above the limit: saturates */
+	    {1.0f, -INFINITY, 2.0f, 0.0f},              /* NONFINITE */
+	    {NAN, 1.0f, -2.0f, 3.0f},                   /* NONFINITE */
+	    {-0.0f, -1e-45f, -0.0f, -1e-45f},           /* negative subnormals and -0.0 */
 	};
 	const size_t count = sizeof kinds / sizeof kinds[0];
 	std::vector<float> x;
@@ -166,8 +176,14 @@ inline std::vector<float> residuals_for(Rng &rng, const std::vector<float> &x)
 }
 
 /* Lanes of Verilator's wide ports (arrays of 32-bit words, lane 0 in the low bits). */
-template <typename W> void put32(W &port, unsigned lane, uint32_t v) { port[lane] = v; }
-template <typename W> uint32_t get32(const W &port, unsigned lane) { return port[lane]; }
+template <typename W> void put32(W &port, unsigned lane, uint32_t v)
+{
+	port[lane] = v;
+}
+template <typename W> uint32_t get32(const W &port, unsigned lane)
+{
+	return port[lane];
+}
 template <typename W> void put64(W &port, unsigned lane, uint64_t v)
 {
 	port[2 * lane] = (uint32_t)v;
