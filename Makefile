@@ -42,6 +42,7 @@ include firmware/build.mk
 include host/build.mk
 include sim/build.mk
 include tests/build.mk
+include rtl/engines/build.mk
 include examples/build.mk
 include tests/fuzz/build.mk
 include rtl/build.mk
@@ -70,6 +71,8 @@ help:
 	@echo "make demo-codec     the codec on the same training, workers simulated in one process"
 	@echo "make firmware       the card firmware (rv32im), with its size report"
 	@echo "make rtl            the rv32im core: quire-rv32-run (Verilator) and its instruction tests; rtl-test runs them, rtl-lint lints"
+	@echo "make rtl-engines-test  the QUANT and REDUCE datapaths in RTL (Verilator) against hls/, bit for bit, with their rates"
+	@echo "make rtl-engines-lint  verilator --lint-only -Wall over the engines"
 	@echo "make deps           install the missing Debian packages (mk/debian-packages.txt)"
 	@echo "make install        PREFIX=$(PREFIX) DESTDIR=: libraries, headers, pkg-config, quire, quire-sim, quire-cluster"
 	@echo "make format         clang-format every C file"

@@ -73,6 +73,12 @@ if [ $unit_only -eq 0 ]; then
 			done
 		done
 	fi
+	# The engines in RTL (Verilator) against the hls/ kernels, bit for bit, and their rates.
+	if command -v "${VERILATOR:-verilator}" >/dev/null 2>&1; then
+		run sh tests/rtl_engines/run.sh "$BUILD"
+	else
+		echo "== rtl engines: skipped: verilator is not installed (apt-get install verilator)"
+	fi
 	# The simulated cluster: its launcher, and a card killed in the middle of an all-reduce.
 	run sh tests/cli/test_cluster.sh "$BUILD"
 	# A card frozen (SIGSTOP) under one host, and in a 4-card all-reduce job.

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+# The engines' RTL (rtl/engines/), each top verilated single-threaded into its
+# own model, and its Verilator testbench (tests/rtl_engines/), which runs the
+# hls/ kernels beside it as the golden model. Verilator's generated C++ is
+# built by its own makefile with its flags; the testbenches are ours and get
+# -Wall -Wextra -Werror, with Verilator's headers as system headers.
+#   make rtl-engines        the testbenches
+#   make rtl-engines-test   run them (tests/rtl_engines/run.sh)
+#   make rtl-engines-lint   verilator --lint-only -Wall over every engine
+VERILATOR ?= verilator
+CXX ?= g++
+RTLE_HAVE_VERILATOR := $(if $(shell command -v $(VERILATOR) 2>/dev/null),1,)
+RTLE_DIR := $(BUILD)/rtl/engines
+
+# The contract's constants, written once in include/quire/: packages generated at build time.
+RTLE_PKGS := $(RTLE_DIR)/quire_format_pkg.sv $(RTLE_DIR)/quire_card_pkg.sv \
+	$(RTLE_DIR)/quire_regs_pkg.sv
+$(RTLE_DIR)/quire_%_pkg.sv: include/quire/%.h rtl/gen/gen_sv_pkg.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) rtl/gen/gen_sv_pkg.py $< quire_$*_pkg >$@
+
+RTLE_LANE_SRCS := rtl/engines/quire_fp32_add.sv rtl/engines/quire_fp32_add_lanes.sv rtl/engines/quire_bfp_quantize.sv \
+	rtl/engines/quire_bfp_scale.sv rtl/engines/quire_fp16_from_fp32.sv \
+	rtl/engines/quire_fp16_to_fp32.sv
+RTLE_SRCS := $(RTLE_PKGS) $(RTLE_LANE_SRCS)
+RTLE_TOPS := quire_quant_exp quire_quant_encode quire_quant_decode quire_reduce_sum \
+	quire_reduce_max_exp
+RTLE_TBS := $(RTLE_TOPS:quire_%=$(BUILD)/tests/rtl_engines/tb_%)
+RTLE_VERILATOR_INC = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)/include
+RTLE_GOLDEN := $(BUILD)/hls/quant.o $(BUILD)/hls/reduce.o
+
+# One model per top: $(1) the top module.
+define rtle_model
+$(RTLE_DIR)/$(1)/V$(1).mk: $(RTLE_SRCS) rtl/engines/$(1).sv
+	@mkdir -p $$(dir $$@)
+	$(VERILATOR) --cc -Wall -O3 --x-assign fast --x-initial fast --Mdir $(RTLE_DIR)/$(1) \
+		--top-module $(1) $(RTLE_SRCS) rtl/engines/$(1).sv
+$(RTLE_DIR)/$(1)/V$(1)__ALL.a: $(RTLE_DIR)/$(1)/V$(1).mk
+	$$(MAKE) -s -C $(RTLE_DIR)/$(1) -f V$(1).mk OPT_FAST=-O2 V$(1)__ALL.a verilated.o \
+		verilated_threads.o
+$(BUILD)/tests/rtl_engines/tb_$(1:quire_%=%): tests/rtl_engines/tb_$(1:quire_%=%).cpp \
+		tests/rtl_engines/tb_common.h $(RTLE_DIR)/$(1)/V$(1)__ALL.a $(RTLE_GOLDEN)
+	@mkdir -p $$(dir $$@)
+	$(CXX) -std=c++17 -O2 $(WARN) -Iinclude -Ihls -I$(RTLE_DIR)/$(1) \
+		-isystem $(RTLE_VERILATOR_INC) -isystem $(RTLE_VERILATOR_INC)/vltstd -o $$@ $$< \
+		$(RTLE_DIR)/$(1)/V$(1)__ALL.a $(RTLE_DIR)/$(1)/verilated.o \
+		$(RTLE_DIR)/$(1)/verilated_threads.o $(RTLE_GOLDEN) -pthread
+endef
+$(foreach t,$(RTLE_TOPS),$(eval $(call rtle_model,$(t))))
+
+rtl-engines: $(RTLE_TBS)
+rtl-engines-test: $(RTLE_TBS)
+	sh tests/rtl_engines/run.sh $(BUILD)
+rtl-engines-lint: $(RTLE_SRCS)
+	for top in $(RTLE_TOPS); do \
+		$(VERILATOR) --lint-only -Wall --top-module $$top $(RTLE_SRCS) rtl/engines/$$top.sv \
+			|| exit 1; \
+	done
+.PHONY: rtl-engines rtl-engines-test rtl-engines-lint
+
+# `make test` runs them where Verilator is installed (tests/run.sh says so where not).
+ifeq ($(RTLE_HAVE_VERILATOR),1)
+test: $(RTLE_TBS)
+endif
