@@ -77,6 +77,9 @@ static int post(struct quire_fw *fw, uint32_t seq, int status, uint32_t opcode, 
 		if (hal_wait_event(fw) || epoch_changed(fw))
 			return -1; /* stopping, or a new host: this completion has no reader */
 	}
+	/* Counted before the record can be seen: a host that has its completion also sees it
+	 * in the counters. */
+	update_counters(fw, status);
 	uint32_t phase =
 	    ((fw->cpl_prod >> hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_SIZE_LOG2)) & 1) ^ 1;
 	uint32_t words[QUIRE_CPL_WORDS] = {0};
@@ -107,7 +110,6 @@ static int post(struct quire_fw *fw, uint32_t seq, int status, uint32_t opcode, 
 	}
 	hal_bar_write(fw, fw->bar.cplq, QUIRE_Q_PRODUCER, ++fw->cpl_prod);
 	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE, QUIRE_IRQ_CPL);
-	update_counters(fw, status);
 	return 0;
 }
 
