@@ -90,6 +90,17 @@ def in_range(where, key, v, lo, hi):
         raise BoardError(f"{where}: {key} = {v} is out of range [{lo}, {hi}]")
 
 
+def the_one(path, entries, table, flag, what):
+    """The one entry of an array of tables with flag = true (the flag defaults to false)."""
+    for e in entries:
+        e.setdefault(flag, False)
+    marked = [e for e in entries if e[flag]]
+    if len(marked) != 1:
+        raise BoardError(f"{path}: exactly one [[{table}]] must have {flag} = true ({what}), "
+                         f"not {len(marked)}")
+    return marked[0]
+
+
 def power_of_two(v):
     return v > 0 and v & (v - 1) == 0
 
@@ -144,7 +155,7 @@ def validate(path, doc, enum, bar0_bytes, fw_need):
             b["pci"].setdefault(key, 0xFFFF)  # subsystem not given: any
             in_range(f"{path}: [pci]", key, b["pci"][key], 1, 0xFFFF)
 
-    bars, used, regs = b["bar"], set(), []
+    bars, used = b["bar"], set()
     if not bars:
         raise BoardError(f"{path}: no [[bar]]")
     for i, bar in enumerate(bars):
@@ -163,16 +174,11 @@ def validate(path, doc, enum, bar0_bytes, fw_need):
         if slots & used:
             raise BoardError(f"{where}: index {bar['index']} overlaps another BAR")
         used |= slots
-        bar.setdefault("regs", False)
-        if bar["regs"]:
-            regs.append(bar)
-    if len(regs) != 1:
-        raise BoardError(f"{path}: exactly one [[bar]] must have regs = true "
-                         f"(the BAR of quire's register blocks), not {len(regs)}")
-    if regs[0]["size"] < bar0_bytes:
-        raise BoardError(f"{path}: the register BAR ({regs[0]['size']} bytes) is smaller than "
+    regs = the_one(path, bars, "bar", "regs", "the BAR of quire's register blocks")
+    if regs["size"] < bar0_bytes:
+        raise BoardError(f"{path}: the register BAR ({regs['size']} bytes) is smaller than "
                          f"QUIRE_BAR0_BYTES ({bar0_bytes})")
-    b["regs_bar"] = regs[0]
+    b["regs_bar"] = regs
     bars.sort(key=lambda x: x["index"])
 
     if not b["memory"]:
@@ -187,7 +193,6 @@ def validate(path, doc, enum, bar0_bytes, fw_need):
             raise BoardError(f"{where}: size = {mem['size']} must be a whole number of MiB")
     b["mem_bytes"] = sum(m["count"] * m["size"] for m in b["memory"])
 
-    engines = []
     if not b["clock"]:
         raise BoardError(f"{path}: no [[clock]]")
     for i, clk in enumerate(b["clock"]):
@@ -198,13 +203,8 @@ def validate(path, doc, enum, bar0_bytes, fw_need):
         if hz != int(hz):
             raise BoardError(f"{where}: mhz = {clk['mhz']} is not a whole number of Hz")
         clk["hz"] = int(hz)
-        clk.setdefault("engines", False)
-        if clk["engines"]:
-            engines.append(clk)
-    if len(engines) != 1:
-        raise BoardError(f"{path}: exactly one [[clock]] must have engines = true (the clock "
-                         f"QUIRE_ID_CLOCK_HZ reports), not {len(engines)}")
-    b["engine_clock"] = engines[0]
+    b["engine_clock"] = the_one(path, b["clock"], "clock", "engines",
+                                "the clock QUIRE_ID_CLOCK_HZ reports")
 
     fw = b["firmware"]
     check_keys(f"{path}: [firmware]", fw, FIRMWARE)
