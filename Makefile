@@ -24,8 +24,9 @@ WARN    := -Wall -Wextra -Werror
 # Include roots: include/ (the contract, <quire/...>), host/include/ (<quire.h>) and the
 # repository itself, so that a header of another folder is named by its path from the top
 # ("hls/quant.h"), never by "../"; tests/include_rules.py checks who may include what.
+# $(BUILD)/gen holds what the build generates: <quire/boards.h> (boards/build.mk).
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) $(SAN_FLAGS) \
-	-Iinclude -Ihost/include -I. -MMD -MP
+	-Iinclude -Ihost/include -I. -I$(BUILD)/gen -MMD -MP
 LDFLAGS ?=
 LDLIBS  := -lz -lm -lpthread
 
@@ -37,6 +38,7 @@ QUIRE_VERSION   := 0.1.0
 .SECONDARY:
 all:
 
+include boards/build.mk
 include hls/build.mk
 include firmware/build.mk
 include host/build.mk
@@ -49,7 +51,7 @@ include rtl/build.mk
 include sim/rtl/build.mk
 include tests/rtl/build.mk
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | $(BOARDS_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS_$<) -c -o $@ $<
 
@@ -69,6 +71,7 @@ help:
 	@echo "                    into results/demo; QUIRE_DEMO_BACKEND=cpu: MPI carries the gradients, into results/demo-cpu;"
 	@echo "                    QUIRE_DEMO_OUT=DIR: results elsewhere"
 	@echo "make demo-codec     the codec on the same training, workers simulated in one process"
+	@echo "make boards         validate boards/*.toml and write $(BUILD)/gen/quire/boards.h"
 	@echo "make firmware       the card firmware (rv32im), with its size report"
 	@echo "make rtl            the rv32im core: quire-rv32-run (Verilator) and its instruction tests; rtl-test runs them, rtl-lint lints"
 	@echo "make rtl-engines-test  the QUANT and REDUCE datapaths in RTL (Verilator) against hls/, bit for bit, with their rates"

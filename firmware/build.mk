@@ -10,7 +10,7 @@ FW_BUILD_ID := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
 FW_NATIVE_OBJS := $(FW_SRCS:%.c=$(BUILD)/fw-native/%.o)
 FW_NATIVE_FLAGS := -DQUIRE_FW_NATIVE -DQUIRE_FW_BUILD_ID=$(FW_BUILD_ID)u
 
-$(BUILD)/fw-native/%.o: %.c
+$(BUILD)/fw-native/%.o: %.c | $(BOARDS_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(FW_NATIVE_FLAGS) -c -o $@ $<
 

@@ -67,7 +67,7 @@ install: all
 	ln -sf libquire.so.$(QUIRE_VERSION) $(DESTDIR)$(LIBDIR)/libquire.so.$(QUIRE_SOVERSION)
 	ln -sf libquire.so.$(QUIRE_SOVERSION) $(DESTDIR)$(LIBDIR)/libquire.so
 	install -m 644 host/include/quire.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 include/quire/*.h $(DESTDIR)$(PREFIX)/include/quire/
+	install -m 644 include/quire/*.h $(BOARDS_H) $(DESTDIR)$(PREFIX)/include/quire/
 	# quire.pc is written here, from the PREFIX and LIBDIR of this very install.
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(QUIRE_VERSION)|' \
 		host/quire.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/quire.pc

@@ -21,6 +21,7 @@
 #include "firmware/layout.h"
 #include "emu/emu.h"
 #include "protocol.h"
+#include "quire/boards.h"
 #include "quire/status.h"
 
 /* --mem: at least what the firmware needs (below it, it halts and no host finds the card),
@@ -147,7 +148,7 @@ static const char usage[] =
     "Serve one simulated quire card (functional model, real firmware) on a Unix socket.\n\n"
     "  -s, --socket PATH    where to listen (a stale socket there is replaced, nothing else)\n"
     "  -1, --once           exit after the first host leaves\n"
-    "  -m, --mem MiB        card memory, %u (what the firmware needs) to %u; default 128\n"
+    "  -m, --mem MiB        card memory, %u (what the firmware needs) to %u; default %u\n"
     "  -q, --quiet          no messages about hosts coming and going\n"
     "  -n, --net DIR        attach the card's network port to the simulated network in DIR\n"
     "                       (a directory every card of the cluster shares)\n"
@@ -158,7 +159,7 @@ static const char usage[] =
 
 static void print_usage(FILE *to)
 {
-	fprintf(to, usage, MEM_MIN_MIB, MEM_MAX_MIB);
+	fprintf(to, usage, MEM_MIN_MIB, MEM_MAX_MIB, (unsigned)(QUIRE_BOARD_SIM_MEM_BYTES >> 20));
 }
 
 /* A probability in [0, 1], or -1. */

@@ -3,14 +3,15 @@
 # The public headers (what `make install` installs: host/include/*.h, include/quire/*.h)
 # compile on their own, each first in its file, as C11 and as C++11, 14, 17 and 20, with
 # the GNU and the LLVM compilers, warnings as errors; and a C++ program links with libquire
-# (its functions declared with C linkage). A compiler that is not installed is skipped
+# (its functions declared with C linkage). <quire/boards.h>, generated from boards/ into
+# BUILD_DIR/gen, is checked with them. A compiler that is not installed is skipped
 # with a note. Usage: public_headers.sh BUILD_DIR (from the top of the repository)
 set -u
 B=${1:-build}
 . "$(dirname "$0")/cli/report.sh"
 T=$(mktemp -d /tmp/quire-headers-XXXXXX)
 trap 'rm -rf "$T"' EXIT
-headers="$(cd host/include && ls *.h) $(cd include && ls quire/*.h)"
+headers="$(cd host/include && ls *.h) $(cd include && ls quire/*.h) quire/boards.h"
 # MPI's own headers are its business: -isystem keeps our warnings out of them.
 mpi_flags=$(pkg-config --cflags ompi-c 2>/dev/null | sed 's/-I/-isystem /g')
 
@@ -25,7 +26,7 @@ check() {
 		fi
 		printf '#include <%s>\nint main(void) { return 0; }\n' "$h" >"$T/use.$lang"
 		if ! $cc -x "$lang" -std="$std" -Wall -Wextra -Werror -fsyntax-only "$@" \
-			-Iinclude -Ihost/include $mpi_flags "$T/use.$lang" >"$T/err" 2>&1; then
+			-Iinclude -Ihost/include -I"$B/gen" $mpi_flags "$T/use.$lang" >"$T/err" 2>&1; then
 			bad="$bad $h"
 			sed -n '1,3s/^/    /p' "$T/err"
 		fi

@@ -55,6 +55,8 @@ if [ $unit_only -eq 0 ]; then
 	# The documents: links, paths and the numeric contract all inside the repository.
 	run sh tests/cli/test_docs.sh
 	run sh tests/public_headers.sh "$BUILD"
+	# The board descriptions: their generator's checks, and the sim board against quire info.
+	PYTHON="$PYTHON" run sh tests/cli/test_boards.sh "$BUILD"
 	run "$PYTHON" tests/include_rules.py
 	run sh tests/exports.sh "$BUILD"
 	# Every operation on a card process against cpu, 1 element to 16 MiB.

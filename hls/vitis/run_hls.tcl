@@ -33,7 +33,8 @@ foreach src $sources($kernel) {
 add_files -tb tb_$kernel.c -cflags "$cflags -DQUIRE_TB_DATA=\\\"[file normalize ../../tests/data/mlp_golden]\\\""
 open_solution -reset solution -flow_target vitis
 set_part $part
-# 250 MHz: the kernel clock of the F1 shell's default clock recipe.
+# 250 MHz: clk_main_a0 of the F1 shell's clock recipe A1, its maximum (boards/aws-f1.toml;
+# recipe A0 gives 125 MHz).
 create_clock -period 4 -name default
 
 if {[string match *csim* $steps]}   { csim_design }

@@ -48,11 +48,14 @@
 #define QUIRE_ID_MAGIC_VALUE    0x45524951u /* "QIRE" */
 #define QUIRE_INTERFACE_VERSION 1u
 
+/* Each board's facts (PCI IDs, BARs, memory, clocks, ports): boards/NAME.toml, compiled
+ * into <quire/boards.h>. */
 enum quire_board {
 	QUIRE_BOARD_SIM = 1,
 	QUIRE_BOARD_AWS_F1 = 2,
 	QUIRE_BOARD_ALVEO_U250 = 3,
-	QUIRE_BOARD_ALVEO_U280 = 4,
+	QUIRE_BOARD_ALVEO_U280 = 4, /* no description in boards/ yet */
+	QUIRE_BOARD_ALVEO_U55C = 5,
 };
 
 #define QUIRE_CAP_CODEC        (1u << 0) /* QUANT engine: bfp8, bfp16, fp16 */

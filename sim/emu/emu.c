@@ -21,9 +21,11 @@
 #include "hls/mlp.h"
 #include "hls/quant.h"
 #include "hls/reduce.h"
+#include "quire/boards.h"
 #include "quire/card.h"
 #include "quire/format.h"
 #include "quire/regs.h"
+#include "quire/static_assert.h"
 #include "quire/status.h"
 
 /* Where this card puts its BAR blocks (consumers find them by walking the chain). */
@@ -38,6 +40,12 @@ enum {
 };
 
 #define N_ENGINES 3
+
+/* This model is the sim board of boards/sim.toml: its register window, memory, clock and
+ * port count come from there (<quire/boards.h>). */
+QUIRE_STATIC_ASSERT(QUIRE_BOARD_SIM_REGS_BAR_BYTES == QUIRE_BAR0_BYTES,
+		    "boards/sim.toml: the register BAR is QUIRE_BAR0_BYTES long");
+QUIRE_STATIC_ASSERT(QUIRE_BOARD_SIM_NET_PORTS == 1, "the emu has one network port");
 #define DMA_REGS  8
 
 #ifndef QUIRE_HW_BUILD_ID
@@ -128,7 +136,7 @@ static void bar_init(struct emu *e)
 	*reg(e, RB_ENGINES, QUIRE_ENG_COUNT) = N_ENGINES;
 	for (uint32_t i = 0; i < N_ENGINES; i++)
 		*reg(e, RB_ENGINES, QUIRE_ENG_RECORD(i) + QUIRE_ENG_KIND) = i + 1;
-	*reg(e, RB_NETPORT, QUIRE_NET_COUNT) = 1;
+	*reg(e, RB_NETPORT, QUIRE_NET_COUNT) = QUIRE_BOARD_SIM_NET_PORTS;
 	if (e->net) {
 		*reg(e, RB_ID, QUIRE_ID_CAPS) |= QUIRE_CAP_NET;
 		*reg(e, RB_NETPORT, QUIRE_NET_RECORD(0) + QUIRE_NET_LINK) = 1;
@@ -599,8 +607,8 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 	if (!e)
 		return NULL;
 	e->dev.ops = &emu_ops;
-	e->mem_bytes = cfg && cfg->mem_bytes ? cfg->mem_bytes : 128u << 20;
-	e->clock_hz = cfg && cfg->clock_hz ? cfg->clock_hz : 250000000u;
+	e->mem_bytes = cfg && cfg->mem_bytes ? cfg->mem_bytes : QUIRE_BOARD_SIM_MEM_BYTES;
+	e->clock_hz = cfg && cfg->clock_hz ? cfg->clock_hz : QUIRE_BOARD_SIM_CLOCK_HZ;
 	if (cfg) {
 		e->before_dma = cfg->before_dma;
 		e->before_dma_arg = cfg->before_dma_arg;

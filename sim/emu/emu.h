@@ -13,8 +13,8 @@
 #include "netport.h"
 
 struct quire_emu_config {
-	uint64_t mem_bytes; /* card memory; 0: 128 MiB */
-	uint32_t clock_hz;  /* 0: 250 MHz */
+	uint64_t mem_bytes; /* card memory; 0: the sim board's (boards/sim.toml, 128 MiB) */
+	uint32_t clock_hz;  /* 0: the sim board's (250 MHz) */
 	/* The card's network port, NULL for none (its link stays down). */
 	const struct quire_netport_config *net;
 	/* Fault injection for tests: called on the firmware's thread before each DMA

@@ -5,13 +5,13 @@
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	-Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-label -Iinclude -I.
+	-Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-label -Iinclude -I. -I$(BUILD)/gen
 FUZZ_BIN := build-fuzz/fuzz_card
 FUZZ_SRCS := tests/fuzz/fuzz_card.c $(SIM_SRCS) $(FW_SRCS) hls/quant.c hls/reduce.c hls/mlp.c hls/crc32.c
 FUZZ_ENCODED_BIN := build-fuzz/fuzz_encoded
 FUZZ_ENCODED_SRCS := tests/fuzz/fuzz_encoded.c host/src/codec/encoded_file.c host/src/status.c
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/quire/*.h firmware/*.h hls/*.h sim/*.h sim/emu/*.h)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(BOARDS_H) $(wildcard include/quire/*.h firmware/*.h hls/*.h sim/*.h sim/emu/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DQUIRE_FW_NATIVE -o $@ $(FUZZ_SRCS) -lz -lpthread
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "host/src/core/core.h"
+#include "quire/boards.h"
 #include "quire/regs.h"
 #include "transport.h"
 #include "window.h"
@@ -247,9 +248,13 @@ static int sim_info(struct quire_ctx *ctx, struct quire_info *info)
 		return s->t->state(s->t);
 	if (st != QUIRE_OK)
 		return st;
+	/* The board's name from its description (boards/, <quire/boards.h>). */
 	uint32_t board = rd(s, s->blk_id + QUIRE_ID_BOARD);
-	snprintf(info->board, sizeof(info->board), "%s",
-		 board == QUIRE_BOARD_SIM ? "simulated card (emu)" : "unknown board");
+	const struct quire_board_desc *desc = quire_board_find(board);
+	if (desc)
+		snprintf(info->board, sizeof(info->board), "%s", desc->name);
+	else
+		snprintf(info->board, sizeof(info->board), "unknown board (%u)", board);
 	info->if_version = rd(s, s->blk_id + QUIRE_ID_IF_VERSION);
 	info->fw_build = rd(s, s->blk_id + QUIRE_ID_FW_BUILD);
 	info->fw_state = rd(s, s->blk_id + QUIRE_ID_FW_STATE);
