@@ -30,8 +30,10 @@
 #define QUIRE_IVSHMEM_BAR 2 /* ivshmem: BAR0 its own registers, BAR1 MSI-X, BAR2 memory */
 
 static const struct pci_device_id quire_pci_ids[] = {
-	/* The simulated card attached to QEMU through ivshmem-doorbell; the probe
-	 * tells a quire card from any other ivshmem device by its ID block. */
+	/*
+	 * The simulated card attached to QEMU through ivshmem-doorbell; the probe
+	 * tells a quire card from any other ivshmem device by its ID block.
+	 */
 	{ PCI_DEVICE(0x1af4, 0x1110), .driver_data = QUIRE_IVSHMEM_BAR },
 	{ }
 };
@@ -195,8 +197,8 @@ static int quire_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_rings;
 	dev_info(&pdev->dev, "quire card: board %u, firmware %#x, %u ring entries\n",
-		 rd(qdev, qdev->blk.id + QUIRE_ID_BOARD), rd(qdev, qdev->blk.id + QUIRE_ID_FW_BUILD),
-		 qdev->ring_entries);
+		 rd(qdev, qdev->blk.id + QUIRE_ID_BOARD),
+		 rd(qdev, qdev->blk.id + QUIRE_ID_FW_BUILD), qdev->ring_entries);
 	return 0;
 
 err_rings:

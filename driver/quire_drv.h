@@ -12,6 +12,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -24,7 +25,7 @@
 #include "quire/quire_drm.h"
 
 #define QUIRE_RING_LOG2   8u
-#define QUIRE_BO_MAX_SIZE (1ull << 32)
+#define QUIRE_BO_MAX_SIZE SZ_4G
 
 /* BAR offsets of the register blocks the driver uses, found by walking the chain. */
 struct quire_blocks {
@@ -51,7 +52,7 @@ struct quire_device {
 	bool dead; /* the card is gone (removal): nothing more is posted */
 	wait_queue_head_t wq; /* woken by every completion */
 
-	spinlock_t fence_lock;
+	spinlock_t fence_lock; /* the fences' own lock (dma_fence_init) */
 	u64 fence_context;
 	struct mutex pin_lock; /* one DMA mapping per buffer object */
 };

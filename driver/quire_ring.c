@@ -71,6 +71,7 @@ static void set_done(struct quire_job *job, u32 status, u32 result, u32 cycles, 
 	if (job->fence && status != QUIRE_OK &&
 	    (status == QUIRE_ERR_IO || status == QUIRE_ERR_NO_DEVICE))
 		dma_fence_set_error(job->fence, status == QUIRE_ERR_IO ? -EIO : -ENODEV);
+	/* The results above are visible to whoever sees done (smp_load_acquire). */
 	smp_store_release(&job->done, true);
 }
 
@@ -330,6 +331,7 @@ int quire_ring_wait(struct quire_device *qdev, struct quire_job *job, u64 timeou
 
 	for (;;) {
 		quire_ring_reap(qdev);
+		/* Pairs with set_done()'s release: the results are there. */
 		if (smp_load_acquire(&job->done))
 			return 0;
 		now = ktime_get();
@@ -337,6 +339,7 @@ int quire_ring_wait(struct quire_device *qdev, struct quire_job *job, u64 timeou
 			return -ETIMEDOUT;
 		left = msecs_to_jiffies(clamp_t(s64, ktime_ms_delta(deadline, now), 1,
 						QUIRE_WAIT_SLICE_MS));
+		/* Pairs with set_done()'s release, as above. */
 		left = wait_event_interruptible_timeout(qdev->wq, smp_load_acquire(&job->done),
 							left);
 		if (left < 0)
