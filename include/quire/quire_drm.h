@@ -132,22 +132,16 @@ struct drm_quire_reset {
 	__u32 pad;   /* zero */
 };
 
-#define DRM_IOCTL_QUIRE_GET_INFO                                                                   \
-	_IOR(QUIRE_DRM_IOCTL_BASE, QUIRE_DRM_COMMAND_BASE + DRM_QUIRE_GET_INFO,                    \
-	     struct drm_quire_get_info)
+/* DRM_IOR(DRM_COMMAND_BASE + nr, type), DRM_IOW, DRM_IOWR as <drm/drm.h> spells them. */
+#define QUIRE_DRM_IO(dir, nr, type) dir(QUIRE_DRM_IOCTL_BASE, QUIRE_DRM_COMMAND_BASE + (nr), type)
+
+#define DRM_IOCTL_QUIRE_GET_INFO  QUIRE_DRM_IO(_IOR, DRM_QUIRE_GET_INFO, struct drm_quire_get_info)
 #define DRM_IOCTL_QUIRE_BO_CREATE                                                                  \
-	_IOWR(QUIRE_DRM_IOCTL_BASE, QUIRE_DRM_COMMAND_BASE + DRM_QUIRE_BO_CREATE,                  \
-	      struct drm_quire_bo_create)
-#define DRM_IOCTL_QUIRE_BO_INFO                                                                    \
-	_IOWR(QUIRE_DRM_IOCTL_BASE, QUIRE_DRM_COMMAND_BASE + DRM_QUIRE_BO_INFO,                    \
-	      struct drm_quire_bo_info)
-#define DRM_IOCTL_QUIRE_SUBMIT                                                                     \
-	_IOWR(QUIRE_DRM_IOCTL_BASE, QUIRE_DRM_COMMAND_BASE + DRM_QUIRE_SUBMIT,                     \
-	      struct drm_quire_submit)
-#define DRM_IOCTL_QUIRE_WAIT                                                                       \
-	_IOWR(QUIRE_DRM_IOCTL_BASE, QUIRE_DRM_COMMAND_BASE + DRM_QUIRE_WAIT, struct drm_quire_wait)
-#define DRM_IOCTL_QUIRE_RESET                                                                      \
-	_IOW(QUIRE_DRM_IOCTL_BASE, QUIRE_DRM_COMMAND_BASE + DRM_QUIRE_RESET, struct drm_quire_reset)
+	QUIRE_DRM_IO(_IOWR, DRM_QUIRE_BO_CREATE, struct drm_quire_bo_create)
+#define DRM_IOCTL_QUIRE_BO_INFO   QUIRE_DRM_IO(_IOWR, DRM_QUIRE_BO_INFO, struct drm_quire_bo_info)
+#define DRM_IOCTL_QUIRE_SUBMIT    QUIRE_DRM_IO(_IOWR, DRM_QUIRE_SUBMIT, struct drm_quire_submit)
+#define DRM_IOCTL_QUIRE_WAIT      QUIRE_DRM_IO(_IOWR, DRM_QUIRE_WAIT, struct drm_quire_wait)
+#define DRM_IOCTL_QUIRE_RESET     QUIRE_DRM_IO(_IOW, DRM_QUIRE_RESET, struct drm_quire_reset)
 
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
