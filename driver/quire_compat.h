@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one place for differences between kernel versions. Linux 6.1 (Debian 12)
+ * has no accel subsystem: the card is a DRM render node. Kernels with
+ * CONFIG_DRM_ACCEL (6.2 and later) get /dev/accel/accelN instead.
+ */
+#ifndef QUIRE_COMPAT_H
+#define QUIRE_COMPAT_H
+
+#include <linux/version.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+
+#if IS_ENABLED(CONFIG_DRM_ACCEL)
+#include <drm/drm_accel.h>
+#define QUIRE_DRIVER_NODE              DRIVER_COMPUTE_ACCEL
+#define QUIRE_DEFINE_FOPS(name)        DEFINE_DRM_ACCEL_FOPS(name)
+#else
+#define QUIRE_DRIVER_NODE              DRIVER_RENDER
+#define QUIRE_DEFINE_FOPS(name)        DEFINE_DRM_GEM_FOPS(name)
+#endif
+
+/* struct drm_driver lost its .date in 6.14. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
+#define QUIRE_DRIVER_DATE .date = "20250101",
+#else
+#define QUIRE_DRIVER_DATE
+#endif
+
+#endif /* QUIRE_COMPAT_H */

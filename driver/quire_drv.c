@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * quire.ko: the PCI driver of a quire card, a DRM device (a render node on 6.1,
+ * an accel node where the kernel has CONFIG_DRM_ACCEL: quire_compat.h).
+ *
+ * Probe, in order: enable the device, map the register BAR, walk and
+ * version-check its register blocks (not a quire card: -ENODEV), DMA mask,
+ * MSI-X, wait for the firmware to run, rings, interrupt, register. Remove:
+ * unplug (no new ioctl gets in), stop the rings, fail what is in flight; the
+ * managed resources go after.
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_ioctl.h>
+
+#include "quire_compat.h"
+#include "quire_drv.h"
+#include "quire/regs.h"
+#include "quire/status.h"
+
+#define QUIRE_FW_BOOT_MS   5000
+#define QUIRE_WALK_MAX_HOPS 64
+
+/* Which BAR holds the register blocks, per PCI id. */
+#define QUIRE_IVSHMEM_BAR 2 /* ivshmem: BAR0 its own registers, BAR1 MSI-X, BAR2 memory */
+
+static const struct pci_device_id quire_pci_ids[] = {
+	/*
+	 * The simulated card attached to QEMU through ivshmem-doorbell; the probe
+	 * tells a quire card from any other ivshmem device by its ID block.
+	 */
+	{ PCI_DEVICE(0x1af4, 0x1110), .driver_data = QUIRE_IVSHMEM_BAR },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, quire_pci_ids);
+
+static u32 rd(struct quire_device *qdev, u32 off)
+{
+	return ioread32(qdev->regs + off);
+}
+
+/*
+ * Walk the block chain from offset 0 (include/quire/regs.h), note where our
+ * blocks are and check their major versions, then the ID block's magic and the
+ * contract's version: the same walk as libquire's (host/src/backend/sim.c).
+ */
+static int quire_walk(struct quire_device *qdev)
+{
+	static const struct {
+		u32 type, version;
+		size_t field;
+	} known[] = {
+		{ QUIRE_RB_TYPE_ID, QUIRE_RB_ID_VERSION, offsetof(struct quire_blocks, id) },
+		{ QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, offsetof(struct quire_blocks, cmdq) },
+		{ QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, offsetof(struct quire_blocks, cplq) },
+		{ QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION, offsetof(struct quire_blocks, irq) },
+		{ QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION,
+		  offsetof(struct quire_blocks, counters) },
+	};
+	struct device *dev = &qdev->pdev->dev;
+	u32 off = 0, found = 0, type, version, next;
+	size_t i;
+	int hops;
+
+	for (hops = 0; hops < QUIRE_WALK_MAX_HOPS; hops++) {
+		type = rd(qdev, off + QUIRE_RB_TYPE);
+		version = rd(qdev, off + QUIRE_RB_VERSION);
+		if (type == 0xffffffffu)
+			return -ENODEV;
+		for (i = 0; i < ARRAY_SIZE(known); i++) {
+			if (type != known[i].type)
+				continue;
+			if (QUIRE_RB_VERSION_MAJOR(version) !=
+			    QUIRE_RB_VERSION_MAJOR(known[i].version)) {
+				dev_err(dev, "block %#x at %#x: version %#x, driver knows %#x\n",
+					type, off, version, known[i].version);
+				return -EPROTO;
+			}
+			*(u32 *)((char *)&qdev->blk + known[i].field) = off;
+			found |= 1u << i;
+		}
+		next = rd(qdev, off + QUIRE_RB_NEXT);
+		if (next == 0)
+			break;
+		if (next <= off || next + QUIRE_RB_HEADER_BYTES > QUIRE_BAR0_BYTES)
+			return -ENODEV; /* not a chain of ours, or a broken one */
+		off = next;
+	}
+	if (found != (1u << ARRAY_SIZE(known)) - 1)
+		return -ENODEV;
+	if (rd(qdev, qdev->blk.id + QUIRE_ID_MAGIC) != QUIRE_ID_MAGIC_VALUE)
+		return -ENODEV;
+	if (rd(qdev, qdev->blk.id + QUIRE_ID_IF_VERSION) != QUIRE_INTERFACE_VERSION) {
+		dev_err(dev, "card interface version %u, driver knows %u\n",
+			rd(qdev, qdev->blk.id + QUIRE_ID_IF_VERSION), QUIRE_INTERFACE_VERSION);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* The firmware starts with the card: wait until it says it runs. */
+static int quire_fw_wait(struct quire_device *qdev)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(QUIRE_FW_BOOT_MS);
+	u32 state;
+
+	for (;;) {
+		state = rd(qdev, qdev->blk.id + QUIRE_ID_FW_STATE);
+		if (state == QUIRE_FW_STATE_RUNNING)
+			return 0;
+		if (state != QUIRE_FW_STATE_BOOTING) {
+			dev_err(&qdev->pdev->dev, "firmware state %u: not running\n", state);
+			return -EIO;
+		}
+		if (time_after(jiffies, deadline)) {
+			dev_err(&qdev->pdev->dev, "firmware still booting after %u ms\n",
+				QUIRE_FW_BOOT_MS);
+			return -ETIMEDOUT;
+		}
+		msleep(20);
+	}
+}
+
+QUIRE_DEFINE_FOPS(quire_fops);
+
+static const struct drm_driver quire_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_SYNCOBJ | QUIRE_DRIVER_NODE,
+	.open = quire_open,
+	.postclose = quire_postclose,
+	.ioctls = quire_ioctls,
+	.num_ioctls = ARRAY_SIZE(quire_ioctls),
+	.fops = &quire_fops,
+	DRM_GEM_SHMEM_DRIVER_OPS,
+	.name = "quire",
+	.desc = "quire FPGA SmartNIC offload",
+	QUIRE_DRIVER_DATE
+	.major = 1,
+	.minor = 0,
+};
+
+static int quire_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	int bar = (int)id->driver_data;
+	struct quire_device *qdev;
+	int ret, irq;
+
+	qdev = devm_drm_dev_alloc(&pdev->dev, &quire_drm_driver, struct quire_device, drm);
+	if (IS_ERR(qdev))
+		return PTR_ERR(qdev);
+	qdev->pdev = pdev;
+	pci_set_drvdata(pdev, qdev);
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	if (pci_resource_len(pdev, bar) < QUIRE_BAR0_BYTES)
+		return -ENODEV;
+	ret = pcim_iomap_regions(pdev, BIT(bar), "quire");
+	if (ret)
+		return ret;
+	qdev->regs = pcim_iomap_table(pdev)[bar];
+
+	/* Ours? Read-only, before anything is set up on a device that may not be. */
+	ret = quire_walk(qdev);
+	if (ret)
+		return ret;
+
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX);
+	if (ret < 0)
+		return ret;
+	irq = pci_irq_vector(pdev, 0);
+
+	ret = quire_fw_wait(qdev);
+	if (ret)
+		goto err_vectors;
+	ret = quire_ring_init(qdev);
+	if (ret)
+		goto err_vectors;
+	ret = request_threaded_irq(irq, quire_irq, quire_irq_thread, 0, "quire", qdev);
+	if (ret)
+		goto err_vectors;
+	ret = quire_ring_start(qdev);
+	if (ret) {
+		dev_err(&pdev->dev, "the card refused the rings\n");
+		goto err_irq;
+	}
+	ret = drm_dev_register(&qdev->drm, 0);
+	if (ret)
+		goto err_rings;
+	dev_info(&pdev->dev, "quire card: board %u, firmware %#x, %u ring entries\n",
+		 rd(qdev, qdev->blk.id + QUIRE_ID_BOARD),
+		 rd(qdev, qdev->blk.id + QUIRE_ID_FW_BUILD), qdev->ring_entries);
+	return 0;
+
+err_rings:
+	quire_ring_reset(qdev, QUIRE_ERR_NO_DEVICE, true);
+err_irq:
+	free_irq(irq, qdev);
+err_vectors:
+	pci_free_irq_vectors(pdev);
+	return ret;
+}
+
+/*
+ * With work in flight: unplug first (ioctls in progress finish, new ones get
+ * -ENODEV), then stop the card's queues and complete every job in flight with
+ * QUIRE_ERR_NO_DEVICE, which signals its fence and drops its buffers. Jobs not yet
+ * waited for stay with their files, which may still WAIT (and get the error) and
+ * close; the DRM device lives until the last file is closed.
+ */
+static void quire_remove(struct pci_dev *pdev)
+{
+	struct quire_device *qdev = pci_get_drvdata(pdev);
+
+	drm_dev_unplug(&qdev->drm);
+	quire_ring_reset(qdev, QUIRE_ERR_NO_DEVICE, true);
+	free_irq(pci_irq_vector(pdev, 0), qdev);
+	pci_free_irq_vectors(pdev);
+	pci_clear_master(pdev);
+}
+
+static struct pci_driver quire_pci_driver = {
+	.name = "quire",
+	.id_table = quire_pci_ids,
+	.probe = quire_probe,
+	.remove = quire_remove,
+};
+module_pci_driver(quire_pci_driver);
+
+MODULE_DESCRIPTION("quire FPGA SmartNIC offload");
+MODULE_LICENSE("GPL");

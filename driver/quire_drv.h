@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * quire.ko: what the driver's files share. One device per card, one command ring
+ * and one completion ring per device, jobs (one descriptor each) referenced by
+ * the ring while in flight and by the submitting file until it waits for them.
+ */
+#ifndef QUIRE_DRV_H
+#define QUIRE_DRV_H
+
+#include <linux/dma-fence.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <drm/drm_device.h>
+#include <drm/drm_file.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_gem.h>
+
+#include "quire/cmd.h"
+#include "quire/quire_drm.h"
+
+#define QUIRE_RING_LOG2   8u
+#define QUIRE_BO_MAX_SIZE SZ_4G
+
+/* BAR offsets of the register blocks the driver uses, found by walking the chain. */
+struct quire_blocks {
+	u32 id, cmdq, cplq, irq, counters;
+};
+
+struct quire_device {
+	struct drm_device drm;
+	struct pci_dev *pdev;
+	void __iomem *regs; /* the BAR holding the register blocks */
+	struct quire_blocks blk;
+
+	/* Rings in coherent DMA memory, QUIRE_RING_LOG2 entries each. */
+	u32 ring_entries;
+	struct quire_cmd *cmds;
+	dma_addr_t cmds_dma;
+	struct quire_cpl *cpls;
+	dma_addr_t cpls_dma;
+
+	spinlock_t lock; /* the ring indices, inflight[], next_seqno, dead */
+	u32 prod, cpl_cons, cpl_phase, in_flight;
+	struct quire_job **inflight; /* by ring slot: completions come back in order */
+	u64 next_seqno;
+	bool dead; /* the card is gone (removal): nothing more is posted */
+	wait_queue_head_t wq; /* woken by every completion */
+
+	spinlock_t fence_lock; /* the fences' own lock (dma_fence_init) */
+	u64 fence_context;
+	struct mutex pin_lock; /* one DMA mapping per buffer object */
+};
+
+static inline struct quire_device *to_quire(struct drm_device *drm)
+{
+	return container_of(drm, struct quire_device, drm);
+}
+
+/* Per open file: its submissions not yet waited for, by seqno. */
+struct quire_file {
+	struct xarray jobs;
+};
+
+struct quire_job {
+	struct kref ref; /* the file's xarray, the ring while in flight, a waiter */
+	struct quire_device *qdev;
+	u64 seqno;
+	struct quire_cmd cmd;
+	struct drm_gem_object *bos[QUIRE_DRM_BUFS]; /* held until the completion */
+	bool want_fence;                              /* a syncobj asked for one */
+	struct dma_fence *fence;                      /* set with the seqno */
+	struct list_head done_link;
+	bool done;
+	u32 status, result, cycles, detail;
+};
+
+/* quire_ring.c */
+int quire_ring_init(struct quire_device *qdev);
+int quire_ring_start(struct quire_device *qdev);
+int quire_ring_reset(struct quire_device *qdev, u32 status, bool removing);
+int quire_ring_post(struct quire_device *qdev, struct quire_job *job);
+void quire_ring_reap(struct quire_device *qdev);
+int quire_ring_wait(struct quire_device *qdev, struct quire_job *job, u64 timeout_ns);
+int quire_job_complete_now(struct quire_job *job, u32 status, u32 detail);
+void quire_job_put(struct quire_job *job);
+irqreturn_t quire_irq(int irq, void *arg);
+irqreturn_t quire_irq_thread(int irq, void *arg);
+
+/* quire_gem.c */
+struct drm_gem_object *quire_bo_create(struct drm_device *drm, u64 size);
+int quire_bo_dma_span(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
+		      u64 bytes, dma_addr_t *dma);
+
+/* quire_ioctl.c */
+extern const struct drm_ioctl_desc quire_ioctls[DRM_QUIRE_NUM_IOCTLS];
+int quire_open(struct drm_device *drm, struct drm_file *file);
+void quire_postclose(struct drm_device *drm, struct drm_file *file);
+
+#endif /* QUIRE_DRV_H */
