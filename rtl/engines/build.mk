@@ -41,7 +41,7 @@ $(RTLE_DIR)/$(1)/V$(1)__ALL.a: $(RTLE_DIR)/$(1)/V$(1).mk
 $(BUILD)/tests/rtl_engines/tb_$(1:quire_%=%): tests/rtl_engines/tb_$(1:quire_%=%).cpp \
 		tests/rtl_engines/tb_common.h $(RTLE_DIR)/$(1)/V$(1)__ALL.a $(RTLE_GOLDEN)
 	@mkdir -p $$(dir $$@)
-	$(CXX) -std=c++17 -O2 $(WARN) -Iinclude -Ihls -I$(RTLE_DIR)/$(1) \
+	$(CXX) -std=c++17 -O2 $(WARN) $(SAN_FLAGS) -Iinclude -Ihls -I$(RTLE_DIR)/$(1) \
 		-isystem $(RTLE_VERILATOR_INC) -isystem $(RTLE_VERILATOR_INC)/vltstd -o $$@ $$< \
 		$(RTLE_DIR)/$(1)/V$(1)__ALL.a $(RTLE_DIR)/$(1)/verilated.o \
 		$(RTLE_DIR)/$(1)/verilated_threads.o $(RTLE_GOLDEN) -pthread
