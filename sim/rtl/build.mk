@@ -15,9 +15,10 @@ RTL_VERILATED_OBJS := $(RTL_VDIR)/verilated.o $(RTL_VDIR)/verilated_fst_c.o \
 	$(RTL_VDIR)/verilated_threads.o
 
 # The memory map, written once in include/quire/rv32_sim.h.
-$(RTL_MAP_PKG): include/quire/rv32_sim.h sim/rtl/gen_map_pkg.sh
+$(RTL_MAP_PKG): include/quire/rv32_sim.h $(RTL_GEN_PKG)
 	@mkdir -p $(dir $@)
-	sh sim/rtl/gen_map_pkg.sh $< >$@
+	CC="$(CC)" sh $(RTL_GEN_PKG) quire_rv32_sim_map_pkg QUIRE_RV32_SIM_ $< >$@.tmp
+	mv $@.tmp $@
 
 $(RTL_VDIR)/Vquire_rv32_sim_top.mk: $(RTL_SIM_SRCS)
 	@mkdir -p $(dir $@)
