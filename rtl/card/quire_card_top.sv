@@ -33,6 +33,7 @@ module quire_card_top
   input  logic        load_we_i,
   input  logic [31:0] load_addr_i,
   input  logic [31:0] load_data_i,
+  output logic        load_miss_o,    // the word is in neither memory: the ELF does not fit
 
   // The host's BAR0 accesses: read data in the same cycle, writes at its end.
   input  logic        bar_req_i,
@@ -180,6 +181,7 @@ module quire_card_top
   logic load_imem, load_dmem;
   assign load_imem = load_we_i && load_imem_offset < ImemBytes;
   assign load_dmem = load_we_i && load_dmem_offset < DmemBytes;
+  assign load_miss_o = load_we_i && !load_imem && !load_dmem;
 
   quire_card_ram #(.Words(ImemWords)) u_imem (
     .clk_i     (clk_i),
