@@ -80,6 +80,12 @@ if [ $unit_only -eq 0 ]; then
 	else
 		echo "== rtl core: skipped: apt-get install verilator"
 	fi
+	# The RTL card top boots the card firmware and serves descriptors, against the emu.
+	if [ -x "$BUILD/tests/rtl/test_card_top" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
+		run "$BUILD/tests/rtl/test_card_top" "$BUILD/firmware/quire-fw.elf"
+	else
+		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
+	fi
 	for seed in 1 2 3; do
 		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
 	done
