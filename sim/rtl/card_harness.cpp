@@ -49,6 +49,7 @@ void CardHarness::cycle()
 	}
 	if (top_->console_valid_o)
 		console_.push_back(char(top_->console_byte_o));
+	instructions_ += top_->retire_o;
 	irqs_ += top_->irq_o;
 	traps_ += top_->trap_o;
 	top_->clk_i = 1;

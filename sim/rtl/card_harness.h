@@ -38,6 +38,7 @@ class CardHarness {
 	uint8_t *host() { return host_.data(); }
 	uint64_t iova() const { return iova_; }
 	uint64_t cycles() const { return cycles_; }
+	uint64_t instructions() const { return instructions_; }
 	uint64_t irqs() const { return irqs_; }
 	uint64_t traps() const { return traps_; }
 	// DMA requests outside the window: the mover's checks must make this 0.
@@ -51,7 +52,7 @@ class CardHarness {
 	std::unique_ptr<Vquire_card_top> top_;
 	std::vector<uint8_t> host_;
 	uint64_t iova_;
-	uint64_t cycles_ = 0, irqs_ = 0, traps_ = 0, stray_ = 0;
+	uint64_t cycles_ = 0, instructions_ = 0, irqs_ = 0, traps_ = 0, stray_ = 0;
 	std::string console_;
 };
 

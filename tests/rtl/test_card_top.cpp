@@ -265,18 +265,20 @@ int main(int argc, char **argv)
 	// The NOP, timed from the doorbell to the completion record's phase word in host memory.
 	quire_cpl rc, ec;
 	uint64_t t0 = rtl->harness.cycles(), irqs0 = rtl->harness.irqs();
+	uint64_t i0 = rtl->harness.instructions();
 	rh.submit(nop(1));
 	bool got = rh.reap(rc);
 	uint64_t nop_cycles = rtl->harness.cycles() - t0;
+	uint64_t nop_instructions = rtl->harness.instructions() - i0;
 	eh.submit(nop(1));
 	got = got && eh.reap(ec);
 	check(got && rc.status == QUIRE_OK && rc.seq == 1 && rc.opcode == QUIRE_OPC_NOP &&
 		  (rc.flags & QUIRE_CPL_F_PHASE) == 1 && same(rc, ec),
 	      "NOP completes: " + describe(rc));
 	std::snprintf(line, sizeof line,
-		      "NOP round trip: %" PRIu64 " cycles from doorbell to completion (goal <= 250); "
-		      "the firmware counts %" PRIu32 " from fetch to completion",
-		      nop_cycles, rc.cycles);
+		      "NOP round trip: %" PRIu64 " cycles, %" PRIu64 " instructions from doorbell to "
+		      "completion (goal <= 250 cycles); the firmware counts %" PRIu32 " from fetch on",
+		      nop_cycles, nop_instructions, rc.cycles);
 	check(got, line);
 	rtl->harness.run(200); // the raise follows the record
 	check(rtl->harness.irqs() > irqs0 && rh.card.rd(rh.irq + QUIRE_IRQ_STATUS) & QUIRE_IRQ_CPL,
