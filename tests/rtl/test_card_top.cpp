@@ -316,6 +316,19 @@ int main(int argc, char **argv)
 		      std::string(b.what) + ": rtl " + describe(rc) + "; emu " + describe(ec));
 	}
 
+	// Past the end of the rings: the records of the second pass carry phase 0.
+	bool wrapped_same = true;
+	uint32_t last_phase = 1;
+	for (uint32_t seq = 10; seq < 10 + (1u << kRingLog2); seq++) {
+		rh.submit(nop(seq));
+		eh.submit(nop(seq));
+		got = rh.reap(rc) && eh.reap(ec);
+		wrapped_same = wrapped_same && got && rc.status == QUIRE_OK && rc.seq == seq && same(rc, ec);
+		last_phase = rc.flags & QUIRE_CPL_F_PHASE;
+	}
+	check(wrapped_same && last_phase == 0,
+	      "16 more NOPs wrap both rings: the second pass's records carry phase 0, as the emu's");
+
 	// A completion ring outside the window: the DMA mover refuses the record (its own
 	// window check), the firmware marks the queue BAD_RING and raises IRQ_ERROR.
 	for (Host *h : {&rh, &eh}) {
