@@ -49,6 +49,10 @@ void CardHarness::cycle()
 	}
 	if (top_->console_valid_o)
 		console_.push_back(char(top_->console_byte_o));
+	if (top_->exit_valid_o) {
+		exited_ = true;
+		exit_code_ = top_->exit_code_o;
+	}
 	instructions_ += top_->retire_o;
 	irqs_ += top_->irq_o;
 	traps_ += top_->trap_o;
@@ -123,6 +127,18 @@ void CardHarness::run(uint64_t cycles)
 {
 	for (uint64_t i = 0; i < cycles; i++)
 		cycle();
+}
+
+} // namespace quire_rtl
+
+namespace quire_rtl {
+
+bool CardHarness::run_to_exit(uint64_t max_cycles, uint32_t &code)
+{
+	for (uint64_t i = 0; i < max_cycles && !exited_; i++)
+		cycle();
+	code = exit_code_;
+	return exited_;
 }
 
 } // namespace quire_rtl

@@ -34,6 +34,8 @@ class CardHarness {
 	uint32_t bar_read(uint32_t offset);
 	void bar_write(uint32_t offset, uint32_t value);
 	void run(uint64_t cycles);
+	// Runs until a store to sim-exit, at most `max_cycles`: false if none came.
+	bool run_to_exit(uint64_t max_cycles, uint32_t &code);
 
 	uint8_t *host() { return host_.data(); }
 	uint64_t iova() const { return iova_; }
@@ -54,6 +56,8 @@ class CardHarness {
 	uint64_t iova_;
 	uint64_t cycles_ = 0, instructions_ = 0, irqs_ = 0, traps_ = 0, stray_ = 0;
 	std::string console_;
+	bool exited_ = false;
+	uint32_t exit_code_ = 0;
 };
 
 } // namespace quire_rtl
