@@ -19,6 +19,14 @@ _start:
 	sw	zero, 0(t0)
 	addi	t0, t0, 4
 	j	3b
-4:	call	main
+	/* The HAL waits with WFI, which ends only on an interrupt enabled in mie: enable the
+	 * card's event (external) and timer lines there. mstatus.MIE stays clear, so they
+	 * wake the core without ever trapping. */
+4:	li	t0, 0x880		/* mie.MEIE | mie.MTIE */
+	.option	push
+	.option	arch, +zicsr		/* the core has Zicsr; the C needs only rv32im */
+	csrw	mie, t0
+	.option	pop
+	call	main
 5:	wfi
 	j	5b

@@ -7,6 +7,26 @@ RTL_CORE_SRCS := rtl/core/quire_rv32_pkg.sv rtl/core/quire_rv32_decoder.sv \
 VERILATOR ?= verilator
 HAVE_VERILATOR := $(if $(shell command -v $(VERILATOR) 2>/dev/null),1,)
 
-rtl-lint:
+# The constants of include/quire/ as SystemVerilog packages (rtl/gen/gen_pkg.sh): the
+# C compiler evaluates the headers, so nothing is written twice.
+RTL_GEN_PKG := rtl/gen/gen_pkg.sh
+RTL_CARD_HEADERS := include/quire/regs.h include/quire/card.h include/quire/status.h
+RTL_CARD_PKG := $(BUILD)/rtl/quire_card_pkg.sv
+$(RTL_CARD_PKG): $(RTL_CARD_HEADERS) $(RTL_GEN_PKG)
+	@mkdir -p $(dir $@)
+	CC="$(CC)" sh $(RTL_GEN_PKG) quire_card_pkg QUIRE_ $(RTL_CARD_HEADERS) >$@.tmp
+	mv $@.tmp $@
+
+# The card top (rtl/card/): its IMEM and DMEM are placed and sized as firmware/link.ld
+# declares, read from its MEMORY lines ("IMEM (rx) : ORIGIN = 0x..., LENGTH = 32K").
+RTL_CARD_SRCS := $(RTL_CARD_PKG) $(RTL_CORE_SRCS) rtl/card/quire_card_ram.sv \
+	rtl/card/quire_card_bar.sv rtl/card/quire_card_ctl.sv rtl/card/quire_card_dma.sv \
+	rtl/card/quire_card_top.sv
+rtl_fw_mem = $(shell sed -n 's/^[[:space:]]*$(1)[[:space:]].*ORIGIN = \(0x[0-9a-fA-F]*\), LENGTH = \([0-9]*\)K.*/\1 \2/p' \
+	firmware/link.ld | { read origin kib; printf -- '-G$(2)Base=%d -G$(2)Bytes=%d' $$origin $$((kib * 1024)); })
+RTL_CARD_PARAMS := $(call rtl_fw_mem,IMEM,Imem) $(call rtl_fw_mem,DMEM,Dmem)
+
+rtl-lint: $(RTL_CARD_PKG)
 	$(VERILATOR) --lint-only -Wall --top-module quire_rv32_core $(RTL_CORE_SRCS)
+	$(VERILATOR) --lint-only -Wall $(RTL_CARD_PARAMS) --top-module quire_card_top $(RTL_CARD_SRCS)
 .PHONY: rtl-lint

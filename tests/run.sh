@@ -93,6 +93,13 @@ if [ $unit_only -eq 0 ]; then
 	else
 		echo "== rtl core: skipped: apt-get install verilator"
 	fi
+	# The RTL card top boots the card firmware and serves descriptors, against the emu.
+	if [ -x "$BUILD/tests/rtl/test_card_top" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
+		run "$BUILD/tests/rtl/test_card_top" "$BUILD/firmware/quire-fw.elf" \
+			"$BUILD/tests/rtl/card/card_dma.elf"
+	else
+		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
+	fi
 	for seed in 1 2 3; do
 		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
 	done

@@ -10,6 +10,7 @@
  *   0x1002_0000  DMA mover: host memory <-> card memory
  *   0x1003_0000  engines, 0x1000 apart, in enum quire_engine_kind order
  *   0x1004_0000  network port (frames to and from other cards, include/quire/frame.h)
+ *   0x1005_0000  simulation I/O of the RTL card (console, sim-exit); no real card has it
  *   0x8000_0000  card memory (engines and the DMA mover address it from 0)
  */
 #ifndef QUIRE_CARD_H
@@ -20,6 +21,7 @@
 #define QUIRE_CARD_DMA          0x10020000u
 #define QUIRE_CARD_ENGINE(kind) (0x10030000u + 0x1000u * ((kind)-1))
 #define QUIRE_CARD_NET          0x10040000u
+#define QUIRE_CARD_SIM_IO       0x10050000u
 #define QUIRE_CARD_MEM          0x80000000u
 
 /* Control block. */
@@ -73,6 +75,10 @@
 #define QUIRE_NET_RX_DROP      2u
 #define QUIRE_NET_RX_F_BAD_CRC 1u /* failed the CRC check: its header cannot be trusted */
 #define QUIRE_NET_RX_F_BAD_LEN 2u /* shorter than a header, or not as long as it says */
+
+/* Simulation I/O (the RTL card under Verilator): for bare-metal programs and debugging. */
+#define QUIRE_SIM_IO_CONSOLE 0x00 /* store a byte (low 8 bits): the harness prints it */
+#define QUIRE_SIM_IO_EXIT    0x04 /* store a word: the simulation ends with it (0 = pass) */
 
 /* DMA mover. */
 #define QUIRE_DMA_HOST_LO 0x00

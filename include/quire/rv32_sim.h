@@ -2,7 +2,7 @@
 /*
  * The bare-metal test machine of the rv32im core (rtl/core/, sim/rtl/): its
  * memory map, the one place it is written. The RTL reads it through a
- * package generated from this file (sim/rtl/gen_map_pkg.sh), the runner
+ * package generated from this file (rtl/gen/gen_pkg.sh), the runner
  * quire-rv32-run includes it, and the tests' linker script is this file run
  * through the C preprocessor (tests/rtl/link.ld.S); the tests' assembly
  * includes it too. Every value is `QUIRE_RV32_SIM_U32(0x........)`, one a

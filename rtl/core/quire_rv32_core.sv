@@ -47,7 +47,10 @@ module quire_rv32_core
   output logic        trap_o,
   output logic [31:0] trap_cause_o,
   output logic [31:0] trap_pc_o,
-  output logic [31:0] trap_value_o
+  output logic [31:0] trap_value_o,
+
+  // The core sleeps in WFI: a card uses it to tell that a wait took its event.
+  output logic        wfi_o
 );
 
   typedef enum logic [2:0] {
@@ -421,5 +424,6 @@ module quire_rv32_core
   assign trap_cause_o = trap_cause;
   assign trap_pc_o    = pc_q;
   assign trap_value_o = trap_value;
+  assign wfi_o        = state_q == WFI;
 
 endmodule

@@ -15,9 +15,10 @@ RTL_VERILATED_OBJS := $(RTL_VDIR)/verilated.o $(RTL_VDIR)/verilated_fst_c.o \
 	$(RTL_VDIR)/verilated_threads.o
 
 # The memory map, written once in include/quire/rv32_sim.h.
-$(RTL_MAP_PKG): include/quire/rv32_sim.h sim/rtl/gen_map_pkg.sh
+$(RTL_MAP_PKG): include/quire/rv32_sim.h $(RTL_GEN_PKG)
 	@mkdir -p $(dir $@)
-	sh sim/rtl/gen_map_pkg.sh $< >$@
+	CC="$(CC)" sh $(RTL_GEN_PKG) quire_rv32_sim_map_pkg QUIRE_RV32_SIM_ $< >$@.tmp
+	mv $@.tmp $@
 
 $(RTL_VDIR)/Vquire_rv32_sim_top.mk: $(RTL_SIM_SRCS)
 	@mkdir -p $(dir $@)
@@ -30,11 +31,28 @@ $(RTL_MODEL): $(RTL_VDIR)/Vquire_rv32_sim_top.mk
 		Vquire_rv32_sim_top__ALL.a $(notdir $(RTL_VERILATED_OBJS))
 $(RTL_VERILATED_OBJS): $(RTL_MODEL)
 
-$(RTL_RUN): sim/rtl/run_main.cpp $(RTL_MODEL) $(RTL_VERILATED_OBJS) include/quire/rv32_sim.h
+RTL_CXXFLAGS = -std=c++17 -O2 $(WARN) -Iinclude -I. -isystem $(RTL_VERILATOR_INC) \
+	-isystem $(RTL_VERILATOR_INC)/vltstd
+RTL_ELF_SRCS := sim/rtl/elf_image.cpp sim/rtl/elf_image.h
+
+$(RTL_RUN): sim/rtl/run_main.cpp $(RTL_ELF_SRCS) $(RTL_MODEL) $(RTL_VERILATED_OBJS) include/quire/rv32_sim.h
 	@mkdir -p $(dir $@)
-	$(CXX) -std=c++17 -O2 $(WARN) -Iinclude -I$(RTL_VDIR) -isystem $(RTL_VERILATOR_INC) \
-		-isystem $(RTL_VERILATOR_INC)/vltstd -o $@ $< $(RTL_MODEL) $(RTL_VERILATED_OBJS) \
-		-lz -pthread
+	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_VDIR) -o $@ $< sim/rtl/elf_image.cpp $(RTL_MODEL) \
+		$(RTL_VERILATED_OBJS) -lz -pthread
 
 rtl: $(RTL_RUN)
 .PHONY: rtl
+
+# The card top (rtl/card/) verilated the same way, and its harness (card_harness.cpp):
+# host memory and BAR0 accesses for a C++ program (tests/rtl/test_card_top.cpp).
+RTL_CARD_VDIR := $(BUILD)/rtl/verilated-card
+RTL_CARD_MODEL := $(RTL_CARD_VDIR)/Vquire_card_top__ALL.a
+RTL_CARD_HARNESS_SRCS := sim/rtl/card_harness.cpp sim/rtl/elf_image.cpp
+
+$(RTL_CARD_VDIR)/Vquire_card_top.mk: $(RTL_CARD_SRCS) firmware/link.ld
+	@mkdir -p $(dir $@)
+	$(VERILATOR) --cc -Wall -O3 --x-assign fast --x-initial fast $(RTL_CARD_PARAMS) \
+		--Mdir $(RTL_CARD_VDIR) --top-module quire_card_top $(RTL_CARD_SRCS)
+
+$(RTL_CARD_MODEL): $(RTL_CARD_VDIR)/Vquire_card_top.mk
+	$(MAKE) -s -C $(RTL_CARD_VDIR) -f Vquire_card_top.mk OPT_FAST=-O2 Vquire_card_top__ALL.a

@@ -4,7 +4,6 @@
 // with the value it stores to the sim-exit register (docs/rtl-core.md).
 //
 // Usage: quire-rv32-run [--max-cycles N] [--trace FILE.fst] [--traps] [--stats] ELF
-#include <cerrno>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +16,8 @@
 #include "Vquire_rv32_sim_top.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
+
+#include "elf_image.h"
 
 #include "quire/rv32_sim.h"
 
@@ -48,23 +49,10 @@ void usage(FILE *out)
 		     kProgram, kExitCycleLimit);
 }
 
-// An ELF32 little-endian RISC-V executable: its loadable segments, at their
-// physical (load) addresses, as word writes into the RAM.
+// The program's words in the test machine's RAM, and its entry, which must be the reset address.
 struct Image {
-	uint32_t entry = 0;
 	std::vector<std::pair<uint32_t, uint32_t>> words; // (address, value)
 };
-
-uint32_t read_u32(const std::vector<uint8_t> &b, size_t at)
-{
-	return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8 | uint32_t(b[at + 2]) << 16 |
-	       uint32_t(b[at + 3]) << 24;
-}
-
-uint16_t read_u16(const std::vector<uint8_t> &b, size_t at)
-{
-	return uint16_t(b[at] | b[at + 1] << 8);
-}
 
 bool fail(const char *path, const std::string &why)
 {
@@ -74,74 +62,21 @@ bool fail(const char *path, const std::string &why)
 
 bool load_elf(const char *path, Image &image)
 {
-	FILE *f = std::fopen(path, "rb");
-	if (!f)
-		return fail(path, std::strerror(errno));
-	std::vector<uint8_t> bytes;
-	uint8_t chunk[65536];
-	size_t n;
-	while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0)
-		bytes.insert(bytes.end(), chunk, chunk + n);
-	std::fclose(f);
-
-	const size_t ehdr_size = 52, phdr_size = 32;
-	if (bytes.size() < ehdr_size || std::memcmp(bytes.data(), "\x7f"
-							       "ELF",
-						    4) != 0)
-		return fail(path, "not an ELF file");
-	if (bytes[4] != 1 || bytes[5] != 1)
-		return fail(path, "not a 32-bit little-endian ELF (build with -march=rv32im -mabi=ilp32)");
-	if (read_u16(bytes, 16) != 2)
-		return fail(path, "not an executable (ELF type EXEC)");
-	if (read_u16(bytes, 18) != 243)
-		return fail(path, "not a RISC-V ELF");
-	image.entry = read_u32(bytes, 24);
-	uint32_t phoff = read_u32(bytes, 28);
-	uint16_t phentsize = read_u16(bytes, 42), phnum = read_u16(bytes, 44);
-	if (phentsize < phdr_size || uint64_t(phoff) + uint64_t(phnum) * phentsize > bytes.size())
-		return fail(path, "program headers out of the file");
-
-	const uint32_t ram_end = QUIRE_RV32_SIM_RAM_BASE + QUIRE_RV32_SIM_RAM_BYTES;
-	std::vector<uint8_t> ram(QUIRE_RV32_SIM_RAM_BYTES, 0);
-	std::vector<bool> touched(QUIRE_RV32_SIM_RAM_BYTES / 4, false);
-	unsigned loaded = 0;
-	for (unsigned i = 0; i < phnum; i++) {
-		size_t ph = phoff + size_t(i) * phentsize;
-		if (read_u32(bytes, ph) != 1) // PT_LOAD
-			continue;
-		uint32_t offset = read_u32(bytes, ph + 4), paddr = read_u32(bytes, ph + 12);
-		uint32_t filesz = read_u32(bytes, ph + 16), memsz = read_u32(bytes, ph + 20);
-		if (memsz == 0)
-			continue;
-		char where[160];
-		std::snprintf(where, sizeof where,
-			      "segment %u (0x%08" PRIx32 "..0x%08" PRIx64 ") is outside the RAM "
-			      "0x%08x..0x%08x (link with tests/rtl/link.ld.S)",
-			      i, paddr, uint64_t(paddr) + memsz, QUIRE_RV32_SIM_RAM_BASE, ram_end);
-		if (filesz > memsz || uint64_t(offset) + filesz > bytes.size())
-			return fail(path, "a segment lies outside the file");
-		// An offset that wraps below the base is huge: one test covers both ends.
-		uint32_t base = paddr - QUIRE_RV32_SIM_RAM_BASE;
-		if (uint64_t(base) + memsz > QUIRE_RV32_SIM_RAM_BYTES)
-			return fail(path, where);
-		std::memcpy(&ram[base], &bytes[offset], filesz);
-		for (uint64_t a = base & ~3u; a < uint64_t(base) + memsz; a += 4)
-			touched[a / 4] = true;
-		loaded++;
-	}
-	if (loaded == 0)
-		return fail(path, "no loadable segment");
-	if (image.entry != QUIRE_RV32_SIM_RESET_ADDR) {
+	quire_rtl::ElfImage elf;
+	std::string error;
+	if (!quire_rtl::read_elf(path, elf, error))
+		return fail(path, error);
+	if (!quire_rtl::elf_words(elf, QUIRE_RV32_SIM_RAM_BASE, QUIRE_RV32_SIM_RAM_BYTES, image.words,
+				  error))
+		return fail(path, error + " (the RAM; link with tests/rtl/link.ld.S)");
+	if (elf.entry != QUIRE_RV32_SIM_RESET_ADDR) {
 		char why[128];
 		std::snprintf(why, sizeof why,
 			      "entry 0x%08" PRIx32 " is not the reset address 0x%08x "
 			      "(link with tests/rtl/link.ld.S)",
-			      image.entry, QUIRE_RV32_SIM_RESET_ADDR);
+			      elf.entry, QUIRE_RV32_SIM_RESET_ADDR);
 		return fail(path, why);
 	}
-	for (size_t w = 0; w < touched.size(); w++)
-		if (touched[w])
-			image.words.emplace_back(QUIRE_RV32_SIM_RAM_BASE + 4 * w, read_u32(ram, 4 * w));
 	return true;
 }
 

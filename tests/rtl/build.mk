@@ -20,10 +20,27 @@ $(BUILD)/tests/rtl/%.elf: tests/rtl/%.S tests/rtl/test.h $(RTL_LINK_LD) include/
 
 rtl: $(RTL_TEST_ELFS)
 
+# The card top running the firmware, against the emu (libquire_sim.a) in the same process.
+RTL_CARD_TEST := $(BUILD)/tests/rtl/test_card_top
+$(RTL_CARD_TEST): tests/rtl/test_card_top.cpp $(RTL_CARD_HARNESS_SRCS) sim/rtl/card_harness.h \
+		sim/rtl/elf_image.h $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_SIM_A) $(LIBQUIRE_A)
+	@mkdir -p $(dir $@)
+	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_CARD_VDIR) -o $@ $< $(RTL_CARD_HARNESS_SRCS) $(RTL_CARD_MODEL) \
+		$(RTL_VERILATED_OBJS) $(LIBQUIRE_SIM_A) $(LIBQUIRE_A) -lz -pthread $(LDLIBS)
+
+# A bare-metal program for the card top, linked like the firmware: the DMA mover driven directly.
+RTL_CARD_DMA_ELF := $(BUILD)/tests/rtl/card/card_dma.elf
+$(RTL_CARD_DMA_ELF): tests/rtl/card_dma.c firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
+	@mkdir -p $(dir $@)
+	$(RISCV_CC) $(FW_CROSS_FLAGS) -T firmware/link.ld -o $@ firmware/crt0.S $< -lgcc
+
+rtl: $(RTL_CARD_TEST) $(RTL_CARD_DMA_ELF)
+
 # `make test` runs them when verilator is installed (tests/run.sh says so otherwise).
 ifeq ($(HAVE_VERILATOR),1)
-test: $(RTL_RUN) $(RTL_TEST_ELFS)
+test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF)
 endif
-rtl-test: $(RTL_RUN) $(RTL_TEST_ELFS)
+rtl-test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF)
 	sh tests/rtl/run.sh $(BUILD)
+	$(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF)
 .PHONY: rtl-test

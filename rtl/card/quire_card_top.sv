@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+// The card: the rv32im control core, its IMEM and DMEM (placed and sized as
+// firmware/link.ld declares: the build passes them as parameters), card
+// memory, the BAR0 register blocks the host sees, the firmware's control
+// block, the DMA mover to host memory, the network port (link down for now),
+// the interrupt line to the host, and a simulation I/O page (console,
+// sim-exit). The core's data port reaches everything at the addresses of
+// include/quire/card.h; any other address, a store to IMEM or a fetch outside
+// it is an access fault. Register reads and writes are 32-bit (the HAL never
+// does less); the memories honour byte enables.
+//
+// The core sleeps in WFI until an event: a host write to BAR0 (a doorbell, a
+// queue change) raises its external line until a wait takes it, and the
+// control block's wake-up time drives its timer line; the firmware's crt0
+// enables both in mie and leaves mstatus.MIE clear, so they wake WFI without
+// a trap. This is emu.c's hal_wait: an event pending before the wait ends it
+// at once.
+module quire_card_top
+  import quire_card_pkg::*;
+#(
+  parameter logic [31:0] ImemBase  = 32'h0000_0000,
+  parameter int unsigned ImemBytes = 1024,  // the build passes firmware/link.ld's
+  parameter logic [31:0] DmemBase  = 32'h0001_0000,
+  parameter int unsigned DmemBytes = 1024,  // the build passes firmware/link.ld's
+  parameter int unsigned MemBytes  = 32'h0800_0000,
+  parameter logic [31:0] ClockHz   = 32'd250_000_000,
+  parameter logic [63:0] HwBuildId = 64'd0
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+
+  // The ELF loader's backdoor into IMEM and DMEM, one word a cycle, under reset.
+  input  logic        load_we_i,
+  input  logic [31:0] load_addr_i,
+  input  logic [31:0] load_data_i,
+  output logic        load_miss_o,    // the word is in neither memory: the ELF does not fit
+
+  // The host's BAR0 accesses: read data in the same cycle, writes at its end.
+  input  logic        bar_req_i,
+  input  logic        bar_we_i,
+  input  logic [31:0] bar_addr_i,
+  input  logic [31:0] bar_wdata_i,
+  output logic [31:0] bar_rdata_o,
+
+  // The host memory window the DMA mover may reach (size 0: no host attached).
+  input  logic [63:0] host_win_base_i,
+  input  logic [63:0] host_win_size_i,
+
+  // Host memory (quire_card_dma).
+  output logic        host_req_o,
+  output logic        host_we_o,
+  output logic [3:0]  host_be_o,
+  output logic [63:0] host_addr_o,
+  output logic [31:0] host_wdata_o,
+  input  logic        host_rvalid_i,
+  input  logic [31:0] host_rdata_i,
+
+  // The interrupt to the host: a one-cycle pulse per raise of an enabled cause.
+  output logic        irq_o,
+
+  // Simulation I/O.
+  output logic        console_valid_o,
+  output logic [7:0]  console_byte_o,
+  output logic        exit_valid_o,
+  output logic [31:0] exit_code_o,
+
+  // The core's per-cycle report, for tracing and statistics.
+  output logic        retire_o,
+  output logic        trap_o,
+  output logic [31:0] trap_cause_o,
+  output logic [31:0] trap_pc_o,
+  output logic [31:0] trap_value_o
+);
+
+  localparam int unsigned ImemWords = ImemBytes / 4;
+  localparam int unsigned DmemWords = DmemBytes / 4;
+  localparam int unsigned MemWords  = MemBytes / 4;
+  localparam int unsigned ImemBits  = $clog2(ImemWords);
+  localparam int unsigned DmemBits  = $clog2(DmemWords);
+  localparam int unsigned MemBits   = $clog2(MemWords);
+
+  localparam logic [31:0] CtlBytes   = 32'h100;
+  localparam logic [31:0] DmaBytes   = 32'h20;
+  localparam logic [31:0] NetBytes   = 32'h100;
+  localparam logic [31:0] SimIoBytes = 32'h100;
+
+  // ---- the core
+  logic        instr_req, instr_rvalid_q, instr_err_q;
+  logic [31:0] instr_addr, instr_rdata;
+  logic        data_req, data_we, data_rvalid_q, data_err_q;
+  logic [3:0]  data_be;
+  logic [31:0] data_addr, data_wdata, data_rdata;
+  logic        event_q, timer, core_wfi;
+
+  quire_rv32_core #(
+    .ResetAddr (ImemBase),
+    .HartId    (32'd0)
+  ) u_core (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .instr_req_o    (instr_req),
+    .instr_addr_o   (instr_addr),
+    .instr_rvalid_i (instr_rvalid_q),
+    .instr_rdata_i  (instr_rdata),
+    .instr_err_i    (instr_err_q),
+    .data_req_o     (data_req),
+    .data_we_o      (data_we),
+    .data_be_o      (data_be),
+    .data_addr_o    (data_addr),
+    .data_wdata_o   (data_wdata),
+    .data_rvalid_i  (data_rvalid_q),
+    .data_rdata_i   (data_rdata),
+    .data_err_i     (data_err_q),
+    .irq_external_i (event_q),
+    .irq_timer_i    (timer),
+    .retire_o       (retire_o),
+    .trap_o         (trap_o),
+    .trap_cause_o   (trap_cause_o),
+    .trap_pc_o      (trap_pc_o),
+    .trap_value_o   (trap_value_o),
+    .wfi_o          (core_wfi)
+  );
+
+  // ---- the data port's address map (offsets wrap, so a base of 0 needs no special case)
+  logic [31:0] imem_offset, dmem_offset, bar_offset, ctl_offset, dma_offset, net_offset;
+  logic [31:0] sim_offset, mem_offset, fetch_offset, load_imem_offset, load_dmem_offset;
+  assign imem_offset      = data_addr - ImemBase;
+  assign dmem_offset      = data_addr - DmemBase;
+  assign bar_offset       = data_addr - CARD_BAR;
+  assign ctl_offset       = data_addr - CARD_CTL;
+  assign dma_offset       = data_addr - CARD_DMA;
+  assign net_offset       = data_addr - CARD_NET;
+  assign sim_offset       = data_addr - CARD_SIM_IO;
+  assign mem_offset       = data_addr - CARD_MEM;
+  assign fetch_offset     = instr_addr - ImemBase;
+  assign load_imem_offset = load_addr_i - ImemBase;
+  assign load_dmem_offset = load_addr_i - DmemBase;
+
+  typedef enum logic [3:0] {
+    REGION_NONE,
+    REGION_IMEM,
+    REGION_DMEM,
+    REGION_BAR,
+    REGION_CTL,
+    REGION_DMA,
+    REGION_NET,
+    REGION_SIM_IO,
+    REGION_MEM
+  } region_e;
+
+  region_e region, region_q;
+  always_comb begin : decode
+    if (imem_offset < ImemBytes)             region = REGION_IMEM;
+    else if (dmem_offset < DmemBytes)        region = REGION_DMEM;
+    else if (bar_offset < BAR0_BYTES)        region = REGION_BAR;
+    else if (ctl_offset < CtlBytes)          region = REGION_CTL;
+    else if (dma_offset < DmaBytes)          region = REGION_DMA;
+    else if (net_offset < NetBytes)          region = REGION_NET;
+    else if (sim_offset < SimIoBytes)        region = REGION_SIM_IO;
+    else if (mem_offset < MemBytes)          region = REGION_MEM;
+    else                                     region = REGION_NONE;
+  end
+
+  logic data_fault;
+  assign data_fault = region == REGION_NONE || (region == REGION_IMEM && data_we);
+
+  logic imem_req, dmem_req, bar_req, ctl_req, dma_req, sim_write, mem_req;
+  assign imem_req  = data_req && region == REGION_IMEM && !data_we;
+  assign dmem_req  = data_req && region == REGION_DMEM;
+  assign bar_req   = data_req && region == REGION_BAR;
+  assign ctl_req   = data_req && region == REGION_CTL;
+  assign dma_req   = data_req && region == REGION_DMA;
+  assign sim_write = data_req && data_we && region == REGION_SIM_IO;
+  assign mem_req   = data_req && region == REGION_MEM;
+
+  // ---- IMEM: the fetch port, and the data port's reads (constants, .data's image) or the loader
+  logic        fetch_in_imem;
+  logic [31:0] imem_rdata;
+  assign fetch_in_imem = fetch_offset < ImemBytes;
+
+  logic load_imem, load_dmem;
+  assign load_imem = load_we_i && load_imem_offset < ImemBytes;
+  assign load_dmem = load_we_i && load_dmem_offset < DmemBytes;
+  assign load_miss_o = load_we_i && !load_imem && !load_dmem;
+
+  quire_card_ram #(.Words(ImemWords)) u_imem (
+    .clk_i     (clk_i),
+    .a_req_i   (imem_req || load_imem),
+    .a_we_i    (load_imem),
+    .a_be_i    (4'hf),
+    .a_index_i (load_imem ? load_imem_offset[ImemBits+1:2] : imem_offset[ImemBits+1:2]),
+    .a_wdata_i (load_data_i),
+    .a_rdata_o (imem_rdata),
+    .b_req_i   (instr_req && fetch_in_imem),
+    .b_we_i    (1'b0),
+    .b_be_i    (4'h0),
+    .b_index_i (fetch_offset[ImemBits+1:2]),
+    .b_wdata_i (32'd0),
+    .b_rdata_o (instr_rdata)
+  );
+
+  logic [31:0] dmem_rdata, dmem_unused_rdata;
+  quire_card_ram #(.Words(DmemWords)) u_dmem (
+    .clk_i     (clk_i),
+    .a_req_i   (dmem_req),
+    .a_we_i    (data_we),
+    .a_be_i    (data_be),
+    .a_index_i (dmem_offset[DmemBits+1:2]),
+    .a_wdata_i (data_wdata),
+    .a_rdata_o (dmem_rdata),
+    .b_req_i   (load_dmem),
+    .b_we_i    (1'b1),
+    .b_be_i    (4'hf),
+    .b_index_i (load_dmem_offset[DmemBits+1:2]),
+    .b_wdata_i (load_data_i),
+    .b_rdata_o (dmem_unused_rdata)
+  );
+
+  // ---- BAR blocks, control block, DMA mover
+  logic [31:0] bar_fw_rdata, ctl_rdata, dma_rdata, queue_epoch, irq_causes;
+  logic [63:0] cycles;
+  logic        host_event, irq_raise;
+
+  quire_card_bar #(
+    .MemBytes  (64'(MemBytes)),
+    .ClockHz   (ClockHz),
+    .Caps      (32'd0),  // no engines and no network port yet
+    .HwBuildId (HwBuildId)
+  ) u_bar (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .host_req_i    (bar_req_i),
+    .host_we_i     (bar_we_i),
+    .host_addr_i   (bar_addr_i),
+    .host_wdata_i  (bar_wdata_i),
+    .host_rdata_o  (bar_rdata_o),
+    .host_event_o  (host_event),
+    .fw_req_i      (bar_req),
+    .fw_we_i       (data_we),
+    .fw_addr_i     (bar_offset[15:0]),
+    .fw_wdata_i    (data_wdata),
+    .fw_rdata_o    (bar_fw_rdata),
+    .irq_raise_i   (irq_raise),
+    .irq_causes_i  (irq_causes),
+    .cycles_i      (cycles),
+    .queue_epoch_o (queue_epoch),
+    .irq_o         (irq_o)
+  );
+
+  quire_card_ctl u_ctl (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .req_i           (ctl_req),
+    .we_i            (data_we),
+    .addr_i          (ctl_offset[7:0]),
+    .wdata_i         (data_wdata),
+    .rdata_o         (ctl_rdata),
+    .queue_epoch_i   (queue_epoch),
+    .host_win_base_i (host_win_base_i),
+    .host_win_size_i (host_win_size_i),
+    .cycles_o        (cycles),
+    .irq_raise_o     (irq_raise),
+    .irq_causes_o    (irq_causes),
+    .timer_o         (timer)
+  );
+
+  logic        dma_mem_req, dma_mem_we;
+  logic [3:0]  dma_mem_be;
+  logic [31:0] dma_mem_addr, dma_mem_wdata, dma_mem_rdata;
+
+  quire_card_dma #(
+    .MemBytes (64'(MemBytes))
+  ) u_dma (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .req_i           (dma_req),
+    .we_i            (data_we),
+    .addr_i          (dma_offset[4:0]),
+    .wdata_i         (data_wdata),
+    .rdata_o         (dma_rdata),
+    .queue_epoch_i   (queue_epoch),
+    .host_win_base_i (host_win_base_i),
+    .host_win_size_i (host_win_size_i),
+    .mem_req_o       (dma_mem_req),
+    .mem_we_o        (dma_mem_we),
+    .mem_be_o        (dma_mem_be),
+    .mem_addr_o      (dma_mem_addr),
+    .mem_wdata_o     (dma_mem_wdata),
+    .mem_rdata_i     (dma_mem_rdata),
+    .host_req_o      (host_req_o),
+    .host_we_o       (host_we_o),
+    .host_be_o       (host_be_o),
+    .host_addr_o     (host_addr_o),
+    .host_wdata_o    (host_wdata_o),
+    .host_rvalid_i   (host_rvalid_i),
+    .host_rdata_i    (host_rdata_i)
+  );
+
+  // ---- card memory: the core's data port and the DMA mover, each a port of its own
+  logic [31:0] mem_rdata;
+  quire_card_ram #(.Words(MemWords)) u_mem (
+    .clk_i     (clk_i),
+    .a_req_i   (mem_req),
+    .a_we_i    (data_we),
+    .a_be_i    (data_be),
+    .a_index_i (mem_offset[MemBits+1:2]),
+    .a_wdata_i (data_wdata),
+    .a_rdata_o (mem_rdata),
+    .b_req_i   (dma_mem_req),
+    .b_we_i    (dma_mem_we),
+    .b_be_i    (dma_mem_be),
+    .b_index_i (dma_mem_addr[MemBits+1:2]),
+    .b_wdata_i (dma_mem_wdata),
+    .b_rdata_o (dma_mem_rdata)
+  );
+
+  // ---- the core's wake-up: a host write is an event until a wait (WFI) takes it
+  always_ff @(posedge clk_i or negedge rst_ni) begin : wake_event
+    if (!rst_ni) begin
+      event_q <= 1'b0;
+    end else if (host_event) begin
+      event_q <= 1'b1;
+    end else if (core_wfi) begin
+      event_q <= 1'b0;
+    end
+  end
+
+  // ---- simulation I/O; the network port reads 0 (link down, no address), as the emu's without one
+  assign console_valid_o = sim_write && sim_offset == SIM_IO_CONSOLE;
+  assign console_byte_o  = data_wdata[7:0];
+  assign exit_valid_o    = sim_write && sim_offset == SIM_IO_EXIT;
+  assign exit_code_o     = data_wdata;
+
+  // ---- answers, one cycle after the request; registers are read now, memories answer then
+  logic [31:0] reg_rdata_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin : answer_ports
+    if (!rst_ni) begin
+      instr_rvalid_q <= 1'b0;
+      instr_err_q    <= 1'b0;
+      data_rvalid_q  <= 1'b0;
+      data_err_q     <= 1'b0;
+      region_q       <= REGION_NONE;
+      reg_rdata_q    <= 32'd0;
+    end else begin
+      instr_rvalid_q <= instr_req;
+      instr_err_q    <= instr_req && !fetch_in_imem;
+      data_rvalid_q  <= data_req;
+      data_err_q     <= data_req && data_fault;
+      if (data_req) region_q <= region;
+      if (data_req && !data_we) begin
+        unique case (region)
+          REGION_BAR: reg_rdata_q <= bar_fw_rdata;
+          REGION_CTL: reg_rdata_q <= ctl_rdata;
+          REGION_DMA: reg_rdata_q <= dma_rdata;
+          default:    reg_rdata_q <= 32'd0;
+        endcase
+      end
+    end
+  end
+
+  always_comb begin : data_answer
+    unique case (region_q)
+      REGION_IMEM: data_rdata = imem_rdata;
+      REGION_DMEM: data_rdata = dmem_rdata;
+      REGION_MEM:  data_rdata = mem_rdata;
+      default:     data_rdata = reg_rdata_q;
+    endcase
+  end
+
+  // Only the offsets' index bits and range checks are used.
+  logic unused_bits;
+  assign unused_bits = ^{imem_offset, dmem_offset, bar_offset[31:16], ctl_offset[31:8],
+                         dma_offset[31:5], net_offset, sim_offset, mem_offset, fetch_offset,
+                         load_imem_offset, load_dmem_offset, dmem_unused_rdata, dma_mem_addr};
+
+endmodule

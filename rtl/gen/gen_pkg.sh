@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Writes a SystemVerilog package of the constants of C headers, so that every
+# offset, address and code is written once, in include/quire/. The C compiler
+# evaluates them: the names are taken from the headers (object-like #defines
+# with a value, enum members, and the X(NAME, value, ...) entries of status
+# lists), a small C program that includes the headers prints each one, and an
+# expression such as QUIRE_RB_MAKE_VERSION(1, 0) or (1u << 3) therefore means
+# exactly what it means to the firmware. Every constant becomes
+# `localparam logic [31:0] NAME` with PREFIX taken off its name; a value that
+# does not fit in 32 unsigned bits stops the build.
+# Usage: gen_pkg.sh PACKAGE PREFIX HEADER... > PACKAGE.sv   (CC: the host compiler)
+set -eu
+pkg=$1
+prefix=$2
+shift 2
+CC=${CC:-cc}
+work=$(mktemp -d "${TMPDIR:-/tmp}/quire-gen-pkg-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+names() {
+	sed -n \
+		-e 's/^#define[[:space:]]\{1,\}\('"$prefix"'[A-Za-z0-9_]*\)[[:space:]]\{1,\}[^[:space:]].*/\1/p' \
+		-e 's/^[[:space:]]\{1,\}\('"$prefix"'[A-Za-z0-9_]*\)[[:space:]]*\(=[^,]*\)\{0,1\},\{0,1\}[[:space:]]*\(\/\*.*\)\{0,1\}$/\1/p' \
+		-e 's/^[[:space:]]*X(\('"$prefix"'[A-Za-z0-9_]*\),.*/\1/p' \
+		"$@"
+}
+
+{
+	echo '#include <stdio.h>'
+	echo '#include <stdlib.h>'
+	for h in "$@"; do
+		echo "#include \"$h\""
+	done
+	cat <<'EOC'
+static void emit(const char *name, long long value)
+{
+	if (value < 0 || value > 0xffffffffLL) {
+		fprintf(stderr, "gen_pkg.sh: %s does not fit in 32 unsigned bits\n", name);
+		exit(1);
+	}
+	printf("  localparam logic [31:0] %s = 32'h%08llx;\n", name, value);
+}
+int main(void)
+EOC
+	echo '{'
+	names "$@" | awk '!seen[$0]++' | while read -r name; do
+		echo "	emit(\"${name#"$prefix"}\", (long long)($name));"
+	done
+	echo '	return 0;'
+	echo '}'
+} >"$work/gen.c"
+$CC -std=c11 -I. -Iinclude -o "$work/gen" "$work/gen.c"
+echo "// SPDX-License-Identifier: MIT"
+echo "// Generated from $* by rtl/gen/gen_pkg.sh: do not edit."
+echo "package $pkg;"
+echo "  // A header's constants: a design uses some of them."
+echo "  /* verilator lint_off UNUSEDPARAM */"
+"$work/gen"
+echo "  /* verilator lint_on UNUSEDPARAM */"
+echo "endpackage"

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+// The RTL card under Verilator (card_harness.h).
+#include "card_harness.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "Vquire_card_top.h"
+#include "verilated.h"
+
+#include "elf_image.h"
+
+namespace quire_rtl {
+
+CardHarness::CardHarness(uint64_t iova, uint32_t host_bytes)
+    : context_(std::make_unique<VerilatedContext>()), host_(host_bytes, 0), iova_(iova)
+{
+	top_ = std::make_unique<Vquire_card_top>(context_.get());
+	top_->host_win_base_i = iova;
+	top_->host_win_size_i = host_bytes;
+}
+
+CardHarness::~CardHarness()
+{
+	top_->final();
+}
+
+// One clock cycle: the inputs as they are, the outputs of this cycle looked at, the edge.
+void CardHarness::cycle()
+{
+	top_->clk_i = 0;
+	top_->eval();
+	bool answer = false;
+	uint32_t rdata = 0;
+	if (top_->host_req_o) {
+		uint64_t addr = top_->host_addr_o;
+		answer = true;
+		if (addr < iova_ || addr - iova_ + 4 > host_.size()) {
+			stray_++;
+		} else {
+			uint8_t *word = &host_[addr - iova_];
+			for (unsigned lane = 0; lane < 4; lane++) {
+				if (top_->host_we_o && (top_->host_be_o >> lane & 1))
+					word[lane] = uint8_t(top_->host_wdata_o >> (8 * lane));
+				rdata |= uint32_t(word[lane]) << (8 * lane);
+			}
+		}
+	}
+	if (top_->console_valid_o)
+		console_.push_back(char(top_->console_byte_o));
+	if (top_->exit_valid_o) {
+		exited_ = true;
+		exit_code_ = top_->exit_code_o;
+	}
+	instructions_ += top_->retire_o;
+	irqs_ += top_->irq_o;
+	traps_ += top_->trap_o;
+	top_->clk_i = 1;
+	top_->eval();
+	cycles_++;
+	// The host memory's answer, in the cycle after its request.
+	top_->host_rvalid_i = answer;
+	top_->host_rdata_i = rdata;
+}
+
+bool CardHarness::boot(const char *elf_path, std::string &error)
+{
+	ElfImage elf;
+	if (!read_elf(elf_path, elf, error))
+		return false;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (const ElfSegment &seg : elf.segments) {
+		lo = std::min<uint64_t>(lo, seg.paddr & ~3u);
+		hi = std::max<uint64_t>(hi, uint64_t(seg.paddr) + seg.memsz);
+	}
+	std::vector<std::pair<uint32_t, uint32_t>> words;
+	if (!elf_words(elf, uint32_t(lo), uint32_t((hi - lo + 3) & ~uint64_t(3)), words, error))
+		return false;
+	top_->rst_ni = 0;
+	top_->load_we_i = 1;
+	for (const auto &w : words) {
+		top_->load_addr_i = w.first;
+		top_->load_data_i = w.second;
+		top_->clk_i = 0;
+		top_->eval();
+		if (top_->load_miss_o) {
+			char why[96];
+			std::snprintf(why, sizeof why, "word 0x%08x is in neither IMEM nor DMEM", w.first);
+			error = why;
+			return false;
+		}
+		cycle();
+	}
+	top_->load_we_i = 0;
+	cycle();
+	top_->rst_ni = 1;
+	cycles_ = 0;
+	return true;
+}
+
+uint32_t CardHarness::bar_read(uint32_t offset)
+{
+	top_->bar_req_i = 1;
+	top_->bar_we_i = 0;
+	top_->bar_addr_i = offset;
+	top_->clk_i = 0;
+	top_->eval();
+	uint32_t value = top_->bar_rdata_o;
+	cycle();
+	top_->bar_req_i = 0;
+	return value;
+}
+
+void CardHarness::bar_write(uint32_t offset, uint32_t value)
+{
+	top_->bar_req_i = 1;
+	top_->bar_we_i = 1;
+	top_->bar_addr_i = offset;
+	top_->bar_wdata_i = value;
+	cycle();
+	top_->bar_req_i = 0;
+	top_->bar_we_i = 0;
+}
+
+void CardHarness::run(uint64_t cycles)
+{
+	for (uint64_t i = 0; i < cycles; i++)
+		cycle();
+}
+
+} // namespace quire_rtl
+
+namespace quire_rtl {
+
+bool CardHarness::run_to_exit(uint64_t max_cycles, uint32_t &code)
+{
+	for (uint64_t i = 0; i < max_cycles && !exited_; i++)
+		cycle();
+	code = exit_code_;
+	return exited_;
+}
+
+} // namespace quire_rtl

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// The RTL card (rtl/card/quire_card_top.sv) under Verilator, as a host sees
+// it: BAR0 register reads and writes (one C++ call each, one clock cycle
+// each), a window of host memory the card's DMA mover reaches, and the
+// interrupt pulses it sends. Host memory lives here: the card's host-memory
+// port asks for one word at a time and gets its answer in the next cycle.
+// Time moves only when the caller makes it: each access is a cycle, and
+// run() adds more.
+#ifndef QUIRE_SIM_RTL_CARD_HARNESS_H
+#define QUIRE_SIM_RTL_CARD_HARNESS_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+class Vquire_card_top;
+class VerilatedContext;
+
+namespace quire_rtl {
+
+class CardHarness {
+      public:
+	// Host memory of `host_bytes`, seen by the card at DMA addresses [iova, iova + host_bytes).
+	CardHarness(uint64_t iova, uint32_t host_bytes);
+	~CardHarness();
+	CardHarness(const CardHarness &) = delete;
+	CardHarness &operator=(const CardHarness &) = delete;
+
+	// Loads the firmware ELF into IMEM/DMEM under reset, then releases reset.
+	// False with `error` when the file is unusable or does not fit the memories.
+	bool boot(const char *elf_path, std::string &error);
+
+	uint32_t bar_read(uint32_t offset);
+	void bar_write(uint32_t offset, uint32_t value);
+	void run(uint64_t cycles);
+	// Runs until a store to sim-exit, at most `max_cycles`: false if none came.
+	bool run_to_exit(uint64_t max_cycles, uint32_t &code);
+
+	uint8_t *host() { return host_.data(); }
+	uint64_t iova() const { return iova_; }
+	uint64_t cycles() const { return cycles_; }
+	uint64_t instructions() const { return instructions_; }
+	uint64_t irqs() const { return irqs_; }
+	uint64_t traps() const { return traps_; }
+	// DMA requests outside the window: the mover's checks must make this 0.
+	uint64_t stray_host_accesses() const { return stray_; }
+	const std::string &console() const { return console_; }
+
+      private:
+	void cycle();
+
+	std::unique_ptr<VerilatedContext> context_;
+	std::unique_ptr<Vquire_card_top> top_;
+	std::vector<uint8_t> host_;
+	uint64_t iova_;
+	uint64_t cycles_ = 0, instructions_ = 0, irqs_ = 0, traps_ = 0, stray_ = 0;
+	std::string console_;
+	bool exited_ = false;
+	uint32_t exit_code_ = 0;
+};
+
+} // namespace quire_rtl
+
+#endif
