@@ -31,7 +31,7 @@ $(RTL_MODEL): $(RTL_VDIR)/Vquire_rv32_sim_top.mk
 		Vquire_rv32_sim_top__ALL.a $(notdir $(RTL_VERILATED_OBJS))
 $(RTL_VERILATED_OBJS): $(RTL_MODEL)
 
-RTL_CXXFLAGS = -std=c++17 -O2 $(WARN) -Iinclude -I. -isystem $(RTL_VERILATOR_INC) \
+RTL_CXXFLAGS = -std=c++17 -O2 $(WARN) $(SAN_FLAGS) -Iinclude -I. -isystem $(RTL_VERILATOR_INC) \
 	-isystem $(RTL_VERILATOR_INC)/vltstd
 RTL_ELF_SRCS := sim/rtl/elf_image.cpp sim/rtl/elf_image.h
 

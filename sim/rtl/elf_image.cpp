@@ -107,7 +107,8 @@ bool elf_words(const ElfImage &image, uint32_t base, uint32_t bytes,
 			error = where;
 			return false;
 		}
-		std::memcpy(&mem[at], seg.bytes.data(), seg.bytes.size());
+		if (!seg.bytes.empty()) /* a .bss-only segment has no bytes (and no data()) */
+			std::memcpy(&mem[at], seg.bytes.data(), seg.bytes.size());
 		for (uint64_t a = at & ~3u; a < uint64_t(at) + seg.memsz; a += 4)
 			touched[a / 4] = true;
 	}
