@@ -51,6 +51,7 @@ include rtl/build.mk
 include sim/rtl/build.mk
 include tests/rtl/build.mk
 include driver/build.mk
+include tests/driver/build.mk
 
 $(BUILD)/%.o: %.c | $(BOARDS_H)
 	@mkdir -p $(dir $@)
@@ -78,6 +79,7 @@ help:
 	@echo "make rtl-engines-test  the QUANT and REDUCE datapaths in RTL (Verilator) against hls/, bit for bit, with their rates"
 	@echo "make rtl-engines-lint  verilator --lint-only -Wall over the engines"
 	@echo "make driver        quire.ko, the kernel driver (kbuild, W=1 + sparse C=1: no warning allowed; KDIR=...)"
+	@echo "make test-driver    quire.ko loaded in a QEMU TCG guest (Debian's kernel, busybox initramfs), ivshmem devices"
 	@echo "make install-driver  the module into /lib/modules, its sources into /usr/src/quire-VERSION for DKMS"
 	@echo "make deps           install the missing Debian packages (mk/debian-packages.txt)"
 	@echo "make install        PREFIX=$(PREFIX) DESTDIR=: libraries, headers, pkg-config, quire, quire-sim, quire-cluster"

@@ -61,6 +61,13 @@ if [ $unit_only -eq 0 ]; then
 	run sh tests/exports.sh "$BUILD"
 	# The kernel driver builds with no warning under W=1 and sparse (where headers are).
 	run sh tests/driver_build.sh "$BUILD"
+	# The driver in a QEMU TCG guest: loaded, ivshmem devices refused, 10 loads (skips itself
+	# without qemu-system-x86, busybox-static, linux-image-amd64).
+	if [ -f "$BUILD/driver/quire.ko" ]; then
+		run sh tests/driver/qemu_test.sh "$BUILD"
+	else
+		echo "== driver qemu: skipped: no $BUILD/driver/quire.ko (make driver)"
+	fi
 	# Every operation on a card process against cpu, 1 element to 16 MiB.
 	QUIRE_SIM="$BUILD/bin/quire-sim" run "$BUILD/bin/quire" selftest --backend sim
 	run sh tests/cli/test_sim_faults.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"

@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# quire.ko in a virtual machine: Debian's kernel (linux-image-amd64, the release quire.ko
+# was built for) booted under QEMU TCG with a busybox initramfs built here, and ivshmem
+# devices that are not quire cards. tests/driver/init.sh, the guest's /init, loads the
+# driver, checks each device is refused the way it must be, loads and unloads it 10 times
+# and scans the kernel log; this script parses the console and prints
+# "driver qemu: N passed, N failed". QEMU is killed after QEMU_TIMEOUT seconds (120).
+# Skipped, with a note, without qemu-system-x86, busybox-static or the kernel image (a
+# failure instead with QUIRE_QEMU_REQUIRED=1, as in CI).
+# Usage: qemu_test.sh BUILD_DIR (from the top of the repository; needs BUILD_DIR/driver/quire.ko)
+set -u
+B=${1:-build}
+QEMU=${QEMU:-qemu-system-x86_64}
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
+here=$(dirname "$0")
+. "$here/../cli/report.sh"
+ko_path="$B/driver/quire.ko"
+
+skip() {
+	if [ "${QUIRE_QEMU_REQUIRED:-0}" = 1 ]; then
+		ko "$1 (apt-get install qemu-system-x86 busybox-static linux-image-amd64)"
+		echo "driver qemu: $pass passed, $fail failed"
+		exit 1
+	fi
+	echo "note: $1: driver QEMU test skipped (apt-get install qemu-system-x86 busybox-static linux-image-amd64)"
+	echo "driver qemu: 0 passed, 0 failed"
+	exit 0
+}
+command -v "$QEMU" >/dev/null 2>&1 || skip "no $QEMU"
+busybox=$(command -v busybox 2>/dev/null)
+[ -n "$busybox" ] && ldd "$busybox" 2>&1 | grep -q 'not a dynamic' || skip "no static busybox"
+if [ ! -f "$ko_path" ]; then
+	ko "no $ko_path: run make driver first"
+	echo "driver qemu: $pass passed, $fail failed"
+	exit 1
+fi
+# The kernel release quire.ko was built for; its image and modules must be installed.
+rel=$(modinfo -F vermagic "$ko_path" | cut -d' ' -f1)
+kernel=/boot/vmlinuz-$rel
+mods=/lib/modules/$rel
+[ -r "$kernel" ] && [ -f "$mods/modules.dep" ] || skip "no $kernel or $mods (quire.ko is for $rel)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/quire-qemu-XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+root=$work/root
+mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/lib/modules"
+
+# busybox and its applets.
+cp "$busybox" "$root/bin/busybox"
+for a in $("$busybox" --list); do
+	[ "$a" = busybox ] || ln -s busybox "$root/bin/$a"
+done
+cp "$here/init.sh" "$root/init"
+chmod 755 "$root/init"
+
+# quire.ko's dependencies (modinfo's depends) and theirs (modules.dep), deepest first, as
+# modprobe would load them. modules.dep names files; depends names modules ('-' is '_').
+deps=$(modinfo -F depends "$ko_path" | tr ',' ' ')
+order=$(awk -v want="$deps" '
+	function name(p) { sub(/.*\//, "", p); sub(/\.ko.*$/, "", p); gsub(/-/, "_", p); return p }
+	{ f = $1; sub(/:$/, "", f); file[name(f)] = f; line[name(f)] = $0 }
+	function add(n,   k, i, parts) {
+		if (n in seen) return
+		seen[n] = 1
+		if (!(n in line)) { print "MISSING " n; return }
+		k = split(line[n], parts, " ")
+		for (i = k; i >= 2; i--) add(name(parts[i]))
+		print file[n]
+	}
+	END { k = split(want, w, " "); for (i = 1; i <= k; i++) add(w[i]) }' "$mods/modules.dep")
+if echo "$order" | grep -q '^MISSING'; then
+	ko "modules.dep of $rel lacks: $(echo "$order" | sed -n 's/^MISSING //p' | tr '\n' ' ')"
+	echo "driver qemu: $pass passed, $fail failed"
+	exit 1
+fi
+: >"$root/modules.order"
+for f in $order; do
+	cp "$mods/$f" "$root/lib/modules/"
+	basename "$f" >>"$root/modules.order"
+done
+cp "$ko_path" "$root/quire.ko"
+
+# The ivshmem devices, none a quire card, and how each probe must end:
+# 1. 1 MiB of zeros, no register block: -ENODEV (19), before anything is set up;
+# 2. an ID block of interface major 2 at offset 0: -EPROTO (71), with the driver's message;
+# 3. 32 KiB, smaller than the register BAR the driver needs (64 KiB): -ENODEV.
+dd if=/dev/zero of="$work/shm1" bs=1024 count=1024 2>/dev/null
+{ printf '\001\000\102\121\000\000\002\000'; dd if=/dev/zero bs=1016 count=1 2>/dev/null; } >"$work/shm2"
+dd if=/dev/zero bs=1024 count=1023 2>/dev/null >>"$work/shm2"
+dd if=/dev/zero of="$work/shm3" bs=1024 count=32 2>/dev/null
+cat >"$root/test.conf" <<CONF
+QUIRE_IVSHMEM_N=3
+QUIRE_IVSHMEM_1=-19
+QUIRE_IVSHMEM_2=-71
+QUIRE_IVSHMEM_3=-19
+CONF
+devs=""
+i=0
+for size in 1M 1M 32K; do
+	i=$((i + 1))
+	devs="$devs -object memory-backend-file,id=shm$i,mem-path=$work/shm$i,size=$size,share=on"
+	devs="$devs -device ivshmem-plain,memdev=shm$i,addr=0x1$i"
+done
+
+(cd "$root" && find . | "$busybox" cpio -o -H newc 2>/dev/null | gzip -1) >"$work/initrd.gz"
+echo "initramfs: $(wc -c <"$work/initrd.gz") bytes; kernel $rel; helpers: $(tr '\n' ' ' <"$root/modules.order")"
+
+log=$work/console.log
+start=$(date +%s.%N)
+# shellcheck disable=SC2086
+timeout -k 5 "$QEMU_TIMEOUT" "$QEMU" -machine q35 -accel tcg -m 512 -nographic -no-reboot -nic none \
+	-kernel "$kernel" -initrd "$work/initrd.gz" \
+	-append "console=ttyS0 panic=-1 loglevel=4 quiet" $devs </dev/null >"$log" 2>&1
+rc=$?
+end=$(date +%s.%N)
+secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+tr -d '\r' <"$log" | grep '^guest: ' | sed 's/^guest: //' >"$work/results"
+grep -v -E '^(ok|FAIL) ' "$work/results"
+grep -E '^(ok|FAIL) ' "$work/results"
+pass=$((pass + $(grep -c '^ok ' "$work/results")))
+fail=$((fail + $(grep -c '^FAIL ' "$work/results")))
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	ko "QEMU killed after $QEMU_TIMEOUT s"
+elif grep -q '^done' "$work/results"; then
+	ok "the guest ran to the end and powered off (QEMU exit $rc), boot to poweroff $secs s"
+else
+	ko "the guest stopped before the end (QEMU exit $rc, $secs s)"
+fi
+# The kernel's own lines on the console (loglevel 4: errors and worse), not the guest's report.
+bad=$(tr -d '\r' <"$log" | grep -v '^guest: ' |
+	grep -E 'Kernel panic|BUG:|WARNING:|Oops|general protection|Call Trace' | head -5)
+if [ -z "$bad" ]; then
+	ok "console: no panic, BUG, Oops, general protection, Call Trace"
+else
+	ko "console: $bad"
+fi
+if [ "$fail" -ne 0 ]; then
+	echo "--- console (last 40 lines)"
+	tail -40 "$log"
+fi
+echo "driver qemu: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
