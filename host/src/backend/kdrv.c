@@ -304,8 +304,9 @@ static int kdrv_buf_alloc(struct quire_ctx *ctx, size_t bytes, void **p, uint64_
 	struct drm_quire_bo_info in;
 	memset(&in, 0, sizeof(in));
 	in.handle = cr.handle;
-	st = cr.handle == 0 || cr.handle >= KDRV_MAX_HANDLE ? QUIRE_ERR_RANGE
-							     : kioctl(k->fd, DRM_IOCTL_QUIRE_BO_INFO, &in);
+	st = cr.handle == 0 || cr.handle >= KDRV_MAX_HANDLE
+		 ? QUIRE_ERR_RANGE
+		 : kioctl(k->fd, DRM_IOCTL_QUIRE_BO_INFO, &in);
 	void *ptr = MAP_FAILED;
 	if (st == QUIRE_OK && in.size >= bytes && in.size <= SIZE_MAX) {
 		ptr = mmap(NULL, (size_t)in.size, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd,
