@@ -18,16 +18,27 @@ static const char info_help[] =
     "                     sim:PATH (a running quire-sim on socket PATH);\n"
     "                     sim:cluster (inside quire-cluster: this rank's card);\n"
     "                     sim:inproc (a card inside this process;\n"
-    "                     sim:inproc,net=DIR,addr=N with a network port)\n"
+    "                     sim:inproc,net=DIR,addr=N with a network port);\n"
+    "                     kdrv (the first card of the quire kernel driver),\n"
+    "                     kdrv:/dev/dri/renderDN, kdrv:pci:DDDD:BB:DD.F\n"
     "  -h, --help         this text\n";
 
 int cli_open(const char *cmd, const char *uri, struct quire_ctx **ctx)
 {
 	int st = quire_open(uri, ctx);
+	int kdrv = strncmp(uri, "kdrv", 4) == 0 && (uri[4] == '\0' || uri[4] == ':');
+	if (kdrv && st == QUIRE_ERR_NO_DEVICE)
+		return cli_fail("%s: backend '%s': %s (no render node of the quire kernel driver: "
+				"is quire.ko loaded, and libdrm.so.2 installed? driver/README.md)",
+				cmd, uri, quire_strerror(st));
+	if (kdrv && st == QUIRE_ERR_INVALID)
+		return cli_fail("%s: backend '%s': %s (kdrv URIs: kdrv, kdrv:/dev/dri/renderDN, "
+				"kdrv:pci:DDDD:BB:DD.F)",
+				cmd, uri, quire_strerror(st));
 	if (st == QUIRE_ERR_NO_DEVICE)
-		return cli_fail(
-		    "%s: backend '%s': %s (URIs: cpu, sim, sim:PATH, sim:cluster, sim:inproc)", cmd,
-		    uri, quire_strerror(st));
+		return cli_fail("%s: backend '%s': %s (URIs: cpu, sim, sim:PATH, sim:cluster, "
+				"sim:inproc, kdrv)",
+				cmd, uri, quire_strerror(st));
 	if (st)
 		return cli_fail("%s: backend '%s': %s", cmd, uri, quire_strerror(st));
 	return 0;

@@ -136,6 +136,17 @@ expect "a network directory that is not there" 1 "" -- "$Q" info --backend "sim:
 rmdir "$NET"
 expect "sim:inproc without libquire_sim: a clear error" 1 "no device found" -- env QUIRE_SIM_LIB=/nonexistent/libquire_sim.so "$Q" info --backend sim:inproc
 expect "sim:cluster outside quire-cluster" 1 "no device found" -- env -u QUIRE_CLUSTER_DIR "$Q" info --backend sim:cluster
+# kdrv: the kernel driver's cards. None here (the QEMU test loads the driver): a clear error
+# naming the driver, never an abort; nodes that are no quire card and bad URIs refused.
+if ! ls /sys/class/drm/renderD*/device/driver 2>/dev/null | xargs -r -n1 readlink | grep -q '/quire$'; then
+	expect "kdrv without a quire card: no device, the driver named" 1 "no device found (no render node of the quire kernel driver" -- "$Q" info --backend kdrv
+fi
+expect "kdrv:/dev/null is no DRM node" 1 "no device found" -- "$Q" info --backend kdrv:/dev/null
+expect "kdrv:/nonexistent" 1 "no device found" -- "$Q" info --backend kdrv:/nonexistent
+expect "kdrv by an empty PCI slot" 1 "no device found" -- "$Q" info --backend kdrv:pci:ffff:ff:1f.7
+expect "kdrv: a bad URI" 1 "invalid argument (kdrv URIs" -- "$Q" info --backend kdrv:renderD128
+expect "kdrv: a bad PCI slot" 1 "invalid argument" -- "$Q" selftest --backend kdrv:pci:0000:03:20.0
+expect "kdrv without libdrm: no device" 1 "no device found" -- env QUIRE_LIBDRM=/nonexistent/libdrm.so.2 "$Q" info --backend kdrv
 if command -v mpirun >/dev/null && [ -x "$(dirname "$Q")/quire-bench-allreduce" ]; then
 	# OpenMPI leaks at exit by design: leak checks off for its ranks (sanitizer builds).
 	expect "bench allreduce runs" 0 "quire bfp8" -- env ASAN_OPTIONS=detect_leaks=0 "$Q" bench allreduce --ranks 2 --max 256KiB --repeat 1

@@ -26,10 +26,11 @@ int quire_env_timeout_ms(void)
 	return v && *v && !*end && ms > 0 && ms <= (long)QUIRE_COMM_TIMEOUT_MAX_MS ? (int)ms : 0;
 }
 
-/* Every backend, by URI scheme; kdrv, xrt and opencl join here. */
+/* Every backend, by URI scheme; xrt and opencl join here. */
 static const struct quire_backend backends[] = {
     {"cpu", 0, quire_backend_cpu_open},
     {"sim", 1, quire_backend_sim_open},
+    {"kdrv", 1, quire_backend_kdrv_open},
 };
 
 int quire_open(const char *uri, struct quire_ctx **out)

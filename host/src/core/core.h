@@ -85,7 +85,7 @@ struct quire_req {
 
 /* Backends' constructors. */
 /*
- * The backends quire_open knows, by the scheme of a URI ("cpu", "sim", "sim:PATH"): open
+ * The backends quire_open knows, by the scheme of a URI ("cpu", "sim", "sim:PATH", "kdrv"): open
  * sets ctx->ops and ctx->priv; arg is what follows "scheme:", NULL for a bare scheme.
  */
 struct quire_backend {
@@ -95,6 +95,7 @@ struct quire_backend {
 };
 int quire_backend_cpu_open(struct quire_ctx *ctx, const char *arg);
 int quire_backend_sim_open(struct quire_ctx *ctx, const char *where);
+int quire_backend_kdrv_open(struct quire_ctx *ctx, const char *where);
 
 /* A backend reports a finished request. */
 void quire_req_complete(struct quire_req *req, int status, uint32_t result, uint32_t cycles,
