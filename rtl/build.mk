@@ -19,14 +19,16 @@ $(RTL_CARD_PKG): $(RTL_CARD_HEADERS) $(RTL_GEN_PKG)
 
 # The card top (rtl/card/): its IMEM and DMEM are placed and sized as firmware/link.ld
 # declares, read from its MEMORY lines ("IMEM (rx) : ORIGIN = 0x..., LENGTH = 32K").
-RTL_CARD_SRCS := $(RTL_CARD_PKG) $(RTL_CORE_SRCS) rtl/card/quire_card_ram.sv \
-	rtl/card/quire_card_bar.sv rtl/card/quire_card_ctl.sv rtl/card/quire_card_dma.sv \
+RTL_CARD_SRCS := $(RTL_CARD_PKG) $(RTLE_DIR)/quire_format_pkg.sv $(RTL_CORE_SRCS) \
+	$(RTLE_LANE_SRCS) rtl/engines/quire_quant_exp.sv rtl/engines/quire_quant_encode.sv \
+	rtl/engines/quire_quant_decode.sv rtl/card/quire_card_ram.sv rtl/card/quire_card_mem.sv \
+	rtl/card/quire_card_quant.sv rtl/card/quire_card_bar.sv rtl/card/quire_card_ctl.sv rtl/card/quire_card_dma.sv \
 	rtl/card/quire_card_top.sv
 rtl_fw_mem = $(shell sed -n 's/^[[:space:]]*$(1)[[:space:]].*ORIGIN = \(0x[0-9a-fA-F]*\), LENGTH = \([0-9]*\)K.*/\1 \2/p' \
 	firmware/link.ld | { read origin kib; printf -- '-G$(2)Base=%d -G$(2)Bytes=%d' $$origin $$((kib * 1024)); })
 RTL_CARD_PARAMS := $(call rtl_fw_mem,IMEM,Imem) $(call rtl_fw_mem,DMEM,Dmem)
 
-rtl-lint: $(RTL_CARD_PKG)
+rtl-lint: $(RTL_CARD_SRCS)
 	$(VERILATOR) --lint-only -Wall --top-module quire_rv32_core $(RTL_CORE_SRCS)
 	$(VERILATOR) --lint-only -Wall $(RTL_CARD_PARAMS) --top-module quire_card_top $(RTL_CARD_SRCS)
 .PHONY: rtl-lint

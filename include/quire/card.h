@@ -19,7 +19,9 @@
 #define QUIRE_CARD_BAR          0x10000000u
 #define QUIRE_CARD_CTL          0x10010000u
 #define QUIRE_CARD_DMA          0x10020000u
-#define QUIRE_CARD_ENGINE(kind) (0x10030000u + 0x1000u * ((kind)-1))
+#define QUIRE_CARD_ENGINES      0x10030000u /* engine kind 1's window; one per kind */
+#define QUIRE_CARD_ENGINE_BYTES 0x1000u
+#define QUIRE_CARD_ENGINE(kind) (QUIRE_CARD_ENGINES + QUIRE_CARD_ENGINE_BYTES * ((kind)-1))
 #define QUIRE_CARD_NET          0x10040000u
 #define QUIRE_CARD_SIM_IO       0x10050000u
 #define QUIRE_CARD_MEM          0x80000000u
@@ -106,7 +108,9 @@
  */
 #define QUIRE_ENGINE_CTRL     0x00
 #define QUIRE_ENGINE_RETURN   0x08
-#define QUIRE_ENGINE_ARG(i)   (0x10 + 8 * (i)) /* low word; high word at +4 */
+#define QUIRE_ENGINE_ARG0     0x10
+#define QUIRE_ENGINE_ARG_STEP 8
+#define QUIRE_ENGINE_ARG(i)   (QUIRE_ENGINE_ARG0 + QUIRE_ENGINE_ARG_STEP * (i)) /* low word; high word at +4 */
 #define QUIRE_ENGINE_START    1u
 #define QUIRE_ENGINE_DONE     2u
 #define QUIRE_ENGINE_IDLE     4u

@@ -99,7 +99,9 @@ enum quire_board {
 /* Engines block (version 1.0): one 16-byte record per engine from 0x20. */
 #define QUIRE_RB_ENGINES_VERSION QUIRE_RB_MAKE_VERSION(1, 0)
 #define QUIRE_ENG_COUNT          0x10
-#define QUIRE_ENG_RECORD(i)      (0x20 + 0x10 * (i))
+#define QUIRE_ENG_RECORD0        0x20
+#define QUIRE_ENG_RECORD_STEP    0x10
+#define QUIRE_ENG_RECORD(i)      (QUIRE_ENG_RECORD0 + QUIRE_ENG_RECORD_STEP * (i))
 #define QUIRE_ENG_KIND           0x0 /* enum quire_engine_kind */
 #define QUIRE_ENG_STATE          0x4 /* 0 idle, 1 busy */
 #define QUIRE_ENG_OPS            0x8 /* operations completed */

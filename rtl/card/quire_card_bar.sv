@@ -22,7 +22,8 @@ module quire_card_bar
   parameter logic [63:0] MemBytes  = 64'h0800_0000,
   parameter logic [31:0] ClockHz   = 32'd250_000_000,
   parameter logic [31:0] Caps      = 32'd0,
-  parameter logic [63:0] HwBuildId = 64'd0
+  parameter logic [63:0] HwBuildId = 64'd0,
+  parameter int unsigned NumEngines = 1  // engines of kinds 1..NumEngines (ENGINES records)
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -45,6 +46,10 @@ module quire_card_bar
   input  logic        irq_raise_i,
   input  logic [31:0] irq_causes_i,
   input  logic [63:0] cycles_i,
+  // Each engine's statistics, written into its ENGINES record when it is done.
+  input  logic [NumEngines-1:0]       eng_done_i,
+  input  logic [NumEngines-1:0][31:0] eng_ops_i,
+  input  logic [NumEngines-1:0][31:0] eng_cycles_i,
   output logic [31:0] queue_epoch_o,
   output logic        irq_o
 );
@@ -166,7 +171,11 @@ module quire_card_bar
     w[word(RbId, ID_MEM_LO)]        = MemBytes[31:0];
     w[word(RbId, ID_MEM_HI)]        = MemBytes[63:32];
     w[word(RbId, ID_CLOCK_HZ)]      = ClockHz;
-    // No engines and no network port yet: ENGINES counts 0, the one port's link is down.
+    // The engines of kinds 1..NumEngines; no network port yet: the one port's link is down.
+    w[word(RbEngines, ENG_COUNT)]   = NumEngines;
+    for (int unsigned i = 0; i < NumEngines; i++) begin
+      w[word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_KIND)] = i + 1;
+    end
     w[word(RbNetport, NET_COUNT)]   = 32'd1;
     return w;
   endfunction
@@ -179,6 +188,12 @@ module quire_card_bar
     if (irq_raise_i) bar_d[word(RbIrq, IRQ_COUNT)] = bar_q[word(RbIrq, IRQ_COUNT)] + 32'd1;
     if (irq_raise_i || host_irq_clear) bar_d[word(RbIrq, IRQ_STATUS)] = irq_status_d;
     if (host_irq_mask) bar_d[word(RbIrq, IRQ_MASK)] = host_wdata_i;
+    for (int unsigned i = 0; i < NumEngines; i++) begin
+      if (eng_done_i[i]) begin
+        bar_d[word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_OPS)]    = eng_ops_i[i];
+        bar_d[word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_CYCLES)] = eng_cycles_i[i];
+      end
+    end
     if (host_queue_store) bar_d[host_addr_i[10:2]] = host_wdata_i;
     if (host_queue_ctrl) begin
       bar_d[word(host_block, Q_CTRL)]     = host_wdata_i & Q_CTRL_ENABLE;

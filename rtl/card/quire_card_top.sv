@@ -2,7 +2,8 @@
 // The card: the rv32im control core, its IMEM and DMEM (placed and sized as
 // firmware/link.ld declares: the build passes them as parameters), card
 // memory, the BAR0 register blocks the host sees, the firmware's control
-// block, the DMA mover to host memory, the network port (link down for now),
+// block, the DMA mover to host memory, the QUANT engine (quire_card_quant,
+// over a wide port of card memory), the network port (link down for now),
 // the interrupt line to the host, and a simulation I/O page (console,
 // sim-exit). The core's data port reaches everything at the addresses of
 // include/quire/card.h; any other address, a store to IMEM or a fetch outside
@@ -78,6 +79,9 @@ module quire_card_top
   localparam int unsigned ImemBits  = $clog2(ImemWords);
   localparam int unsigned DmemBits  = $clog2(DmemWords);
   localparam int unsigned MemBits   = $clog2(MemWords);
+  localparam int unsigned MemLines  = MemBytes / 64;
+  localparam int unsigned LineBits  = $clog2(MemLines);
+  localparam int unsigned NumEngines = 1;  // QUANT (kind 1); REDUCE and MLP not yet
 
   localparam logic [31:0] CtlBytes   = 32'h100;
   localparam logic [31:0] DmaBytes   = 32'h20;
@@ -123,13 +127,14 @@ module quire_card_top
 
   // ---- the data port's address map (offsets wrap, so a base of 0 needs no special case)
   logic [31:0] imem_offset, dmem_offset, bar_offset, ctl_offset, dma_offset, net_offset;
-  logic [31:0] sim_offset, mem_offset, fetch_offset, load_imem_offset, load_dmem_offset;
+  logic [31:0] eng_offset, sim_offset, mem_offset, fetch_offset, load_imem_offset, load_dmem_offset;
   assign imem_offset      = data_addr - ImemBase;
   assign dmem_offset      = data_addr - DmemBase;
   assign bar_offset       = data_addr - CARD_BAR;
   assign ctl_offset       = data_addr - CARD_CTL;
   assign dma_offset       = data_addr - CARD_DMA;
   assign net_offset       = data_addr - CARD_NET;
+  assign eng_offset       = data_addr - CARD_ENGINES;
   assign sim_offset       = data_addr - CARD_SIM_IO;
   assign mem_offset       = data_addr - CARD_MEM;
   assign fetch_offset     = instr_addr - ImemBase;
@@ -144,6 +149,7 @@ module quire_card_top
     REGION_CTL,
     REGION_DMA,
     REGION_NET,
+    REGION_QUANT,
     REGION_SIM_IO,
     REGION_MEM
   } region_e;
@@ -156,6 +162,7 @@ module quire_card_top
     else if (ctl_offset < CtlBytes)          region = REGION_CTL;
     else if (dma_offset < DmaBytes)          region = REGION_DMA;
     else if (net_offset < NetBytes)          region = REGION_NET;
+    else if (eng_offset < CARD_ENGINE_BYTES * NumEngines) region = REGION_QUANT;
     else if (sim_offset < SimIoBytes)        region = REGION_SIM_IO;
     else if (mem_offset < MemBytes)          region = REGION_MEM;
     else                                     region = REGION_NONE;
@@ -164,12 +171,13 @@ module quire_card_top
   logic data_fault;
   assign data_fault = region == REGION_NONE || (region == REGION_IMEM && data_we);
 
-  logic imem_req, dmem_req, bar_req, ctl_req, dma_req, sim_write, mem_req;
+  logic imem_req, dmem_req, bar_req, ctl_req, dma_req, quant_req, sim_write, mem_req;
   assign imem_req  = data_req && region == REGION_IMEM && !data_we;
   assign dmem_req  = data_req && region == REGION_DMEM;
   assign bar_req   = data_req && region == REGION_BAR;
   assign ctl_req   = data_req && region == REGION_CTL;
   assign dma_req   = data_req && region == REGION_DMA;
+  assign quant_req = data_req && region == REGION_QUANT;
   assign sim_write = data_req && data_we && region == REGION_SIM_IO;
   assign mem_req   = data_req && region == REGION_MEM;
 
@@ -217,15 +225,18 @@ module quire_card_top
   );
 
   // ---- BAR blocks, control block, DMA mover
-  logic [31:0] bar_fw_rdata, ctl_rdata, dma_rdata, queue_epoch, irq_causes;
+  logic [31:0] bar_fw_rdata, ctl_rdata, dma_rdata, quant_rdata, queue_epoch, irq_causes;
+  logic [NumEngines-1:0]       eng_done;
+  logic [NumEngines-1:0][31:0] eng_ops, eng_cycles;
   logic [63:0] cycles;
   logic        host_event, irq_raise;
 
   quire_card_bar #(
     .MemBytes  (64'(MemBytes)),
     .ClockHz   (ClockHz),
-    .Caps      (32'd0),  // no engines and no network port yet
-    .HwBuildId (HwBuildId)
+    .Caps       (CAP_CODEC),  // the QUANT engine; no REDUCE, MLP or network port yet
+    .HwBuildId  (HwBuildId),
+    .NumEngines (NumEngines)
   ) u_bar (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -243,6 +254,9 @@ module quire_card_top
     .irq_raise_i   (irq_raise),
     .irq_causes_i  (irq_causes),
     .cycles_i      (cycles),
+    .eng_done_i    (eng_done),
+    .eng_ops_i     (eng_ops),
+    .eng_cycles_i  (eng_cycles),
     .queue_epoch_o (queue_epoch),
     .irq_o         (irq_o)
   );
@@ -296,9 +310,37 @@ module quire_card_top
     .host_rdata_i    (host_rdata_i)
   );
 
-  // ---- card memory: the core's data port and the DMA mover, each a port of its own
+  // ---- the QUANT engine: its register window and a line-wide port of card memory
+  logic                qmem_req, qmem_we;
+  logic [63:0]         qmem_be;
+  logic [LineBits-1:0] qmem_line;
+  logic [511:0]        qmem_wdata, qmem_rdata;
+
+  quire_card_quant #(
+    .MemBytes (64'(MemBytes)),
+    .LineBits (LineBits)
+  ) u_quant (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .req_i       (quant_req),
+    .we_i        (data_we),
+    .addr_i      (eng_offset[11:0]),
+    .wdata_i     (data_wdata),
+    .rdata_o     (quant_rdata),
+    .mem_req_o   (qmem_req),
+    .mem_we_o    (qmem_we),
+    .mem_be_o    (qmem_be),
+    .mem_line_o  (qmem_line),
+    .mem_wdata_o (qmem_wdata),
+    .mem_rdata_i (qmem_rdata),
+    .done_o      (eng_done[0]),
+    .ops_o       (eng_ops[0]),
+    .cycles_o    (eng_cycles[0])
+  );
+
+  // ---- card memory: the core's data port, the DMA mover and the engine, each a port of its own
   logic [31:0] mem_rdata;
-  quire_card_ram #(.Words(MemWords)) u_mem (
+  quire_card_mem #(.Lines(MemLines)) u_mem (
     .clk_i     (clk_i),
     .a_req_i   (mem_req),
     .a_we_i    (data_we),
@@ -311,7 +353,13 @@ module quire_card_top
     .b_be_i    (dma_mem_be),
     .b_index_i (dma_mem_addr[MemBits+1:2]),
     .b_wdata_i (dma_mem_wdata),
-    .b_rdata_o (dma_mem_rdata)
+    .b_rdata_o (dma_mem_rdata),
+    .c_req_i   (qmem_req),
+    .c_we_i    (qmem_we),
+    .c_be_i    (qmem_be),
+    .c_line_i  (qmem_line),
+    .c_wdata_i (qmem_wdata),
+    .c_rdata_o (qmem_rdata)
   );
 
   // ---- the core's wake-up: a host write is an event until a wait (WFI) takes it
@@ -352,6 +400,7 @@ module quire_card_top
           REGION_BAR: reg_rdata_q <= bar_fw_rdata;
           REGION_CTL: reg_rdata_q <= ctl_rdata;
           REGION_DMA: reg_rdata_q <= dma_rdata;
+          REGION_QUANT: reg_rdata_q <= quant_rdata;
           default:    reg_rdata_q <= 32'd0;
         endcase
       end
@@ -370,7 +419,7 @@ module quire_card_top
   // Only the offsets' index bits and range checks are used.
   logic unused_bits;
   assign unused_bits = ^{imem_offset, dmem_offset, bar_offset[31:16], ctl_offset[31:8],
-                         dma_offset[31:5], net_offset, sim_offset, mem_offset, fetch_offset,
+                         dma_offset[31:5], net_offset, eng_offset[31:12], sim_offset, mem_offset, fetch_offset,
                          load_imem_offset, load_dmem_offset, dmem_unused_rdata, dma_mem_addr};
 
 endmodule

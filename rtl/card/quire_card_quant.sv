@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: MIT
+// The QUANT engine as the firmware drives it (firmware/engines.c): the
+// register window of include/quire/card.h (CTRL start/done/idle, RETURN, one
+// 64-bit register per argument, QUIRE_QUANT_ARG_*), the argument checks of
+// sim/emu/emu.c run_quant and quire_quant_top (hls/quant.c) in their order,
+// with the same statuses, and a mover that streams card memory through the
+// datapaths of rtl/engines/ in beats of 16 elements (512 bits):
+//   EXPONENTS: x (and resid) -> quire_quant_exp -> one exponent byte a block;
+//   ENCODE:    x (and resid), the block's exponent -> quire_quant_encode -> q
+//              (16 bytes a beat for bfp8, 32 for bfp16 and fp16), resid;
+//   DECODE:    q, the block's exponent -> quire_quant_decode -> y (64 bytes);
+//              fp32 values are copied (mean_w <= 1).
+// Before ENCODE and DECODE of bfp, every block exponent is checked (>= -126,
+// else QUIRE_ERR_RANGE with nothing written), as quire_bfp_exponents_valid.
+// Card memory is reached a line (64 bytes) a cycle through a wide port: a read
+// at any byte address takes its line and the next, a write its line and, when
+// it crosses, the next, with byte enables; a short last beat writes only its
+// elements. One beat at a time: read, compute, write (not yet overlapped).
+// Where the emu differs: it does not model mean_w > 1 here (the mean's fp32
+// division): QUIRE_ERR_NOT_SUPPORTED; EXPONENTS of a format without exponents
+// (the emu writes through a null pointer; the firmware never asks):
+// QUIRE_ERR_FORMAT. The cycles reported (ENGINES record, CYCLES) are the
+// cycles from START to DONE, not the emu's estimate.
+module quire_card_quant
+  import quire_card_pkg::*;
+  import quire_format_pkg::*;
+#(
+  parameter logic [63:0] MemBytes = 64'h0800_0000,
+  parameter int unsigned LineBits = 21
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+
+  // The register window (an offset in it): read data in the cycle of the request.
+  input  logic                req_i,
+  input  logic                we_i,
+  input  logic [11:0]         addr_i,
+  input  logic [31:0]         wdata_i,
+  output logic [31:0]         rdata_o,
+
+  // Card memory, a line a cycle, read data a cycle later.
+  output logic                mem_req_o,
+  output logic                mem_we_o,
+  output logic [63:0]         mem_be_o,
+  output logic [LineBits-1:0] mem_line_o,
+  output logic [511:0]        mem_wdata_o,
+  input  logic [511:0]        mem_rdata_i,
+
+  // Statistics for the ENGINES record: a pulse at DONE, operations and busy cycles so far.
+  output logic                done_o,
+  output logic [31:0]         ops_o,
+  output logic [31:0]         cycles_o
+);
+
+  localparam int unsigned NumArgs = ENGINE_MAX_ARGS;
+
+  // ---- the register window (emu.c hal_read / hal_write of an engine)
+  logic [63:0] args_q [NumArgs];
+  logic [31:0] ctrl_q, ret_q;
+  logic        start;
+  logic [11:0] arg_off;
+  logic [3:0]  arg_idx;
+  logic        arg_hit;
+  assign arg_off = addr_i - 12'(ENGINE_ARG0);
+  assign arg_idx = 4'(arg_off / 12'(ENGINE_ARG_STEP));
+  assign arg_hit = {20'd0, addr_i} >= ENGINE_ARG0 &&
+                   {20'd0, addr_i} < ENGINE_ARG0 + ENGINE_ARG_STEP * ENGINE_MAX_ARGS;
+  assign start   = req_i && we_i && {20'd0, addr_i} == ENGINE_CTRL && (wdata_i & ENGINE_START) != 0;
+
+  always_comb begin : read_regs
+    if ({20'd0, addr_i} == ENGINE_CTRL)        rdata_o = ctrl_q;
+    else if ({20'd0, addr_i} == ENGINE_RETURN) rdata_o = ret_q;
+    else if (arg_hit)                          rdata_o = addr_i[2] ? args_q[arg_idx][63:32]
+                                                                   : args_q[arg_idx][31:0];
+    else                                       rdata_o = 32'hffff_ffff;
+  end
+
+  // ---- the arguments, as run_quant reads them
+  logic [31:0] op, fmt, vf, flags, n, mean_w;
+  logic [63:0] a_x, a_resid, a_exp, a_q, a_y;
+  assign op      = args_q[QUANT_ARG_OP][31:0];
+  assign fmt     = args_q[QUANT_ARG_FMT][31:0];
+  assign vf      = args_q[QUANT_ARG_VAL_FMT][31:0];
+  assign flags   = args_q[QUANT_ARG_FLAGS][31:0];
+  assign n       = args_q[QUANT_ARG_N][31:0];
+  assign mean_w  = args_q[QUANT_ARG_MEAN_W][31:0];
+  assign a_x     = args_q[QUANT_ARG_X];
+  assign a_resid = args_q[QUANT_ARG_RESID];
+  assign a_exp   = args_q[QUANT_ARG_EXP];
+  assign a_q     = args_q[QUANT_ARG_Q];
+  assign a_y     = args_q[QUANT_ARG_Y];
+
+  // quire_fw_format_bytes (firmware/validate.c)
+  function automatic logic [63:0] format_bytes(logic [31:0] f);
+    case (f)
+      QUIRE_FMT_INT64:                                    return 64'd8;
+      QUIRE_FMT_FP32, QUIRE_FMT_INT32:                    return 64'd4;
+      QUIRE_FMT_FP16, QUIRE_FMT_BFP16, QUIRE_FMT_INT16:   return 64'd2;
+      QUIRE_FMT_BFP8, QUIRE_FMT_INT8:                     return 64'd1;
+      default:                                            return 64'd0;
+    endcase
+  endfunction
+
+  // emu.c card_ptr: [off, off + bytes) inside card memory, off aligned.
+  function automatic logic in_mem(logic [63:0] off, logic [63:0] bytes, logic [63:0] align);
+    return !(off > MemBytes || bytes > MemBytes - off || (off & (align - 64'd1)) != 64'd0);
+  endfunction
+
+  logic        is_exp, is_enc, is_dec, bfp, ef, fmt_fp16, fmt_fp32, vf_int;
+  logic [63:0] n64, blocks;
+  assign is_exp   = op == QUANT_OP_EXPONENTS;
+  assign is_enc   = op == QUANT_OP_ENCODE;
+  assign is_dec   = op == QUANT_OP_DECODE;
+  assign bfp      = fmt == QUIRE_FMT_BFP8 || fmt == QUIRE_FMT_BFP16;
+  assign ef       = (flags & QUANT_F_EF) != 0;
+  assign fmt_fp16 = fmt == QUIRE_FMT_FP16;
+  assign fmt_fp32 = fmt == QUIRE_FMT_FP32;
+  assign vf_int   = vf == QUIRE_FMT_INT8 || vf == QUIRE_FMT_INT16 || vf == QUIRE_FMT_INT32;
+  assign n64      = {32'd0, n};
+  assign blocks   = (n64 + 64'd63) >> 6;
+
+  // The status before any data moves, and whether the exponents are checked first.
+  logic [31:0] check_status;
+  always_comb begin : check
+    check_status = OK;
+    if (!is_dec && !in_mem(a_x, 64'd4 * n64, 64'd4))                      check_status = ERR_RANGE;
+    else if (!is_dec && ef && !in_mem(a_resid, 64'd4 * n64, 64'd4))       check_status = ERR_RANGE;
+    else if (bfp && !in_mem(a_exp, blocks, 64'd1))                        check_status = ERR_RANGE;
+    else if (is_enc && !in_mem(a_q, n64 * format_bytes(fmt), 64'd1))      check_status = ERR_RANGE;
+    else if (is_dec && (!in_mem(a_q, n64 * format_bytes(vf), 64'd1) ||
+                        !in_mem(a_y, 64'd4 * n64, 64'd4)))                check_status = ERR_RANGE;
+    else if (is_exp && !bfp)                                              check_status = ERR_FORMAT;
+    else if (is_enc && !bfp && !fmt_fp16)                                 check_status = ERR_FORMAT;
+    else if (is_dec && fmt_fp16 && vf != QUIRE_FMT_FP16)                  check_status = ERR_FORMAT;
+    else if (is_dec && fmt_fp32 && vf != QUIRE_FMT_FP32)                  check_status = ERR_FORMAT;
+    else if (is_dec && !fmt_fp16 && !fmt_fp32 && !(bfp && vf_int))        check_status = ERR_FORMAT;
+    else if (is_dec && mean_w > 32'd1)                                    check_status = ERR_NOT_SUPPORTED;
+    else if (!is_exp && !is_enc && !is_dec)                               check_status = ERR_OPCODE;
+  end
+
+  // ---- the mover
+  typedef enum logic [4:0] {
+    S_IDLE, S_CHECK, S_VALID, S_VALID_CHK, S_BEAT, S_GOT_A, S_GOT_R, S_NEED_E, S_GOT_E,
+    S_FEED, S_WAIT, S_OUT1, S_OUT2, S_NEXT, S_DONE, S_RD0, S_RD1, S_RD2, S_WR0, S_WR1
+  } state_e;
+
+  state_e      state_q, ret_state_q;
+  logic [31:0] status_q, cycles_q, ops_q, busy_q;
+  logic [31:0] beat_q, vblock_q;           // beat index; exponent-check cursor
+  logic [31:0] rd_addr_q, wr_addr_q;
+  logic [6:0]  wr_bytes_q;
+  logic [511:0] rd_buf_q, lo_q, a_buf_q, r_buf_q, wr_data_q, o_buf_q, o_resid_q;
+  logic signed [7:0] e_q, o_exp_q;
+
+  logic [31:0] i0, lanes, left;
+  logic [31:0] eb, vb;                     // bytes of a q element (encode), of a value (decode)
+  assign i0    = beat_q << 4;
+  assign left  = n - i0;
+  assign lanes = left > 32'd16 ? 32'd16 : left;
+  assign eb    = 32'(format_bytes(fmt));
+  assign vb    = 32'(format_bytes(vf));
+
+  logic block_last;
+  assign block_last = beat_q[1:0] == 2'd3 || left <= 32'd16;
+
+  logic [15:0] keep;
+  assign keep = lanes >= 32'd16 ? 16'hffff : 16'((32'd1 << lanes) - 32'd1);
+
+  // The datapaths.
+  logic              exp_in_valid, exp_in_ready, exp_out_valid;
+  logic signed [7:0] exp_out;
+  logic              enc_in_valid, enc_in_ready, enc_out_valid;
+  logic [255:0]      enc_q;
+  logic [511:0]      enc_resid;
+  logic              dec_in_valid, dec_in_ready, dec_out_valid;
+  logic [511:0]      dec_y;
+
+  assign exp_in_valid = state_q == S_FEED && is_exp;
+  assign enc_in_valid = state_q == S_FEED && is_enc;
+  assign dec_in_valid = state_q == S_FEED && is_dec && !fmt_fp32;
+
+  quire_quant_exp u_exp (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .ef_i        (ef),
+    .in_valid_i  (exp_in_valid),
+    .in_ready_o  (exp_in_ready),
+    .in_x_i      (a_buf_q),
+    .in_resid_i  (r_buf_q),
+    .in_keep_i   (keep),
+    .in_last_i   (block_last),
+    .out_valid_o (exp_out_valid),
+    .out_ready_i (1'b1),
+    .out_exp_o   (exp_out)
+  );
+
+  quire_quant_encode u_enc (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .fmt_i       (fmt[3:0]),
+    .ef_i        (ef && bfp),
+    .in_valid_i  (enc_in_valid),
+    .in_ready_o  (enc_in_ready),
+    .in_x_i      (a_buf_q),
+    .in_resid_i  (r_buf_q),
+    .in_exp_i    (e_q),
+    .out_valid_o (enc_out_valid),
+    .out_ready_i (1'b1),
+    .out_q_o     (enc_q),
+    .out_resid_o (enc_resid)
+  );
+
+  quire_quant_decode u_dec (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .fmt_i       (fmt[3:0]),
+    .val_fmt_i   (vf[3:0]),
+    .in_valid_i  (dec_in_valid),
+    .in_ready_o  (dec_in_ready),
+    .in_vals_i   (a_buf_q),
+    .in_exp_i    (e_q),
+    .out_valid_o (dec_out_valid),
+    .out_ready_i (1'b1),
+    .out_y_o     (dec_y)
+  );
+
+  logic fed;
+  assign fed = is_exp ? exp_in_ready : is_enc ? enc_in_ready : (fmt_fp32 || dec_in_ready);
+
+  // A read of 64 bytes at any byte address: its line, then the next.
+  logic [5:0]    rd_off, wr_off;
+  logic [1023:0] rd_pair, wr_pair;
+  logic [127:0]  wr_mask;
+  assign rd_off  = rd_addr_q[5:0];
+  assign wr_off  = wr_addr_q[5:0];
+  assign rd_pair = {mem_rdata_i, lo_q} >> (10'd8 * 10'(rd_off));
+  assign wr_pair = {512'd0, wr_data_q} << (10'd8 * 10'(wr_off));
+  assign wr_mask = ((128'd1 << wr_bytes_q) - 128'd1) << wr_off;
+
+  always_comb begin : mem_port
+    mem_req_o   = 1'b0;
+    mem_we_o    = 1'b0;
+    mem_be_o    = 64'd0;
+    mem_line_o  = rd_addr_q[LineBits+5:6];
+    mem_wdata_o = wr_pair[511:0];
+    unique case (state_q)
+      S_RD0: mem_req_o = 1'b1;
+      S_RD1: begin
+        mem_req_o  = rd_off != 6'd0;
+        mem_line_o = rd_addr_q[LineBits+5:6] + 1'b1;
+      end
+      S_WR0: begin
+        mem_req_o  = 1'b1;
+        mem_we_o   = 1'b1;
+        mem_be_o   = wr_mask[63:0];
+        mem_line_o = wr_addr_q[LineBits+5:6];
+      end
+      S_WR1: begin
+        mem_req_o   = 1'b1;
+        mem_we_o    = 1'b1;
+        mem_be_o    = wr_mask[127:64];
+        mem_line_o  = wr_addr_q[LineBits+5:6] + 1'b1;
+        mem_wdata_o = wr_pair[1023:512];
+      end
+      default: ;
+    endcase
+  end
+
+  // The bytes of the exponent check: a byte below ZERO among the first `count`.
+  logic        exps_bad;
+  logic [63:0] vleft;
+  assign vleft = blocks - {32'd0, vblock_q};
+  always_comb begin : exp_check
+    exps_bad = 1'b0;
+    for (int unsigned j = 0; j < 64; j++) begin
+      if (64'(j) < vleft && $signed(rd_buf_q[8*j +: 8]) < 8'(QUIRE_BFP_EXP_ZERO)) exps_bad = 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : regs
+    if (!rst_ni) begin
+      for (int unsigned i = 0; i < NumArgs; i++) args_q[i] <= 64'd0;
+      ctrl_q      <= 32'd0;
+      ret_q       <= 32'd0;
+      state_q     <= S_IDLE;
+      ret_state_q <= S_IDLE;
+      status_q    <= 32'd0;
+      cycles_q    <= 32'd0;
+      ops_q       <= 32'd0;
+      busy_q      <= 32'd0;
+      beat_q      <= 32'd0;
+      vblock_q    <= 32'd0;
+      rd_addr_q   <= 32'd0;
+      wr_addr_q   <= 32'd0;
+      wr_bytes_q  <= 7'd0;
+      rd_buf_q    <= '0;
+      lo_q        <= '0;
+      a_buf_q     <= '0;
+      r_buf_q     <= '0;
+      wr_data_q   <= '0;
+      o_buf_q     <= '0;
+      o_resid_q   <= '0;
+      e_q         <= 8'sd0;
+      o_exp_q     <= 8'sd0;
+      done_o      <= 1'b0;
+    end else begin
+      done_o <= 1'b0;
+      if (req_i && we_i && arg_hit && state_q == S_IDLE) begin
+        if (addr_i[2]) args_q[arg_idx][63:32] <= wdata_i;
+        else           args_q[arg_idx][31:0]  <= wdata_i;
+      end
+      if (state_q != S_IDLE) busy_q <= busy_q + 32'd1;
+      unique case (state_q)
+        S_IDLE: if (start) begin
+          ctrl_q   <= 32'd0;
+          busy_q   <= 32'd1;
+          beat_q   <= 32'd0;
+          vblock_q <= 32'd0;
+          state_q  <= S_CHECK;
+        end
+        S_CHECK: begin
+          status_q <= check_status;
+          if (check_status != OK) state_q <= S_DONE;
+          else if (bfp && !is_exp && blocks != 64'd0) state_q <= S_VALID;
+          else state_q <= S_BEAT;
+        end
+        S_VALID: begin
+          rd_addr_q   <= a_exp[31:0] + vblock_q;
+          ret_state_q <= S_VALID_CHK;
+          state_q     <= S_RD0;
+        end
+        S_VALID_CHK: begin
+          if (exps_bad) begin
+            status_q <= ERR_RANGE;
+            state_q  <= S_DONE;
+          end else if (vleft <= 64'd64) begin
+            state_q <= S_BEAT;
+          end else begin
+            vblock_q <= vblock_q + 32'd64;
+            state_q  <= S_VALID;
+          end
+        end
+        S_BEAT: begin
+          if (i0 >= n || beat_q[31:28] != 4'd0) begin
+            state_q <= S_DONE;
+          end else begin
+            rd_addr_q   <= is_dec ? a_q[31:0] + i0 * vb : a_x[31:0] + (i0 << 2);
+            ret_state_q <= S_GOT_A;
+            state_q     <= S_RD0;
+          end
+        end
+        S_GOT_A: begin
+          a_buf_q <= rd_buf_q;
+          if (!is_dec && ef && (is_exp || bfp)) begin
+            rd_addr_q   <= a_resid[31:0] + (i0 << 2);
+            ret_state_q <= S_GOT_R;
+            state_q     <= S_RD0;
+          end else begin
+            state_q <= S_NEED_E;
+          end
+        end
+        S_GOT_R: begin
+          r_buf_q <= rd_buf_q;
+          state_q <= S_NEED_E;
+        end
+        S_NEED_E: begin
+          if (bfp && !is_exp) begin
+            rd_addr_q   <= a_exp[31:0] + (beat_q >> 2);
+            ret_state_q <= S_GOT_E;
+            state_q     <= S_RD0;
+          end else begin
+            state_q <= S_FEED;
+          end
+        end
+        S_GOT_E: begin
+          e_q     <= $signed(rd_buf_q[7:0]);
+          state_q <= S_FEED;
+        end
+        S_FEED: if (fed) begin
+          if (is_dec && fmt_fp32) begin
+            o_buf_q <= a_buf_q;
+            state_q <= S_OUT1;
+          end else if (is_exp && !block_last) begin
+            state_q <= S_NEXT;
+          end else begin
+            state_q <= S_WAIT;
+          end
+        end
+        S_WAIT: begin
+          if (exp_out_valid) begin
+            o_exp_q <= exp_out;
+            state_q <= S_OUT1;
+          end else if (enc_out_valid) begin
+            o_buf_q   <= {256'd0, enc_q};
+            o_resid_q <= enc_resid;
+            state_q   <= S_OUT1;
+          end else if (dec_out_valid) begin
+            o_buf_q <= dec_y;
+            state_q <= S_OUT1;
+          end
+        end
+        S_OUT1: begin
+          ret_state_q <= S_OUT2;
+          state_q     <= S_WR0;
+          if (is_exp) begin
+            wr_addr_q  <= a_exp[31:0] + (beat_q >> 2);
+            wr_data_q  <= {504'd0, o_exp_q};
+            wr_bytes_q <= 7'd1;
+          end else if (is_enc) begin
+            wr_addr_q  <= a_q[31:0] + i0 * eb;
+            wr_data_q  <= o_buf_q;
+            wr_bytes_q <= 7'(lanes * eb);
+          end else begin
+            wr_addr_q  <= a_y[31:0] + (i0 << 2);
+            wr_data_q  <= o_buf_q;
+            wr_bytes_q <= 7'(lanes << 2);
+          end
+        end
+        S_OUT2: begin
+          if (is_enc && ef && bfp) begin
+            wr_addr_q   <= a_resid[31:0] + (i0 << 2);
+            wr_data_q   <= o_resid_q;
+            wr_bytes_q  <= 7'(lanes << 2);
+            ret_state_q <= S_NEXT;
+            state_q     <= S_WR0;
+          end else begin
+            state_q <= S_NEXT;
+          end
+        end
+        S_NEXT: begin
+          beat_q  <= beat_q + 32'd1;
+          state_q <= S_BEAT;
+        end
+        S_DONE: begin
+          ret_q    <= status_q;
+          ctrl_q   <= ENGINE_DONE | ENGINE_IDLE;
+          ops_q    <= ops_q + 32'd1;
+          cycles_q <= cycles_q + busy_q;
+          done_o   <= 1'b1;
+          state_q  <= S_IDLE;
+        end
+        S_RD0: state_q <= S_RD1;
+        S_RD1: begin
+          lo_q <= mem_rdata_i;
+          if (rd_off == 6'd0) begin
+            rd_buf_q <= mem_rdata_i;
+            state_q  <= ret_state_q;
+          end else begin
+            state_q <= S_RD2;
+          end
+        end
+        S_RD2: begin
+          rd_buf_q <= rd_pair[511:0];
+          state_q  <= ret_state_q;
+        end
+        S_WR0: state_q <= wr_mask[127:64] != 64'd0 ? S_WR1 : ret_state_q;
+        S_WR1: state_q <= ret_state_q;
+        default: state_q <= S_IDLE;
+      endcase
+    end
+  end
+
+  assign ops_o    = ops_q;
+  assign cycles_o = cycles_q;
+
+  logic unused_bits;
+  assign unused_bits = ^{arg_off[2:0], rd_pair[1023:512], a_x[63:32], a_resid[63:32],
+                         a_exp[63:32], a_q[63:32], a_y[63:32], rd_addr_q[31:LineBits+6],
+                         wr_addr_q[31:LineBits+6], vf[31:4], fmt[31:4], eb, vb};
+
+endmodule
