@@ -6,7 +6,8 @@ Usage: rtl_report.py [--timeout S] [--work DIR] [--out FILE]
                      --top NAME SRC... [--top NAME SRC...] [--param TOP:NAME=VALUE]...
 
 Each top is synthesized on its own by `yosys -p 'synth_xilinx -family xcup -noiopad
--top TOP; stat'` (UltraScale+; no I/O buffers: a block inside a shell, not a chip),
+-flatten -top TOP; stat'` (UltraScale+; hierarchy flattened, so a top's figures
+include its submodules; no I/O buffers: a block inside a shell, not a chip),
 under a time bound, and its mapped cells are counted as LUT (LUT1..LUT6), FF (FD*),
 DSP (DSP48E2), BRAM (RAMB36E2 + RAMB18E2/2, in BRAM36) and URAM (URAM288); LUTs used
 as memory (RAM*M, RAM*X1*) and shift registers (SRL*) are counted apart. The shares
@@ -24,7 +25,11 @@ one dimension (`logic [Lanes-1:0][31:0] x`): such a declaration becomes the same
 bits in one dimension (`logic [(Lanes)*32-1:0] x`; a packed array's element 0 is
 its low bits) and its selects are rewritten to match: `x[i]` to `x[(i)*32 +: 32]`,
 `x[i][b]` to `x[(i)*32 + (b)]`, `x[i][h:l]` to `x[(i)*32 + (l) +: (h)-(l)+1]`.
-Nothing else is changed; the sources are not.
+Three more it lacks, used by the core: `x inside {a, b}` becomes `(x == a || x == b)`
+(a set of single values only); a named assignment pattern `v = '{f: e, g: d};` becomes
+`v.f = e; v.g = d;`; and `return e;` in a function becomes `name = e;`, which is the
+same only where a return ends the function's path, as in the core's functions (each
+is the last statement of a case item). Nothing else is changed; the sources are not.
 """
 import argparse
 import os
@@ -33,12 +38,14 @@ import subprocess
 import sys
 import time
 
-# Device totals. LUT/FF/DSP/BRAM36/URAM of the XCVU9P (AWS F1) and of the XCU55C
-# (Alveo U55C), from AMD/Xilinx's "Virtex UltraScale+ FPGAs Data Sheet / Product
-# Selection Guide" (XMP102, VU9P column: 1,182K LUTs, 2,364K FFs, 6,840 DSP slices,
-# 75.9 Mb = 2,160 BRAM36, 270 Mb = 960 URAM) and the "Alveo U55C Data Center
-# Accelerator Card Data Sheet" (DS978: 1,304K LUTs, 2,607K registers, 9,024 DSP
-# slices, 70.9 Mb BRAM = 2,016 BRAM36, 270 Mb = 960 URAM).
+# Device totals: LUT, FF, DSP48E2, BRAM36 and URAM288 of the XCVU9P (AWS F1) and of
+# the XCU55C (Alveo U55C, a rebadged XCVU37P), as AMD/Xilinx's selection guides give
+# them (Virtex UltraScale+ product tables; Alveo U55C data sheet DS978). Checked here
+# against a public device table (XCVU9P: 1,182,240 LUTs, 2,364,480 FFs, 2,160 BRAM36,
+# 960 URAM, 6,840 DSP; XCVU37P/XCU280/XCU55C: 162,960 CLBs, 1,303,680 LUTs, 2,016
+# BRAM36, 960 URAM, 9,024 DSP); an UltraScale+ CLB holds 8 LUTs and 16 FFs (UG574),
+# so the XCU55C has 2,607,360 FFs. The whole device: a shell (the F1 shell, the
+# Vitis platform) takes its part first, which these shares do not subtract.
 DEVICES = [
     ("VU9P (AWS F1)", {"LUT": 1182240, "FF": 2364480, "DSP": 6840, "BRAM36": 2160, "URAM": 960}),
     ("XCU55C (Alveo U55C)", {"LUT": 1303680, "FF": 2607360, "DSP": 9024, "BRAM36": 2016, "URAM": 960}),
@@ -84,7 +91,7 @@ def flatten(srcs):
         for m in re.finditer(r"\btypedef\s+(?:enum\s+)?logic\s*\[\s*(\d+)\s*:\s*(\d+)\s*\]\s*(?:\{[^}]*\}\s*)?(\w+)\s*;", text, re.S):
             widths[m.group(3)] = int(m.group(1)) - int(m.group(2)) + 1
     for path, text in modules:
-        text = flatten_packed(import_re.sub("", text))
+        text = lower_sv(flatten_packed(import_re.sub("", text)))
         for name, width in widths.items():
             text = re.sub(rf"\b{name}'\(", f"{width}'(", text)
         out.append(f"// {path}\n{text}\n")
@@ -143,6 +150,38 @@ def flatten_packed(text):
     return text
 
 
+def split_top(text):
+    """text split on the commas outside brackets and braces."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return parts + [cur]
+
+
+def lower_sv(text):
+    """`inside`, named assignment patterns and `return` as Yosys 0.23 reads them."""
+    def inside(m):
+        return "(" + " || ".join(f"{m.group(1)} == {v.strip()}" for v in split_top(m.group(2))) + ")"
+    text = re.sub(r"([\w.]+(?:\[[^\]]*\])?)\s+inside\s*\{([^{}]*)\}", inside, text)
+
+    def pattern(m):
+        fields = [f.split(":", 1) for f in split_top(m.group(3)) if f.strip()]
+        return " ".join(f"{m.group(2)}.{k.strip()} = {v.strip()};" for k, v in fields)
+    text = re.sub(r"^(\s*)([\w.]+)\s*=\s*'\{(\s*\w+\s*:.*?)\};", pattern, text, flags=re.M | re.S)
+
+    def function(m):
+        return re.sub(r"\breturn\s+([^;]+);", rf"{m.group(1)} = \1;", m.group(0))
+    return re.sub(r"\bfunction\s+automatic\s+\w+\s+(\w+)\s*\(.*?\bendfunction\b", function, text, flags=re.S)
+
+
 def classify(cell):
     if re.fullmatch(r"LUT[1-6]", cell):
         return "LUT"
@@ -195,7 +234,7 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     version = subprocess.run([args.yosys, "-V"], capture_output=True, text=True).stdout.strip()
     lines = [f"quire RTL resource report: {LABEL}.",
-             f"{version}; synth_xilinx -family xcup -noiopad (UltraScale+), each top flattened on its own.",
+             f"{version}; synth_xilinx -family xcup -flatten -noiopad (UltraScale+), each top on its own.",
              ""]
     head = f"{'top':<22} {'LUT':>8} {'FF':>8} {'DSP':>5} {'BRAM36':>7} {'URAM':>5} {'LUTRAM/SRL':>10}  {'time':>6}"
     lines.append(head)
@@ -207,7 +246,7 @@ def main():
         with open(flat, "w", encoding="utf-8") as f:
             f.write(flatten(srcs))
         chparam = "".join(f"chparam -set {p.split('=')[0]} {p.split('=')[1]} {top}; " for p in params)
-        script = f"read_verilog -sv {flat}; {chparam}synth_xilinx -family xcup -noiopad -top {top}; stat"
+        script = f"read_verilog -sv {flat}; {chparam}synth_xilinx -family xcup -flatten -noiopad -top {top}; stat"
         logpath = os.path.join(args.work, f"{top}.log")
         start = time.monotonic()
         try:
