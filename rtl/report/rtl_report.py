@@ -6,8 +6,10 @@ Usage: rtl_report.py [--timeout S] [--work DIR] [--out FILE]
                      --top NAME SRC... [--top NAME SRC...] [--param TOP:NAME=VALUE]...
 
 Each top is synthesized on its own by `yosys -p 'synth_xilinx -family xcup -noiopad
--flatten -top TOP; stat'` (UltraScale+; hierarchy flattened, so a top's figures
-include its submodules; no I/O buffers: a block inside a shell, not a chip),
+-top TOP; stat -top TOP'` (UltraScale+; no I/O buffers: a block inside a shell, not a
+chip), its submodules synthesized each once and summed over their instances by
+`stat -top` (its "design hierarchy" total; not -flatten: on the flattened engines,
+Yosys's resource sharing pass runs for many minutes over the 16 lanes of adders),
 under a time bound, and its mapped cells are counted as LUT (LUT1..LUT6), FF (FD*),
 DSP (DSP48E2), BRAM (RAMB36E2 + RAMB18E2/2, in BRAM36) and URAM (URAM288); LUTs used
 as memory (RAM*M, RAM*X1*) and shift registers (SRL*) are counted apart. The shares
@@ -199,11 +201,14 @@ def classify(cell):
 
 
 def parse_stat(log, top):
-    """Cell counts of the last `stat` of TOP in a Yosys log."""
-    blocks = re.split(r"^=== (\S+) ===$", log, flags=re.M)
+    """Cell counts of TOP and its submodules: the "design hierarchy" total of `stat -top`
+    (printed only where TOP has submodules), else TOP's own."""
+    blocks = re.split(r"^=== (.+?) ===$", log, flags=re.M)
+    names = blocks[1::2]
+    want = "design hierarchy" if "design hierarchy" in names else top
     cells = None
     for i in range(1, len(blocks) - 1, 2):
-        if blocks[i] == top:
+        if blocks[i] == want:
             cells = {}
             for m in re.finditer(r"^\s+(\S+)\s+(\d+)$", blocks[i + 1].split("Chip area")[0], re.M):
                 cells[m.group(1)] = int(m.group(2))
@@ -211,6 +216,8 @@ def parse_stat(log, top):
         return None
     counts = {"LUT": 0, "FF": 0, "DSP": 0, "BRAM36": 0.0, "URAM": 0, "LUTRAM/SRL": 0, "other": 0}
     for cell, n in cells.items():
+        if cell.startswith("quire_"):
+            continue  # an instance of a submodule: the hierarchy total counts its cells
         kind = classify(cell)
         if kind == "BRAM36":
             counts[kind] += n / 2 if cell == "RAMB18E2" else n
@@ -234,7 +241,7 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     version = subprocess.run([args.yosys, "-V"], capture_output=True, text=True).stdout.strip()
     lines = [f"quire RTL resource report: {LABEL}.",
-             f"{version}; synth_xilinx -family xcup -flatten -noiopad (UltraScale+), each top on its own.",
+             f"{version}; synth_xilinx -family xcup -noiopad (UltraScale+), each top on its own, its submodules summed.",
              ""]
     head = f"{'top':<22} {'LUT':>8} {'FF':>8} {'DSP':>5} {'BRAM36':>7} {'URAM':>5} {'LUTRAM/SRL':>10}  {'time':>6}"
     lines.append(head)
@@ -246,7 +253,7 @@ def main():
         with open(flat, "w", encoding="utf-8") as f:
             f.write(flatten(srcs))
         chparam = "".join(f"chparam -set {p.split('=')[0]} {p.split('=')[1]} {top}; " for p in params)
-        script = f"read_verilog -sv {flat}; {chparam}synth_xilinx -family xcup -flatten -noiopad -top {top}; stat"
+        script = f"read_verilog -sv {flat}; {chparam}synth_xilinx -family xcup -noiopad -top {top}; stat -top {top}"
         logpath = os.path.join(args.work, f"{top}.log")
         start = time.monotonic()
         try:
