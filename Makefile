@@ -48,6 +48,7 @@ include rtl/engines/build.mk
 include examples/build.mk
 include tests/fuzz/build.mk
 include rtl/build.mk
+include rtl/report/build.mk
 include sim/rtl/build.mk
 include tests/rtl/build.mk
 include driver/build.mk
@@ -78,6 +79,7 @@ help:
 	@echo "make rtl            the rv32im core: quire-rv32-run (Verilator) and its instruction tests; rtl-test runs them, rtl-lint lints"
 	@echo "make rtl-engines-test  the QUANT and REDUCE datapaths in RTL (Verilator) against hls/, bit for bit, with their rates"
 	@echo "make rtl-engines-lint  verilator --lint-only -Wall over the engines"
+	@echo "make rtl-report     resource estimate of the RTL (Yosys synth_xilinx, UltraScale+): LUT/FF/DSP/BRAM, share of a VU9P and a U55C"
 	@echo "make driver        quire.ko, the kernel driver (kbuild, W=1 + sparse C=1: no warning allowed; KDIR=...)"
 	@echo "make test-driver    quire.ko loaded in a QEMU TCG guest (Debian's kernel, busybox initramfs), ivshmem devices"
 	@echo "make install-driver  the module into /lib/modules, its sources into /usr/src/quire-VERSION for DKMS"
