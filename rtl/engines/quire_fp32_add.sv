@@ -7,15 +7,26 @@
 // is enough for one correctly rounded result. Combinational; the engines put
 // registers around it.
 //
-// NaN results are the canonical quiet NaN (QUIRE_NAN_BITS): in the codec a NaN
-// only ever marks its block NONFINITE, so its payload is never observed.
-module quire_fp32_add
-  import quire_format_pkg::*;
-(
+// Subtract = 1 gives a - b instead (C's `a - b`).
+//
+// NaN results are those of x86 SSE (addss, subss), which is how hls/quant.c is
+// compiled for the host: a NaN a is returned quieted (bit 22 set), else a NaN b
+// quieted (its sign as given, even when subtracting), and an invalid operation
+// (Inf - Inf) gives the default NaN 0xffc00000. The C model's `x + resid` and
+// `v - back` put x and v first.
+module quire_fp32_add #(
+  parameter bit Subtract = 1'b0
+) (
   input  logic [31:0] a_i,
   input  logic [31:0] b_i,
   output logic [31:0] sum_o
 );
+
+  localparam logic [31:0] DefaultNaN = 32'hffc0_0000;
+  localparam logic [31:0] QuietBit = 32'h0040_0000;
+
+  logic [31:0] b_signed;
+  assign b_signed = {b_i[31] ^ Subtract, b_i[30:0]};
 
   always_comb begin : add
     logic [31:0] larger, smaller;
@@ -38,9 +49,9 @@ module quire_fp32_add
     // Order by magnitude: the bit patterns without sign order like the values.
     if (a_i[30:0] >= b_i[30:0]) begin
       larger = a_i;
-      smaller = b_i;
+      smaller = b_signed;
     end else begin
-      larger = b_i;
+      larger = b_signed;
       smaller = a_i;
     end
     // A subnormal has the scale of the smallest normal, without the hidden bit.
@@ -86,14 +97,13 @@ module quire_fp32_add
     round_up = norm[2] && (norm[1] || norm[0] || norm[3]);
     packed_mag = {exp_out[7:0], norm[25:3]} + {30'd0, round_up};
 
-    if (larger[30:23] == 8'hff || smaller[30:23] == 8'hff) begin
-      // NaN in, or Inf - Inf: NaN. Otherwise the larger is an Inf and wins.
-      if (larger[22:0] != 23'd0 || smaller[30:0] > 31'h7f800000 ||
-          (smaller[30:0] == 31'h7f800000 && subtract)) begin
-        sum_o = QUIRE_NAN_BITS;
-      end else begin
-        sum_o = larger;
-      end
+    if (a_i[30:0] > 31'h7f80_0000) begin
+      sum_o = a_i | QuietBit;
+    end else if (b_i[30:0] > 31'h7f80_0000) begin
+      sum_o = b_i | QuietBit;
+    end else if (larger[30:23] == 8'hff) begin
+      // Inf - Inf is invalid; otherwise the larger is an Inf and wins.
+      sum_o = (smaller[30:0] == 31'h7f80_0000 && subtract) ? DefaultNaN : larger;
     end else if (exp_out >= 9'd255) begin
       sum_o = {larger[31], 31'h7f800000};
     end else if (raw == 28'd0) begin

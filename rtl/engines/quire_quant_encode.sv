@@ -142,13 +142,9 @@ module quire_quant_encode
 
   // Stage 4: resid' = fp32(v - back), the one rounding error feedback defines.
   logic [Lanes-1:0][31:0] resid_new;
-  logic [Lanes-1:0][31:0] back_negated;
-  for (genvar lane = 0; lane < Lanes; lane++) begin : gen_negate
-    assign back_negated[lane] = {~s3_back[lane][31], s3_back[lane][30:0]};
-  end
-  quire_fp32_add_lanes #(.Lanes(Lanes)) u_ef_sub (
+  quire_fp32_add_lanes #(.Lanes(Lanes), .Subtract(1'b1)) u_ef_sub (
     .a_i  (s3_v),
-    .b_i  (back_negated),
+    .b_i  (s3_back),
     .sum_o(resid_new)
   );
 

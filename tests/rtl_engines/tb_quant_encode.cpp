@@ -14,7 +14,9 @@ const unsigned kLanes = 16;
 
 /*
  * The exponents an encode is given: the vector's own, or (shared) exponents of
- * a reduction, at least the local ones, up to the extremes -125 and 126.
+ * a reduction, at least the local ones, up to the extremes -125 and 126; and
+ * now and then a finite one over a NONFINITE block (a host's bad exponent: the
+ * NaNs and Infs are quantized and error feedback's residuals carry NaN payloads).
  */
 std::vector<int8_t> shared_exponents(tb::Rng &rng, const std::vector<float> &x,
 				     const std::vector<float> &resid, bool ef, bool raise)
@@ -23,8 +25,14 @@ std::vector<int8_t> shared_exponents(tb::Rng &rng, const std::vector<float> &x,
 	std::vector<int8_t> exp(QUIRE_BFP_BLOCKS(n));
 	quire_quant_exponents(n, ef ? QUIRE_QUANT_EF : 0, x.data(), resid.data(), exp.data());
 	for (int8_t &e : exp) {
-		if (!raise || rng.chance(50) || e == QUIRE_BFP_EXP_NONFINITE)
+		if (!raise || rng.chance(50))
 			continue;
+		if (e == QUIRE_BFP_EXP_NONFINITE) {
+			if (rng.chance(30))
+				e = (int8_t)(QUIRE_BFP_EXP_MIN + (int)rng.below(QUIRE_BFP_EXP_MAX -
+									 QUIRE_BFP_EXP_MIN + 1));
+			continue;
+		}
 		int higher = e + (int)rng.below(20);
 		if (rng.chance(10))
 			higher = QUIRE_BFP_EXP_MAX;
@@ -107,8 +115,10 @@ std::vector<float> fp16_edges(tb::Rng &rng, size_t count)
 }
 
 /*
- * Operand pairs for the fp32 adder: finite, of nearby binades (alignment,
- * cancellation, exact zeros, subnormal sums, overflow to Inf).
+ * Operand pairs for the fp32 adder: mostly finite, of nearby binades (alignment,
+ * cancellation, exact zeros, subnormal sums, overflow to Inf); and about 1 in 25
+ * with NaNs of any payload and sign (quiet and signalling) on either side or both,
+ * Inf + Inf and Inf - Inf, Inf against a finite value.
  */
 void adder_operands(tb::Rng &rng, std::vector<float> &a, std::vector<float> &b)
 {
@@ -125,6 +135,34 @@ void adder_operands(tb::Rng &rng, std::vector<float> &a, std::vector<float> &b)
 			bb = (ab ^ 0x80000000u) + rng.below(7) - 3;
 		if ((bb & 0x7f800000u) == 0x7f800000u)
 			bb &= 0xff7fffffu;
+		if (rng.chance(4)) {
+			uint32_t sa = (uint32_t)(rng.next() & 1) << 31;
+			uint32_t sb = (uint32_t)(rng.next() & 1) << 31;
+			uint32_t fa = (uint32_t)rng.next() & 0x7fffffu;
+			uint32_t fb = (uint32_t)rng.next() & 0x7fffffu;
+			switch (rng.below(5)) {
+			case 0: /* a NaN first */
+				ab = sa | 0x7f800000u | (fa ? fa : 1);
+				break;
+			case 1: /* a NaN second */
+				bb = sb | 0x7f800000u | (fb ? fb : 1);
+				break;
+			case 2: /* both NaN */
+				ab = sa | 0x7f800000u | (fa ? fa : 1);
+				bb = sb | 0x7f800000u | (fb ? fb : 1);
+				break;
+			case 3: /* Inf + Inf or Inf - Inf */
+				ab = sa | 0x7f800000u;
+				bb = sb | 0x7f800000u;
+				break;
+			default: /* Inf and a finite value, either side */
+				if (rng.chance(50))
+					ab = sa | 0x7f800000u;
+				else
+					bb = sb | 0x7f800000u;
+				break;
+			}
+		}
 		a[i] = tb::from_bits(ab);
 		b[i] = tb::from_bits(bb);
 	}
