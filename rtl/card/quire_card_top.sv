@@ -2,8 +2,8 @@
 // The card: the rv32im control core, its IMEM and DMEM (placed and sized as
 // firmware/link.ld declares: the build passes them as parameters), card
 // memory, the BAR0 register blocks the host sees, the firmware's control
-// block, the DMA mover to host memory, the QUANT engine (quire_card_quant,
-// over a wide port of card memory), the network port (link down for now),
+// block, the DMA mover to host memory, the QUANT and REDUCE engines
+// (quire_card_quant, quire_card_reduce, sharing a wide port of card memory), the network port (link down for now),
 // the interrupt line to the host, and a simulation I/O page (console,
 // sim-exit). The core's data port reaches everything at the addresses of
 // include/quire/card.h; any other address, a store to IMEM or a fetch outside
@@ -81,7 +81,7 @@ module quire_card_top
   localparam int unsigned MemBits   = $clog2(MemWords);
   localparam int unsigned MemLines  = MemBytes / 64;
   localparam int unsigned LineBits  = $clog2(MemLines);
-  localparam int unsigned NumEngines = 1;  // QUANT (kind 1); REDUCE and MLP not yet
+  localparam int unsigned NumEngines = 2;  // QUANT (kind 1), REDUCE (kind 2); MLP not yet
 
   localparam logic [31:0] CtlBytes   = 32'h100;
   localparam logic [31:0] DmaBytes   = 32'h20;
@@ -150,6 +150,7 @@ module quire_card_top
     REGION_DMA,
     REGION_NET,
     REGION_QUANT,
+    REGION_REDUCE,
     REGION_SIM_IO,
     REGION_MEM
   } region_e;
@@ -162,7 +163,8 @@ module quire_card_top
     else if (ctl_offset < CtlBytes)          region = REGION_CTL;
     else if (dma_offset < DmaBytes)          region = REGION_DMA;
     else if (net_offset < NetBytes)          region = REGION_NET;
-    else if (eng_offset < CARD_ENGINE_BYTES * NumEngines) region = REGION_QUANT;
+    else if (eng_offset < CARD_ENGINE_BYTES) region = REGION_QUANT;
+    else if (eng_offset < CARD_ENGINE_BYTES * NumEngines) region = REGION_REDUCE;
     else if (sim_offset < SimIoBytes)        region = REGION_SIM_IO;
     else if (mem_offset < MemBytes)          region = REGION_MEM;
     else                                     region = REGION_NONE;
@@ -171,13 +173,14 @@ module quire_card_top
   logic data_fault;
   assign data_fault = region == REGION_NONE || (region == REGION_IMEM && data_we);
 
-  logic imem_req, dmem_req, bar_req, ctl_req, dma_req, quant_req, sim_write, mem_req;
+  logic imem_req, dmem_req, bar_req, ctl_req, dma_req, quant_req, reduce_req, sim_write, mem_req;
   assign imem_req  = data_req && region == REGION_IMEM && !data_we;
   assign dmem_req  = data_req && region == REGION_DMEM;
   assign bar_req   = data_req && region == REGION_BAR;
   assign ctl_req   = data_req && region == REGION_CTL;
   assign dma_req   = data_req && region == REGION_DMA;
   assign quant_req = data_req && region == REGION_QUANT;
+  assign reduce_req = data_req && region == REGION_REDUCE;
   assign sim_write = data_req && data_we && region == REGION_SIM_IO;
   assign mem_req   = data_req && region == REGION_MEM;
 
@@ -225,7 +228,7 @@ module quire_card_top
   );
 
   // ---- BAR blocks, control block, DMA mover
-  logic [31:0] bar_fw_rdata, ctl_rdata, dma_rdata, quant_rdata, queue_epoch, irq_causes;
+  logic [31:0] bar_fw_rdata, ctl_rdata, dma_rdata, quant_rdata, reduce_rdata, queue_epoch, irq_causes;
   logic [NumEngines-1:0]       eng_done;
   logic [NumEngines-1:0][31:0] eng_ops, eng_cycles;
   logic [63:0] cycles;
@@ -234,7 +237,7 @@ module quire_card_top
   quire_card_bar #(
     .MemBytes  (64'(MemBytes)),
     .ClockHz   (ClockHz),
-    .Caps       (CAP_CODEC),  // the QUANT engine; no REDUCE, MLP or network port yet
+    .Caps       (CAP_CODEC | CAP_REDUCE),  // QUANT, REDUCE (integer sums); no MLP or network port yet
     .HwBuildId  (HwBuildId),
     .NumEngines (NumEngines)
   ) u_bar (
@@ -338,7 +341,46 @@ module quire_card_top
     .cycles_o    (eng_cycles[0])
   );
 
-  // ---- card memory: the core's data port, the DMA mover and the engine, each a port of its own
+  // ---- the REDUCE engine: its register window and the same line-wide port (the firmware
+  // runs one engine at a time: the port goes to the one that asks)
+  logic                rmem_req, rmem_we;
+  logic [63:0]         rmem_be;
+  logic [LineBits-1:0] rmem_line;
+  logic [511:0]        rmem_wdata;
+
+  quire_card_reduce #(
+    .MemBytes (64'(MemBytes)),
+    .LineBits (LineBits)
+  ) u_reduce (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .req_i       (reduce_req),
+    .we_i        (data_we),
+    .addr_i      (eng_offset[11:0]),
+    .wdata_i     (data_wdata),
+    .rdata_o     (reduce_rdata),
+    .mem_req_o   (rmem_req),
+    .mem_we_o    (rmem_we),
+    .mem_be_o    (rmem_be),
+    .mem_line_o  (rmem_line),
+    .mem_wdata_o (rmem_wdata),
+    .mem_rdata_i (qmem_rdata),
+    .done_o      (eng_done[1]),
+    .ops_o       (eng_ops[1]),
+    .cycles_o    (eng_cycles[1])
+  );
+
+  logic                emem_req, emem_we;
+  logic [63:0]         emem_be;
+  logic [LineBits-1:0] emem_line;
+  logic [511:0]        emem_wdata;
+  assign emem_req   = qmem_req || rmem_req;
+  assign emem_we    = rmem_req ? rmem_we : qmem_we;
+  assign emem_be    = rmem_req ? rmem_be : qmem_be;
+  assign emem_line  = rmem_req ? rmem_line : qmem_line;
+  assign emem_wdata = rmem_req ? rmem_wdata : qmem_wdata;
+
+  // ---- card memory: the core's data port, the DMA mover and the engines, each a port of its own
   logic [31:0] mem_rdata;
   quire_card_mem #(.Lines(MemLines)) u_mem (
     .clk_i     (clk_i),
@@ -354,11 +396,11 @@ module quire_card_top
     .b_index_i (dma_mem_addr[MemBits+1:2]),
     .b_wdata_i (dma_mem_wdata),
     .b_rdata_o (dma_mem_rdata),
-    .c_req_i   (qmem_req),
-    .c_we_i    (qmem_we),
-    .c_be_i    (qmem_be),
-    .c_line_i  (qmem_line),
-    .c_wdata_i (qmem_wdata),
+    .c_req_i   (emem_req),
+    .c_we_i    (emem_we),
+    .c_be_i    (emem_be),
+    .c_line_i  (emem_line),
+    .c_wdata_i (emem_wdata),
     .c_rdata_o (qmem_rdata)
   );
 
@@ -401,6 +443,7 @@ module quire_card_top
           REGION_CTL: reg_rdata_q <= ctl_rdata;
           REGION_DMA: reg_rdata_q <= dma_rdata;
           REGION_QUANT: reg_rdata_q <= quant_rdata;
+          REGION_REDUCE: reg_rdata_q <= reduce_rdata;
           default:    reg_rdata_q <= 32'd0;
         endcase
       end

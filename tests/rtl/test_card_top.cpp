@@ -401,6 +401,112 @@ void codec_tests(Host &rh, Host &eh)
 		    qc, uint64_t(qc * (1u << 20) / (4ull * big)));
 }
 
+// ---- REDUCE on the REDUCE engine: the firmware's descriptors (op_reduce in firmware/ops.c)
+uint32_t fmt_bytes(uint32_t fmt)
+{
+	return fmt == QUIRE_FMT_INT8 ? 1 : fmt == QUIRE_FMT_INT16 || fmt == QUIRE_FMT_FP16 ? 2 : 4;
+}
+
+// One input value of `fmt`: small (sums that fit), near the format's limits (sums that
+// saturate), or any; fp32 inputs are ordinary floats.
+uint32_t reduce_value(uint32_t fmt, int kind)
+{
+	uint32_t r = rnd();
+	if (fmt == QUIRE_FMT_FP32)
+		return (r & 0x80000000u) | (110 + r % 30) << 23 | (rnd() & 0x7fffffu);
+	uint32_t bits = 8 * fmt_bytes(fmt);
+	uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
+	int64_t top = (int64_t(1) << (bits - 1)) - 1;
+	int64_t v;
+	if (kind == 1) // near the limit, mostly of one sign
+		v = r % 8 ? top - int64_t(rnd() % 64) : -top - 1 + int64_t(rnd() % 64);
+	else if (kind == 2 || r % 16 == 0) // anything, the limits included
+		v = r % 5 == 0 ? (r % 2 ? top : -top - 1) : int64_t(int32_t(rnd()) & int32_t(mask)) -
+							       (int64_t(rnd() & 1) << (bits - 1));
+	else
+		v = int64_t(rnd() % 201) - 100;
+	return uint32_t(v) & mask;
+}
+
+// One REDUCE on both cards from the same host memory: W vectors `stride` bytes apart at
+// src, the sums at dst. The completions and every byte of the data area equal, except that
+// the RTL card answers fp sums QUIRE_ERR_NOT_SUPPORTED (detail ENGINE), writing nothing.
+void reduce_case(Host &rh, Host &eh, const char *what, uint16_t in_fmt, uint16_t acc_fmt,
+		 uint32_t w, uint32_t n, uint32_t gap, int kind, uint64_t *cycles_out = nullptr)
+{
+	static uint32_t seq = 200;
+	uint32_t in_b = fmt_bytes(in_fmt);
+	quire_cmd cmd = nop(seq++);
+	cmd.opcode = QUIRE_OPC_REDUCE;
+	cmd.val_format = in_fmt;
+	cmd.format = acc_fmt;
+	cmd.count = n;
+	cmd.workers = uint16_t(w);
+	cmd.stride = w > 1 ? uint64_t(n) * in_b + gap * in_b : 0;
+	cmd.src = kIova + kSrc;
+	cmd.dst = kIova + kDst;
+	std::vector<uint8_t> image(kDataEnd - kSrc, 0x5a);
+	uint64_t span = w > 1 ? cmd.stride * (w - 1) + uint64_t(n) * in_b : uint64_t(n) * in_b;
+	for (uint64_t off = 0; off < span; off += in_b) {
+		uint32_t v = reduce_value(in_fmt, kind);
+		std::memcpy(&image[off], &v, in_b);
+	}
+	for (Host *h : {&rh, &eh})
+		std::memcpy(h->card.host() + kSrc, image.data(), image.size());
+	uint32_t rec = QUIRE_ENG_RECORD(QUIRE_ENGINE_REDUCE - 1) + QUIRE_ENG_CYCLES;
+	uint32_t eng = 0x400;
+	uint32_t c0 = rh.card.rd(eng + rec);
+	quire_cpl rc, ec;
+	rh.submit(cmd);
+	eh.submit(cmd);
+	bool got = rh.reap(rc) && eh.reap(ec);
+	uint64_t cycles = rh.card.rd(eng + rec) - c0;
+	if (cycles_out)
+		*cycles_out = cycles;
+	bool fp = in_fmt == QUIRE_FMT_FP32 || in_fmt == QUIRE_FMT_FP16;
+	uint32_t diff = 0, first = 0;
+	for (uint32_t i = kSrc; i < kDataEnd; i++) {
+		uint8_t want = fp ? (i - kSrc < image.size() ? image[i - kSrc] : 0) : eh.card.host()[i];
+		if (rh.card.host()[i] != want && !diff++)
+			first = i;
+	}
+	bool ok;
+	if (fp) // the emu sums; the RTL refuses and writes nothing
+		ok = got && ec.status == QUIRE_OK && rc.status == QUIRE_ERR_NOT_SUPPORTED &&
+		     rc.detail == QUIRE_DETAIL_ENGINE && rc.seq == ec.seq && diff == 0;
+	else
+		ok = got && same(rc, ec) && diff == 0;
+	char line[400];
+	std::snprintf(line, sizeof line,
+		      "%s (W %" PRIu32 ", n %" PRIu32 "): rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32
+		      "), %" PRIu64 " engine cycles",
+		      what, w, n, describe(rc).c_str(), diff, first, cycles);
+	check(ok, ok ? std::string(line) : std::string(line) + "; emu " + describe(ec));
+}
+
+void reduce_tests(Host &rh, Host &eh)
+{
+	const uint16_t I8 = QUIRE_FMT_INT8, I16 = QUIRE_FMT_INT16, I32 = QUIRE_FMT_INT32;
+	reduce_case(rh, eh, "REDUCE int8 -> int16", I8, I16, 4, 1000, 0, 0);
+	reduce_case(rh, eh, "REDUCE int8 -> int32, inputs apart", I8, I32, 8, 777, 13, 2);
+	reduce_case(rh, eh, "REDUCE int8 -> int16, one worker", I8, I16, 1, 613, 0, 2);
+	reduce_case(rh, eh, "REDUCE int16 -> int32", I16, I32, 3, 1001, 5, 2);
+	reduce_case(rh, eh, "REDUCE int16 -> int16", I16, I16, 2, 64, 0, 0);
+	reduce_case(rh, eh, "REDUCE int32 -> int32", I32, I32, 5, 500, 1, 0);
+	reduce_case(rh, eh, "REDUCE int16 -> int16 that saturates (OVERFLOW)", I16, I16, 8, 999, 0, 1);
+	reduce_case(rh, eh, "REDUCE int32 -> int32 that saturates (OVERFLOW)", I32, I32, 7, 129, 3, 1);
+	reduce_case(rh, eh, "REDUCE int8 -> int16 of any int8, W 8", I8, I16, 8, 4099, 0, 2);
+	reduce_case(rh, eh, "REDUCE fp32 -> fp32 (RTL: NOT_SUPPORTED, emu sums)", QUIRE_FMT_FP32,
+		    QUIRE_FMT_FP32, 2, 300, 0, 0);
+	// Throughput: 4 workers of 64 Ki int8 (256 KiB of input) into int16.
+	const uint32_t big = 65536;
+	uint64_t rc = 0;
+	reduce_case(rh, eh, "REDUCE int8 -> int16, 256 KiB of input", I8, I16, 4, big, 0, 0, &rc);
+	std::printf("     REDUCE engine, int8 -> int16, W 4: %" PRIu64 " cycles, %" PRIu64
+		    " cycles per MiB of input\n",
+		    rc, uint64_t(rc * (1u << 20) / (4ull * big)));
+}
+
 // The bare-metal DMA program: host memory holds byte i = (i * 7 + 3) & 0xff.
 void dma_program(const char *elf)
 {
@@ -459,7 +565,7 @@ int main(int argc, char **argv)
 	for (uint32_t r : id_regs)
 		id_same = id_same && rh.card.rd(rh.id + r) == eh.card.rd(eh.id + r);
 	check(id_same, "ID magic, if_version, board, memory size and clock as the emu's");
-	std::printf("     ID caps: rtl 0x%" PRIx32 " (QUANT; no REDUCE, MLP, network yet), emu 0x%" PRIx32 "\n",
+	std::printf("     ID caps: rtl 0x%" PRIx32 " (QUANT, REDUCE; no MLP, network yet), emu 0x%" PRIx32 "\n",
 		    rh.card.rd(rh.id + QUIRE_ID_CAPS), eh.card.rd(eh.id + QUIRE_ID_CAPS));
 	check(rh.start_queues() && eh.start_queues(), "both rings enabled (sim.c setup_queue)");
 
@@ -531,6 +637,7 @@ int main(int argc, char **argv)
 	      "16 more NOPs wrap both rings: the second pass's records carry phase 0, as the emu's");
 
 	codec_tests(rh, eh);
+	reduce_tests(rh, eh);
 
 	// A completion ring outside the window: the DMA mover refuses the record (its own
 	// window check), the firmware marks the queue BAD_RING and raises IRQ_ERROR.
