@@ -49,10 +49,13 @@ RTL_CARD_VDIR := $(BUILD)/rtl/verilated-card
 RTL_CARD_MODEL := $(RTL_CARD_VDIR)/Vquire_card_top__ALL.a
 RTL_CARD_HARNESS_SRCS := sim/rtl/card_harness.cpp sim/rtl/elf_image.cpp
 
-$(RTL_CARD_VDIR)/Vquire_card_top.mk: $(RTL_CARD_SRCS) firmware/link.ld
+# sim/rtl/card_public.vlt makes public the few signals the harness looks at to let an idle
+# card sleep (the core in WFI, the wake-up time, the cycle counter).
+RTL_CARD_VLT := sim/rtl/card_public.vlt
+$(RTL_CARD_VDIR)/Vquire_card_top.mk: $(RTL_CARD_SRCS) $(RTL_CARD_VLT) firmware/link.ld
 	@mkdir -p $(dir $@)
 	$(VERILATOR) --cc -Wall -O3 --x-assign fast --x-initial fast $(RTL_CARD_PARAMS) \
-		--Mdir $(RTL_CARD_VDIR) --top-module quire_card_top $(RTL_CARD_SRCS)
+		--Mdir $(RTL_CARD_VDIR) --top-module quire_card_top $(RTL_CARD_VLT) $(RTL_CARD_SRCS)
 
 $(RTL_CARD_MODEL): $(RTL_CARD_VDIR)/Vquire_card_top.mk
 	$(MAKE) -s -C $(RTL_CARD_VDIR) -f Vquire_card_top.mk OPT_FAST=-O2 Vquire_card_top__ALL.a
