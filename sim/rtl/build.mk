@@ -80,3 +80,6 @@ $(QUIRE_SIM_RTL): $(BUILD)/sim/server-rtl.o $(RTL_DEVICE_SRCS) sim/rtl/rtl_devic
 		$(LIBQUIRE_A) -lz -pthread $(LDLIBS)
 
 rtl: $(QUIRE_SIM_RTL)
+ifeq ($(HAVE_VERILATOR),1)
+test: $(QUIRE_SIM_RTL)
+endif
