@@ -3,6 +3,12 @@
  * quire-sim: one simulated card as a process, serving hosts over a Unix
  * socket (sim/protocol.h), one at a time. When a host goes away, whatever it
  * had in flight, the card drops its queues and serves the next one.
+ *
+ * The card is a model behind sim/device.h: the emu (sim/emu/, the default) or,
+ * with --model rtl, the RTL card under Verilator (sim/rtl/rtl_device.h). This
+ * file builds twice: quire-sim, with the emu only, which runs quire-sim-rtl
+ * (beside it, or $QUIRE_SIM_RTL) for --model rtl; and quire-sim-rtl
+ * (QUIRE_SIM_RTL defined, built where Verilator is installed), with both.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "firmware/layout.h"
@@ -23,6 +30,12 @@
 #include "protocol.h"
 #include "quire/boards.h"
 #include "quire/status.h"
+#ifdef QUIRE_SIM_RTL
+#include "rtl/rtl_device.h"
+#define DEFAULT_MODEL "rtl"
+#else
+#define DEFAULT_MODEL "emu"
+#endif
 
 /* --mem: at least what the firmware needs (below it, it halts and no host finds the card),
  * at most what this process can sensibly hold: the model keeps card memory in its own. */
@@ -143,10 +156,14 @@ static void serve(struct server *s, int fd)
 
 /* A printf format: the --mem bounds come from the firmware's layout. */
 static const char usage[] =
-    "Usage: quire-sim --socket PATH [--once] [--mem MiB] [--quiet]\n"
+    "Usage: quire-sim --socket PATH [--model emu|rtl] [--once] [--mem MiB] [--quiet]\n"
     "                 [--net DIR --addr N [--net-drop P] [--net-corrupt P] [--net-seed S]]\n"
-    "Serve one simulated quire card (functional model, real firmware) on a Unix socket.\n\n"
+    "Serve one simulated quire card (a card model running the real firmware) on a Unix socket.\n\n"
     "  -s, --socket PATH    where to listen (a stale socket there is replaced, nothing else)\n"
+    "      --model M        emu: the functional model (default of quire-sim); rtl: the RTL\n"
+    "                       card under Verilator, booting build/firmware/quire-fw.elf\n"
+    "                       (beside the program, ../firmware/, or $QUIRE_FW_ELF); slower,\n"
+    "                       codec only, no --mem or --net (docs/rtl-card.md)\n"
     "  -1, --once           exit after the first host leaves\n"
     "  -m, --mem MiB        card memory, %u (what the firmware needs) to %u; default %u\n"
     "  -q, --quiet          no messages about hosts coming and going\n"
@@ -156,6 +173,79 @@ static const char usage[] =
     "      --net-drop P     lose each frame sent with probability P (fault tests)\n"
     "      --net-corrupt P  flip one bit of each frame sent with probability P\n"
     "      --net-seed S     seed of those faults (default: fixed)\n";
+
+/* The directory of the running program, or "" */
+static void self_dir(char *out, size_t len)
+{
+	char self[PATH_MAX - 64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	out[0] = '\0';
+	if (n <= 0)
+		return;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash) {
+		*slash = '\0';
+		snprintf(out, len, "%s", self);
+	}
+}
+
+#ifdef QUIRE_SIM_RTL
+/* The card firmware for the RTL card: $QUIRE_FW_ELF, else quire-fw.elf beside the program,
+ * else ../firmware/quire-fw.elf from it (the build tree). 0, or -1 said on stderr. */
+static int find_firmware(char *out, size_t len)
+{
+	const char *env = getenv("QUIRE_FW_ELF");
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		if (access(out, R_OK) == 0)
+			return 0;
+		fprintf(stderr, "quire-sim: --model rtl: QUIRE_FW_ELF=%s: %s\n", env,
+			strerror(errno));
+		return -1;
+	}
+	char dir[PATH_MAX - 32];
+	self_dir(dir, sizeof(dir));
+	snprintf(out, len, "%s/quire-fw.elf", dir);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(out, len, "%s/../firmware/quire-fw.elf", dir);
+	if (access(out, R_OK) == 0)
+		return 0;
+	fprintf(stderr,
+		"quire-sim: --model rtl: no card firmware: neither %s/quire-fw.elf nor "
+		"%s/../firmware/quire-fw.elf exists (make builds it with riscv64-unknown-elf-gcc), "
+		"and QUIRE_FW_ELF is not set\n",
+		dir, dir);
+	return -1;
+}
+#else
+/* --model rtl in a quire-sim without the RTL card: run quire-sim-rtl with the same
+ * arguments ($QUIRE_SIM_RTL, else beside this program). Returns only on failure: 1. */
+static int exec_rtl(char **argv)
+{
+	char path[PATH_MAX];
+	const char *env = getenv("QUIRE_SIM_RTL");
+	if (env && *env) {
+		snprintf(path, sizeof(path), "%s", env);
+	} else {
+		char dir[PATH_MAX - 32];
+		self_dir(dir, sizeof(dir));
+		snprintf(path, sizeof(path), "%s/quire-sim-rtl", dir);
+	}
+	if (access(path, X_OK) == 0) {
+		execv(path, argv);
+		fprintf(stderr, "quire-sim: --model rtl: cannot run %s: %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	fprintf(stderr,
+		"quire-sim: --model rtl: this quire-sim has no RTL card: it was built without "
+		"Verilator, or `make rtl` has not built %s (the RTL card needs verilator)\n",
+		path);
+	return 1;
+}
+#endif
 
 static void print_usage(FILE *to)
 {
@@ -243,9 +333,11 @@ int main(int argc, char **argv)
 					     {"net-drop", required_argument, 0, 'D'},
 					     {"net-corrupt", required_argument, 0, 'C'},
 					     {"net-seed", required_argument, 0, 'S'},
+					     {"model", required_argument, 0, 'M'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *path = NULL;
+	const char *path = NULL, *model = DEFAULT_MODEL;
+	int have_mem = 0;
 	int once = 0, c, have_addr = 0;
 	struct quire_emu_config cfg = {0};
 	struct quire_netport_config net = {0};
@@ -280,6 +372,13 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+		} else if (c == 'M') {
+			if (strcmp(optarg, "emu") != 0 && strcmp(optarg, "rtl") != 0) {
+				fprintf(stderr, "quire-sim: --model wants emu or rtl, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			model = optarg;
 		} else if (c == '1') {
 			once = 1;
 		} else if (c == 'm') {
@@ -287,6 +386,7 @@ int main(int argc, char **argv)
 			if (!mib)
 				return 2;
 			cfg.mem_bytes = (uint64_t)mib << 20;
+			have_mem = 1;
 		} else if (c == 'q') {
 			s.quiet = 1;
 		} else if (c == 'h') {
@@ -303,6 +403,21 @@ int main(int argc, char **argv)
 	}
 	if (net.dir)
 		cfg.net = &net;
+	int rtl = strcmp(model, "rtl") == 0;
+	if (rtl && (have_mem || net.dir)) {
+		fprintf(stderr, "quire-sim: --model rtl: %s\n",
+			have_mem ? "the RTL card's memory is fixed (128 MiB): no --mem"
+				 : "the RTL card's network port carries no frames yet: no --net");
+		return 2;
+	}
+#ifdef QUIRE_SIM_RTL
+	char fw_elf[PATH_MAX];
+	if (rtl && find_firmware(fw_elf, sizeof(fw_elf)) != 0)
+		return 1;
+#else
+	if (rtl)
+		return exec_rtl(argv);
+#endif
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof(a.sun_path)) {
 		fprintf(stderr, "quire-sim: socket path too long: %s\n", path);
@@ -322,14 +437,27 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pthread_mutex_init(&s.send_lock, NULL);
-	s.dev = quire_emu_create(&cfg);
+#ifdef QUIRE_SIM_RTL
+	char why[256] = "";
+	struct quire_rtl_config rcfg = {.fw_elf = fw_elf, .error = why, .error_len = sizeof(why)};
+	if (rtl) {
+		s.dev = quire_rtl_device_create(&rcfg);
+		if (!s.dev) {
+			fprintf(stderr, "quire-sim: cannot create the RTL card from %s: %s\n", fw_elf,
+				why);
+			unlink(path);
+			return 1;
+		}
+	} else
+#endif
+		s.dev = quire_emu_create(&cfg);
 	if (!s.dev) {
 		fprintf(stderr, "quire-sim: cannot create the card: %s\n", strerror(errno));
 		unlink(path);
 		return 1;
 	}
 	if (!s.quiet)
-		fprintf(stderr, "quire-sim: card ready on %s\n", path);
+		fprintf(stderr, "quire-sim: %scard ready on %s\n", rtl ? "RTL " : "", path);
 	while (!stopping) {
 		struct pollfd p = {lfd, POLLIN, 0};
 		if (poll(&p, 1, 200) <= 0)
@@ -343,6 +471,14 @@ int main(int argc, char **argv)
 	}
 	close(lfd);
 	unlink(path);
+#ifdef QUIRE_SIM_RTL
+	if (rtl && !s.quiet) {
+		uint64_t clocked, skipped;
+		quire_rtl_device_stats(s.dev, &clocked, &skipped);
+		fprintf(stderr, "quire-sim: RTL card: %llu cycles clocked, %llu slept through\n",
+			(unsigned long long)clocked, (unsigned long long)skipped);
+	}
+#endif
 	s.dev->ops->destroy(s.dev);
 	return 0;
 }

@@ -107,6 +107,12 @@ if [ $unit_only -eq 0 ]; then
 	else
 		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi
+	# quire-sim --model rtl: the RTL card as a card process for libquire and the CLI.
+	if [ -x "$BUILD/bin/quire-sim-rtl" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
+		run sh tests/cli/test_sim_rtl.sh "$BUILD"
+	else
+		echo "== rtl card process: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
+	fi
 	for seed in 1 2 3; do
 		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
 	done

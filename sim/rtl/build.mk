@@ -49,10 +49,37 @@ RTL_CARD_VDIR := $(BUILD)/rtl/verilated-card
 RTL_CARD_MODEL := $(RTL_CARD_VDIR)/Vquire_card_top__ALL.a
 RTL_CARD_HARNESS_SRCS := sim/rtl/card_harness.cpp sim/rtl/elf_image.cpp
 
-$(RTL_CARD_VDIR)/Vquire_card_top.mk: $(RTL_CARD_SRCS) firmware/link.ld
+# sim/rtl/card_public.vlt makes public the few signals the harness looks at to let an idle
+# card sleep (the core in WFI, the wake-up time, the cycle counter).
+RTL_CARD_VLT := sim/rtl/card_public.vlt
+$(RTL_CARD_VDIR)/Vquire_card_top.mk: $(RTL_CARD_SRCS) $(RTL_CARD_VLT) firmware/link.ld
 	@mkdir -p $(dir $@)
 	$(VERILATOR) --cc -Wall -O3 --x-assign fast --x-initial fast $(RTL_CARD_PARAMS) \
-		--Mdir $(RTL_CARD_VDIR) --top-module quire_card_top $(RTL_CARD_SRCS)
+		--Mdir $(RTL_CARD_VDIR) --top-module quire_card_top $(RTL_CARD_VLT) $(RTL_CARD_SRCS)
 
 $(RTL_CARD_MODEL): $(RTL_CARD_VDIR)/Vquire_card_top.mk
 	$(MAKE) -s -C $(RTL_CARD_VDIR) -f Vquire_card_top.mk OPT_FAST=-O2 Vquire_card_top__ALL.a
+
+# quire-sim-rtl: quire-sim (sim/server.c, QUIRE_SIM_RTL defined) with the RTL card behind
+# sim/device.h (rtl_device.cpp) linked beside the emu; `quire-sim --model rtl` runs it.
+# Built by `make rtl` (and for `make test`) where verilator is installed, never by `make`:
+# quire-sim itself needs no Verilator.
+QUIRE_SIM_RTL := $(BUILD)/bin/quire-sim-rtl
+RTL_DEVICE_SRCS := sim/rtl/rtl_device.cpp $(RTL_CARD_HARNESS_SRCS)
+
+$(BUILD)/sim/server-rtl.o: sim/server.c | $(BOARDS_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -DQUIRE_SIM_RTL -c -o $@ $<
+
+$(QUIRE_SIM_RTL): $(BUILD)/sim/server-rtl.o $(RTL_DEVICE_SRCS) sim/rtl/rtl_device.h \
+		sim/rtl/card_harness.h sim/rtl/elf_image.h $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) \
+		$(LIBQUIRE_SIM_A) $(LIBQUIRE_A)
+	@mkdir -p $(dir $@)
+	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_CARD_VDIR) $(LDFLAGS) -o $@ $(BUILD)/sim/server-rtl.o \
+		$(RTL_DEVICE_SRCS) $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_SIM_A) \
+		$(LIBQUIRE_A) -lz -pthread $(LDLIBS)
+
+rtl: $(QUIRE_SIM_RTL)
+ifeq ($(HAVE_VERILATOR),1)
+test: $(QUIRE_SIM_RTL)
+endif

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "Vquire_card_top.h"
+#include "Vquire_card_top___024root.h"
 #include "verilated.h"
 
 #include "elf_image.h"
@@ -14,7 +15,8 @@
 namespace quire_rtl {
 
 CardHarness::CardHarness(uint64_t iova, uint32_t host_bytes)
-    : context_(std::make_unique<VerilatedContext>()), host_(host_bytes, 0), iova_(iova)
+    : context_(std::make_unique<VerilatedContext>()), host_(host_bytes, 0),
+      host_mem_(host_.data()), host_size_(host_bytes), iova_(iova)
 {
 	top_ = std::make_unique<Vquire_card_top>(context_.get());
 	top_->host_win_base_i = iova;
@@ -23,7 +25,11 @@ CardHarness::CardHarness(uint64_t iova, uint32_t host_bytes)
 
 CardHarness::~CardHarness()
 {
+	// The model's scopes unregister from the thread's current context: make it ours (with
+	// several harnesses, the last one made current may be gone already).
+	Verilated::threadContextp(context_.get());
 	top_->final();
+	top_.reset();
 }
 
 // One clock cycle: the inputs as they are, the outputs of this cycle looked at, the edge.
@@ -36,10 +42,11 @@ void CardHarness::cycle()
 	if (top_->host_req_o) {
 		uint64_t addr = top_->host_addr_o;
 		answer = true;
-		if (addr < iova_ || addr - iova_ + 4 > host_.size()) {
+		if (!host_mem_ || addr < iova_ || addr - iova_ > host_size_ ||
+		    host_size_ - (addr - iova_) < 4) {
 			stray_++;
 		} else {
-			uint8_t *word = &host_[addr - iova_];
+			uint8_t *word = &host_mem_[addr - iova_];
 			for (unsigned lane = 0; lane < 4; lane++) {
 				if (top_->host_we_o && (top_->host_be_o >> lane & 1))
 					word[lane] = uint8_t(top_->host_wdata_o >> (8 * lane));
@@ -121,6 +128,46 @@ void CardHarness::bar_write(uint32_t offset, uint32_t value)
 	cycle();
 	top_->bar_req_i = 0;
 	top_->bar_we_i = 0;
+}
+
+void CardHarness::attach_host(uint8_t *mem, uint64_t iova, uint64_t size)
+{
+	if (!mem)
+		size = 0;
+	host_mem_ = size ? mem : nullptr;
+	host_size_ = size;
+	iova_ = iova;
+	top_->host_win_base_i = iova;
+	top_->host_win_size_i = size;
+}
+
+// The signals below are made public by sim/rtl/card_public.vlt (read-only, but for the
+// cycle counter); their names are Verilator's flattened hierarchy.
+bool CardHarness::idle() const
+{
+	const auto *r = top_->rootp;
+	return r->quire_card_top__DOT__core_wfi && !r->quire_card_top__DOT__event_q &&
+	       !r->quire_card_top__DOT__host_event && !top_->host_req_o;
+}
+
+uint64_t CardHarness::wake_at() const
+{
+	return top_->rootp->quire_card_top__DOT__u_ctl__DOT__wake_at_q;
+}
+
+uint64_t CardHarness::card_cycles() const
+{
+	return top_->rootp->quire_card_top__DOT__u_ctl__DOT__cycles_q;
+}
+
+void CardHarness::advance_idle(uint64_t cycles)
+{
+	uint64_t now = card_cycles(), wake = wake_at();
+	if (wake && wake > now && cycles > wake - now)
+		cycles = wake - now;
+	else if (wake && wake <= now)
+		cycles = 0;
+	top_->rootp->quire_card_top__DOT__u_ctl__DOT__cycles_q = now + cycles;
 }
 
 void CardHarness::run(uint64_t cycles)

@@ -5,7 +5,8 @@
 // interrupt pulses it sends. Host memory lives here: the card's host-memory
 // port asks for one word at a time and gets its answer in the next cycle.
 // Time moves only when the caller makes it: each access is a cycle, and
-// run() adds more.
+// run() adds more. The host memory may be the harness's own (the constructor's)
+// or the caller's (attach_host: what rtl_device.cpp serves to quire-sim's hosts).
 #ifndef QUIRE_SIM_RTL_CARD_HARNESS_H
 #define QUIRE_SIM_RTL_CARD_HARNESS_H
 
@@ -37,7 +38,22 @@ class CardHarness {
 	// Runs until a store to sim-exit, at most `max_cycles`: false if none came.
 	bool run_to_exit(uint64_t max_cycles, uint32_t &code);
 
-	uint8_t *host() { return host_.data(); }
+	// The card's DMA window becomes `size` bytes of the caller's memory at `mem`, seen at
+	// DMA addresses [iova, iova + size); size 0 (or mem NULL) is no host: the mover refuses
+	// every transfer, and a request already under way touches nothing (counted as stray).
+	void attach_host(uint8_t *mem, uint64_t iova, uint64_t size);
+
+	// Between clock edges: the core waits in WFI, no host write is pending for it, and
+	// the control block's wake-up time (0: none) and the cycle counter. An idle card stays
+	// idle until a BAR write or its wake-up time: no cycle in between changes anything but
+	// the counter, so advance_idle() may move the counter forward instead of clocking.
+	bool idle() const;
+	uint64_t wake_at() const;
+	uint64_t card_cycles() const;
+	// Moves the cycle counter forward by up to `cycles`, never past the wake-up time.
+	void advance_idle(uint64_t cycles);
+
+	uint8_t *host() { return host_mem_; }
 	uint64_t iova() const { return iova_; }
 	uint64_t cycles() const { return cycles_; }
 	uint64_t instructions() const { return instructions_; }
@@ -53,6 +69,8 @@ class CardHarness {
 	std::unique_ptr<VerilatedContext> context_;
 	std::unique_ptr<Vquire_card_top> top_;
 	std::vector<uint8_t> host_;
+	uint8_t *host_mem_;
+	uint64_t host_size_;
 	uint64_t iova_;
 	uint64_t cycles_ = 0, instructions_ = 0, irqs_ = 0, traps_ = 0, stray_ = 0;
 	std::string console_;

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# quire-sim --model rtl: the RTL card (Verilator) served as a card process, met by the
+# same clients as the emu: quire info, quire selftest (engines the card does not name
+# are skipped, the rest bit for bit against cpu), quire bench card; an idle card sleeps;
+# the card process is ended and nothing is left. Needs quire-sim-rtl (make rtl).
+# Usage: test_sim_rtl.sh BUILD
+set -u
+B=$1
+Q=$B/bin/quire
+SIM=$B/bin/quire-sim
+T=$(mktemp -d "${TMPDIR:-/tmp}/quire-rtl-XXXXXX")
+export TMPDIR="$T"
+. "$(dirname "$0")/report.sh"
+. "$(dirname "$0")/procs.sh"
+cleanup() {
+	[ -n "${simpid:-}" ] && kill "$simpid" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+expect_exit() { # expect_exit WHAT CODE TEXT -- COMMAND...
+	what=$1 code=$2 text=$3
+	shift 4
+	"$@" >"$T/out" 2>&1
+	rc=$?
+	if [ "$rc" -eq "$code" ] && grep -q -- "$text" "$T/out"; then
+		ok "$what: exit $rc"
+	else
+		ko "$what: exit $rc (wanted $code and '$text'): $(head -2 "$T/out")"
+	fi
+}
+expect_exit "--model bogus refused" 2 "wants emu or rtl" -- "$SIM" --model bogus --socket "$T/x.sock"
+expect_exit "--model rtl --mem refused" 2 "no --mem" -- "$SIM" --model rtl --mem 128 --socket "$T/x.sock"
+expect_exit "--model rtl without quire-sim-rtl" 1 "has no RTL card" -- \
+	env QUIRE_SIM_RTL="$T/none" "$SIM" --model rtl --socket "$T/x.sock"
+expect_exit "--model rtl without firmware" 1 "QUIRE_FW_ELF" -- \
+	env QUIRE_FW_ELF="$T/none.elf" "$SIM" --model rtl --socket "$T/x.sock"
+
+"$SIM" --model rtl --socket "$T/card.sock" --quiet &
+simpid=$!
+if ! wait_until 30 test -S "$T/card.sock"; then
+	ko "quire-sim --model rtl: no socket after 30 s"
+	echo "rtl card process: $pass passed, $fail failed"
+	exit 1
+fi
+ok "quire-sim --model rtl: listening"
+
+timeout 30 "$Q" info --backend "sim:$T/card.sock" >"$T/info" 2>&1
+if grep -q "running" "$T/info" && grep -q "^capabilities .*codec" "$T/info"; then
+	ok "quire info: $(grep -m1 '^board' "$T/info" | tr -s ' '); $(grep '^capabilities' "$T/info" | tr -s ' ')"
+else
+	ko "quire info: $(cat "$T/info")"
+fi
+
+timeout 300 "$Q" selftest --backend "sim:$T/card.sock" --max-size 4KiB >"$T/selftest" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "selftest: [0-9]* passed, 0 failed" "$T/selftest"; then
+	ok "quire selftest --max-size 4KiB: $(tail -1 "$T/selftest")"
+	grep "^skip" "$T/selftest" | sed 's/^/     /'
+else
+	ko "quire selftest (exit $rc): $(grep -m5 -e FAIL -e 'selftest:' "$T/selftest")"
+fi
+# What the card names in its capabilities is tested, what it does not is said to be skipped.
+for engine in reduce mlp; do
+	if grep -q "^capabilities .*$engine" "$T/info" ||
+		grep -q "skipped: the card has no $engine engine" "$T/selftest"; then
+		ok "selftest: $engine tested or said skipped"
+	else
+		ko "selftest: $engine neither in the caps nor said skipped"
+	fi
+done
+
+timeout 120 "$Q" bench card --backend "sim:$T/card.sock" --nops 100 --size 4KiB --repeat 1 \
+	>"$T/bench" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "nop round trip" "$T/bench"; then
+	ok "quire bench card: $(grep 'nop round trip' "$T/bench")"
+else
+	ko "quire bench card (exit $rc): $(tail -3 "$T/bench")"
+fi
+
+# An idle card waits in WFI: its process sleeps (under 0.2 s of CPU in 1 s).
+ticks() { awk '{ print $14 + $15 }' "/proc/$simpid/stat"; }
+hz=$(getconf CLK_TCK)
+a=$(ticks)
+sleep 1
+b=$(ticks)
+if [ $((b - a)) -lt $((hz / 5)) ]; then
+	ok "idle RTL card: $((b - a)) ticks of CPU in 1 s (of $hz)"
+else
+	ko "idle RTL card burns CPU: $((b - a)) ticks in 1 s (of $hz)"
+fi
+
+kill "$simpid"
+if wait_until 10 none_alive "$simpid"; then
+	ok "card process ended on SIGTERM"
+else
+	ko "card process still running 10 s after SIGTERM"
+	kill -9 "$simpid" 2>/dev/null
+fi
+wait "$simpid" 2>/dev/null
+if none_alive "$simpid" && [ ! -e "$T/card.sock" ]; then
+	ok "nothing left: no card process, no socket"
+else
+	ko "left behind: card process $simpid or its socket"
+fi
+simpid=
+echo "rtl card process: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
