@@ -74,10 +74,6 @@ module quire_mlp_load
     for (int unsigned l = 0; l < 5; l++) width[l] = hdr_q[8*MLP_HDR_WIDTH + 16*l +: 16];
   end
 
-  function automatic logic [31:0] pad4(logic [31:0] v);
-    return (v + 32'd3) & ~32'd3;
-  endfunction
-
   // quire_mlp_image_bytes: the image's size for this shape, 0 if the shape is invalid.
   logic [31:0] bytes;
   logic        tail_zero;
@@ -93,8 +89,8 @@ module quire_mlp_load
         if (in < 32'd1 || in > MLP_MAX_WIDTH) begin
           bytes = 32'd0;
         end else begin
-          bytes = bytes + pad4(in * out) + 32'd4 * out;
-          if (16'(l + 1) < layers) bytes = bytes + 32'd4 * out + pad4(out);
+          bytes = bytes + ((in * out + 32'd3) & ~32'd3) + 32'd4 * out;
+          if (16'(l + 1) < layers) bytes = bytes + 32'd4 * out + ((out + 32'd3) & ~32'd3);
         end
       end
     end
@@ -124,10 +120,10 @@ module quire_mlp_load
   assign w_bytes = 17'(in_w) * 17'(out_w);
   always_comb begin : section_length
     unique case (sec_q)
-      SEC_W:   sec_len = 17'(pad4(32'(w_bytes)));
+      SEC_W:   sec_len = (w_bytes + 17'd3) & ~17'd3;
       SEC_B,
       SEC_M:   sec_len = 17'(out_w) << 2;
-      default: sec_len = 17'(pad4(32'(out_w)));
+      default: sec_len = (17'(out_w) + 17'd3) & ~17'd3;
     endcase
   end
 
