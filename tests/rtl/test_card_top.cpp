@@ -8,8 +8,9 @@
 // Prints the cycles of the boot and of the NOP round trip, and
 // "rtl card: N passed, N failed".
 // With a second ELF (tests/rtl/card_dma.c), it also runs that bare-metal program on a
-// fresh card: the DMA mover's checks and unaligned moves, driven directly.
-// Usage: test_card_top FIRMWARE.elf [CARD_DMA.elf]
+// fresh card: the DMA mover's checks and unaligned moves, driven directly; with a third
+// (tests/rtl/card_mlp.c), the MLP engine's window and checks, driven directly.
+// Usage: test_card_top FIRMWARE.elf [CARD_DMA.elf [CARD_MLP.elf]]
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -686,12 +687,30 @@ void dma_program(const char *elf)
 	      ran ? line : "the DMA program did not run: " + error);
 }
 
+// The bare-metal MLP program: its checks end in sim-exit 0, or the number of the one failed.
+void mlp_program(const char *elf)
+{
+	quire_rtl::CardHarness card(kIova, kHostBytes);
+	std::string error;
+	uint32_t code = 0;
+	bool ran = card.boot(elf, error) && card.run_to_exit(kRtlCycleLimit, code);
+	char line[200];
+	std::snprintf(
+	    line, sizeof line,
+	    "the MLP engine driven directly (%s): window, check order, ranges, a kept and "
+	    "a dropped model, a scored network: sim-exit %" PRIu32 " after %" PRIu64 " cycles",
+	    elf, code, card.cycles());
+	check(ran && code == 0 && card.traps() == 0,
+	      ran ? line : "the MLP program did not run: " + error);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-	if (argc != 2 && argc != 3) {
-		std::fprintf(stderr, "usage: %s FIRMWARE.elf [CARD_DMA.elf]\n", argv[0]);
+	if (argc < 2 || argc > 4) {
+		std::fprintf(stderr, "usage: %s FIRMWARE.elf [CARD_DMA.elf [CARD_MLP.elf]]\n",
+			     argv[0]);
 		return 2;
 	}
 	auto rtl = std::make_unique<RtlCard>();
@@ -824,8 +843,10 @@ int main(int argc, char **argv)
 	check((rs & QUIRE_Q_STATUS_BAD_RING) && rs == es && ri_st == ei_st, line);
 
 	check(rtl->harness.traps() == 0, "the firmware never trapped");
-	if (argc == 3)
+	if (argc >= 3)
 		dma_program(argv[2]);
+	if (argc == 4)
+		mlp_program(argv[3]);
 	check(rtl->harness.stray_host_accesses() == 0, "the DMA mover never reached outside the window");
 	std::printf("rtl card: boot %" PRIu64 " cycles, NOP round trip %" PRIu64 " cycles, %" PRIu64
 		    " cycles in all\n",
