@@ -12,12 +12,14 @@ CXX ?= g++
 RTLE_HAVE_VERILATOR := $(if $(shell command -v $(VERILATOR) 2>/dev/null),1,)
 RTLE_DIR := $(BUILD)/rtl/engines
 
-# The contract's constants, written once in include/quire/: packages generated at build time.
+# The contract's constants, written once in include/quire/: packages generated at build time
+# by rtl/gen/gen_pkg.sh (the C compiler evaluates the header), names kept whole (-k).
 RTLE_PKGS := $(RTLE_DIR)/quire_format_pkg.sv $(RTLE_DIR)/quire_card_pkg.sv \
 	$(RTLE_DIR)/quire_regs_pkg.sv
-$(RTLE_DIR)/quire_%_pkg.sv: include/quire/%.h rtl/gen/gen_sv_pkg.py
+$(RTLE_DIR)/quire_%_pkg.sv: include/quire/%.h rtl/gen/gen_pkg.sh
 	@mkdir -p $(dir $@)
-	$(PYTHON) rtl/gen/gen_sv_pkg.py $< quire_$*_pkg >$@
+	CC="$(CC)" sh rtl/gen/gen_pkg.sh -k quire_$*_pkg QUIRE_ $< >$@.tmp
+	mv $@.tmp $@
 
 RTLE_LANE_SRCS := rtl/engines/quire_fp32_add.sv rtl/engines/quire_fp32_add_lanes.sv rtl/engines/quire_bfp_quantize.sv \
 	rtl/engines/quire_bfp_scale.sv rtl/engines/quire_fp16_from_fp32.sv \
