@@ -17,11 +17,11 @@
 // for every o, j) into quire_mlp_dot, accumulates the chunks of an output
 // from its bias, and requantizes hidden outputs (quire_mlp_requant) into the
 // next layer's activations; the output layer's single accumulator is the
-// score. A layer waits for the previous one to drain (5 cycles). The score
+// score. A layer waits 4 cycles for the previous one to drain. The score
 // leaves on score_valid_o; the choice (the feasible candidate of the largest
 // score, ties to the lowest index) and the status (OK or NO_FEASIBLE) at done.
 // Cycles per candidate: ceil(n_0/64) + sum over layers of
-// (n_{l+1} * ceil(n_l/64) + 5) + 1 with the score taken at once.
+// (n_{l+1} * ceil(n_l/64) + 4) + 1 with the score taken at once.
 module quire_mlp
   import quire_mlp_pkg::*;
 (
@@ -352,7 +352,7 @@ module quire_mlp
           end
         end
         E_DRAIN: begin
-          // The last output reaches the activations (or the score) 5 cycles after its issue.
+          // The last row reaches the activations (or the score) 5 cycles after its issue.
           drain_q <= drain_q + 3'd1;
           if (drain_q == 3'd3) begin
             if (hidden) begin
