@@ -17,3 +17,9 @@ $(BUILD)/hls/vitis/tb_mlp: $(BUILD)/hls/vitis/tb_mlp.o $(BUILD)/hls/mlp.o $(BUIL
 $(HLS_TBS):
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ -lm
 all: $(HLS_TBS)
+
+# The same kernels as the opencl backend's OpenCL C program, embedded in libquire.
+OPENCL_SOURCE_H := $(BUILD)/gen/hls/opencl_source.h
+$(OPENCL_SOURCE_H): hls/gen_opencl.py $(HLS_SRCS) $(wildcard hls/*.h) $(wildcard include/quire/*.h)
+	@mkdir -p $(dir $@)
+	$(PYTHON) hls/gen_opencl.py $@

@@ -2,7 +2,7 @@
 /* Bitwise CRC-32: small, table-free, the same on the card and the host. */
 #include "crc32.h"
 
-uint32_t quire_crc32(uint32_t crc, const uint8_t *p, uint32_t len)
+uint32_t quire_crc32(uint32_t crc, QUIRE_GMEM const uint8_t *p, uint32_t len)
 {
 	crc = ~crc;
 	for (uint32_t i = 0; i < len; i++) {

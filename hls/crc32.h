@@ -3,9 +3,9 @@
 #ifndef QUIRE_HLS_CRC32_H
 #define QUIRE_HLS_CRC32_H
 
-#include <stdint.h>
+#include "hls_cl.h" /* <stdint.h>, or its OpenCL C stand-in */
 
 /* Continue a CRC: start with crc = 0. */
-uint32_t quire_crc32(uint32_t crc, const uint8_t *p, uint32_t len);
+uint32_t quire_crc32(uint32_t crc, QUIRE_GMEM const uint8_t *p, uint32_t len);
 
 #endif /* QUIRE_HLS_CRC32_H */

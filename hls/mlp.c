@@ -34,12 +34,13 @@ uint32_t quire_mlp_image_bytes(uint32_t layers, const uint32_t *width)
 	return bytes;
 }
 
-static uint16_t ld_u16(const uint8_t *p)
+static uint16_t ld_u16(QUIRE_GMEM const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
-int quire_mlp_load(const uint8_t *image, uint32_t len, struct quire_mlp_net *net)
+int quire_mlp_load(QUIRE_GMEM const uint8_t *image, uint32_t len,
+		   QUIRE_GMEM struct quire_mlp_net *net)
 {
 	net->layers = 0;
 	if (len < QUIRE_MLP_HEADER_BYTES ||
@@ -68,7 +69,7 @@ int quire_mlp_load(const uint8_t *image, uint32_t len, struct quire_mlp_net *net
 	if (quire_crc32(0, image + QUIRE_MLP_HEADER_BYTES, payload) != crc)
 		return QUIRE_ERR_CORRUPT;
 
-	const uint8_t *p = image + QUIRE_MLP_HEADER_BYTES;
+	QUIRE_GMEM const uint8_t *p = image + QUIRE_MLP_HEADER_BYTES;
 	for (uint32_t l = 0; l < layers; l++) {
 		uint32_t in = width[l], out = width[l + 1];
 		int hidden = l + 1 < layers;
@@ -113,8 +114,8 @@ int8_t quire_mlp_requantize(int32_t acc, int32_t m, uint32_t s)
 }
 
 /* One dense layer for one candidate. */
-static void dense(const struct quire_mlp_net *net, uint32_t l, const int8_t *x, int8_t *y,
-		  int32_t *score)
+static void dense(QUIRE_GMEM const struct quire_mlp_net *net, uint32_t l, const int8_t *x,
+		  int8_t *y, int32_t *score)
 {
 	uint32_t in = net->width[l], out = net->width[l + 1];
 	int hidden = l + 1 < net->layers;
@@ -137,8 +138,9 @@ output_loop:
 	}
 }
 
-int quire_mlp_score(const struct quire_mlp_net *net, uint32_t c, const int8_t *features,
-		    const uint8_t *feasible, int32_t *scores, uint32_t *choice)
+int quire_mlp_score(QUIRE_GMEM const struct quire_mlp_net *net, uint32_t c,
+		    QUIRE_GMEM const int8_t *features, QUIRE_GMEM const uint8_t *feasible,
+		    QUIRE_GMEM int32_t *scores, QUIRE_GMEM uint32_t *choice)
 {
 	if (net->layers < 1 || net->layers > QUIRE_MLP_MAX_LAYERS)
 		return QUIRE_ERR_SHAPE;
@@ -174,6 +176,24 @@ candidate_loop:
 	return QUIRE_OK;
 }
 
+/* LOAD or SCORE with the engine's weight memory `net`: the top function's work, which the
+ * OpenCL wrapper (hls/hls_cl.h) also calls, with a buffer for net. */
+static int quire_mlp_run(QUIRE_GMEM struct quire_mlp_net *net, uint32_t op, uint32_t len,
+			 uint32_t c, QUIRE_GMEM const uint8_t *image,
+			 QUIRE_GMEM const int8_t *features, QUIRE_GMEM const uint8_t *feasible,
+			 QUIRE_GMEM int32_t *scores, QUIRE_GMEM uint32_t *choice)
+{
+	switch (op) {
+	case QUIRE_MLP_OP_LOAD:
+		return quire_mlp_load(image, len, net);
+	case QUIRE_MLP_OP_SCORE:
+		return quire_mlp_score(net, c, features, feasible, scores, choice);
+	default:
+		return QUIRE_ERR_OPCODE;
+	}
+}
+
+#if !QUIRE_HLS_OPENCL
 int quire_mlp_top(uint32_t op, uint32_t len, uint32_t c, const uint8_t *image,
 		  const int8_t *features, const uint8_t *feasible, int32_t *scores,
 		  uint32_t *choice)
@@ -190,12 +210,6 @@ int quire_mlp_top(uint32_t op, uint32_t len, uint32_t c, const uint8_t *image,
 	/* On-chip weight memory: kept between LOAD and SCORE calls, as BRAM is. */
 	static struct quire_mlp_net net;
 #pragma HLS ARRAY_PARTITION variable = net.weight cyclic factor = 64 dim = 3
-	switch (op) {
-	case QUIRE_MLP_OP_LOAD:
-		return quire_mlp_load(image, len, &net);
-	case QUIRE_MLP_OP_SCORE:
-		return quire_mlp_score(&net, c, features, feasible, scores, choice);
-	default:
-		return QUIRE_ERR_OPCODE;
-	}
+	return quire_mlp_run(&net, op, len, c, image, features, feasible, scores, choice);
 }
+#endif

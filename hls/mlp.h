@@ -6,7 +6,7 @@
 #ifndef QUIRE_HLS_MLP_H
 #define QUIRE_HLS_MLP_H
 
-#include <stdint.h>
+#include "hls_cl.h" /* <stdint.h>, or its OpenCL C stand-in */
 
 #include "quire/card.h" /* the OP values of the top function */
 
@@ -31,7 +31,8 @@ uint32_t quire_mlp_image_bytes(uint32_t layers, const uint32_t *width);
  * version, lengths, CRC), QUIRE_ERR_SHAPE (layers or widths), QUIRE_ERR_RANGE
  * (a bias, multiplier or shift out of bounds).
  */
-int quire_mlp_load(const uint8_t *image, uint32_t len, struct quire_mlp_net *net);
+int quire_mlp_load(QUIRE_GMEM const uint8_t *image, uint32_t len,
+		   QUIRE_GMEM struct quire_mlp_net *net);
 
 /*
  * Score c candidates (features[k * width[0] + i], int8) and choose the feasible
@@ -39,15 +40,19 @@ int quire_mlp_load(const uint8_t *image, uint32_t len, struct quire_mlp_net *net
  * Returns QUIRE_OK with *choice set, QUIRE_ERR_NO_FEASIBLE (scores still
  * written), or QUIRE_ERR_SIZE / QUIRE_ERR_SHAPE for a bad c or an unloaded net.
  */
-int quire_mlp_score(const struct quire_mlp_net *net, uint32_t c, const int8_t *features,
-		    const uint8_t *feasible, int32_t *scores, uint32_t *choice);
+int quire_mlp_score(QUIRE_GMEM const struct quire_mlp_net *net, uint32_t c,
+		    QUIRE_GMEM const int8_t *features, QUIRE_GMEM const uint8_t *feasible,
+		    QUIRE_GMEM int32_t *scores, QUIRE_GMEM uint32_t *choice);
 
 /* Requantization of one hidden accumulator: clamp((acc * m + round) >> s, 0, 127). */
 int8_t quire_mlp_requantize(int32_t acc, int32_t m, uint32_t s);
 
-/* The kernel's top function, as Vitis HLS synthesizes it (see hls/vitis/). */
+/* The kernel's top function, as Vitis HLS synthesizes it (see hls/vitis/); C only, as
+ * OpenCL C 1.2 has no static storage for its weights (hls/hls_cl.h). */
+#if !QUIRE_HLS_OPENCL
 int quire_mlp_top(uint32_t op, uint32_t len, uint32_t c, const uint8_t *image,
 		  const int8_t *features, const uint8_t *feasible, int32_t *scores,
 		  uint32_t *choice);
+#endif
 
 #endif /* QUIRE_HLS_MLP_H */

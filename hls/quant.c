@@ -123,7 +123,7 @@ uint32_t quire_fp16_to_fp32(uint16_t h)
 	return sign | (uint32_t)(p - 24 + 127) << 23 | ((frac << (23 - p)) & 0x7fffffu);
 }
 
-int quire_bfp_exponents_valid(const int8_t *exp, uint32_t blocks)
+int quire_bfp_exponents_valid(QUIRE_GMEM const int8_t *exp, uint32_t blocks)
 {
 check_loop:
 	for (uint32_t b = 0; b < QUIRE_HLS_MAX_BLOCKS; b++) {
@@ -136,13 +136,14 @@ check_loop:
 	return 1;
 }
 
-static inline float ef_input(uint32_t flags, const float *x, const float *resid, uint32_t i)
+static inline float ef_input(uint32_t flags, QUIRE_GMEM const float *x,
+			     QUIRE_GMEM const float *resid, uint32_t i)
 {
 	return (flags & QUIRE_QUANT_EF) ? x[i] + resid[i] : x[i];
 }
 
-void quire_quant_exponents(uint32_t n, uint32_t flags, const float *x, const float *resid,
-			   int8_t *exp)
+void quire_quant_exponents(uint32_t n, uint32_t flags, QUIRE_GMEM const float *x,
+			   QUIRE_GMEM const float *resid, QUIRE_GMEM int8_t *exp)
 {
 	uint32_t blocks = QUIRE_BFP_BLOCKS((uint64_t)n);
 block_loop:
@@ -165,8 +166,8 @@ block_loop:
 }
 
 static void encode_bfp(uint32_t n, uint32_t flags, uint32_t mant_bits, int32_t limit,
-		       uint32_t elem_bytes, const float *x, float *resid, const int8_t *exp,
-		       uint8_t *q)
+		       uint32_t elem_bytes, QUIRE_GMEM const float *x, QUIRE_GMEM float *resid,
+		       QUIRE_GMEM const int8_t *exp, QUIRE_GMEM uint8_t *q)
 {
 	uint32_t blocks = QUIRE_BFP_BLOCKS((uint64_t)n);
 block_loop:
@@ -198,8 +199,8 @@ block_loop:
 	}
 }
 
-int quire_quant_encode(uint32_t fmt, uint32_t n, uint32_t flags, const float *x, float *resid,
-		       const int8_t *exp, uint8_t *q)
+int quire_quant_encode(uint32_t fmt, uint32_t n, uint32_t flags, QUIRE_GMEM const float *x,
+		       QUIRE_GMEM float *resid, QUIRE_GMEM const int8_t *exp, QUIRE_GMEM uint8_t *q)
 {
 	if ((fmt == QUIRE_FMT_BFP8 || fmt == QUIRE_FMT_BFP16) &&
 	    !quire_bfp_exponents_valid(exp, QUIRE_BFP_BLOCKS((uint64_t)n)))
@@ -244,7 +245,8 @@ static inline float mean_of(float y, uint32_t mean_w)
 }
 
 int quire_quant_decode(uint32_t fmt, uint32_t val_fmt, uint32_t n, uint32_t mean_w,
-		       const uint8_t *vals, const int8_t *exp, float *y)
+		       QUIRE_GMEM const uint8_t *vals, QUIRE_GMEM const int8_t *exp,
+		       QUIRE_GMEM float *y)
 {
 	if (fmt == QUIRE_FMT_FP16) {
 		if (val_fmt != QUIRE_FMT_FP16)
@@ -310,8 +312,8 @@ block_loop:
 }
 
 int quire_quant_top(uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flags, uint32_t n,
-		    uint32_t mean_w, const float *x, float *resid, int8_t *exp, uint8_t *q,
-		    float *y)
+		    uint32_t mean_w, QUIRE_GMEM const float *x, QUIRE_GMEM float *resid,
+		    QUIRE_GMEM int8_t *exp, QUIRE_GMEM uint8_t *q, QUIRE_GMEM float *y)
 {
 #pragma HLS INTERFACE m_axi port = x offset = slave bundle = gmem0 max_read_burst_length = 64
 #pragma HLS INTERFACE m_axi port = resid offset = slave bundle = gmem1

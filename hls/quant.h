@@ -10,7 +10,7 @@
 #ifndef QUIRE_HLS_QUANT_H
 #define QUIRE_HLS_QUANT_H
 
-#include <stdint.h>
+#include "hls_cl.h" /* <stdint.h>, or its OpenCL C stand-in */
 
 #include "quire/card.h" /* the OP values of the top function */
 
@@ -38,11 +38,11 @@ uint32_t quire_fp16_to_fp32(uint16_t h);
  * Exponent pass: exp[b] for every block of x (or of fp32(x + resid) with
  * QUIRE_QUANT_EF).
  */
-void quire_quant_exponents(uint32_t n, uint32_t flags, const float *x, const float *resid,
-			   int8_t *exp);
+void quire_quant_exponents(uint32_t n, uint32_t flags, QUIRE_GMEM const float *x,
+			   QUIRE_GMEM const float *resid, QUIRE_GMEM int8_t *exp);
 
 /* 1 if every exponent is a valid one (>= -126), else 0. */
-int quire_bfp_exponents_valid(const int8_t *exp, uint32_t blocks);
+int quire_bfp_exponents_valid(QUIRE_GMEM const int8_t *exp, uint32_t blocks);
 
 /*
  * Encode pass. fmt BFP8 or BFP16: q (int8 or int16, little-endian) from x with
@@ -51,8 +51,9 @@ int quire_bfp_exponents_valid(const int8_t *exp, uint32_t blocks);
  * Returns QUIRE_OK, QUIRE_ERR_FORMAT, or QUIRE_ERR_RANGE (an exponent below
  * -126) with nothing written.
  */
-int quire_quant_encode(uint32_t fmt, uint32_t n, uint32_t flags, const float *x, float *resid,
-		       const int8_t *exp, uint8_t *q);
+int quire_quant_encode(uint32_t fmt, uint32_t n, uint32_t flags, QUIRE_GMEM const float *x,
+		       QUIRE_GMEM float *resid, QUIRE_GMEM const int8_t *exp,
+		       QUIRE_GMEM uint8_t *q);
 
 /*
  * Decode. fmt BFP8 or BFP16 with values of val_fmt INT8, INT16 or INT32 (a
@@ -63,11 +64,12 @@ int quire_quant_encode(uint32_t fmt, uint32_t n, uint32_t flags, const float *x,
  * themselves, or their mean; how the card finishes an fp32 all-reduce.
  */
 int quire_quant_decode(uint32_t fmt, uint32_t val_fmt, uint32_t n, uint32_t mean_w,
-		       const uint8_t *vals, const int8_t *exp, float *y);
+		       QUIRE_GMEM const uint8_t *vals, QUIRE_GMEM const int8_t *exp,
+		       QUIRE_GMEM float *y);
 
 /* The kernel's top function, as Vitis HLS synthesizes it (see hls/vitis/). */
 int quire_quant_top(uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flags, uint32_t n,
-		    uint32_t mean_w, const float *x, float *resid, int8_t *exp, uint8_t *q,
-		    float *y);
+		    uint32_t mean_w, QUIRE_GMEM const float *x, QUIRE_GMEM float *resid,
+		    QUIRE_GMEM int8_t *exp, QUIRE_GMEM uint8_t *q, QUIRE_GMEM float *y);
 
 #endif /* QUIRE_HLS_QUANT_H */

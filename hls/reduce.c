@@ -30,7 +30,8 @@ uint32_t quire_reduce_format_bytes(uint32_t fmt)
 }
 
 static int sum_int(uint32_t in_bytes, uint32_t acc_bytes, uint32_t w, uint32_t n, uint32_t stride,
-		   uint32_t flags, const uint8_t *in, const uint8_t *acc_in, uint8_t *acc_out)
+		   uint32_t flags, QUIRE_GMEM const uint8_t *in, QUIRE_GMEM const uint8_t *acc_in,
+		   QUIRE_GMEM uint8_t *acc_out)
 {
 	const int64_t hi = acc_bytes == 2 ? INT16_MAX : acc_bytes == 4 ? INT32_MAX : INT64_MAX;
 	const int64_t lo = acc_bytes == 2 ? INT16_MIN : acc_bytes == 4 ? INT32_MIN : INT64_MIN;
@@ -69,7 +70,7 @@ element_loop:
 	return status;
 }
 
-static float load_fp(const uint8_t *p, uint32_t bytes, uint32_t i)
+static float load_fp(QUIRE_GMEM const uint8_t *p, uint32_t bytes, uint32_t i)
 {
 	uint32_t bits = bytes == 2 ? quire_fp16_to_fp32((uint16_t)quire_ld16(p, i))
 				   : (uint32_t)quire_ld32(p, i);
@@ -77,7 +78,8 @@ static float load_fp(const uint8_t *p, uint32_t bytes, uint32_t i)
 }
 
 static void sum_fp(uint32_t in_bytes, uint32_t acc_bytes, uint32_t w, uint32_t n, uint32_t stride,
-		   uint32_t flags, const uint8_t *in, const uint8_t *acc_in, uint8_t *acc_out)
+		   uint32_t flags, QUIRE_GMEM const uint8_t *in, QUIRE_GMEM const uint8_t *acc_in,
+		   QUIRE_GMEM uint8_t *acc_out)
 {
 element_loop:
 	for (uint32_t i = 0; i < REDUCE_MAX_ELEMENTS; i++) {
@@ -104,7 +106,8 @@ element_loop:
 }
 
 int quire_reduce_sum(uint32_t in_fmt, uint32_t acc_fmt, uint32_t w, uint32_t n, uint32_t stride,
-		     uint32_t flags, const uint8_t *in, const uint8_t *acc_in, uint8_t *acc_out)
+		     uint32_t flags, QUIRE_GMEM const uint8_t *in, QUIRE_GMEM const uint8_t *acc_in,
+		     QUIRE_GMEM uint8_t *acc_out)
 {
 	uint32_t in_bytes = quire_reduce_format_bytes(in_fmt);
 	uint32_t acc_bytes = quire_reduce_format_bytes(acc_fmt);
@@ -125,7 +128,8 @@ int quire_reduce_sum(uint32_t in_fmt, uint32_t acc_fmt, uint32_t w, uint32_t n, 
 }
 
 void quire_reduce_max_exp(uint32_t w, uint32_t blocks, uint32_t stride, uint32_t flags,
-			  const int8_t *in, const int8_t *acc_in, int8_t *out)
+			  QUIRE_GMEM const int8_t *in, QUIRE_GMEM const int8_t *acc_in,
+			  QUIRE_GMEM int8_t *out)
 {
 block_loop:
 	for (uint32_t b = 0; b < QUIRE_HLS_MAX_BLOCKS; b++) {
@@ -145,8 +149,8 @@ block_loop:
 }
 
 int quire_reduce_top(uint32_t op, uint32_t in_fmt, uint32_t acc_fmt, uint32_t w, uint32_t n,
-		     uint32_t stride, uint32_t flags, const uint8_t *in, const uint8_t *acc_in,
-		     uint8_t *acc_out)
+		     uint32_t stride, uint32_t flags, QUIRE_GMEM const uint8_t *in,
+		     QUIRE_GMEM const uint8_t *acc_in, QUIRE_GMEM uint8_t *acc_out)
 {
 #pragma HLS INTERFACE m_axi port = in offset = slave bundle = gmem0 max_read_burst_length = 64
 #pragma HLS INTERFACE m_axi port = acc_in offset = slave bundle = gmem1
@@ -165,8 +169,9 @@ int quire_reduce_top(uint32_t op, uint32_t in_fmt, uint32_t acc_fmt, uint32_t w,
 	case QUIRE_REDUCE_OP_MAX_EXP:
 		if (w > REDUCE_MAX_WORKERS || (w > 1 && stride < n))
 			return QUIRE_ERR_SIZE;
-		quire_reduce_max_exp(w, n, stride, flags, (const int8_t *)in,
-				     (const int8_t *)acc_in, (int8_t *)acc_out);
+		quire_reduce_max_exp(w, n, stride, flags, (QUIRE_GMEM const int8_t *)in,
+				     (QUIRE_GMEM const int8_t *)acc_in,
+				     (QUIRE_GMEM int8_t *)acc_out);
 		return QUIRE_OK;
 	default:
 		return QUIRE_ERR_OPCODE;

@@ -12,7 +12,7 @@
 #ifndef QUIRE_HLS_REDUCE_H
 #define QUIRE_HLS_REDUCE_H
 
-#include <stdint.h>
+#include "hls_cl.h" /* <stdint.h>, or its OpenCL C stand-in */
 
 #include "quire/card.h" /* the OP values of the top function */
 
@@ -31,18 +31,20 @@
  * acc_in may be the same buffer as acc_out.
  */
 int quire_reduce_sum(uint32_t in_fmt, uint32_t acc_fmt, uint32_t w, uint32_t n, uint32_t stride,
-		     uint32_t flags, const uint8_t *in, const uint8_t *acc_in, uint8_t *acc_out);
+		     uint32_t flags, QUIRE_GMEM const uint8_t *in, QUIRE_GMEM const uint8_t *acc_in,
+		     QUIRE_GMEM uint8_t *acc_out);
 
 /* out[b] = max(acc_in[b] (with QUIRE_REDUCE_ACC_IN), in[w * stride + b] for w < W). */
 void quire_reduce_max_exp(uint32_t w, uint32_t blocks, uint32_t stride, uint32_t flags,
-			  const int8_t *in, const int8_t *acc_in, int8_t *out);
+			  QUIRE_GMEM const int8_t *in, QUIRE_GMEM const int8_t *acc_in,
+			  QUIRE_GMEM int8_t *out);
 
 /* Bytes per element of a format this kernel handles, 0 if it handles none. */
 uint32_t quire_reduce_format_bytes(uint32_t fmt);
 
 /* The kernel's top function, as Vitis HLS synthesizes it (see hls/vitis/). */
 int quire_reduce_top(uint32_t op, uint32_t in_fmt, uint32_t acc_fmt, uint32_t w, uint32_t n,
-		     uint32_t stride, uint32_t flags, const uint8_t *in, const uint8_t *acc_in,
-		     uint8_t *acc_out);
+		     uint32_t stride, uint32_t flags, QUIRE_GMEM const uint8_t *in,
+		     QUIRE_GMEM const uint8_t *acc_in, QUIRE_GMEM uint8_t *acc_out);
 
 #endif /* QUIRE_HLS_REDUCE_H */
