@@ -18,13 +18,15 @@
 #include "quire.h"
 
 static const char bench_codec_help[] =
-    "Usage: quire bench codec [--size BYTES] [--repeat N] [--impl NAME]\n"
+    "Usage: quire bench codec [--size BYTES] [--repeat N] [--impl NAME] [--backend URI]\n"
     "Single-thread codec throughput against memcpy of the same size, in one run.\n"
     "GB/s counts the fp32 bytes of input handled per second (for a reduction, of\n"
     "all W workers). Each figure is the best of N runs.\n\n"
     "  -s, --size BYTES   fp32 bytes per tensor (default 64MiB; suffixes K, M, G, KiB, MiB, GiB)\n"
     "  -r, --repeat N     rounds (default 5)\n"
     "  -i, --impl NAME    auto, scalar, avx2 or avx512 (default auto)\n"
+    "  -b, --backend URI  also bfp8 encode and decode through a backend (e.g. opencl) and\n"
+    "                     through the cpu backend, same size, same run (up to 256MiB)\n"
     "  -h, --help         this text\n";
 
 #define BENCH_WORKERS 4
@@ -135,19 +137,23 @@ static void free_all(struct bench *b)
 	}
 }
 
+static int backend_rows(const char *uri, size_t bytes, int repeat);
+
 static int bench_codec(int argc, char **argv)
 {
-	static const struct option opts[] = {{"size", required_argument, 0, 's'},
-					     {"repeat", required_argument, 0, 'r'},
-					     {"impl", required_argument, 0, 'i'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"size", required_argument, 0, 's'}, {"repeat", required_argument, 0, 'r'},
+	    {"impl", required_argument, 0, 'i'}, {"backend", required_argument, 0, 'b'},
+	    {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
 	uint64_t bytes = 64u << 20;
 	int repeat = 5, impl = QUIRE_CODEC_AUTO, c;
+	const char *uri = NULL;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:r:i:h", opts, NULL)) != -1) {
-		if (c == 's') {
+	while ((c = getopt_long(argc, argv, ":s:r:i:b:h", opts, NULL)) != -1) {
+		if (c == 'b') {
+			uri = optarg;
+		} else if (c == 's') {
 			bytes = cli_parse_size(optarg);
 			if (bytes < 4 || bytes % 4 || bytes > (16ull << 30))
 				return cli_usage_error(
@@ -170,6 +176,8 @@ static int bench_codec(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("bench codec", "unexpected argument '%s'", argv[optind]);
+	if (uri && (bytes < 256 || bytes > (256u << 20)))
+		return cli_usage_error("bench codec", "--backend: --size from 256 bytes to 256MiB");
 	int st = quire_codec_use((enum quire_codec_impl)impl);
 	if (st)
 		return cli_fail("--impl %s: %s", argv[optind - 1], quire_strerror(st));
@@ -201,7 +209,7 @@ static int bench_codec(int argc, char **argv)
 	 * so a noisy moment of the machine cannot favour one of them. Round 0 only
 	 * faults every page in.
 	 */
-	double best[ROWS];
+	double best[ROWS] = {0};
 	int rc = 0;
 	for (int r = 0; r <= repeat && !rc; r++) {
 		for (size_t i = 0; i < ROWS && !rc; i++) {
@@ -244,6 +252,8 @@ static int bench_codec(int argc, char **argv)
 		quire_codec_use(QUIRE_CODEC_AUTO);
 	}
 	free_all(&b);
+	if (!rc && uri)
+		rc = backend_rows(uri, (size_t)bytes, repeat);
 	return rc;
 }
 
@@ -313,6 +323,47 @@ static double best_run(struct quire_ctx *ctx, const struct quire_op *op, int rep
 			best = now() - t0;
 	}
 	return best;
+}
+
+/* bfp8 encode and decode through backend `uri` and through cpu, for bench codec --backend. */
+static int backend_rows(const char *uri, size_t bytes, int repeat)
+{
+	size_t n = bytes / 4;
+	float *data = malloc(bytes);
+	struct card_bench dev = {0}, cpu = {0};
+	int rc = CLI_EXIT_FAIL;
+	if (!data)
+		return cli_fail("bench codec: out of memory");
+	fill_gradients(data, n, 7);
+	if (card_bench_setup(&dev, uri, n, data) || card_bench_setup(&cpu, "cpu", n, data))
+		goto out;
+	const struct {
+		const char *name;
+		struct quire_op *a, *b;
+	} ops[] = {{"encode bfp8", &dev.enc, &cpu.enc}, {"decode bfp8", &dev.dec, &cpu.dec}};
+	for (int i = 0; i < 2; i++) {
+		double td = best_run(dev.ctx, ops[i].a, repeat),
+		       tc = best_run(cpu.ctx, ops[i].b, repeat);
+		if (td < 0 || tc < 0)
+			goto out;
+		char name[64];
+		snprintf(name, sizeof(name), "%s, backend %s", ops[i].name, uri);
+		printf("%-44s %9.2f %10s  (cpu backend %.2f GB/s)\n", name,
+		       (double)bytes / td / 1e9, "", (double)bytes / tc / 1e9);
+	}
+	if (memcmp(quire_buf_ptr(dev.q), quire_buf_ptr(cpu.q), n) != 0 ||
+	    memcmp(quire_buf_ptr(dev.y), quire_buf_ptr(cpu.y), 4 * n) != 0) {
+		cli_fail("bench codec: backend %s's bits differ from cpu's", uri);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (dev.ctx)
+		card_bench_free(&dev);
+	if (cpu.ctx)
+		card_bench_free(&cpu);
+	free(data);
+	return rc;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -20,7 +20,8 @@ static const char info_help[] =
     "                     sim:inproc (a card inside this process;\n"
     "                     sim:inproc,net=DIR,addr=N with a network port);\n"
     "                     kdrv (the first card of the quire kernel driver),\n"
-    "                     kdrv:/dev/dri/renderDN, kdrv:pci:DDDD:BB:DD.F\n"
+    "                     kdrv:/dev/dri/renderDN, kdrv:pci:DDDD:BB:DD.F;\n"
+    "                     opencl (platform 0, device 0), opencl:PLATFORM:DEVICE\n"
     "  -h, --help         this text\n";
 
 int cli_open(const char *cmd, const char *uri, struct quire_ctx **ctx)
@@ -35,13 +36,46 @@ int cli_open(const char *cmd, const char *uri, struct quire_ctx **ctx)
 		return cli_fail("%s: backend '%s': %s (kdrv URIs: kdrv, kdrv:/dev/dri/renderDN, "
 				"kdrv:pci:DDDD:BB:DD.F)",
 				cmd, uri, quire_strerror(st));
+	int opencl = strncmp(uri, "opencl", 6) == 0 && (uri[6] == '\0' || uri[6] == ':');
+	if (opencl && st == QUIRE_ERR_NO_DEVICE)
+		return cli_fail("%s: backend '%s': %s (no such OpenCL platform and device: is "
+				"libOpenCL.so.1 installed, with an ICD such as pocl-opencl-icd? "
+				"docs/backend-opencl.md)",
+				cmd, uri, quire_strerror(st));
+	if (opencl && st == QUIRE_ERR_INVALID)
+		return cli_fail(
+		    "%s: backend '%s': %s (opencl URIs: opencl, opencl:PLATFORM:DEVICE, "
+		    "indices from 0)",
+		    cmd, uri, quire_strerror(st));
 	if (st == QUIRE_ERR_NO_DEVICE)
 		return cli_fail("%s: backend '%s': %s (URIs: cpu, sim, sim:PATH, sim:cluster, "
-				"sim:inproc, kdrv)",
+				"sim:inproc, kdrv, opencl)",
 				cmd, uri, quire_strerror(st));
 	if (st)
 		return cli_fail("%s: backend '%s': %s", cmd, uri, quire_strerror(st));
 	return 0;
+}
+
+/* Every OpenCL platform's devices, by the URI that opens each. */
+static void list_opencl(void)
+{
+	printf("opencl devices:\n");
+	for (unsigned p = 0; p < 256; p++) {
+		unsigned d = 0;
+		for (; d < 256; d++) {
+			char uri[32];
+			struct quire_ctx *ctx;
+			struct quire_info in;
+			snprintf(uri, sizeof(uri), "opencl:%u:%u", p, d);
+			if (quire_open(uri, &ctx) != QUIRE_OK)
+				break;
+			if (quire_get_info(ctx, &in) == QUIRE_OK)
+				printf("  %-14s %s\n", uri, in.board);
+			quire_close(ctx);
+		}
+		if (d == 0)
+			break;
+	}
 }
 
 static int card_info(int argc, char **argv)
@@ -102,6 +136,8 @@ static int card_info(int argc, char **argv)
 			       in.blocks[i].version >> 16, in.blocks[i].version & 0xffff);
 	}
 	quire_close(ctx);
+	if (strcmp(in.backend, "opencl") == 0)
+		list_opencl();
 	return 0;
 }
 

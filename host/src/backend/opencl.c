@@ -71,7 +71,7 @@ static const cl_uint status_arg[K_COUNT] = {QUIRE_QUANT_ARGS, QUIRE_REDUCE_ARGS,
 static const cl_uint first_ptr[K_COUNT] = {QUIRE_QUANT_ARG_X, QUIRE_REDUCE_ARG_IN,
 					   QUIRE_MLP_ARG_IMAGE};
 
-#define MAX_WORK_ITEMS 64
+#define MAX_WORK_ITEMS  64
 #define MIN_ITEM_BLOCKS 1024u /* 64 Ki elements: less is not worth a work-item */
 
 struct ocl {
@@ -155,7 +155,7 @@ static int pick_device(struct ocl *o, unsigned pi, unsigned di)
 	char pname[128] = "", dname[128] = "";
 	a->clGetPlatformInfo(o->platform, CL_PLATFORM_NAME, sizeof(pname) - 1, pname, NULL);
 	a->clGetDeviceInfo(o->device, CL_DEVICE_NAME, sizeof(dname) - 1, dname, NULL);
-	snprintf(o->board, sizeof(o->board), "%.14s / %.30s", pname, dname);
+	snprintf(o->board, sizeof(o->board), "%.30s (%.14s)", dname, pname);
 	o->xilinx = strstr(pname, "Xilinx") != NULL;
 	if (a->clGetDeviceInfo(o->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(o->units), &o->units,
 			       NULL) != CL_SUCCESS ||
@@ -228,8 +228,8 @@ static int build_program(struct ocl *o)
 	for (int k = 0; k < K_COUNT; k++)
 		if (!(o->kernel[k] = a->clCreateKernel(o->program, kernel_names[k], &e)))
 			return cl_status(e);
-	o->status = a->clCreateBuffer(o->context, CL_MEM_READ_WRITE, MAX_WORK_ITEMS * sizeof(cl_int),
-				      NULL, &e);
+	o->status = a->clCreateBuffer(o->context, CL_MEM_READ_WRITE,
+				      MAX_WORK_ITEMS * sizeof(cl_int), NULL, &e);
 	if (e == CL_SUCCESS)
 		o->choice =
 		    a->clCreateBuffer(o->context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &e);
@@ -265,8 +265,9 @@ static int wrap_regions(struct ocl *o, const struct quire_ctx *ctx, const struct
 		r->bytes[i] = (size_t)ext[i];
 		if (!ext[i] || !addr[i])
 			continue;
-		r->mem[i] = o->api.clCreateBuffer(o->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
-						  ext[i], (void *)(uintptr_t)addr[i], &e);
+		r->mem[i] =
+		    o->api.clCreateBuffer(o->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+					  ext[i], (void *)(uintptr_t)addr[i], &e);
 		if (e != CL_SUCCESS)
 			return cl_status(e);
 	}
@@ -333,8 +334,8 @@ static int run_kernel(struct ocl *o, int k, const cl_uint *args, const cl_mem *m
 		e = a->clEnqueueNDRangeKernel(o->queue, kn, 1, NULL, &items, &local, 0, NULL, NULL);
 	cl_int st[MAX_WORK_ITEMS];
 	if (e == CL_SUCCESS)
-		e = a->clEnqueueReadBuffer(o->queue, o->status, CL_TRUE, 0, items * sizeof(cl_int), st,
-					   0, NULL, NULL);
+		e = a->clEnqueueReadBuffer(o->queue, o->status, CL_TRUE, 0, items * sizeof(cl_int),
+					   st, 0, NULL, NULL);
 	if (e != CL_SUCCESS)
 		return cl_status(e);
 	for (size_t i = 0; i < items; i++)
@@ -345,7 +346,8 @@ static int run_kernel(struct ocl *o, int k, const cl_uint *args, const cl_mem *m
 
 /* One quant kernel call: scalars op..mean_w, then x, resid, exp, q, y. */
 static int quant(struct ocl *o, uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flags,
-		 uint32_t n, uint32_t mean_w, cl_mem x, cl_mem resid, cl_mem exp, cl_mem q, cl_mem y)
+		 uint32_t n, uint32_t mean_w, cl_mem x, cl_mem resid, cl_mem exp, cl_mem q,
+		 cl_mem y)
 {
 	cl_uint args[QUIRE_QUANT_ARGS] = {0};
 	cl_mem mem[QUIRE_QUANT_ARGS] = {0};
@@ -363,8 +365,8 @@ static int quant(struct ocl *o, uint32_t op, uint32_t fmt, uint32_t val_fmt, uin
 	return run_kernel(o, K_QUANT, args, mem, QUIRE_QUANT_ARGS, work_items(o, n));
 }
 
-static int mlp(struct ocl *o, uint32_t op, uint32_t len, uint32_t c, cl_mem image,
-	       cl_mem features, cl_mem feasible, cl_mem scores)
+static int mlp(struct ocl *o, uint32_t op, uint32_t len, uint32_t c, cl_mem image, cl_mem features,
+	       cl_mem feasible, cl_mem scores)
 {
 	cl_uint args[QUIRE_MLP_ARGS] = {0};
 	cl_mem mem[QUIRE_MLP_ARGS] = {0};
@@ -427,8 +429,9 @@ static int execute(struct ocl *o, const struct quire_ctx *ctx, const struct quir
 		st = mlp(o, QUIRE_MLP_OP_SCORE, 0, c->count, NULL, src, aux, dst);
 		if (st == QUIRE_OK) {
 			cl_uint choice = 0;
-			cl_int e = o->api.clEnqueueReadBuffer(o->queue, o->choice, CL_TRUE, 0,
-							      sizeof(choice), &choice, 0, NULL, NULL);
+			cl_int e =
+			    o->api.clEnqueueReadBuffer(o->queue, o->choice, CL_TRUE, 0,
+						       sizeof(choice), &choice, 0, NULL, NULL);
 			if (e != CL_SUCCESS)
 				return cl_status(e);
 			*result = choice;
