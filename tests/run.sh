@@ -70,6 +70,8 @@ if [ $unit_only -eq 0 ]; then
 	fi
 	# Every operation on a card process against cpu, 1 element to 16 MiB.
 	QUIRE_SIM="$BUILD/bin/quire-sim" run "$BUILD/bin/quire" selftest --backend sim
+	# The opencl backend: no platform, bad URIs, and every operation against cpu on PoCL.
+	run sh tests/cli/test_opencl.sh "$BUILD"
 	run sh tests/cli/test_sim_faults.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
 	run sh tests/cli/test_sim_cli.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
 	# Collectives over MPI, W ranks (OpenMPI's plugins leak at exit: leak checks off there).

@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The opencl backend as a user meets it: without an OpenCL platform, and with bad URIs, a
+# clear error and exit 1 (never a crash); on a platform (PoCL in CI), every operation bit
+# for bit against cpu from 1 element to 16 MiB, the device list, and the bench rows.
+# Usage: test_opencl.sh BUILD
+set -u
+B=$1
+Q=$B/bin/quire
+T=$(mktemp -d /tmp/quire-opencl-XXXXXX)
+. "$(dirname "$0")/report.sh"
+trap 'rm -rf "$T"' EXIT
+
+# fails NAME PATTERN -- quire arguments...: exit status 1 (not a signal), output matching.
+fails() {
+	name=$1 pattern=$2
+	shift 3
+	out=$("$Q" "$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && printf '%s' "$out" | grep -q -- "$pattern"; then
+		ok "$name"
+	else
+		ko "$name: exit $rc (want 1), output: $(printf '%s' "$out" | head -2)"
+	fi
+}
+
+# 1. No platform: the ICD loader finds no vendor in an empty directory.
+mkdir "$T/no-vendors"
+export OCL_ICD_VENDORS="$T/no-vendors"
+fails "no OpenCL platform: quire info says so" "no device found (no such OpenCL platform" -- \
+	info --backend opencl
+fails "no OpenCL platform: quire selftest says so" "no device found" -- selftest --backend opencl
+fails "no OpenCL platform: bench codec --backend says so" "no device found" -- \
+	bench codec --backend opencl --size 4K --repeat 1
+unset OCL_ICD_VENDORS
+
+# 2. URIs that name nothing.
+for uri in opencl:x opencl:0 opencl:0:0:0 opencl:-1:0 "opencl:0:"; do
+	fails "URI '$uri' is refused" "invalid argument (opencl URIs" -- info --backend "$uri"
+done
+fails "URI opencl:200:0 names no platform" "no device found" -- info --backend opencl:200:0
+
+# 3. On a platform: the real work.
+if ! "$Q" info --backend opencl >"$T/info" 2>&1; then
+	echo "skipped: no OpenCL platform here ($(head -1 "$T/info")); apt-get install pocl-opencl-icd"
+else
+	if grep -q "^  opencl:0:0 " "$T/info" && grep -q "^backend *opencl" "$T/info"; then
+		ok "quire info --backend opencl lists the devices"
+	else
+		ko "quire info --backend opencl: $(cat "$T/info")"
+	fi
+	start=$(date +%s)
+	if "$Q" selftest --backend opencl >"$T/st" 2>&1 && grep -q "n=4194304" "$T/st"; then
+		ok "selftest --backend opencl: $(tail -1 "$T/st"), 1 to 4194304 elements, $(($(date +%s) - start)) s"
+	else
+		ko "selftest --backend opencl: $(grep -v '^ok' "$T/st" | head -5)"
+	fi
+	if "$Q" bench codec --backend opencl --size 1M --repeat 1 >"$T/bench" 2>&1 &&
+		grep -q "^encode bfp8, backend opencl .*cpu backend" "$T/bench" &&
+		grep -q "^decode bfp8, backend opencl .*cpu backend" "$T/bench"; then
+		ok "bench codec --backend opencl: $(grep 'backend opencl' "$T/bench" | head -1)"
+	else
+		ko "bench codec --backend opencl: $(tail -3 "$T/bench")"
+	fi
+fi
+echo "opencl: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
