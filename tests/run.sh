@@ -58,6 +58,8 @@ if [ $unit_only -eq 0 ]; then
 	# The board descriptions: their generator's checks, and the sim board against quire info.
 	PYTHON="$PYTHON" run sh tests/cli/test_boards.sh "$BUILD"
 	run "$PYTHON" tests/include_rules.py
+	# The kernels' interfaces: hls/ top functions against quire/card.h, hls_cl.h, opencl.c.
+	run "$PYTHON" hls/vitis/gen_vitis.py --check
 	run sh tests/exports.sh "$BUILD"
 	# The kernel driver builds with no warning under W=1 and sparse (where headers are).
 	run sh tests/driver_build.sh "$BUILD"
