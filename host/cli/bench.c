@@ -325,6 +325,22 @@ static double best_run(struct quire_ctx *ctx, const struct quire_op *op, int rep
 	return best;
 }
 
+static const char *const pair_names[2] = {"encode bfp8", "decode bfp8"};
+
+/* Best seconds of bfp8 encode, then decode, on dev (td) and on cpu (tc); -1 on error. */
+static int pair_times(struct card_bench *dev, struct card_bench *cpu, int repeat, double td[2],
+		      double tc[2])
+{
+	struct quire_op *ops[2][2] = {{&dev->enc, &cpu->enc}, {&dev->dec, &cpu->dec}};
+	for (int i = 0; i < 2; i++) {
+		td[i] = best_run(dev->ctx, ops[i][0], repeat);
+		tc[i] = best_run(cpu->ctx, ops[i][1], repeat);
+		if (td[i] < 0 || tc[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* bfp8 encode and decode through backend `uri` and through cpu, for bench codec --backend. */
 static int backend_rows(const char *uri, size_t bytes, int repeat)
 {
@@ -337,19 +353,14 @@ static int backend_rows(const char *uri, size_t bytes, int repeat)
 	fill_gradients(data, n, 7);
 	if (card_bench_setup(&dev, uri, n, data) || card_bench_setup(&cpu, "cpu", n, data))
 		goto out;
-	const struct {
-		const char *name;
-		struct quire_op *a, *b;
-	} ops[] = {{"encode bfp8", &dev.enc, &cpu.enc}, {"decode bfp8", &dev.dec, &cpu.dec}};
+	double td[2], tc[2];
+	if (pair_times(&dev, &cpu, repeat, td, tc))
+		goto out;
 	for (int i = 0; i < 2; i++) {
-		double td = best_run(dev.ctx, ops[i].a, repeat),
-		       tc = best_run(cpu.ctx, ops[i].b, repeat);
-		if (td < 0 || tc < 0)
-			goto out;
 		char name[64];
-		snprintf(name, sizeof(name), "%s, backend %s", ops[i].name, uri);
+		snprintf(name, sizeof(name), "%s, backend %s", pair_names[i], uri);
 		printf("%-44s %9.2f %10s  (cpu backend %.2f GB/s)\n", name,
-		       (double)bytes / td / 1e9, "", (double)bytes / tc / 1e9);
+		       (double)bytes / td[i] / 1e9, "", (double)bytes / tc[i] / 1e9);
 	}
 	if (memcmp(quire_buf_ptr(dev.q), quire_buf_ptr(cpu.q), n) != 0 ||
 	    memcmp(quire_buf_ptr(dev.y), quire_buf_ptr(cpu.y), 4 * n) != 0) {
@@ -439,18 +450,12 @@ static int bench_card(int argc, char **argv)
 	       "over %d\n",
 	       1e6 * rt[nops / 2], 1e6 * mean, 1e6 * rt[nops * 99 / 100], nops);
 	printf("%-22s %12s %12s %10s\n", "operation", "backend GB/s", "cpu GB/s", "ratio");
-	const struct {
-		const char *name;
-		struct quire_op *a, *b;
-	} ops[] = {{"encode bfp8", &dev.enc, &cpu.enc}, {"decode bfp8", &dev.dec, &cpu.dec}};
-	for (int i = 0; i < 2; i++) {
-		double td = best_run(dev.ctx, ops[i].a, repeat),
-		       tc = best_run(cpu.ctx, ops[i].b, repeat);
-		if (td < 0 || tc < 0)
-			goto out;
-		printf("%-22s %12.2f %12.2f %10.3f\n", ops[i].name, (double)bytes / td / 1e9,
-		       (double)bytes / tc / 1e9, tc / td);
-	}
+	double td[2], tc[2];
+	if (pair_times(&dev, &cpu, repeat, td, tc))
+		goto out;
+	for (int i = 0; i < 2; i++)
+		printf("%-22s %12.2f %12.2f %10.3f\n", pair_names[i], (double)bytes / td[i] / 1e9,
+		       (double)bytes / tc[i] / 1e9, tc[i] / td[i]);
 	if (memcmp(quire_buf_ptr(dev.q), quire_buf_ptr(cpu.q), n) != 0) {
 		cli_fail("bench card: the backend's encoding differs from cpu's");
 		goto out;
