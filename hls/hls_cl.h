@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernels' portability header: the same kernel sources of hls/ compile as C (gcc, Vitis HLS) and as
- * OpenCL C 1.2 (the opencl backend builds them from source, host/src/backend/opencl.c).
+ * The kernels' portability header: the same kernel sources of hls/ compile as C (gcc, Vitis HLS)
+ * and as OpenCL C 1.2 (the opencl backend builds them from source, host/src/backend/opencl.c).
  *
  * In C it is <stdint.h> and an empty QUIRE_GMEM. In OpenCL C it supplies the <stdint.h>
  * names, makes QUIRE_GMEM __global (the address space of every pointer a kernel port
