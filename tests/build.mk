@@ -24,7 +24,7 @@ test: $(TEST_BINS) $(HLS_TBS) $(QUIRE_CLI) $(QUIRE_SIM) $(QUIRE_CLUSTER)
 	BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BINS) $(HLS_TBS)
 
 valgrind: $(TEST_BINS) $(HLS_TBS)
-	BUILD=$(BUILD) VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full" \
+	BUILD=$(BUILD) QUIRE_VALGRIND=1 VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full" \
 		sh tests/run.sh --unit-only $(TEST_BINS) $(HLS_TBS)
 
 # Collectives over MPI: one program, run by tests/run.sh under mpirun with W = 2, 3, 4, 8.

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "hls/mlp.h"
+#include "hls/quant.h"
 #include "host/src/core/core.h"
 #include "quire/regs.h"
 #include "quire/validate.h"
@@ -388,6 +389,16 @@ static int execute(struct ocl *o, const struct quire_ctx *ctx, const struct quir
 	uint32_t ef = c->flags & QUIRE_CMD_F_EF ? QUIRE_QUANT_F_EF : 0;
 	int st;
 	(void)ctx;
+	/* Slices that each check their own exponents would write some of the output before
+	 * one finds a bad exponent; the top function writes nothing then. The same check,
+	 * once, on the caller's (host) memory first. */
+	int bfp = c->format == QUIRE_FMT_BFP8 || c->format == QUIRE_FMT_BFP16;
+	int reads_exp = c->opcode == QUIRE_OPC_DECODE ||
+			(c->opcode == QUIRE_OPC_ENCODE && (c->flags & QUIRE_CMD_F_SHARED_EXP));
+	if (bfp && reads_exp &&
+	    !quire_bfp_exponents_valid((const int8_t *)(uintptr_t)c->exp,
+				       (uint32_t)QUIRE_BFP_BLOCKS((uint64_t)c->count)))
+		return QUIRE_ERR_RANGE;
 	switch (c->opcode) {
 	case QUIRE_OPC_EXPONENTS:
 		return quant(o, QUIRE_QUANT_OP_EXPONENTS, c->format, 0, ef, c->count, 0, src, aux,
