@@ -301,6 +301,8 @@ static int card_bench_setup(struct card_bench *c, const char *uri, size_t n, con
 
 static void card_bench_free(struct card_bench *c)
 {
+	if (!c->ctx)
+		return;
 	quire_buf_free(c->x);
 	quire_buf_free(c->q);
 	quire_buf_free(c->e);
@@ -369,10 +371,8 @@ static int backend_rows(const char *uri, size_t bytes, int repeat)
 	}
 	rc = 0;
 out:
-	if (dev.ctx)
-		card_bench_free(&dev);
-	if (cpu.ctx)
-		card_bench_free(&cpu);
+	card_bench_free(&dev);
+	card_bench_free(&cpu);
 	free(data);
 	return rc;
 }
@@ -462,10 +462,8 @@ static int bench_card(int argc, char **argv)
 	}
 	rc = 0;
 out:
-	if (dev.ctx)
-		card_bench_free(&dev);
-	if (cpu.ctx)
-		card_bench_free(&cpu);
+	card_bench_free(&dev);
+	card_bench_free(&cpu);
 	free(data);
 	free(rt);
 	return rc;
