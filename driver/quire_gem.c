@@ -56,3 +56,19 @@ int quire_bo_dma_span(struct quire_device *qdev, struct drm_gem_object *obj, u64
 	}
 	return -ERANGE;
 }
+
+/* Copy len bytes at offset of a buffer object (its pages, pinned as for the card). */
+int quire_bo_read(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
+		  void *buf, size_t len)
+{
+	struct sg_table *sgt;
+
+	if (offset > obj->size || len > obj->size - offset)
+		return -ERANGE;
+	mutex_lock(&qdev->pin_lock);
+	sgt = drm_gem_shmem_get_pages_sgt(to_drm_gem_shmem_obj(obj));
+	mutex_unlock(&qdev->pin_lock);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	return sg_pcopy_to_buffer(sgt->sgl, sgt->orig_nents, buf, len, offset) == len ? 0 : -EFAULT;
+}
