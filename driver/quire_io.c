@@ -33,7 +33,7 @@ static u32 ring_consumer(struct quire_ivshmem *iv)
  * unless the card is silent. The card is silent from a wait that timed out until it
  * has taken every write there is.
  */
-static bool taken(struct quire_device *qdev, u32 upto)
+static bool writes_taken(struct quire_device *qdev, u32 upto)
 {
 	struct quire_ivshmem *iv = &qdev->ivsh;
 	ktime_t end = ktime_add_us(ktime_get(), QUIRE_IVSHMEM_WAIT_US);
@@ -67,7 +67,7 @@ u32 quire_rd(struct quire_device *qdev, u32 off)
 
 	if (iv->wring) {
 		spin_lock_irqsave(&iv->lock, flags);
-		taken(qdev, iv->prod);
+		writes_taken(qdev, iv->prod);
 		spin_unlock_irqrestore(&iv->lock, flags);
 	}
 	return ioread32(qdev->regs + off);
@@ -84,7 +84,7 @@ void quire_wr(struct quire_device *qdev, u32 off, u32 v)
 		return;
 	}
 	spin_lock_irqsave(&iv->lock, flags);
-	if (!taken(qdev, iv->prod - QUIRE_IVSHMEM_WRING_ENTRIES + 1)) {
+	if (!writes_taken(qdev, iv->prod - QUIRE_IVSHMEM_WRING_ENTRIES + 1)) {
 		spin_unlock_irqrestore(&iv->lock, flags);
 		dev_err_ratelimited(&qdev->pdev->dev,
 				    "card not answering: write of %#x to %#x dropped\n", v, off);
@@ -125,7 +125,7 @@ int quire_io_ivshmem(struct quire_device *qdev, void __iomem *ivshmem_regs)
 	iv->silent = false;
 	spin_lock_irqsave(&iv->lock, flags);
 	iv->prod = ioread32(iv->wring + QUIRE_IVSHMEM_WRING_PRODUCER);
-	ok = taken(qdev, iv->prod);
+	ok = writes_taken(qdev, iv->prod);
 	spin_unlock_irqrestore(&iv->lock, flags);
 	return ok ? 0 : -ETIMEDOUT;
 }

@@ -140,6 +140,18 @@ check_selftest() {
 $(tail -1 /tmp/selftest.out) ($t0 s to $t1 s of uptime)" [ $rc -eq 0 ]
 }
 
+# The completions came by interrupt (the card writes the guest's ivshmem vector eventfd,
+# QEMU raises MSI-X vector 0), not only by the waits' own 100 ms reaping.
+check_msix() {
+	[ -n "$QUIRE_CARD" ] && loaded || return 0
+	line=$(grep ' quire$' /proc/interrupts)
+	n=0
+	for w in $(echo "$line" | cut -d: -f2); do
+		case $w in *[!0-9]*) break ;; *) n=$((n + w)) ;; esac
+	done
+	check "the card's interrupt: $n so far ($(echo "$line" | tr -s ' ' | cut -c1-60))" [ $n -gt 0 ]
+}
+
 check_unload() {
 	check "rmmod quire" unload
 	check "the module is gone" [ ! -e /sys/module/quire ]
@@ -219,7 +231,7 @@ check_taint() {
 		[ $((taint & ~(4096 | 8192))) -eq 0 ]
 }
 
-CHECKS="helpers shmem_thp devices load refused card_bound info selftest unload reload_10 card_stops
+CHECKS="helpers shmem_thp devices load refused card_bound info selftest msix unload reload_10 card_stops
 	kernel_log taint"
 
 say "kernel $(uname -r), up $(uptime_s) s"
