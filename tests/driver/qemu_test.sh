@@ -181,6 +181,26 @@ done
 wait "$qemu_pid"
 rc=$?
 exec 3>&-
+# The card goes on (SIGCONT) and, QEMU gone, ends by itself (--once): exit 0, and nothing
+# from the sanitizers when it is built with them.
+kill -CONT "$sim_pid" 2>/dev/null
+i=0
+while kill -0 "$sim_pid" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if kill -0 "$sim_pid" 2>/dev/null; then
+	ko "quire-sim still running 10 s after QEMU left"
+else
+	wait "$sim_pid"
+	sim_rc=$?
+	sim_pid=""
+	if [ $sim_rc -eq 0 ] && ! grep -q -E 'Sanitizer|runtime error' "$work/sim.log"; then
+		ok "quire-sim --ivshmem --once: exit 0 once QEMU left, after its SIGSTOP"
+	else
+		ko "quire-sim --ivshmem: exit $sim_rc: $(grep -m3 -E 'Sanitizer|runtime error' "$work/sim.log")"
+	fi
+fi
 # Kept for a look after the run: the console and the card's messages.
 cp "$log" "$B/driver/qemu-console.log"
 cp "$work/sim.log" "$B/driver/qemu-quire-sim.log"
