@@ -12,6 +12,8 @@
 # new function and a word in that list. A check finds the module loaded or not as the one
 # before left it, and says so with load/unload when it needs one or the other. The card
 # stops for good in check_card_stops, so checks that use the card come before it.
+# A test program a check needs goes in BUILD_DIR/tests/driver/guest/: qemu_test.sh copies
+# every file there into the guest's /bin, with its shared libraries.
 #
 # /modules.order lists the helpers to insmod in order, /quire.ko is the driver and
 # /test.conf says what the host attached: QUIRE_CARD (the card's PCI address, empty

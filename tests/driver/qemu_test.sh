@@ -107,14 +107,22 @@ done
 cp "$ko_path" "$root/quire.ko"
 
 # The quire CLI and libquire as installed (bin/, lib/: the CLI's rpath is $ORIGIN/../lib),
-# libdrm (which libquire's kdrv backend dlopens) and the shared libraries all of them need,
-# at the paths they have here, with the dynamic loader.
+# libdrm (which libquire's kdrv backend dlopens), any test program a check of init.sh needs
+# (every file in BUILD_DIR/tests/driver/guest/, into /bin), and the shared libraries all of
+# them need, at the paths they have here, with the dynamic loader.
+progs="$cli $libdrm"
 cp "$cli" "$root/bin/quire"
 cp "$(readlink -f "$B/lib/libquire.so.0")" "$root/lib/libquire.so.0"
 mkdir -p "$root$(dirname "$libdrm")"
 cp "$(readlink -f "$libdrm")" "$root$libdrm"
-for lib in $( (ldd "$cli"; ldd "$libdrm") | awk '/=> \// { print $3 } /^\t\// { print $1 }' |
-	sort -u); do
+for f in "$B"/tests/driver/guest/*; do
+	[ -f "$f" ] || continue
+	cp "$f" "$root/bin/"
+	progs="$progs $f"
+done
+# shellcheck disable=SC2086
+for lib in $(for p in $progs; do ldd "$p" 2>/dev/null; done |
+	awk '/=> \// { print $3 } /^\t\// { print $1 }' | sort -u); do
 	case $lib in *libquire.so*) continue ;; esac
 	mkdir -p "$root$(dirname "$lib")"
 	cp "$(readlink -f "$lib")" "$root$lib"
