@@ -54,8 +54,7 @@ static bool writes_taken(struct quire_device *qdev, u32 upto)
 		udelay(2);
 	}
 	iv->silent = true;
-	dev_err(&qdev->pdev->dev,
-		"card not answering: %u register writes not taken after %u ms\n",
+	dev_err(&qdev->pdev->dev, "card not answering: %u register writes not taken after %u ms\n",
 		iv->prod - cons, QUIRE_IVSHMEM_WAIT_US / 1000);
 	return false;
 }
