@@ -172,6 +172,7 @@ done
 echo "initramfs: $(wc -c <"$work/initrd.gz") bytes; kernel $rel; helpers: $(tr '\n' ' ' <"$root/modules.order")"
 
 log=$work/console.log
+: >"$log" # there before QEMU's redirection, which waits for the FIFO's writer, opens it
 mkfifo "$work/console.in"
 start=$(date +%s.%N)
 # shellcheck disable=SC2086
