@@ -209,6 +209,7 @@ static int quire_ioctl_submit(struct drm_device *drm, void *data, struct drm_fil
 	}
 	kref_init(&job->ref); /* the file's reference, handed to its xarray below */
 	job->qdev = qdev;
+	atomic_inc(&qdev->jobs);
 	job->want_fence = syncobj;
 	job->cmd.opcode = args->opcode;
 	job->cmd.flags = args->flags;

@@ -34,6 +34,7 @@ static void job_release(struct kref *ref)
 
 	if (job->fence)
 		dma_fence_put(job->fence);
+	atomic_dec(&job->qdev->jobs);
 	kfree(job);
 }
 
