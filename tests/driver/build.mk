@@ -3,5 +3,22 @@
 # by make driver. QUIRE_QEMU_REQUIRED=1 makes a missing package a failure, not a skip (CI).
 .PHONY: test-driver
 
-test-driver: driver
+# The guest's own programs: static (the initramfs has no C library), without sanitizers
+# (they do not link static), with the project's warnings and -ffp-contract=off (hls/'s bits).
+DRIVER_GUEST := $(BUILD)/tests/driver/guest
+DRIVER_GUEST_BINS := $(DRIVER_GUEST)/ioctl_fuzz $(DRIVER_GUEST)/prime_check
+DRIVER_GUEST_CFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off $(WARN) -O2 -static \
+	-Iinclude -Ihost/include -I. $(LIBDRM_CFLAGS)
+DRIVER_GUEST_DEPS := tests/driver/guest_util.h include/quire/quire_drm.h
+
+$(DRIVER_GUEST)/ioctl_fuzz: tests/driver/ioctl_fuzz.c $(DRIVER_GUEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(DRIVER_GUEST_CFLAGS) -o $@ $<
+$(DRIVER_GUEST)/prime_check: tests/driver/prime_check.c hls/quant.c $(DRIVER_GUEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(DRIVER_GUEST_CFLAGS) $(HLS_CFLAGS) -o $@ tests/driver/prime_check.c hls/quant.c -lm
+
+all: $(DRIVER_GUEST_BINS)
+
+test-driver: driver $(DRIVER_GUEST_BINS)
 	sh tests/driver/qemu_test.sh $(BUILD)
