@@ -33,11 +33,21 @@ struct quire_blocks {
 	u32 id, cmdq, cplq, irq, counters;
 };
 
+/* The card behind ivshmem-doorbell: register writes through a ring (quire_io.c). */
+struct quire_ivshmem {
+	void __iomem *wring;    /* the write ring in the shared memory; NULL: not ivshmem */
+	void __iomem *doorbell; /* ivshmem's Doorbell register */
+	spinlock_t lock;        /* prod, silent, the ring's entries */
+	u32 prod;
+	bool silent; /* a wait for the card timed out: nothing waits until it answers */
+};
+
 struct quire_device {
 	struct drm_device drm;
 	struct pci_dev *pdev;
 	void __iomem *regs; /* the BAR holding the register blocks */
 	struct quire_blocks blk;
+	struct quire_ivshmem ivsh;
 
 	/* Rings in coherent DMA memory, QUIRE_RING_LOG2 entries each. */
 	u32 ring_entries;
@@ -88,6 +98,11 @@ struct quire_job {
 	bool done;
 	u32 status, result, cycles, detail;
 };
+
+/* quire_io.c: register reads and writes, whatever the card sits behind */
+u32 quire_rd(struct quire_device *qdev, u32 off);
+void quire_wr(struct quire_device *qdev, u32 off, u32 v);
+int quire_io_ivshmem(struct quire_device *qdev, void __iomem *ivshmem_regs);
 
 /* quire_ring.c */
 int quire_ring_init(struct quire_device *qdev);

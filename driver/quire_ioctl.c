@@ -36,7 +36,7 @@ static bool all_zero(const u64 *w, size_t n)
 
 static u32 id_rd(struct quire_device *qdev, u32 reg)
 {
-	return ioread32(qdev->regs + qdev->blk.id + reg);
+	return quire_rd(qdev, qdev->blk.id + reg);
 }
 
 static int quire_ioctl_get_info(struct drm_device *drm, void *data, struct drm_file *file)

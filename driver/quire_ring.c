@@ -20,12 +20,12 @@
 
 static u32 rd(struct quire_device *qdev, u32 off)
 {
-	return ioread32(qdev->regs + off);
+	return quire_rd(qdev, off);
 }
 
 static void wr(struct quire_device *qdev, u32 off, u32 v)
 {
-	iowrite32(v, qdev->regs + off);
+	quire_wr(qdev, off, v);
 }
 
 static void job_release(struct kref *ref)

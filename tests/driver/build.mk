@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 # make test-driver: quire.ko in a QEMU TCG guest (tests/driver/qemu_test.sh), built first
-# by make driver. QUIRE_QEMU_REQUIRED=1 makes a missing package a failure, not a skip (CI).
+# by make driver, with the simulated card (quire-sim --ivshmem) and the quire CLI and
+# libquire in the guest. QUIRE_QEMU_REQUIRED=1 makes a missing package a failure, not a
+# skip (CI).
 .PHONY: test-driver
 
 # The guest's own programs: static (the initramfs has no C library), without sanitizers
@@ -20,5 +22,5 @@ $(DRIVER_GUEST)/prime_check: tests/driver/prime_check.c hls/quant.c $(DRIVER_GUE
 
 all: $(DRIVER_GUEST_BINS)
 
-test-driver: driver $(DRIVER_GUEST_BINS)
+test-driver: driver $(QUIRE_SIM) $(QUIRE_CLI) $(LIBQUIRE_SO) $(DRIVER_GUEST_BINS)
 	sh tests/driver/qemu_test.sh $(BUILD)

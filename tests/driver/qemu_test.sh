@@ -1,21 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # quire.ko in a virtual machine: Debian's kernel (linux-image-amd64, the release quire.ko
-# was built for) booted under QEMU TCG with a busybox initramfs built here, and ivshmem
-# devices that are not quire cards. tests/driver/init.sh, the guest's /init, loads the
-# driver, checks each device is refused the way it must be, loads and unloads it 10 times
-# and scans the kernel log; this script parses the console and prints
-# "driver qemu: N passed, N failed". QEMU is killed after QEMU_TIMEOUT seconds (120).
+# was built for) booted under QEMU TCG with a busybox initramfs built here (with the quire
+# CLI, libquire and libdrm), a simulated card (quire-sim --ivshmem, started here, behind
+# ivshmem-doorbell, the guest's RAM a shared memory-backend-file it reaches by DMA) and
+# ivshmem devices that are not quire cards. tests/driver/init.sh, the guest's /init, runs
+# the checks (docs/driver-qemu.md); when it asks ("guest: stop-card") this script stops the
+# card with SIGSTOP and answers "stopped" on the console's input. It parses the console and
+# prints "driver qemu: N passed, N failed". QEMU is killed after QEMU_TIMEOUT seconds (240).
 # Skipped, with a note, without qemu-system-x86, busybox-static or the kernel image (a
 # failure instead with QUIRE_QEMU_REQUIRED=1, as in CI).
-# Usage: qemu_test.sh BUILD_DIR (from the top of the repository; needs BUILD_DIR/driver/quire.ko)
+# Usage: qemu_test.sh BUILD_DIR (from the top of the repository; needs BUILD_DIR/driver/quire.ko,
+# BUILD_DIR/bin/quire-sim, BUILD_DIR/bin/quire and BUILD_DIR/lib/libquire.so.0)
 set -u
 B=${1:-build}
 QEMU=${QEMU:-qemu-system-x86_64}
-QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-240}
+SELFTEST_MAX=${QUIRE_QEMU_SELFTEST_MAX:-65536}
 here=$(dirname "$0")
 . "$here/../cli/report.sh"
 ko_path="$B/driver/quire.ko"
+sim="$B/bin/quire-sim"
+cli="$B/bin/quire"
 
 skip() {
 	if [ "${QUIRE_QEMU_REQUIRED:-0}" = 1 ]; then
@@ -30,11 +36,15 @@ skip() {
 command -v "$QEMU" >/dev/null 2>&1 || skip "no $QEMU"
 busybox=$(command -v busybox 2>/dev/null)
 [ -n "$busybox" ] && ldd "$busybox" 2>&1 | grep -q 'not a dynamic' || skip "no static busybox"
-if [ ! -f "$ko_path" ]; then
-	ko "no $ko_path: run make driver first"
-	echo "driver qemu: $pass passed, $fail failed"
-	exit 1
-fi
+for f in "$ko_path" "$sim" "$cli"; do
+	if [ ! -f "$f" ]; then
+		ko "no $f: run make driver all first"
+		echo "driver qemu: $pass passed, $fail failed"
+		exit 1
+	fi
+done
+libdrm=$(ldconfig -p 2>/dev/null | awk '$1 == "libdrm.so.2" && /x86-64/ { print $NF; exit }')
+[ -n "$libdrm" ] || skip "no libdrm.so.2 (apt-get install libdrm2)"
 # The kernel release quire.ko was built for; its image and modules must be installed.
 rel=$(modinfo -F vermagic "$ko_path" | cut -d' ' -f1)
 kernel=/boot/vmlinuz-$rel
@@ -42,7 +52,21 @@ mods=/lib/modules/$rel
 [ -r "$kernel" ] && [ -f "$mods/modules.dep" ] || skip "no $kernel or $mods (quire.ko is for $rel)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/quire-qemu-XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
+# The guest's RAM, shared with the card: in memory (/dev/shm) when there is room.
+ramdir=$work
+[ -d /dev/shm ] && [ -w /dev/shm ] && ramdir=$(mktemp -d /dev/shm/quire-qemu-XXXXXX)
+sim_pid=""
+cleanup() {
+	if [ -n "$sim_pid" ]; then
+		kill -CONT "$sim_pid" 2>/dev/null
+		kill "$sim_pid" 2>/dev/null
+		wait "$sim_pid" 2>/dev/null
+	fi
+	rm -rf "$work"
+	[ "$ramdir" = "$work" ] || rm -rf "$ramdir"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
 root=$work/root
 mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/lib/modules"
 
@@ -81,6 +105,19 @@ for f in $order; do
 done
 cp "$ko_path" "$root/quire.ko"
 
+# The quire CLI and libquire as installed (bin/, lib/: the CLI's rpath is $ORIGIN/../lib),
+# libdrm (which libquire's kdrv backend dlopens) and the shared libraries all of them need,
+# at the paths they have here, with the dynamic loader.
+cp "$cli" "$root/bin/quire"
+cp "$(readlink -f "$B/lib/libquire.so.0")" "$root/lib/libquire.so.0"
+mkdir -p "$root$(dirname "$libdrm")"
+cp "$(readlink -f "$libdrm")" "$root$libdrm"
+for lib in $( (ldd "$cli"; ldd "$libdrm") | awk '/=> \// { print $3 } /^\t\// { print $1 }' |
+	sort -u); do
+	case $lib in *libquire.so*) continue ;; esac
+	mkdir -p "$root$(dirname "$lib")"
+	cp "$(readlink -f "$lib")" "$root$lib"
+done
 # The ivshmem devices, none a quire card, and how each probe must end:
 # 1. 1 MiB of zeros, no register block: -ENODEV (19), before anything is set up;
 # 2. an ID block of interface major 2 at offset 0: -EPROTO (71), with the driver's message;
@@ -90,12 +127,28 @@ dd if=/dev/zero of="$work/shm1" bs=1024 count=1024 2>/dev/null
 dd if=/dev/zero bs=1024 count=1023 2>/dev/null >>"$work/shm2"
 dd if=/dev/zero of="$work/shm3" bs=1024 count=32 2>/dev/null
 cat >"$root/test.conf" <<CONF
-QUIRE_IVSHMEM_N=3
-QUIRE_IVSHMEM_1=-19
-QUIRE_IVSHMEM_2=-71
-QUIRE_IVSHMEM_3=-19
+QUIRE_CARD=0000:00:10.0
+QUIRE_REFUSED="0000:00:11.0=-19 0000:00:12.0=-71 0000:00:13.0=-19"
+QUIRE_SELFTEST_MAX=$SELFTEST_MAX
 CONF
-devs=""
+# The card: quire-sim as the ivshmem server, before QEMU, which connects to it.
+truncate -s 512M "$ramdir/ram"
+"$sim" --ivshmem "$work/card.sock" --guest-ram "$ramdir/ram" --once 2>"$work/sim.log" &
+sim_pid=$!
+i=0
+while [ ! -S "$work/card.sock" ] && kill -0 "$sim_pid" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ ! -S "$work/card.sock" ]; then
+	ko "quire-sim --ivshmem did not come up: $(cat "$work/sim.log")"
+	echo "driver qemu: $pass passed, $fail failed"
+	exit 1
+fi
+devs="-object memory-backend-file,id=ram,size=512M,mem-path=$ramdir/ram,share=on"
+devs="$devs -machine q35,memory-backend=ram"
+devs="$devs -chardev socket,path=$work/card.sock,id=card"
+devs="$devs -device ivshmem-doorbell,chardev=card,vectors=1,addr=0x10"
 i=0
 for size in 1M 1M 32K; do
 	i=$((i + 1))
@@ -107,12 +160,30 @@ done
 echo "initramfs: $(wc -c <"$work/initrd.gz") bytes; kernel $rel; helpers: $(tr '\n' ' ' <"$root/modules.order")"
 
 log=$work/console.log
+mkfifo "$work/console.in"
 start=$(date +%s.%N)
 # shellcheck disable=SC2086
-timeout -k 5 "$QEMU_TIMEOUT" "$QEMU" -machine q35 -accel tcg -m 512 -nographic -no-reboot -nic none \
+timeout -k 5 "$QEMU_TIMEOUT" "$QEMU" -accel tcg -m 512 -nographic -no-reboot -nic none \
 	-kernel "$kernel" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 loglevel=4 quiet" $devs </dev/null >"$log" 2>&1
+	-append "console=ttyS0 panic=-1 loglevel=4 quiet" $devs <"$work/console.in" >"$log" 2>&1 &
+qemu_pid=$!
+exec 3>"$work/console.in" # the console's input, held open while QEMU runs
+# The guest asks for the card to stop: SIGSTOP, then say so on the console.
+stopped=0
+while kill -0 "$qemu_pid" 2>/dev/null; do
+	if [ $stopped = 0 ] && tr -d '\r' <"$log" | grep -q '^guest: stop-card'; then
+		kill -STOP "$sim_pid"
+		stopped=1
+		echo stopped >&3
+	fi
+	sleep 0.2
+done
+wait "$qemu_pid"
 rc=$?
+exec 3>&-
+# Kept for a look after the run: the console and the card's messages.
+cp "$log" "$B/driver/qemu-console.log"
+cp "$work/sim.log" "$B/driver/qemu-quire-sim.log"
 end=$(date +%s.%N)
 secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 tr -d '\r' <"$log" | grep '^guest: ' | sed 's/^guest: //' >"$work/results"
@@ -138,6 +209,8 @@ fi
 if [ "$fail" -ne 0 ]; then
 	echo "--- console (last 40 lines)"
 	tail -40 "$log"
+	echo "--- quire-sim"
+	cat "$work/sim.log"
 fi
 echo "driver qemu: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
