@@ -20,6 +20,15 @@ $(DRIVER_GUEST)/prime_check: tests/driver/prime_check.c hls/quant.c $(DRIVER_GUE
 	@mkdir -p $(@D)
 	$(CC) $(DRIVER_GUEST_CFLAGS) $(HLS_CFLAGS) -o $@ tests/driver/prime_check.c hls/quant.c -lm
 
+# And one on libquire (its public API, kdrv), linked like the quire CLI: the guest has
+# libquire.so and the C library for the CLI. Run paths: the guest's /bin/../lib, and
+# build/lib from build/tests/driver/guest (a run on this host).
+$(DRIVER_GUEST)/prime_api: $(BUILD)/tests/driver/prime_api.o $(LIBQUIRE_SO)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -lquire \
+		-Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,'$$ORIGIN/../../../lib' $(LDLIBS)
+DRIVER_GUEST_BINS += $(DRIVER_GUEST)/prime_api
+
 all: $(DRIVER_GUEST_BINS)
 
 test-driver: driver $(QUIRE_SIM) $(QUIRE_CLI) $(LIBQUIRE_SO) $(DRIVER_GUEST_BINS)

@@ -37,6 +37,7 @@
 #include "tests/driver/guest_util.h"
 #include "quire/cmd.h"
 #include "quire/format.h"
+#include "quire/status.h"
 
 #define MAX_BOS     64
 #define MAX_JOBS    512
@@ -72,6 +73,7 @@ struct file {
 
 static const char *node;
 static long calls, fails, accepted, refused, garbage;
+static long submitted, done_ok, done_err, timed_out, resets, shared;
 static long by_op[32];
 
 static void fail(const char *what, int got, const char *want)
@@ -257,6 +259,41 @@ static int plausible(struct file *f, struct drm_quire_submit *s)
 	return s->opcode;
 }
 
+/* Bytes at a page boundary of a buffer of f: one page at most, so contiguous for the card
+ * even without an IOMMU. */
+static struct drm_quire_bo_ref in_page(struct file *f)
+{
+	struct bo *b = pick_bo(f);
+	struct drm_quire_bo_ref r = {.handle = b->handle,
+				     .offset = 4096ull * below((uint32_t)(b->size / 4096))};
+	return r;
+}
+
+/* A descriptor the card runs: NOP, INFO, EXPONENTS or ENCODE within pages of f's buffers. */
+static void good(struct file *f, struct drm_quire_submit *s)
+{
+	static const uint8_t fmts[] = {QUIRE_FMT_FP16, QUIRE_FMT_BFP8, QUIRE_FMT_BFP16};
+	memset(s, 0, sizeof(*s));
+	s->opcode = f->n_bos ? QUIRE_OPC_NOP + below(4) : QUIRE_OPC_NOP;
+	switch (s->opcode) {
+	case QUIRE_OPC_INFO:
+		s->bufs[QUIRE_DRM_BUF_DST] = in_page(f);
+		break;
+	case QUIRE_OPC_EXPONENTS:
+	case QUIRE_OPC_ENCODE:
+		s->format = s->opcode == QUIRE_OPC_ENCODE ? fmts[below(3)] : QUIRE_FMT_BFP8;
+		s->count = 1 + below(1024);
+		s->bufs[QUIRE_DRM_BUF_SRC] = in_page(f);
+		if (s->opcode == QUIRE_OPC_ENCODE)
+			s->bufs[QUIRE_DRM_BUF_DST] = in_page(f);
+		if (s->format != QUIRE_FMT_FP16)
+			s->bufs[QUIRE_DRM_BUF_EXP] = in_page(f);
+		break;
+	default:
+		break;
+	}
+}
+
 static void op_submit(struct file *f)
 {
 	struct drm_quire_submit s;
@@ -332,6 +369,12 @@ static void op_submit(struct file *f)
 			s.opcode = 0;
 		s.count = (uint32_t)next();
 		break;
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+		good(f, &s);
+		break;
 	default:
 		break;
 	}
@@ -340,8 +383,10 @@ static void op_submit(struct file *f)
 	if (f->n_jobs == MAX_JOBS)
 		return;
 	/* The ioctl itself is fine: the descriptor's own faults come back through WAIT. */
-	if (want_ok("SUBMIT", gioctl(f->fd, DRM_IOCTL_QUIRE_SUBMIT, &s)) == 0)
+	if (want_ok("SUBMIT", gioctl(f->fd, DRM_IOCTL_QUIRE_SUBMIT, &s)) == 0) {
 		f->jobs[f->n_jobs++] = s.seqno;
+		submitted++;
+	}
 }
 
 static void op_wait(struct file *f)
@@ -379,10 +424,15 @@ static void op_wait(struct file *f)
 	int ret = gioctl(f->fd, DRM_IOCTL_QUIRE_WAIT, &w);
 	if (ret == -ETIMEDOUT) {
 		accepted++; /* still in flight: allowed for a short wait */
+		timed_out++;
 		return;
 	}
 	if (want_ok("WAIT", ret) != 0)
 		return;
+	if (w.status == QUIRE_OK)
+		done_ok++;
+	else
+		done_err++;
 	if (w.status >= 64)
 		fail("WAIT status", 0, "a quire status");
 	/* Waited for once: a second WAIT names nothing. */
@@ -405,12 +455,19 @@ static void op_prime(struct file *f, struct file *other)
 		want_err("PRIME export bad handle",
 			 gioctl(f->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph), ENOENT);
 		return;
-	case 1:
+	case 1: {
 		ph.handle = b ? b->handle : 1;
-		ph.flags = 0x10u << below(24); /* neither DRM_CLOEXEC nor DRM_RDWR */
-		want_err("PRIME export flags", gioctl(f->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph),
-			 EINVAL);
+		/* A flag that is neither DRM_CLOEXEC nor DRM_RDWR. */
+		do
+			ph.flags = 1u << below(32);
+		while (ph.flags & (DRM_CLOEXEC | DRM_RDWR));
+		ph.fd = -1;
+		int ret = gioctl(f->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph);
+		want_err("PRIME export flags", ret, EINVAL);
+		if (ret == 0)
+			close(ph.fd); /* taken after all: the fd would hold the object */
 		return;
+	}
 	case 2: {
 		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		ph.fd = nul;
@@ -435,6 +492,7 @@ static void op_prime(struct file *f, struct file *other)
 	if (want_ok("PRIME export", gioctl(f->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph)) != 0)
 		return;
 	int dmabuf = ph.fd;
+	shared++;
 	/* Into the other file (a second context), or back into this one. */
 	struct file *to = below(2) ? other : f;
 	memset(&ph, 0, sizeof(ph));
@@ -481,7 +539,8 @@ static void op_info_reset(struct file *f)
 			r.flags = 1u << below(32);
 			want_err("RESET flags", gioctl(f->fd, DRM_IOCTL_QUIRE_RESET, &r), EINVAL);
 		} else {
-			want_ok("RESET", gioctl(f->fd, DRM_IOCTL_QUIRE_RESET, &r));
+			if (want_ok("RESET", gioctl(f->fd, DRM_IOCTL_QUIRE_RESET, &r)) == 0)
+				resets++;
 		}
 		return;
 	}
@@ -586,6 +645,10 @@ int main(int argc, char **argv)
 	printf("fuzz: seed %" PRIu64 ", %ld calls on %s: %ld as expected accepted, %ld as "
 	       "expected refused, %ld garbage, %ld files closed with work and reopened\n",
 	       seed, calls, node, accepted, refused, garbage, reopened);
+	printf("fuzz: %ld submissions taken; %ld of them waited for: %ld completed OK, %ld with "
+	       "the status of a refused or failed descriptor; %ld short waits timed out; %ld "
+	       "resets; %ld buffers exported and imported\n",
+	       submitted, done_ok + done_err, done_ok, done_err, timed_out, resets, shared);
 	printf("fuzz: driver objects before: %ld bos, %ld jobs; after closing: %ld bos, %ld jobs, "
 	       "%ld in flight\n",
 	       before.bos, before.jobs, after.bos, after.jobs, after.in_flight);
