@@ -2,7 +2,7 @@
 # Sourced by tests/driver/init.sh (the guest's /init) as /checks_prime.sh: the checks of
 # buffers shared as dma-bufs (PRIME) and of random ioctls, on the card, each a check_NAME
 # function; this file puts their names into init.sh's CHECKS after selftest. Their programs
-# are /bin/prime_check, /bin/prime_api and /bin/ioctl_fuzz (tests/driver/*.c), vgem.ko the
+# are /bin/prime_check, /bin/prime_api, /bin/ioctl_fuzz and /bin/ioctl_race (tests/driver/*.c), vgem.ko the
 # second DRM device to share with; test.conf gives QUIRE_FUZZ_SEED and QUIRE_FUZZ_CALLS.
 
 # A program's "ok"/"FAIL" lines as the guest's own checks, the rest indented.
@@ -39,8 +39,9 @@ check_prime() {
 	log_clean_since "$mark" "PRIME"
 }
 
-# A few thousand seeded random ioctls (ioctl_fuzz); then the driver's counts are back
-# (checked by ioctl_fuzz itself), the log is clean, and the driver still unloads and loads.
+# A few thousand seeded random ioctls (ioctl_fuzz), then as many from 4 threads at once
+# (ioctl_race); after each the driver's counts are back (checked by the programs), and then
+# the log is clean and the driver still unloads and loads.
 check_fuzz() {
 	[ -n "$QUIRE_CARD" ] || return 0
 	load
@@ -52,6 +53,13 @@ check_fuzz() {
 	report /tmp/fuzz.out
 	check "ioctl_fuzz seed $QUIRE_FUZZ_SEED, $QUIRE_FUZZ_CALLS calls: exit $rc \
 ($t0 s to $t1 s of uptime)" [ $rc -eq 0 ]
+	t0=$(uptime_s)
+	say "ioctl_race: $(nproc) CPUs in the guest"
+	timeout 300 ioctl_race "$QUIRE_FUZZ_SEED" 4 "$QUIRE_FUZZ_CALLS" >/tmp/race.out 2>&1
+	rc=$?
+	report /tmp/race.out
+	check "ioctl_race seed $QUIRE_FUZZ_SEED, 4 threads, $QUIRE_FUZZ_CALLS calls: exit $rc \
+($t0 s to $(uptime_s) s of uptime)" [ $rc -eq 0 ]
 	log_clean_since "$mark" "fuzz"
 	check "rmmod quire after the fuzz" unload
 	check "insmod quire.ko again, the card bound" load_bound

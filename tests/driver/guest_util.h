@@ -99,4 +99,20 @@ static inline int objects_back(const char *node, const struct quire_objects *bef
 	}
 }
 
+/* Every file closed: the counts must be back within 10 s. Prints them as "WHO: ..." (and a
+ * FAIL line if not); 1 for a failure, else 0. */
+static inline int objects_report(const char *who, const char *node,
+				 const struct quire_objects *before)
+{
+	struct quire_objects after = {-1, -1, -1};
+	int st = objects_back(node, before, &after, 10000);
+	printf("%s: driver objects before: %ld bos, %ld jobs; after closing: %ld bos, %ld jobs, "
+	       "%ld in flight\n",
+	       who, before->bos, before->jobs, after.bos, after.jobs, after.in_flight);
+	if (st != 0)
+		printf(
+		    "FAIL the driver still holds objects or jobs 10 s after every file closed\n");
+	return st != 0;
+}
+
 #endif /* QUIRE_GUEST_UTIL_H */

@@ -160,7 +160,7 @@ done
 # a second DRM device to share buffers with (it needs only drm and drm_shmem_helper, which
 # quire.ko loads too).
 cp "$here/checks_prime.sh" "$root/checks_prime.sh"
-for p in ioctl_fuzz prime_check prime_api; do
+for p in ioctl_fuzz ioctl_race prime_check prime_api; do
 	if [ -f "$B/tests/driver/guest/$p" ]; then
 		cp "$B/tests/driver/guest/$p" "$root/bin/$p"
 	else
