@@ -247,7 +247,8 @@ void quire_buf_free(struct quire_buf *buf);
  *   buffer holds its own reference): its size is the dma-buf's, its pointer a mapping of
  *   it in this process, and operations on ctx use it as any buffer of ctx, the card
  *   reading and writing the shared memory itself. QUIRE_ERR_INVALID if fd is not a
- *   dma-buf. Importing a buffer into the context it came from gives the same memory.
+ *   dma-buf; QUIRE_ERR_IO if its exporter does not let it be mapped. Importing a buffer
+ *   into the context it came from gives the same memory (the same pointer).
  * A dma-buf of a card's driver is only good for cards and devices of the same machine.
  */
 int quire_buf_export(struct quire_buf *buf, int *fd);

@@ -32,6 +32,7 @@ $(DRIVER_GUEST)/prime_api: $(BUILD)/tests/driver/prime_api.o $(LIBQUIRE_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -lquire \
 		-Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,'$$ORIGIN/../../../lib' $(LDLIBS)
 DRIVER_GUEST_BINS += $(DRIVER_GUEST)/prime_api
+EXTRA_CFLAGS_tests/driver/prime_api.c := $(LIBDRM_CFLAGS)
 
 all: $(DRIVER_GUEST_BINS)
 
