@@ -63,6 +63,9 @@ struct quire_device {
 	bool dead; /* the card is gone (removal): nothing more is posted */
 	wait_queue_head_t wq; /* woken by every completion */
 
+	struct mutex mlp_lock; /* MLP submissions from check to post; mlp_width0 */
+	u32 mlp_width0;        /* input width of the card's model, as quire_mlp.c knows it */
+
 	spinlock_t fence_lock; /* the fences' own lock (dma_fence_init) */
 	u64 fence_context;
 	struct mutex pin_lock; /* one DMA mapping per buffer object */
@@ -95,6 +98,9 @@ struct quire_job {
 	bool want_fence;                              /* a syncobj asked for one */
 	struct dma_fence *fence;                      /* set with the seqno */
 	struct list_head done_link;
+	void *model; /* MLP_LOAD: the driver's copy of the image, until completion */
+	dma_addr_t model_dma;
+	u32 model_bytes, model_width0;
 	bool done;
 	u32 status, result, cycles, detail;
 };
@@ -121,6 +127,16 @@ struct drm_gem_object *quire_gem_create_object(struct drm_device *drm, size_t si
 struct drm_gem_object *quire_bo_create(struct drm_device *drm, u64 size);
 int quire_bo_dma_span(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
 		      u64 bytes, dma_addr_t *dma);
+
+int quire_bo_read(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
+		  void *buf, size_t len);
+
+/* quire_mlp.c */
+u32 quire_mlp_width(struct quire_device *qdev);
+void quire_mlp_forget(struct quire_device *qdev);
+int quire_mlp_snapshot(struct quire_device *qdev, struct quire_job *job, u64 offset);
+void quire_mlp_posted(struct quire_device *qdev, struct quire_job *job);
+void quire_mlp_release(struct quire_job *job);
 
 /* quire_debugfs.c */
 void quire_debugfs_init(struct drm_minor *minor);

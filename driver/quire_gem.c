@@ -62,6 +62,17 @@ struct drm_gem_object *quire_bo_create(struct drm_device *drm, u64 size)
 	return &shmem->base;
 }
 
+/* The object's pages, pinned and mapped for the card (once: the mapping lasts). */
+static struct sg_table *pinned_sgt(struct quire_device *qdev, struct drm_gem_object *obj)
+{
+	struct sg_table *sgt;
+
+	mutex_lock(&qdev->pin_lock);
+	sgt = drm_gem_shmem_get_pages_sgt(to_drm_gem_shmem_obj(obj));
+	mutex_unlock(&qdev->pin_lock);
+	return sgt;
+}
+
 /*
  * The card's address of bytes [offset, offset + bytes) of a buffer object. The
  * card takes one address per buffer, so the span must be contiguous in DMA
@@ -82,9 +93,7 @@ int quire_bo_dma_span(struct quire_device *qdev, struct drm_gem_object *obj, u64
 
 	if (offset > obj->size || bytes > obj->size - offset)
 		return -ERANGE;
-	mutex_lock(&qdev->pin_lock);
-	sgt = drm_gem_shmem_get_pages_sgt(to_drm_gem_shmem_obj(obj));
-	mutex_unlock(&qdev->pin_lock);
+	sgt = pinned_sgt(qdev, obj);
 	if (IS_ERR(sgt))
 		return PTR_ERR(sgt);
 	for_each_sgtable_dma_sg(sgt, sg, i) {
@@ -99,4 +108,18 @@ int quire_bo_dma_span(struct quire_device *qdev, struct drm_gem_object *obj, u64
 		start += len;
 	}
 	return -ERANGE;
+}
+
+/* Copy len bytes at offset of a buffer object (its pages, pinned as for the card). */
+int quire_bo_read(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
+		  void *buf, size_t len)
+{
+	struct sg_table *sgt;
+
+	if (offset > obj->size || len > obj->size - offset)
+		return -ERANGE;
+	sgt = pinned_sgt(qdev, obj);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	return sg_pcopy_to_buffer(sgt->sgl, sgt->orig_nents, buf, len, offset) == len ? 0 : -EFAULT;
 }

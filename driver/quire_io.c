@@ -28,32 +28,36 @@ static u32 ring_consumer(struct quire_ivshmem *iv)
 	return ioread32(iv->wring + QUIRE_IVSHMEM_WRING_CONSUMER);
 }
 
-/* Under iv->lock: has the card taken every write before index upto? Waits for it. */
-static bool taken(struct quire_device *qdev, u32 upto)
+/*
+ * Under iv->lock: has the card taken every write before index upto? Waits for it,
+ * unless the card is silent. The card is silent from a wait that timed out until it
+ * has taken every write there is.
+ */
+static bool writes_taken(struct quire_device *qdev, u32 upto)
 {
 	struct quire_ivshmem *iv = &qdev->ivsh;
-	ktime_t end;
+	ktime_t end = ktime_add_us(ktime_get(), QUIRE_IVSHMEM_WAIT_US);
+	u32 cons;
 
-	if ((s32)(ring_consumer(iv) - upto) >= 0)
-		goto answered;
-	if (iv->silent)
-		return false;
-	end = ktime_add_us(ktime_get(), QUIRE_IVSHMEM_WAIT_US);
-	while ((s32)(ring_consumer(iv) - upto) < 0) {
-		if (ktime_after(ktime_get(), end)) {
-			iv->silent = true;
-			dev_err(&qdev->pdev->dev,
-				"card not answering: %u register writes not taken after %u ms\n",
-				upto - ring_consumer(iv), QUIRE_IVSHMEM_WAIT_US / 1000);
-			return false;
+	for (;;) {
+		cons = ring_consumer(iv);
+		if (iv->silent && cons == iv->prod) {
+			iv->silent = false;
+			dev_info(&qdev->pdev->dev, "card answering again\n");
 		}
+		if ((s32)(cons - upto) >= 0)
+			return true;
+		if (iv->silent)
+			return false;
+		if (ktime_after(ktime_get(), end))
+			break;
 		udelay(2);
 	}
-answered:
-	if (iv->silent)
-		dev_info(&qdev->pdev->dev, "card answering again\n");
-	iv->silent = false;
-	return true;
+	iv->silent = true;
+	dev_err(&qdev->pdev->dev,
+		"card not answering: %u register writes not taken after %u ms\n",
+		iv->prod - cons, QUIRE_IVSHMEM_WAIT_US / 1000);
+	return false;
 }
 
 u32 quire_rd(struct quire_device *qdev, u32 off)
@@ -63,7 +67,7 @@ u32 quire_rd(struct quire_device *qdev, u32 off)
 
 	if (iv->wring) {
 		spin_lock_irqsave(&iv->lock, flags);
-		taken(qdev, iv->prod);
+		writes_taken(qdev, iv->prod);
 		spin_unlock_irqrestore(&iv->lock, flags);
 	}
 	return ioread32(qdev->regs + off);
@@ -80,7 +84,7 @@ void quire_wr(struct quire_device *qdev, u32 off, u32 v)
 		return;
 	}
 	spin_lock_irqsave(&iv->lock, flags);
-	if (!taken(qdev, iv->prod - QUIRE_IVSHMEM_WRING_ENTRIES + 1)) {
+	if (!writes_taken(qdev, iv->prod - QUIRE_IVSHMEM_WRING_ENTRIES + 1)) {
 		spin_unlock_irqrestore(&iv->lock, flags);
 		dev_err_ratelimited(&qdev->pdev->dev,
 				    "card not answering: write of %#x to %#x dropped\n", v, off);
@@ -121,7 +125,7 @@ int quire_io_ivshmem(struct quire_device *qdev, void __iomem *ivshmem_regs)
 	iv->silent = false;
 	spin_lock_irqsave(&iv->lock, flags);
 	iv->prod = ioread32(iv->wring + QUIRE_IVSHMEM_WRING_PRODUCER);
-	ok = taken(qdev, iv->prod);
+	ok = writes_taken(qdev, iv->prod);
 	spin_unlock_irqrestore(&iv->lock, flags);
 	return ok ? 0 : -ETIMEDOUT;
 }

@@ -169,8 +169,9 @@ static int resolve_and_check(struct quire_device *qdev, struct drm_file *file,
 	st = quire_fw_validate(&job->cmd, detail);
 	if (st != QUIRE_OK)
 		return st;
-	/* The model's input width is the card's to know: assume the widest. */
-	quire_cmd_extents(&job->cmd, QUIRE_MLP_MAX_WIDTH, ext);
+	/* MLP_SCORE: the input width of the model the card will have (quire_mlp.c). */
+	quire_cmd_extents(&job->cmd,
+			  job->cmd.opcode == QUIRE_OPC_MLP_SCORE ? quire_mlp_width(qdev) : 0, ext);
 	for (i = 0; i < QUIRE_DRM_BUFS; i++) {
 		if (!job->bos[i])
 			continue;
@@ -179,6 +180,11 @@ static int resolve_and_check(struct quire_device *qdev, struct drm_file *file,
 			*detail = buf_detail[i];
 			return QUIRE_ERR_RANGE;
 		}
+		if (ret)
+			return ret;
+	}
+	if (job->cmd.opcode == QUIRE_OPC_MLP_LOAD) {
+		ret = quire_mlp_snapshot(qdev, job, args->bufs[QUIRE_DRM_BUF_SRC].offset);
 		if (ret)
 			return ret;
 	}
@@ -192,6 +198,7 @@ static int quire_ioctl_submit(struct drm_device *drm, void *data, struct drm_fil
 	struct drm_quire_submit *args = data;
 	struct drm_syncobj *syncobj = NULL;
 	struct quire_job *job;
+	bool mlp = args->opcode == QUIRE_OPC_MLP_LOAD || args->opcode == QUIRE_OPC_MLP_SCORE;
 	u32 detail = QUIRE_DETAIL_NONE;
 	int ret, st, idx, i;
 
@@ -224,15 +231,20 @@ static int quire_ioctl_submit(struct drm_device *drm, void *data, struct drm_fil
 	job->cmd.workers = args->workers;
 	job->cmd.stride = args->stride;
 
+	/* The model's width must not change between an MLP check and its post. */
+	if (mlp)
+		mutex_lock(&qdev->mlp_lock);
 	st = resolve_and_check(qdev, file, args, job, &detail);
-	if (st < 0) {
+	if (st < 0)
 		ret = st;
-		goto out_job;
-	}
-	if (st != QUIRE_OK)
+	else if (st != QUIRE_OK)
 		ret = quire_job_complete_now(job, st, detail);
 	else
 		ret = quire_ring_post(qdev, job);
+	if (!ret && st == QUIRE_OK && job->cmd.opcode == QUIRE_OPC_MLP_LOAD)
+		quire_mlp_posted(qdev, job);
+	if (mlp)
+		mutex_unlock(&qdev->mlp_lock);
 	if (ret)
 		goto out_job;
 	/* From here the ring holds the buffers; the file's reference goes to its xarray. */
@@ -301,7 +313,10 @@ static int quire_ioctl_reset(struct drm_device *drm, void *data, struct drm_file
 		return -EINVAL;
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
+	mutex_lock(&qdev->mlp_lock);
 	ret = quire_ring_reset(qdev, QUIRE_ERR_IO, false);
+	quire_mlp_forget(qdev); /* a load in flight may or may not have run */
+	mutex_unlock(&qdev->mlp_lock);
 	drm_dev_exit(idx);
 	return ret;
 }

@@ -287,6 +287,9 @@ int quire_ivshmem_serve(struct quire_device *dev, const struct quire_ivshmem_con
 	int rc = 1;
 	if (!ram || setup(&v) != 0)
 		goto out;
+	if (!cfg->quiet)
+		fprintf(stderr, "quire-sim: card ready on %s (ivshmem server, guest RAM %s)\n",
+			cfg->path, cfg->guest_ram);
 	rc = 0;
 	while (!*stopping) {
 		struct pollfd p[4] = {{cfg->listen_fd, POLLIN, 0},

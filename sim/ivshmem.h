@@ -14,6 +14,7 @@
 
 struct quire_ivshmem_config {
 	int listen_fd;         /* the server's socket, bound and listening */
+	const char *path;      /* its path, for messages */
 	const char *guest_ram; /* QEMU's memory-backend-file (share=on) of the guest's RAM */
 	int once;              /* return when the first QEMU goes away */
 	int quiet;             /* no messages about QEMU coming and going */

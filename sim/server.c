@@ -472,13 +472,15 @@ int main(int argc, char **argv)
 		unlink(path);
 		return 1;
 	}
-	if (!s.quiet)
-		fprintf(stderr, "quire-sim: %scard ready on %s%s\n", rtl ? "RTL " : "", path,
-			ivshmem ? " (ivshmem server)" : "");
+	if (!s.quiet && !ivshmem) /* the ivshmem server says so once it has the guest's RAM */
+		fprintf(stderr, "quire-sim: %scard ready on %s\n", rtl ? "RTL " : "", path);
 	int rc = 0;
 	if (ivshmem) {
-		struct quire_ivshmem_config icfg = {
-		    .listen_fd = lfd, .guest_ram = guest_ram, .once = once, .quiet = s.quiet};
+		struct quire_ivshmem_config icfg = {.listen_fd = lfd,
+						    .path = path,
+						    .guest_ram = guest_ram,
+						    .once = once,
+						    .quiet = s.quiet};
 		rc = quire_ivshmem_serve(s.dev, &icfg, &stopping);
 	}
 	while (!ivshmem && !stopping) {

@@ -16,7 +16,7 @@ set -u
 B=${1:-build}
 QEMU=${QEMU:-qemu-system-x86_64}
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-240}
-SELFTEST_MAX=${QUIRE_QEMU_SELFTEST_MAX:-65536}
+SELFTEST_MAX=${QUIRE_QEMU_SELFTEST_MAX:-1048576}
 here=$(dirname "$0")
 . "$here/../cli/report.sh"
 ko_path="$B/driver/quire.ko"
