@@ -9,11 +9,17 @@
  * import on. Every submission holds a reference to the objects it names until it
  * completes.
  */
+#include <linux/dma-buf.h>
+#include <linux/iosys-map.h>
+#include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <drm/drm_gem_shmem_helper.h>
 
+#include "quire_compat.h"
 #include "quire_drv.h"
+
+QUIRE_IMPORT_NS_DMA_BUF();
 
 /* The shmem helper's own object functions, but for free, which also counts. */
 static void quire_bo_free(struct drm_gem_object *obj)
@@ -110,7 +116,32 @@ int quire_bo_dma_span(struct quire_device *qdev, struct drm_gem_object *obj, u64
 	return -ERANGE;
 }
 
-/* Copy len bytes at offset of a buffer object (its pages, pinned as for the card). */
+/*
+ * An imported object's bytes, through the exporter's kernel mapping: an importer may
+ * not touch the pages of the scatter list it was given (some exporters have none).
+ */
+static int read_imported(struct drm_gem_object *obj, u64 offset, void *buf, size_t len)
+{
+	struct dma_buf *dmabuf = obj->import_attach->dmabuf;
+	struct iosys_map map;
+	int ret;
+
+	ret = dma_buf_begin_cpu_access(dmabuf, DMA_FROM_DEVICE);
+	if (ret)
+		return ret;
+	ret = quire_dma_buf_vmap(dmabuf, &map);
+	if (!ret) {
+		iosys_map_memcpy_from(buf, &map, offset, len);
+		quire_dma_buf_vunmap(dmabuf, &map);
+	}
+	dma_buf_end_cpu_access(dmabuf, DMA_FROM_DEVICE);
+	return ret;
+}
+
+/*
+ * Copy len bytes at offset of a buffer object: its pages, pinned as for the card, or
+ * for an imported one the exporter's mapping.
+ */
 int quire_bo_read(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
 		  void *buf, size_t len)
 {
@@ -118,6 +149,8 @@ int quire_bo_read(struct quire_device *qdev, struct drm_gem_object *obj, u64 off
 
 	if (offset > obj->size || len > obj->size - offset)
 		return -ERANGE;
+	if (obj->import_attach)
+		return read_imported(obj, offset, buf, len);
 	sgt = pinned_sgt(qdev, obj);
 	if (IS_ERR(sgt))
 		return PTR_ERR(sgt);

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Sourced by tests/driver/init.sh (the guest's /init) as /checks_prime.sh: the checks of
 # buffers shared as dma-bufs (PRIME) and of random ioctls, on the card, each a check_NAME
-# function; this file puts their names into init.sh's CHECKS after selftest. Their programs
-# are /bin/prime_check, /bin/prime_api, /bin/ioctl_fuzz and /bin/ioctl_race (tests/driver/*.c), vgem.ko the
-# second DRM device to share with; test.conf gives QUIRE_FUZZ_SEED and QUIRE_FUZZ_CALLS.
+# function; this file puts their names into init.sh's CHECKS before its first unload (the
+# fuzz check reloads the module, which would reset what earlier checks count). Programs:
+# /bin/prime_check, /bin/prime_api, /bin/ioctl_fuzz and /bin/ioctl_race (tests/driver/*.c);
+# vgem.ko is the second DRM device to share with, /mlp/model.* a golden MLP case; test.conf
+# gives QUIRE_FUZZ_SEED and QUIRE_FUZZ_CALLS.
 
 # A program's "ok"/"FAIL" lines as the guest's own checks, the rest indented.
 report() { # report FILE
@@ -28,7 +30,7 @@ check_prime() {
 	fi
 	mark=$(dmesg | wc -l)
 	t0=$(uptime_s)
-	timeout 120 prime_check >/tmp/prime.out 2>&1
+	timeout 120 prime_check /mlp/model.qmlp /mlp/model.vec >/tmp/prime.out 2>&1
 	rc=$?
 	report /tmp/prime.out
 	check "prime_check: exit $rc ($t0 s to $(uptime_s) s of uptime)" [ $rc -eq 0 ]
@@ -68,4 +70,4 @@ load_bound() { load && card_bound; }
 
 QUIRE_FUZZ_SEED=${QUIRE_FUZZ_SEED:-1}
 QUIRE_FUZZ_CALLS=${QUIRE_FUZZ_CALLS:-5000}
-CHECKS=$(echo " $CHECKS " | sed 's/ selftest / selftest prime fuzz /')
+CHECKS=$(echo " $CHECKS " | sed 's/ unload / prime fuzz unload /')

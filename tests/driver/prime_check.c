@@ -11,13 +11,16 @@
  *    DRM device) exported, imported by file B, encoded from by the card, and a buffer of
  *    vgem the card decodes into: the card reads and writes through the scatter list vgem
  *    mapped for it. Skipped, with a note, without vgem.
+ * 2b. An MLP model loaded from a buffer of vgem (the driver copies it through vgem's
+ *    mapping) scores a golden case of tests/data/mlp_golden as the Python reference did.
  * 3. What must be refused: a handle that names nothing, bad flags, an fd that is no dma-buf
  *    or no fd.
  * Then every file is closed and the driver's counts (debugfs quire_objects) are back where
  * they were.
  *
  * Prints "ok ..." or "FAIL ..." per check, then "prime: N passed, N failed".
- * Usage: prime_check
+ * Usage: prime_check [MODEL.qmlp MODEL.vec]   (a golden MLP case: the model loaded from
+ * a buffer of vgem, step 2b)
  */
 #include <math.h>
 #include <stdint.h>
@@ -37,13 +40,14 @@
 
 static int passed, failed;
 
-static void check(int cond, const char *what)
+static int check(int cond, const char *what)
 {
 	printf("%s %s\n", cond ? "ok  " : "FAIL", what);
 	if (cond)
 		passed++;
 	else
 		failed++;
+	return cond;
 }
 
 static int bo_create(int fd, uint64_t size, uint32_t *handle)
@@ -291,6 +295,134 @@ static void from_vgem(const char *node)
 	close(v);
 }
 
+/* A whole file (at most max bytes) into buf: its length, or 0. */
+static size_t slurp(const char *path, void *buf, size_t max)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, max, f) : 0;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* A quire buffer object of fd holding bytes of data (mapped, written, unmapped); 0 on error. */
+static uint32_t bo_with(int fd, const void *data, size_t bytes)
+{
+	uint32_t h;
+	uint64_t size;
+	if (bo_create(fd, bytes, &h) != 0)
+		return 0;
+	void *p = bo_map(fd, h, &size);
+	if (!p)
+		return 0;
+	memcpy(p, data, bytes);
+	munmap(p, size);
+	return h;
+}
+
+/*
+ * 2b: the card loads an MLP model from vgem's memory (the driver copies the image through
+ * the exporter's kernel mapping, quire_bo_read) and scores a golden case of
+ * tests/data/mlp_golden (the Python reference's): its scores and choice.
+ */
+static void mlp_from_vgem(const char *node, const char *model, const char *vec)
+{
+	static uint8_t img[4096], v[8192];
+	char msg[200];
+	size_t ilen = slurp(model, img, sizeof(img)), vlen = slurp(vec, v, sizeof(v));
+	uint32_t c = 0, n0 = 0;
+	if (vlen >= 12) {
+		memcpy(&c, v + 4, 4);
+		memcpy(&n0, v + 8, 4);
+	}
+	snprintf(msg, sizeof(msg), "golden MLP case %s: %zu bytes, %u candidates of %u features",
+		 model, ilen, c, n0);
+	if (!check(ilen >= 32 && c >= 1 && vlen == 12 + (size_t)c * (n0 + 5) + 4, msg))
+		return;
+	const int8_t *feat = (const int8_t *)(v + 12);
+	const uint8_t *feas = v + 12 + c * n0;
+	const uint8_t *want_scores = feas + c;
+	int32_t choice;
+	memcpy(&choice, want_scores + 4 * c, 4);
+
+	char vpath[64];
+	int g = open_drm("/dev/dri/card*", "vgem", vpath, sizeof(vpath));
+	int b = open(node, O_RDWR | O_CLOEXEC);
+	struct drm_mode_create_dumb cd;
+	memset(&cd, 0, sizeof(cd));
+	cd.width = 1024;
+	cd.height = 1;
+	cd.bpp = 32;
+	struct drm_mode_map_dumb md;
+	memset(&md, 0, sizeof(md));
+	uint8_t *vp = MAP_FAILED;
+	if (g >= 0 && gioctl(g, DRM_IOCTL_MODE_CREATE_DUMB, &cd) == 0) {
+		md.handle = cd.handle;
+		if (gioctl(g, DRM_IOCTL_MODE_MAP_DUMB, &md) == 0)
+			vp = mmap(NULL, cd.size, PROT_WRITE, MAP_SHARED, g, (off_t)md.offset);
+	}
+	int dmabuf = -1;
+	uint32_t hm = 0;
+	if (vp != MAP_FAILED) {
+		memcpy(vp, img, ilen);
+		munmap(vp, cd.size);
+		if (export_fd(g, cd.handle, &dmabuf) == 0)
+			import_fd(b, dmabuf, &hm);
+	}
+	check(hm != 0, "the model image in a buffer of vgem, imported by quire");
+	if (dmabuf >= 0)
+		close(dmabuf);
+	if (!hm)
+		goto out;
+	struct drm_quire_submit s;
+	memset(&s, 0, sizeof(s));
+	s.opcode = QUIRE_OPC_MLP_LOAD;
+	s.count = (uint32_t)ilen;
+	s.bufs[QUIRE_DRM_BUF_SRC].handle = hm;
+	int st = run(b, &s);
+	snprintf(msg, sizeof(msg), "MLP_LOAD from vgem's buffer: status %d", st);
+	check(st == QUIRE_OK, msg);
+
+	uint32_t hf = bo_with(b, feat, (size_t)c * n0), ha = bo_with(b, feas, c), hs;
+	uint64_t ss;
+	bo_create(b, 4ull * c, &hs);
+	memset(&s, 0, sizeof(s));
+	s.opcode = QUIRE_OPC_MLP_SCORE;
+	s.count = c;
+	s.bufs[QUIRE_DRM_BUF_SRC].handle = hf;
+	s.bufs[QUIRE_DRM_BUF_DST].handle = hs;
+	s.bufs[QUIRE_DRM_BUF_AUX].handle = ha;
+	int ret = gioctl(b, DRM_IOCTL_QUIRE_SUBMIT, &s);
+	struct drm_quire_wait w;
+	memset(&w, 0, sizeof(w));
+	w.seqno = s.seqno;
+	w.timeout_ns = 10ull * 1000 * 1000 * 1000;
+	if (!ret)
+		ret = gioctl(b, DRM_IOCTL_QUIRE_WAIT, &w);
+	uint8_t *sp = bo_map(b, hs, &ss);
+	int want_st = choice < 0 ? QUIRE_ERR_NO_FEASIBLE : QUIRE_OK;
+	snprintf(msg, sizeof(msg),
+		 "MLP_SCORE with that model: status %u, choice %d (golden %d), %u scores as the "
+		 "Python reference's",
+		 w.status, choice < 0 ? -1 : (int)w.result, choice, c);
+	check(!ret && (int)w.status == want_st && (choice < 0 || (int32_t)w.result == choice) &&
+		  sp && memcmp(sp, want_scores, 4ull * c) == 0,
+	      msg);
+	if (sp)
+		munmap(sp, ss);
+	gem_close(b, hf);
+	gem_close(b, ha);
+	gem_close(b, hs);
+	gem_close(b, hm);
+out:
+	if (g >= 0) {
+		struct drm_mode_destroy_dumb dd = {.handle = cd.handle};
+		(void)gioctl(g, DRM_IOCTL_MODE_DESTROY_DUMB, &dd);
+		close(g);
+	}
+	close(b);
+}
+
 /* 3: what PRIME must refuse. */
 static void refused(const char *node)
 {
@@ -321,7 +453,7 @@ static void refused(const char *node)
 	close(b);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char node[64];
 	int probe = open_drm("/dev/dri/renderD*", "quire", node, sizeof(node));
@@ -334,6 +466,8 @@ int main(void)
 	check(read_objects(node, &before) == 0, "debugfs quire_objects read");
 	between_files(node);
 	from_vgem(node);
+	if (argc == 3)
+		mlp_from_vgem(node, argv[1], argv[2]);
 	refused(node);
 	int st = objects_back(node, &before, &after, 5000);
 	char msg[160];

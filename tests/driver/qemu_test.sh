@@ -167,6 +167,10 @@ for p in ioctl_fuzz ioctl_race prime_check prime_api; do
 		ko "no $B/tests/driver/guest/$p: run make all first"
 	fi
 done
+# A golden MLP case (tests/data/mlp_golden) prime_check loads from a buffer of vgem.
+mkdir -p "$root/mlp"
+cp tests/data/mlp_golden/l2_32x64.qmlp "$root/mlp/model.qmlp"
+cp tests/data/mlp_golden/l2_32x64.vec "$root/mlp/model.vec"
 vgem=$(awk -F: '$1 ~ /\/vgem\.ko$/ { print $1 }' "$mods/modules.dep")
 [ -n "$vgem" ] && cp "$mods/$vgem" "$root/lib/modules/vgem.ko"
 cat >>"$root/test.conf" <<CONF
