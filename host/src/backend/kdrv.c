@@ -22,7 +22,8 @@
  * handle this context already has, so buffer objects here are counted (refs) and the
  * handle is closed with its last buffer.
  *
- * Never run against the driver: written to the uAPI, its no-device paths tested.
+ * Run against the driver only under QEMU with the simulated card (tests/driver/, PRIME
+ * between two contexts and from vgem among it); here its no-device paths are tested.
  */
 #include <dlfcn.h>
 #include <errno.h>
