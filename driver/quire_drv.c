@@ -190,8 +190,10 @@ static int quire_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 	pci_set_master(pdev);
 	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX);
-	if (ret < 0)
+	if (ret < 0) {
+		dev_err(&pdev->dev, "no MSI-X vector (%d): the card needs one\n", ret);
 		return ret;
+	}
 	irq = pci_irq_vector(pdev, 0);
 
 	ret = quire_fw_wait(qdev);

@@ -313,10 +313,14 @@ static int quire_ioctl_reset(struct drm_device *drm, void *data, struct drm_file
 		return -EINVAL;
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
-	mutex_lock(&qdev->mlp_lock);
-	ret = quire_ring_reset(qdev, QUIRE_ERR_IO, false);
-	quire_mlp_forget(qdev); /* a load in flight may or may not have run */
-	mutex_unlock(&qdev->mlp_lock);
+	/* No MLP check between the reset and forgetting the width; an MLP submission may
+	 * be waiting for room in the ring with the lock held: a signal ends the wait. */
+	ret = mutex_lock_interruptible(&qdev->mlp_lock);
+	if (!ret) {
+		ret = quire_ring_reset(qdev, QUIRE_ERR_IO, false);
+		quire_mlp_forget(qdev); /* a load in flight may or may not have run */
+		mutex_unlock(&qdev->mlp_lock);
+	}
 	drm_dev_exit(idx);
 	return ret;
 }

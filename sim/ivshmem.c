@@ -198,7 +198,8 @@ static void goodbye(struct ivsh *v)
 	put32(v, QUIRE_IVSHMEM_WRING + QUIRE_IVSHMEM_WRING_CONSUMER, 0);
 	refresh(v);
 	if (!v->cfg->quiet)
-		fprintf(stderr, "quire-sim: QEMU gone; waiting for the next one\n");
+		fprintf(stderr, "quire-sim: QEMU gone%s\n",
+			v->cfg->once ? "" : "; waiting for the next one");
 }
 
 static void drain_eventfd(int fd)

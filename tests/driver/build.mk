@@ -38,3 +38,9 @@ all: $(DRIVER_GUEST_BINS)
 
 test-driver: driver $(QUIRE_SIM) $(QUIRE_CLI) $(LIBQUIRE_SO) $(DRIVER_GUEST_BINS)
 	sh tests/driver/qemu_test.sh $(BUILD)
+
+# A quire card's register window as a file, for an ivshmem-plain device (no MSI-X).
+QEMU_CARD_IMAGE := $(BUILD)/tests/driver/card_image
+$(QEMU_CARD_IMAGE): $(BUILD)/tests/driver/card_image.o
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $<
+test-driver test: $(QEMU_CARD_IMAGE)
