@@ -139,7 +139,11 @@ static const struct drm_driver quire_drm_driver = {
 	.ioctls = quire_ioctls,
 	.num_ioctls = ARRAY_SIZE(quire_ioctls),
 	.fops = &quire_fops,
-	DRM_GEM_SHMEM_DRIVER_OPS,
+	.gem_create_object = quire_gem_create_object,
+	DRM_GEM_SHMEM_DRIVER_OPS, /* PRIME export and import among them */
+#if IS_ENABLED(CONFIG_DEBUG_FS)
+	.debugfs_init = quire_debugfs_init,
+#endif
 	.name = "quire",
 	.desc = "quire FPGA SmartNIC offload",
 	QUIRE_DRIVER_DATE

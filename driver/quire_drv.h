@@ -7,6 +7,7 @@
 #ifndef QUIRE_DRV_H
 #define QUIRE_DRV_H
 
+#include <linux/atomic.h>
 #include <linux/dma-fence.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -68,6 +69,14 @@ struct quire_device {
 	spinlock_t fence_lock; /* the fences' own lock (dma_fence_init) */
 	u64 fence_context;
 	struct mutex pin_lock; /* one DMA mapping per buffer object */
+
+	/*
+	 * What the driver holds, for debugfs (quire_debugfs.c): a test that closes all
+	 * its files must see these back where they were, which is how a leak shows on
+	 * kernels without kmemleak.
+	 */
+	atomic_t bos;  /* buffer objects alive, those imported from dma-bufs included */
+	atomic_t jobs; /* struct quire_job alive */
 };
 
 static inline struct quire_device *to_quire(struct drm_device *drm)
@@ -114,6 +123,7 @@ irqreturn_t quire_irq(int irq, void *arg);
 irqreturn_t quire_irq_thread(int irq, void *arg);
 
 /* quire_gem.c */
+struct drm_gem_object *quire_gem_create_object(struct drm_device *drm, size_t size);
 struct drm_gem_object *quire_bo_create(struct drm_device *drm, u64 size);
 int quire_bo_dma_span(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
 		      u64 bytes, dma_addr_t *dma);
@@ -127,6 +137,9 @@ void quire_mlp_forget(struct quire_device *qdev);
 int quire_mlp_snapshot(struct quire_device *qdev, struct quire_job *job, u64 offset);
 void quire_mlp_posted(struct quire_device *qdev, struct quire_job *job);
 void quire_mlp_release(struct quire_job *job);
+
+/* quire_debugfs.c */
+void quire_debugfs_init(struct drm_minor *minor);
 
 /* quire_ioctl.c */
 extern const struct drm_ioctl_desc quire_ioctls[DRM_QUIRE_NUM_IOCTLS];

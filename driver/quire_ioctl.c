@@ -140,12 +140,17 @@ static int resolve_and_check(struct quire_device *qdev, struct drm_file *file,
 	dma_addr_t dma;
 	int i, st, ret;
 
+	/* Every handle first: one that names nothing fails the call, whatever the others say. */
 	for (i = 0; i < QUIRE_DRM_BUFS; i++) {
 		if (!args->bufs[i].handle)
 			continue;
 		job->bos[i] = drm_gem_object_lookup(file, args->bufs[i].handle);
 		if (!job->bos[i])
 			return -ENOENT;
+	}
+	for (i = 0; i < QUIRE_DRM_BUFS; i++) {
+		if (!job->bos[i])
+			continue;
 		/* Where the span starts; its length is checked below, once it is known. */
 		ret = quire_bo_dma_span(qdev, job->bos[i], args->bufs[i].offset, 0, &dma);
 		if (ret == -ERANGE) {
@@ -216,6 +221,7 @@ static int quire_ioctl_submit(struct drm_device *drm, void *data, struct drm_fil
 	}
 	kref_init(&job->ref); /* the file's reference, handed to its xarray below */
 	job->qdev = qdev;
+	atomic_inc(&qdev->jobs);
 	job->want_fence = syncobj;
 	job->cmd.opcode = args->opcode;
 	job->cmd.flags = args->flags;

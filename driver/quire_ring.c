@@ -35,6 +35,7 @@ static void job_release(struct kref *ref)
 	if (job->fence)
 		dma_fence_put(job->fence);
 	quire_mlp_release(job); /* a load that never reached the card */
+	atomic_dec(&job->qdev->jobs);
 	kfree(job);
 }
 

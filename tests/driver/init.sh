@@ -236,6 +236,11 @@ check_taint() {
 CHECKS="helpers shmem_thp devices load refused card_bound info selftest msix unload reload_10 card_stops
 	kernel_log taint"
 
+# Checks kept in files of their own add themselves to CHECKS.
+for f in /checks_*.sh; do
+	[ -f "$f" ] && . "$f"
+done
+
 say "kernel $(uname -r), up $(uptime_s) s"
 for c in $CHECKS; do
 	"check_$c"

@@ -168,6 +168,28 @@ for size in 1M 1M 32K 1M; do
 	devs="$devs -device ivshmem-plain,memdev=shm$i,addr=0x1$i"
 done
 
+# The PRIME and fuzz checks (checks_prime.sh, sourced by init.sh): their programs, and vgem,
+# a second DRM device to share buffers with (it needs only drm and drm_shmem_helper, which
+# quire.ko loads too).
+cp "$here/checks_prime.sh" "$root/checks_prime.sh"
+for p in ioctl_fuzz ioctl_race prime_check prime_api; do
+	if [ -f "$B/tests/driver/guest/$p" ]; then
+		cp "$B/tests/driver/guest/$p" "$root/bin/$p"
+	else
+		ko "no $B/tests/driver/guest/$p: run make all first"
+	fi
+done
+# A golden MLP case (tests/data/mlp_golden) prime_check loads from a buffer of vgem.
+mkdir -p "$root/mlp"
+cp tests/data/mlp_golden/l2_32x64.qmlp "$root/mlp/model.qmlp"
+cp tests/data/mlp_golden/l2_32x64.vec "$root/mlp/model.vec"
+vgem=$(awk -F: '$1 ~ /\/vgem\.ko$/ { print $1 }' "$mods/modules.dep")
+[ -n "$vgem" ] && cp "$mods/$vgem" "$root/lib/modules/vgem.ko"
+cat >>"$root/test.conf" <<CONF
+QUIRE_FUZZ_SEED=${QUIRE_FUZZ_SEED:-1}
+QUIRE_FUZZ_CALLS=${QUIRE_FUZZ_CALLS:-5000}
+CONF
+
 (cd "$root" && find . | "$busybox" cpio -o -H newc 2>/dev/null | gzip -1) >"$work/initrd.gz"
 echo "initramfs: $(wc -c <"$work/initrd.gz") bytes; kernel $rel; helpers: $(tr '\n' ' ' <"$root/modules.order")"
 
