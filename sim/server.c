@@ -163,7 +163,7 @@ static const char usage[] =
     "      --model M        emu: the functional model (default of quire-sim); rtl: the RTL\n"
     "                       card under Verilator, booting build/firmware/quire-fw.elf\n"
     "                       (beside the program, ../firmware/, or $QUIRE_FW_ELF); slower,\n"
-    "                       codec only, no --mem or --net (docs/rtl-card.md)\n"
+    "                       codec and REDUCE, no MLP, no --mem (docs/rtl-card.md)\n"
     "  -1, --once           exit after the first host leaves\n"
     "  -m, --mem MiB        card memory, %u (what the firmware needs) to %u; default %u\n"
     "  -q, --quiet          no messages about hosts coming and going\n"
@@ -324,18 +324,13 @@ static uint32_t mem_mib(const char *s)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"socket", required_argument, 0, 's'},
-					     {"once", no_argument, 0, '1'},
-					     {"mem", required_argument, 0, 'm'},
-					     {"quiet", no_argument, 0, 'q'},
-					     {"net", required_argument, 0, 'n'},
-					     {"addr", required_argument, 0, 'a'},
-					     {"net-drop", required_argument, 0, 'D'},
-					     {"net-corrupt", required_argument, 0, 'C'},
-					     {"net-seed", required_argument, 0, 'S'},
-					     {"model", required_argument, 0, 'M'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"socket", required_argument, 0, 's'},   {"once", no_argument, 0, '1'},
+	    {"mem", required_argument, 0, 'm'},      {"quiet", no_argument, 0, 'q'},
+	    {"net", required_argument, 0, 'n'},      {"addr", required_argument, 0, 'a'},
+	    {"net-drop", required_argument, 0, 'D'}, {"net-corrupt", required_argument, 0, 'C'},
+	    {"net-seed", required_argument, 0, 'S'}, {"model", required_argument, 0, 'M'},
+	    {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
 	const char *path = NULL, *model = DEFAULT_MODEL;
 	int have_mem = 0;
 	int once = 0, c, have_addr = 0;
@@ -404,10 +399,10 @@ int main(int argc, char **argv)
 	if (net.dir)
 		cfg.net = &net;
 	int rtl = strcmp(model, "rtl") == 0;
-	if (rtl && (have_mem || net.dir)) {
-		fprintf(stderr, "quire-sim: --model rtl: %s\n",
-			have_mem ? "the RTL card's memory is fixed (128 MiB): no --mem"
-				 : "the RTL card's network port carries no frames yet: no --net");
+	if (rtl && have_mem) {
+		fprintf(
+		    stderr,
+		    "quire-sim: --model rtl: the RTL card's memory is fixed (128 MiB): no --mem\n");
 		return 2;
 	}
 #ifdef QUIRE_SIM_RTL
@@ -439,12 +434,13 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&s.send_lock, NULL);
 #ifdef QUIRE_SIM_RTL
 	char why[256] = "";
-	struct quire_rtl_config rcfg = {.fw_elf = fw_elf, .error = why, .error_len = sizeof(why)};
+	struct quire_rtl_config rcfg = {
+	    .fw_elf = fw_elf, .net = cfg.net, .error = why, .error_len = sizeof(why)};
 	if (rtl) {
 		s.dev = quire_rtl_device_create(&rcfg);
 		if (!s.dev) {
-			fprintf(stderr, "quire-sim: cannot create the RTL card from %s: %s\n", fw_elf,
-				why);
+			fprintf(stderr, "quire-sim: cannot create the RTL card from %s: %s\n",
+				fw_elf, why);
 			unlink(path);
 			return 1;
 		}
