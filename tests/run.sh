@@ -110,6 +110,8 @@ if [ $unit_only -eq 0 ]; then
 	# quire-sim --model rtl: the RTL card as a card process for libquire and the CLI.
 	if [ -x "$BUILD/bin/quire-sim-rtl" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run sh tests/cli/test_sim_rtl.sh "$BUILD"
+		# RTL cards on the card network: all-reduces bit for bit against emu cards.
+		PYTHON="$PYTHON" run sh tests/cli/test_net_rtl.sh "$BUILD"
 	else
 		echo "== rtl card process: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi
