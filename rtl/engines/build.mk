@@ -24,7 +24,7 @@ RTLE_LANE_SRCS := rtl/engines/quire_fp32_add.sv rtl/engines/quire_fp32_add_lanes
 	rtl/engines/quire_fp16_to_fp32.sv
 RTLE_SRCS := $(RTLE_PKGS) $(RTLE_LANE_SRCS)
 RTLE_TOPS := quire_quant_exp quire_quant_encode quire_quant_decode quire_reduce_sum \
-	quire_reduce_max_exp
+	quire_reduce_max_exp quire_reduce_fp_sum
 RTLE_TBS := $(RTLE_TOPS:quire_%=$(BUILD)/tests/rtl_engines/tb_%)
 RTLE_VERILATOR_INC = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)/include
 RTLE_GOLDEN := $(BUILD)/hls/quant.o $(BUILD)/hls/reduce.o
