@@ -103,7 +103,7 @@ if [ $unit_only -eq 0 ]; then
 	# The RTL card top boots the card firmware and serves descriptors, against the emu.
 	if [ -x "$BUILD/tests/rtl/test_card_top" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run "$BUILD/tests/rtl/test_card_top" "$BUILD/firmware/quire-fw.elf" \
-			"$BUILD/tests/rtl/card/card_dma.elf"
+			"$BUILD/tests/rtl/card/card_dma.elf" "$BUILD/tests/rtl/card/card_net.elf"
 	else
 		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi

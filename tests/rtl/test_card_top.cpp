@@ -8,9 +8,12 @@
 // Prints the cycles of the boot and of the NOP round trip, and
 // "rtl card: N passed, N failed".
 // With a second ELF (tests/rtl/card_dma.c), it also runs that bare-metal program on a
-// fresh card: the DMA mover's checks and unaligned moves, driven directly.
-// Usage: test_card_top FIRMWARE.elf [CARD_DMA.elf]
+// fresh card: the DMA mover's checks and unaligned moves, driven directly; with a third
+// (tests/rtl/card_net.c), that one, the network port driven directly over a wire looped
+// back to itself.
+// Usage: test_card_top FIRMWARE.elf [CARD_DMA.elf [CARD_NET.elf]]
 #include <chrono>
+#include <deque>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +29,7 @@ extern "C" {
 #include "sim/emu/emu.h"
 #include "quire/cmd.h"
 #include "quire/format.h"
+#include "quire/frame.h"
 #include "quire/regs.h"
 #include "quire/status.h"
 }
@@ -606,12 +610,54 @@ void dma_program(const char *elf)
 	      ran ? line : "the DMA program did not run: " + error);
 }
 
+// The bare-metal network program: the port's wire comes back to it, but for the
+// destinations it uses to see a busy peer, no peer, a flipped bit and a short frame.
+void net_program(const char *elf)
+{
+	quire_rtl::CardHarness card(kIova, kHostBytes);
+	std::deque<std::vector<uint8_t>> wire;
+	card.attach_net(7, [&wire](uint8_t *f, uint32_t len, bool &nobody) -> uint32_t {
+		uint32_t dst = f[QUIRE_FRAME_OFF_ADDRS + 2] | uint32_t(f[QUIRE_FRAME_OFF_ADDRS + 3])
+								  << 8;
+		if (dst == 0xbeef)
+			return QUIRE_ERR_BUSY;
+		if (dst == 0xdead) {
+			nobody = true;
+			return QUIRE_OK;
+		}
+		std::vector<uint8_t> frame(f, f + len);
+		if (dst == 0xc0de && len > QUIRE_FRAME_HDR_BYTES + 3)
+			frame[QUIRE_FRAME_HDR_BYTES + 3] ^= 0x10;
+		if (dst == 0x00b1)
+			frame.pop_back();
+		wire.push_back(std::move(frame));
+		return QUIRE_OK;
+	});
+	std::string error;
+	uint32_t code = 0;
+	bool ran = card.boot(elf, error);
+	bool exited = false;
+	while (ran && !exited && card.cycles() < kRtlCycleLimit) {
+		exited = card.run_to_exit(256, code);
+		if (!wire.empty() && card.net_feed(wire.front()))
+			wire.pop_front();
+	}
+	char line[200];
+	std::snprintf(line, sizeof line,
+		      "the network port driven directly (%s): checks, CRC, filter, POP anywhere, "
+		      "faults, counters: sim-exit %" PRIu32 " after %" PRIu64 " cycles",
+		      elf, code, card.cycles());
+	check(ran && exited && code == 0 && card.traps() == 0,
+	      ran ? line : "the network program did not run: " + error);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-	if (argc != 2 && argc != 3) {
-		std::fprintf(stderr, "usage: %s FIRMWARE.elf [CARD_DMA.elf]\n", argv[0]);
+	if (argc < 2 || argc > 4) {
+		std::fprintf(stderr, "usage: %s FIRMWARE.elf [CARD_DMA.elf [CARD_NET.elf]]\n",
+			     argv[0]);
 		return 2;
 	}
 	auto rtl = std::make_unique<RtlCard>();
@@ -751,8 +797,10 @@ int main(int argc, char **argv)
 	check((rs & QUIRE_Q_STATUS_BAD_RING) && rs == es && ri_st == ei_st, line);
 
 	check(rtl->harness.traps() == 0, "the firmware never trapped");
-	if (argc == 3)
+	if (argc >= 3)
 		dma_program(argv[2]);
+	if (argc == 4)
+		net_program(argv[3]);
 	check(rtl->harness.stray_host_accesses() == 0,
 	      "the DMA mover never reached outside the window");
 	std::printf("rtl card: boot %" PRIu64 " cycles, NOP round trip %" PRIu64 " cycles, %" PRIu64
