@@ -70,7 +70,9 @@ for i in 0 1 2 3; do
 	pids="$pids $!"
 done
 up() { for i in 0 1 2 3; do [ -S "$D/card-$i.sock" ] || return 1; done; }
-if wait_until 60 up && QUIRE_CLUSTER_DIR=$D sh -c "$(ranks mixed fp32)" >"$T/mixed.log" 2>&1 &&
+one_gone() { for p in $pids; do alive "$p" || return 0; done; return 1; }
+wait_until 60 eval 'up || one_gone'
+if up && QUIRE_CLUSTER_DIR=$D sh -c "$(ranks mixed fp32)" >"$T/mixed.log" 2>&1 &&
 	same_as_emu mixed fp32; then
 	ok "2 emu + 2 RTL cards on one network, fp32 all-reduce: the same bytes as on emu cards"
 else
@@ -105,7 +107,8 @@ for m in emu rtl; do
 	mkdir -p "$D"
 	"$SIM" --model $m --socket "$D/card.sock" --net "$D" --addr 5 --quiet &
 	pids=$!
-	if wait_until 60 test -S "$D/card.sock" && frames "$D" 5; then
+	wait_until 60 eval '[ -S "$D/card.sock" ] || ! alive $pids'
+	if [ -S "$D/card.sock" ] && frames "$D" 5; then
 		sleep 1
 		"$B/bin/quire" info --backend "sim:$D/card.sock" 2>&1 | grep "network port" >"$T/crc-$m.txt"
 	fi
