@@ -30,13 +30,13 @@ $(RTL_CARD_TEST): tests/rtl/test_card_top.cpp $(RTL_CARD_HARNESS_SRCS) sim/rtl/c
 
 # A bare-metal program for the card top, linked like the firmware: the DMA mover driven directly.
 RTL_CARD_DMA_ELF := $(BUILD)/tests/rtl/card/card_dma.elf
-$(RTL_CARD_DMA_ELF): tests/rtl/card_dma.c firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
+$(RTL_CARD_DMA_ELF): tests/rtl/card_dma.c tests/rtl/card_bare.h firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
 	@mkdir -p $(dir $@)
 	$(RISCV_CC) $(FW_CROSS_FLAGS) -T firmware/link.ld -o $@ firmware/crt0.S $< -lgcc
 
 # Another: the network port driven directly, its wire looped back by the harness.
 RTL_CARD_NET_ELF := $(BUILD)/tests/rtl/card/card_net.elf
-$(RTL_CARD_NET_ELF): tests/rtl/card_net.c firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
+$(RTL_CARD_NET_ELF): tests/rtl/card_net.c tests/rtl/card_bare.h firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
 	@mkdir -p $(dir $@)
 	$(RISCV_CC) $(FW_CROSS_FLAGS) -T firmware/link.ld -o $@ firmware/crt0.S $< -lgcc
 

@@ -13,17 +13,9 @@
 #include "quire/regs.h"
 #include "quire/status.h"
 
+#include "card_bare.h"
+
 int main(void);
-
-static uint32_t rd(uint32_t addr)
-{
-	return *(volatile uint32_t *)(uintptr_t)addr;
-}
-
-static void wr(uint32_t addr, uint32_t value)
-{
-	*(volatile uint32_t *)(uintptr_t)addr = value;
-}
 
 static uint32_t dma(uint64_t host, uint32_t card, uint32_t len, uint32_t dir, uint32_t epoch)
 {
@@ -39,30 +31,9 @@ static uint32_t dma(uint64_t host, uint32_t card, uint32_t len, uint32_t dir, ui
 	return rd(QUIRE_CARD_DMA + QUIRE_DMA_STATUS);
 }
 
-static uint8_t card_byte(uint32_t offset)
-{
-	return (uint8_t)(rd(QUIRE_CARD_MEM + (offset & ~3u)) >> (8 * (offset & 3)));
-}
-
 static uint8_t pattern(uint32_t i)
 {
 	return (uint8_t)(i * 7 + 3);
-}
-
-static void finish(uint32_t code)
-{
-	wr(QUIRE_CARD_SIM_IO + QUIRE_SIM_IO_EXIT, code);
-	for (;;)
-		;
-}
-
-static uint32_t check_number;
-
-static void check(int ok)
-{
-	check_number++;
-	if (!ok)
-		finish(check_number);
 }
 
 int main(void)
@@ -103,7 +74,8 @@ int main(void)
 	wr(QUIRE_CARD_MEM + 0x3000, 0x11223344u);
 	wr(QUIRE_CARD_MEM + 0x3004, 0x55667788u);
 	check(dma(base - 4, 0x3000, 8, to_card, epoch) == QUIRE_ERR_RANGE);
-	check(rd(QUIRE_CARD_MEM + 0x3000) == 0x11223344u && rd(QUIRE_CARD_MEM + 0x3004) == 0x55667788u);
+	check(rd(QUIRE_CARD_MEM + 0x3000) == 0x11223344u &&
+	      rd(QUIRE_CARD_MEM + 0x3004) == 0x55667788u);
 	finish(0);
 	return 0;
 }

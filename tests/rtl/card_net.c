@@ -19,20 +19,12 @@
 #include "quire/regs.h"
 #include "quire/status.h"
 
+#include "card_bare.h"
+
 int main(void);
 
 #define NETPORT_BAR 0x500u /* the RTL card's NETPORT block (docs/rtl-card.md) */
 #define SELF        7u
-
-static uint32_t rd(uint32_t addr)
-{
-	return *(volatile uint32_t *)(uintptr_t)addr;
-}
-
-static void wr(uint32_t addr, uint32_t value)
-{
-	*(volatile uint32_t *)(uintptr_t)addr = value;
-}
 
 static uint32_t net(uint32_t reg)
 {
@@ -49,11 +41,6 @@ static uint32_t counter(uint32_t reg)
 	return rd(QUIRE_CARD_BAR + NETPORT_BAR + QUIRE_NET_RECORD(0) + reg);
 }
 
-static uint8_t card_byte(uint32_t offset)
-{
-	return (uint8_t)(rd(QUIRE_CARD_MEM + (offset & ~3u)) >> (8 * (offset & 3)));
-}
-
 static void set_byte(uint32_t offset, uint8_t v)
 {
 	volatile uint8_t *p = (volatile uint8_t *)(uintptr_t)(QUIRE_CARD_MEM + offset);
@@ -63,22 +50,6 @@ static void set_byte(uint32_t offset, uint8_t v)
 static uint8_t pattern(uint32_t i, uint32_t seed)
 {
 	return (uint8_t)(i * 13 + seed);
-}
-
-static void finish(uint32_t code)
-{
-	wr(QUIRE_CARD_SIM_IO + QUIRE_SIM_IO_EXIT, code);
-	for (;;)
-		;
-}
-
-static uint32_t check_number;
-
-static void check(int ok)
-{
-	check_number++;
-	if (!ok)
-		finish(check_number);
 }
 
 /* CRC-32 (IEEE, reflected) of card memory [at, at + len), byte 28..31 taken as 0. */
