@@ -324,13 +324,18 @@ static uint32_t mem_mib(const char *s)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"socket", required_argument, 0, 's'},   {"once", no_argument, 0, '1'},
-	    {"mem", required_argument, 0, 'm'},      {"quiet", no_argument, 0, 'q'},
-	    {"net", required_argument, 0, 'n'},      {"addr", required_argument, 0, 'a'},
-	    {"net-drop", required_argument, 0, 'D'}, {"net-corrupt", required_argument, 0, 'C'},
-	    {"net-seed", required_argument, 0, 'S'}, {"model", required_argument, 0, 'M'},
-	    {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+	static const struct option opts[] = {{"socket", required_argument, 0, 's'},
+					     {"once", no_argument, 0, '1'},
+					     {"mem", required_argument, 0, 'm'},
+					     {"quiet", no_argument, 0, 'q'},
+					     {"net", required_argument, 0, 'n'},
+					     {"addr", required_argument, 0, 'a'},
+					     {"net-drop", required_argument, 0, 'D'},
+					     {"net-corrupt", required_argument, 0, 'C'},
+					     {"net-seed", required_argument, 0, 'S'},
+					     {"model", required_argument, 0, 'M'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
 	const char *path = NULL, *model = DEFAULT_MODEL;
 	int have_mem = 0;
 	int once = 0, c, have_addr = 0;
@@ -400,9 +405,8 @@ int main(int argc, char **argv)
 		cfg.net = &net;
 	int rtl = strcmp(model, "rtl") == 0;
 	if (rtl && have_mem) {
-		fprintf(
-		    stderr,
-		    "quire-sim: --model rtl: the RTL card's memory is fixed (128 MiB): no --mem\n");
+		fprintf(stderr, "quire-sim: --model rtl: %s\n",
+			"the RTL card's memory is fixed (128 MiB): no --mem");
 		return 2;
 	}
 #ifdef QUIRE_SIM_RTL
@@ -439,8 +443,8 @@ int main(int argc, char **argv)
 	if (rtl) {
 		s.dev = quire_rtl_device_create(&rcfg);
 		if (!s.dev) {
-			fprintf(stderr, "quire-sim: cannot create the RTL card from %s: %s\n",
-				fw_elf, why);
+			fprintf(stderr, "quire-sim: cannot create the RTL card from %s: %s\n", fw_elf,
+				why);
 			unlink(path);
 			return 1;
 		}

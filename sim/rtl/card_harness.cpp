@@ -14,12 +14,11 @@
 #include "quire/frame.h"
 #include "quire/status.h"
 
-namespace quire_rtl
-{
+namespace quire_rtl {
 
 CardHarness::CardHarness(uint64_t iova, uint32_t host_bytes)
-    : context_(std::make_unique<VerilatedContext>()), host_(host_bytes, 0), host_mem_(host_.data()),
-      host_size_(host_bytes), iova_(iova)
+    : context_(std::make_unique<VerilatedContext>()), host_(host_bytes, 0),
+      host_mem_(host_.data()), host_size_(host_bytes), iova_(iova)
 {
 	top_ = std::make_unique<Vquire_card_top>(context_.get());
 	top_->host_win_base_i = iova;
@@ -172,8 +171,7 @@ bool CardHarness::boot(const char *elf_path, std::string &error)
 		top_->eval();
 		if (top_->load_miss_o) {
 			char why[96];
-			std::snprintf(why, sizeof why, "word 0x%08x is in neither IMEM nor DMEM",
-				      w.first);
+			std::snprintf(why, sizeof why, "word 0x%08x is in neither IMEM nor DMEM", w.first);
 			error = why;
 			return false;
 		}
@@ -259,8 +257,7 @@ void CardHarness::run(uint64_t cycles)
 
 } // namespace quire_rtl
 
-namespace quire_rtl
-{
+namespace quire_rtl {
 
 bool CardHarness::run_to_exit(uint64_t max_cycles, uint32_t &code)
 {

@@ -19,11 +19,9 @@
 class Vquire_card_top;
 class VerilatedContext;
 
-namespace quire_rtl
-{
+namespace quire_rtl {
 
-class CardHarness
-{
+class CardHarness {
       public:
 	// Host memory of `host_bytes`, seen by the card at DMA addresses [iova, iova + host_bytes).
 	CardHarness(uint64_t iova, uint32_t host_bytes);
@@ -65,44 +63,17 @@ class CardHarness
 	// Streams a received frame (a datagram as it came) into the port, a beat a cycle while
 	// the port has room: false while the previous one is still going in (frame untouched).
 	bool net_feed(std::vector<uint8_t> &frame);
-	bool net_feeding() const
-	{
-		return rx_off_ < rx_frame_.size() || rx_empty_;
-	}
+	bool net_feeding() const { return rx_off_ < rx_frame_.size() || rx_empty_; }
 
-	uint8_t *host()
-	{
-		return host_mem_;
-	}
-	uint64_t iova() const
-	{
-		return iova_;
-	}
-	uint64_t cycles() const
-	{
-		return cycles_;
-	}
-	uint64_t instructions() const
-	{
-		return instructions_;
-	}
-	uint64_t irqs() const
-	{
-		return irqs_;
-	}
-	uint64_t traps() const
-	{
-		return traps_;
-	}
+	uint8_t *host() { return host_mem_; }
+	uint64_t iova() const { return iova_; }
+	uint64_t cycles() const { return cycles_; }
+	uint64_t instructions() const { return instructions_; }
+	uint64_t irqs() const { return irqs_; }
+	uint64_t traps() const { return traps_; }
 	// DMA requests outside the window: the mover's checks must make this 0.
-	uint64_t stray_host_accesses() const
-	{
-		return stray_;
-	}
-	const std::string &console() const
-	{
-		return console_;
-	}
+	uint64_t stray_host_accesses() const { return stray_; }
+	const std::string &console() const { return console_; }
 
       private:
 	void cycle();

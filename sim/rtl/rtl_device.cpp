@@ -21,8 +21,7 @@
 #include "quire/regs.h"
 #include "quire/status.h"
 
-namespace
-{
+namespace {
 
 // The RTL card's BAR blocks sit where the emu's do (docs/rtl-card.md).
 constexpr uint32_t kRbId = 0x000, kRbCmdq = 0x100, kRbCplq = 0x200, kRbIrq = 0x300;
@@ -40,26 +39,22 @@ struct Handle {
 	RtlDevice *self;
 };
 
-class RtlDevice
-{
+class RtlDevice {
       public:
 	Handle handle;
 
-	explicit RtlDevice(const struct quire_device_ops *ops) : handle{{ops}, this}
-	{
-	}
+	explicit RtlDevice(const struct quire_device_ops *ops) : handle{{ops}, this} {}
 
 	// Starts the model's thread and waits for the boot. False with `error`.
-	bool start(const std::string &elf, const struct quire_netport_config *net,
-		   std::string &error)
+	bool start(const std::string &elf, const struct quire_netport_config *net, std::string &error)
 	{
 		if (net) {
 			net_addr_ = net->addr;
 			static const struct quire_net_rx_ops rx = {net_room, net_deliver};
 			int st = quire_net_link_open(net, &rx, this, &link_);
 			if (st != QUIRE_OK) {
-				error = std::string("cannot attach to the network in ") + net->dir +
-					": " + quire_strerror(st);
+				error = std::string("cannot attach to the network in ") + net->dir + ": " +
+					quire_strerror(st);
 				return false;
 			}
 		}
@@ -127,17 +122,14 @@ class RtlDevice
 			card = std::make_unique<quire_rtl::CardHarness>(0, 0);
 			card->attach_host(nullptr, 0, 0); // no host until one attaches
 			if (link_)
-				card->attach_net(
-				    net_addr_, [this](uint8_t *f, uint32_t len, bool &nobody) {
-					    int none = 0;
-					    int st = quire_net_link_send(
-						link_,
-						f[QUIRE_FRAME_OFF_ADDRS + 2] |
-						    uint32_t(f[QUIRE_FRAME_OFF_ADDRS + 3]) << 8,
-						f, len, &none);
-					    nobody = none != 0;
-					    return uint32_t(st);
-				    });
+				card->attach_net(net_addr_, [this](uint8_t *f, uint32_t len, bool &nobody) {
+					uint32_t dst = f[QUIRE_FRAME_OFF_ADDRS + 2] |
+						       uint32_t(f[QUIRE_FRAME_OFF_ADDRS + 3]) << 8;
+					int none = 0;
+					int st = quire_net_link_send(link_, dst, f, len, &none);
+					nobody = none != 0;
+					return uint32_t(st);
+				});
 			if (!card->boot(elf.c_str(), error))
 				card.reset();
 		} catch (const std::bad_alloc &) {
@@ -171,16 +163,14 @@ class RtlDevice
 			}
 			lk.unlock();
 			for (unsigned i = 0; i < kBatch; i++) {
-				if (pending_.load(std::memory_order_acquire) ||
-				    card->irqs() != irqs_seen)
+				if (pending_.load(std::memory_order_acquire) || card->irqs() != irqs_seen)
 					break;
 				card->run(1);
 			}
 			clocked_.store(card->cycles(), std::memory_order_relaxed);
 			if (card->irqs() != irqs_seen) {
 				irqs_seen = card->irqs();
-				// The causes an MSI would carry: pending and enabled (costs two
-				// cycles).
+				// The causes an MSI would carry: pending and enabled (costs two cycles).
 				uint32_t causes = card->bar_read(kRbIrq + QUIRE_IRQ_STATUS) &
 						  card->bar_read(kRbIrq + QUIRE_IRQ_MASK);
 				quire_irq_fn fn;
@@ -194,8 +184,7 @@ class RtlDevice
 					fn(ctx, causes); // never with a lock held
 			}
 			lk.lock();
-			if (mail_full_ &&
-			    card->net_feed(mail_)) { // a frame from the network goes in
+			if (mail_full_ && card->net_feed(mail_)) { // a frame from the network goes in
 				mail_full_ = false;
 				room_cv_.notify_all();
 			}
@@ -223,8 +212,8 @@ class RtlDevice
 		auto t0 = std::chrono::steady_clock::now();
 		double secs = double(wake - now) / clock_hz;
 		sim_cv_.wait_for(lk, std::chrono::duration<double>(secs), pred);
-		double slept =
-		    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+		double slept = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+				   .count();
 		uint64_t before = card.card_cycles();
 		card.advance_idle(uint64_t(slept * clock_hz));
 		skipped_.fetch_add(card.card_cycles() - before, std::memory_order_relaxed);

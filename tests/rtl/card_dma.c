@@ -74,8 +74,7 @@ int main(void)
 	wr(QUIRE_CARD_MEM + 0x3000, 0x11223344u);
 	wr(QUIRE_CARD_MEM + 0x3004, 0x55667788u);
 	check(dma(base - 4, 0x3000, 8, to_card, epoch) == QUIRE_ERR_RANGE);
-	check(rd(QUIRE_CARD_MEM + 0x3000) == 0x11223344u &&
-	      rd(QUIRE_CARD_MEM + 0x3004) == 0x55667788u);
+	check(rd(QUIRE_CARD_MEM + 0x3000) == 0x11223344u && rd(QUIRE_CARD_MEM + 0x3004) == 0x55667788u);
 	finish(0);
 	return 0;
 }

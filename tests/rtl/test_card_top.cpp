@@ -34,8 +34,7 @@ extern "C" {
 #include "quire/status.h"
 }
 
-namespace
-{
+namespace {
 
 const uint64_t kIova = 0x200000000ull; // above 4 GiB: the high address words matter
 const uint32_t kHostBytes = 1u << 20;
@@ -52,8 +51,7 @@ void check(bool ok, const std::string &what)
 }
 
 // A card as a host reaches it: BAR0, host memory, and time.
-class Card
-{
+class Card {
       public:
 	virtual ~Card() = default;
 	virtual uint32_t rd(uint32_t offset) = 0;
@@ -63,22 +61,12 @@ class Card
 	virtual bool wait() = 0;
 };
 
-class RtlCard : public Card
-{
+class RtlCard : public Card {
       public:
 	quire_rtl::CardHarness harness{kIova, kHostBytes};
-	uint32_t rd(uint32_t offset) override
-	{
-		return harness.bar_read(offset);
-	}
-	void wr(uint32_t offset, uint32_t value) override
-	{
-		harness.bar_write(offset, value);
-	}
-	uint8_t *host() override
-	{
-		return harness.host();
-	}
+	uint32_t rd(uint32_t offset) override { return harness.bar_read(offset); }
+	void wr(uint32_t offset, uint32_t value) override { harness.bar_write(offset, value); }
+	uint8_t *host() override { return harness.host(); }
 	bool wait() override
 	{
 		harness.run(1);
@@ -86,8 +74,7 @@ class RtlCard : public Card
 	}
 };
 
-class EmuCard : public Card
-{
+class EmuCard : public Card {
       public:
 	EmuCard() : mem_(static_cast<uint8_t *>(std::calloc(1, kHostBytes)))
 	{
@@ -103,22 +90,10 @@ class EmuCard : public Card
 		}
 		std::free(mem_);
 	}
-	bool ok() const
-	{
-		return dev_ && mem_;
-	}
-	uint32_t rd(uint32_t offset) override
-	{
-		return dev_->ops->mmio_read(dev_, offset);
-	}
-	void wr(uint32_t offset, uint32_t value) override
-	{
-		dev_->ops->mmio_write(dev_, offset, value);
-	}
-	uint8_t *host() override
-	{
-		return mem_;
-	}
+	bool ok() const { return dev_ && mem_; }
+	uint32_t rd(uint32_t offset) override { return dev_->ops->mmio_read(dev_, offset); }
+	void wr(uint32_t offset, uint32_t value) override { dev_->ops->mmio_write(dev_, offset, value); }
+	uint8_t *host() override { return mem_; }
 	bool wait() override
 	{
 		std::this_thread::sleep_for(std::chrono::microseconds(100));
@@ -137,9 +112,7 @@ struct Host {
 	uint32_t id = 0, cmdq = 0, cplq = 0, irq = 0, counters = 0;
 	uint32_t prod = 0, cpl_cons = 0, cpl_phase = 1;
 
-	explicit Host(Card &c) : card(c)
-	{
-	}
+	explicit Host(Card &c) : card(c) {}
 
 	bool walk()
 	{
@@ -159,8 +132,8 @@ struct Host {
 			if (!(off = card.rd(off + QUIRE_RB_NEXT)))
 				break;
 		}
-		return card.rd(id + QUIRE_ID_MAGIC) == QUIRE_ID_MAGIC_VALUE && cmdq && cplq &&
-		       irq && counters;
+		return card.rd(id + QUIRE_ID_MAGIC) == QUIRE_ID_MAGIC_VALUE && cmdq && cplq && irq &&
+		       counters;
 	}
 
 	bool wait_running()
@@ -187,8 +160,7 @@ struct Host {
 		std::memset(card.host() + kCplRing, 0, QUIRE_CPL_BYTES << kRingLog2);
 		prod = cpl_cons = 0;
 		cpl_phase = 1;
-		bool ok =
-		    setup_queue(cplq, kIova + kCplRing) && setup_queue(cmdq, kIova + kCmdRing);
+		bool ok = setup_queue(cplq, kIova + kCplRing) && setup_queue(cmdq, kIova + kCmdRing);
 		card.wr(irq + QUIRE_IRQ_MASK, QUIRE_IRQ_CPL | QUIRE_IRQ_ERROR);
 		return ok;
 	}
@@ -285,8 +257,7 @@ uint32_t edgy(uint32_t i, bool small)
 	case 2:
 		return r & 0x807fffffu; // subnormal
 	case 3:
-		return blk % 3 == 1 ? 0x7fc00000u | (r & 0x3fffffu)
-				    : 0x3f800000u; // NaN in some blocks
+		return blk % 3 == 1 ? 0x7fc00000u | (r & 0x3fffffu) : 0x3f800000u; // NaN in some blocks
 	case 4:
 		return blk % 4 == 2 ? 0xff800000u : 0xbf000000u; // -Inf in some blocks
 	case 5:
@@ -321,8 +292,7 @@ void codec_case(Host &rh, Host &eh, const char *what, quire_cmd cmd, uint64_t &q
 	auto put32 = [&](uint32_t off, uint32_t v) { std::memcpy(&image[off - kSrc], &v, 4); };
 	if (cmd.opcode == QUIRE_OPC_DECODE) {
 		for (uint32_t i = 0; i < 4 * n && kSrc + i < kAux; i += 4)
-			put32(kSrc + i,
-			      rnd() % 5 == 0 ? edgy(i, false) : rnd() % 9 - 4 + (rnd() & 0x1ff));
+			put32(kSrc + i, rnd() % 5 == 0 ? edgy(i, false) : rnd() % 9 - 4 + (rnd() & 0x1ff));
 	} else {
 		// NaNs with payloads in x and in the residuals: with a finite shared exponent
 		// over them (a host's bad exponent) the residual is a NaN, whose bits the RTL
@@ -330,12 +300,10 @@ void codec_case(Host &rh, Host &eh, const char *what, quire_cmd cmd, uint64_t &q
 		for (uint32_t i = 0; i < n; i++)
 			put32(kSrc + 4 * i, edgy(i, false));
 		for (uint32_t i = 0; i < n; i++)
-			put32(kAux + 4 * i,
-			      i % 97 == 5 ? edgy(i, true) : edgy(i, true) & 0xbfffffffu);
+			put32(kAux + 4 * i, i % 97 == 5 ? edgy(i, true) : edgy(i, true) & 0xbfffffffu);
 	}
 	for (uint32_t b = 0; b < (n + 63) / 64 + 64; b++) { // exponents: valid, ZERO, NONFINITE
-		int8_t e =
-		    int8_t(rnd() % 8 == 0 ? (rnd() % 2 ? -126 : 127) : int(rnd() % 252) - 125);
+		int8_t e = int8_t(rnd() % 8 == 0 ? (rnd() % 2 ? -126 : 127) : int(rnd() % 252) - 125);
 		image[kExp - kSrc + b] = uint8_t(e);
 	}
 	if (cmd.reserved[0]) { // a bad exponent (below ZERO) for the engine to refuse
@@ -363,16 +331,14 @@ void codec_case(Host &rh, Host &eh, const char *what, quire_cmd cmd, uint64_t &q
 		std::memcpy(&e, eh.card.host() + w, 4);
 		std::memcpy(&xs, &image[w - kSrc], 4);
 		std::memcpy(&x, &image[kSrc - kSrc + (w - kAux)], 4);
-		std::printf("     at 0x%" PRIx32 ": rtl 0x%08" PRIx32 " emu 0x%08" PRIx32
-			    " (before 0x%08" PRIx32 ", x 0x%08" PRIx32 ", exp %d)\n",
+		std::printf("     at 0x%" PRIx32 ": rtl 0x%08" PRIx32 " emu 0x%08" PRIx32 " (before 0x%08" PRIx32
+			    ", x 0x%08" PRIx32 ", exp %d)\n",
 			    w, r, e, xs, x, int(int8_t(image[kExp - kSrc + (w - kAux) / 256])));
 	}
 	char line[400];
-	std::snprintf(line, sizeof line,
-		      "%s (n %" PRIu32 "): rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32 ")",
+	std::snprintf(line, sizeof line, "%s (n %" PRIu32 "): rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32 ")",
 		      what, n, describe(rc).c_str(), diff, first);
-	check(got && same(rc, ec) && diff == 0,
-	      diff || !same(rc, ec) ? std::string(line) + "; emu " + describe(ec) : line);
+	check(got && same(rc, ec) && diff == 0, diff || !same(rc, ec) ? std::string(line) + "; emu " + describe(ec) : line);
 }
 
 void codec_tests(Host &rh, Host &eh)
@@ -395,16 +361,11 @@ void codec_tests(Host &rh, Host &eh)
 		c = codec(seq++, QUIRE_OPC_ENCODE, fmt, 999);
 		c.flags = QUIRE_CMD_F_EF;
 		c.aux = kIova + kAux;
-		codec_case(rh, eh, (std::string("ENCODE ") + name + " with error feedback").c_str(),
-			   c, qc);
+		codec_case(rh, eh, (std::string("ENCODE ") + name + " with error feedback").c_str(), c, qc);
 		c = codec(seq++, QUIRE_OPC_ENCODE, fmt, 640);
 		c.flags = QUIRE_CMD_F_EF | QUIRE_CMD_F_SHARED_EXP;
 		c.aux = kIova + kAux;
-		codec_case(
-		    rh, eh,
-		    (std::string("ENCODE ") + name + " with shared exponents and error feedback")
-			.c_str(),
-		    c, qc);
+		codec_case(rh, eh, (std::string("ENCODE ") + name + " with shared exponents and error feedback").c_str(), c, qc);
 	}
 	c = codec(seq++, QUIRE_OPC_ENCODE, QUIRE_FMT_FP16, 1003);
 	c.exp = 0;
@@ -465,9 +426,9 @@ uint32_t fp32_edge()
 // An fp16 edge value, the same kinds.
 uint32_t fp16_edge()
 {
-	static const uint16_t edges[] = {0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x7bff,
-					 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7c01,
-					 0x3c00, 0xbc00, 0x1400, 0x6800};
+	static const uint16_t edges[] = {0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x7bff, 0xfbff,
+					 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7c01, 0x3c00, 0xbc00,
+					 0x1400, 0x6800};
 	return edges[rnd() % (sizeof(edges) / sizeof(edges[0]))];
 }
 
@@ -498,9 +459,8 @@ uint32_t reduce_value(uint32_t fmt, int kind)
 	if (kind == 1) // near the limit, mostly of one sign
 		v = r % 8 ? top - int64_t(rnd() % 64) : -top - 1 + int64_t(rnd() % 64);
 	else if (kind == 2 || r % 16 == 0) // anything, the limits included
-		v = r % 5 == 0 ? (r % 2 ? top : -top - 1)
-			       : int64_t(int32_t(rnd()) & int32_t(mask)) -
-				     (int64_t(rnd() & 1) << (bits - 1));
+		v = r % 5 == 0 ? (r % 2 ? top : -top - 1) : int64_t(int32_t(rnd()) & int32_t(mask)) -
+							       (int64_t(rnd() & 1) << (bits - 1));
 	else
 		v = int64_t(rnd() % 201) - 100;
 	return uint32_t(v) & mask;
@@ -548,8 +508,8 @@ void reduce_case(Host &rh, Host &eh, const char *what, uint16_t in_fmt, uint16_t
 	bool ok = got && same(rc, ec) && diff == 0;
 	char line[400];
 	std::snprintf(line, sizeof line,
-		      "%s (W %" PRIu32 ", n %" PRIu32 "): rtl %s; %" PRIu32
-		      " bytes differ (first 0x%" PRIx32 "), %" PRIu64 " engine cycles",
+		      "%s (W %" PRIu32 ", n %" PRIu32 "): rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32
+		      "), %" PRIu64 " engine cycles",
 		      what, w, n, describe(rc).c_str(), diff, first, cycles);
 	check(ok, ok ? std::string(line) : std::string(line) + "; emu " + describe(ec));
 }
@@ -563,17 +523,14 @@ void reduce_tests(Host &rh, Host &eh)
 	reduce_case(rh, eh, "REDUCE int16 -> int32", I16, I32, 3, 1001, 5, 2);
 	reduce_case(rh, eh, "REDUCE int16 -> int16", I16, I16, 2, 64, 0, 0);
 	reduce_case(rh, eh, "REDUCE int32 -> int32", I32, I32, 5, 500, 1, 0);
-	reduce_case(rh, eh, "REDUCE int16 -> int16 that saturates (OVERFLOW)", I16, I16, 8, 999, 0,
-		    1);
-	reduce_case(rh, eh, "REDUCE int32 -> int32 that saturates (OVERFLOW)", I32, I32, 7, 129, 3,
-		    1);
+	reduce_case(rh, eh, "REDUCE int16 -> int16 that saturates (OVERFLOW)", I16, I16, 8, 999, 0, 1);
+	reduce_case(rh, eh, "REDUCE int32 -> int32 that saturates (OVERFLOW)", I32, I32, 7, 129, 3, 1);
 	reduce_case(rh, eh, "REDUCE int8 -> int16 of any int8, W 8", I8, I16, 8, 4099, 0, 2);
 	// The fixed-order fp sums: seeded floats, then edge values (zeros, subnormals, NaN
 	// payloads, Inf, overflow to Inf, Inf - Inf), then any bits; partial last beats.
 	const uint16_t F16 = QUIRE_FMT_FP16, F32 = QUIRE_FMT_FP32;
 	reduce_case(rh, eh, "REDUCE fp32 -> fp32", F32, F32, 2, 300, 0, 0);
-	reduce_case(rh, eh, "REDUCE fp32 -> fp32, edge values, inputs apart", F32, F32, 8, 1001, 7,
-		    1);
+	reduce_case(rh, eh, "REDUCE fp32 -> fp32, edge values, inputs apart", F32, F32, 8, 1001, 7, 1);
 	reduce_case(rh, eh, "REDUCE fp32 -> fp32, any bits", F32, F32, 5, 517, 0, 2);
 	reduce_case(rh, eh, "REDUCE fp16 -> fp32", F16, F32, 3, 999, 2, 0);
 	reduce_case(rh, eh, "REDUCE fp16 -> fp32, edge values", F16, F32, 8, 1025, 0, 1);
@@ -617,8 +574,7 @@ void net_program(const char *elf)
 	quire_rtl::CardHarness card(kIova, kHostBytes);
 	std::deque<std::vector<uint8_t>> wire;
 	card.attach_net(7, [&wire](uint8_t *f, uint32_t len, bool &nobody) -> uint32_t {
-		uint32_t dst = f[QUIRE_FRAME_OFF_ADDRS + 2] | uint32_t(f[QUIRE_FRAME_OFF_ADDRS + 3])
-								  << 8;
+		uint32_t dst = f[QUIRE_FRAME_OFF_ADDRS + 2] | uint32_t(f[QUIRE_FRAME_OFF_ADDRS + 3]) << 8;
 		if (dst == 0xbeef)
 			return QUIRE_ERR_BUSY;
 		if (dst == 0xdead) {
@@ -663,8 +619,7 @@ int main(int argc, char **argv)
 	auto rtl = std::make_unique<RtlCard>();
 	std::string error;
 	bool booted = rtl->harness.boot(argv[1], error);
-	check(booted,
-	      std::string("the firmware ELF loads into IMEM/DMEM") + (booted ? "" : ": " + error));
+	check(booted, std::string("the firmware ELF loads into IMEM/DMEM") + (booted ? "" : ": " + error));
 	if (!booted)
 		return 1;
 	EmuCard emu;
@@ -677,22 +632,20 @@ int main(int argc, char **argv)
 	bool running = rh.wait_running();
 	uint64_t boot_cycles = rtl->harness.cycles();
 	char line[200];
-	std::snprintf(line, sizeof line, "the firmware boots to RUNNING in %" PRIu64 " cycles",
-		      boot_cycles);
+	std::snprintf(line, sizeof line, "the firmware boots to RUNNING in %" PRIu64 " cycles", boot_cycles);
 	check(running, line);
 	if (!running) {
 		std::printf("    console: %s\n", rtl->harness.console().c_str());
 		return 1;
 	}
 	check(eh.wait_running(), "the emu's firmware boots to RUNNING");
-	const uint32_t id_regs[] = {QUIRE_ID_MAGIC,  QUIRE_ID_IF_VERSION, QUIRE_ID_BOARD,
-				    QUIRE_ID_MEM_LO, QUIRE_ID_MEM_HI,     QUIRE_ID_CLOCK_HZ};
+	const uint32_t id_regs[] = {QUIRE_ID_MAGIC, QUIRE_ID_IF_VERSION, QUIRE_ID_BOARD,
+				    QUIRE_ID_MEM_LO, QUIRE_ID_MEM_HI, QUIRE_ID_CLOCK_HZ};
 	bool id_same = true;
 	for (uint32_t r : id_regs)
 		id_same = id_same && rh.card.rd(rh.id + r) == eh.card.rd(eh.id + r);
 	check(id_same, "ID magic, if_version, board, memory size and clock as the emu's");
-	std::printf("     ID caps: rtl 0x%" PRIx32
-		    " (QUANT, REDUCE; no MLP, network yet), emu 0x%" PRIx32 "\n",
+	std::printf("     ID caps: rtl 0x%" PRIx32 " (QUANT, REDUCE; no MLP, network yet), emu 0x%" PRIx32 "\n",
 		    rh.card.rd(rh.id + QUIRE_ID_CAPS), eh.card.rd(eh.id + QUIRE_ID_CAPS));
 	check(rh.start_queues() && eh.start_queues(), "both rings enabled (sim.c setup_queue)");
 
@@ -709,11 +662,10 @@ int main(int argc, char **argv)
 	check(got && rc.status == QUIRE_OK && rc.seq == 1 && rc.opcode == QUIRE_OPC_NOP &&
 		  (rc.flags & QUIRE_CPL_F_PHASE) == 1 && same(rc, ec),
 	      "NOP completes: " + describe(rc));
-	std::snprintf(
-	    line, sizeof line,
-	    "NOP round trip: %" PRIu64 " cycles, %" PRIu64 " instructions from doorbell to "
-	    "completion (goal <= 250 cycles); the firmware counts %" PRIu32 " from fetch on",
-	    nop_cycles, nop_instructions, rc.cycles);
+	std::snprintf(line, sizeof line,
+		      "NOP round trip: %" PRIu64 " cycles, %" PRIu64 " instructions from doorbell to "
+		      "completion (goal <= 250 cycles); the firmware counts %" PRIu32 " from fetch on",
+		      nop_cycles, nop_instructions, rc.cycles);
 	check(got, line);
 	rtl->harness.run(200); // the raise follows the record
 	check(rtl->harness.irqs() > irqs0 && rh.card.rd(rh.irq + QUIRE_IRQ_STATUS) & QUIRE_IRQ_CPL,
@@ -728,8 +680,7 @@ int main(int argc, char **argv)
 	std::memcpy(&ei, eh.card.host() + kData, sizeof ei);
 	check(got && rc.status == QUIRE_OK && same(rc, ec) && ri.magic == QUIRE_ID_MAGIC_VALUE &&
 		  ri.if_version == ei.if_version && ri.mem_bytes == ei.mem_bytes &&
-		  ri.clock_hz == ei.clock_hz && ri.cmds_ok == ei.cmds_ok &&
-		  ri.cmds_err == ei.cmds_err,
+		  ri.clock_hz == ei.clock_hz && ri.cmds_ok == ei.cmds_ok && ri.cmds_err == ei.cmds_err,
 	      "INFO completes and writes the card's description: " + describe(rc));
 
 	// Malformed descriptors: the same status and detail as the emu's.
@@ -759,13 +710,11 @@ int main(int argc, char **argv)
 		rh.submit(nop(seq));
 		eh.submit(nop(seq));
 		got = rh.reap(rc) && eh.reap(ec);
-		wrapped_same =
-		    wrapped_same && got && rc.status == QUIRE_OK && rc.seq == seq && same(rc, ec);
+		wrapped_same = wrapped_same && got && rc.status == QUIRE_OK && rc.seq == seq && same(rc, ec);
 		last_phase = rc.flags & QUIRE_CPL_F_PHASE;
 	}
-	check(
-	    wrapped_same && last_phase == 0,
-	    "16 more NOPs wrap both rings: the second pass's records carry phase 0, as the emu's");
+	check(wrapped_same && last_phase == 0,
+	      "16 more NOPs wrap both rings: the second pass's records carry phase 0, as the emu's");
 
 	codec_tests(rh, eh);
 	reduce_tests(rh, eh);
@@ -782,17 +731,14 @@ int main(int argc, char **argv)
 		h->prod = 0;
 		h->submit(nop(7));
 		// BAD_RING first, then the raise: wait for both.
-		for (int i = 0;
-		     i < 5000 && !(h->card.rd(h->irq + QUIRE_IRQ_STATUS) & QUIRE_IRQ_ERROR); i++)
+		for (int i = 0; i < 5000 && !(h->card.rd(h->irq + QUIRE_IRQ_STATUS) & QUIRE_IRQ_ERROR); i++)
 			h->card.wait();
 	}
-	uint32_t rs = rh.card.rd(rh.cplq + QUIRE_Q_STATUS),
-		 es = eh.card.rd(eh.cplq + QUIRE_Q_STATUS);
-	uint32_t ri_st = rh.card.rd(rh.irq + QUIRE_IRQ_STATUS),
-		 ei_st = eh.card.rd(eh.irq + QUIRE_IRQ_STATUS);
+	uint32_t rs = rh.card.rd(rh.cplq + QUIRE_Q_STATUS), es = eh.card.rd(eh.cplq + QUIRE_Q_STATUS);
+	uint32_t ri_st = rh.card.rd(rh.irq + QUIRE_IRQ_STATUS), ei_st = eh.card.rd(eh.irq + QUIRE_IRQ_STATUS);
 	std::snprintf(line, sizeof line,
-		      "a completion ring outside the window: CPLQ status 0x%" PRIx32
-		      " IRQ status 0x%" PRIx32 " (emu 0x%" PRIx32 ", 0x%" PRIx32 ")",
+		      "a completion ring outside the window: CPLQ status 0x%" PRIx32 " IRQ status 0x%" PRIx32
+		      " (emu 0x%" PRIx32 ", 0x%" PRIx32 ")",
 		      rs, ri_st, es, ei_st);
 	check((rs & QUIRE_Q_STATUS_BAD_RING) && rs == es && ri_st == ei_st, line);
 
@@ -801,8 +747,7 @@ int main(int argc, char **argv)
 		dma_program(argv[2]);
 	if (argc == 4)
 		net_program(argv[3]);
-	check(rtl->harness.stray_host_accesses() == 0,
-	      "the DMA mover never reached outside the window");
+	check(rtl->harness.stray_host_accesses() == 0, "the DMA mover never reached outside the window");
 	std::printf("rtl card: boot %" PRIu64 " cycles, NOP round trip %" PRIu64 " cycles, %" PRIu64
 		    " cycles in all\n",
 		    boot_cycles, nop_cycles, rtl->harness.cycles());
