@@ -100,7 +100,7 @@ module quire_card_net
 
   logic [31:0] tx_card_q, tx_len_q, tx_status_q, rx_dest_q, rx_status_q, rx_comm_q;
 
-  // Does slot s pass the filter? Failed frames always do: their header is not to be trusted.
+  // Does a frame pass the filter? Failed frames always do: their header is not to be trusted.
   function automatic logic selected(logic [31:0] comm, logic [31:0] flags, logic [15:0] hdr_comm);
     return comm == 32'd0 || flags != 32'd0 || {16'd0, hdr_comm} == comm;
   endfunction
@@ -233,7 +233,8 @@ module quire_card_net
   end
   assign rx_ready_o = rx_busy_q || have_free;
 
-  // Removes order position `pos` (of count_q) from the arrival order.
+  // A POP's or DROP's removal, which the receiver makes a cycle later: the frame's place in
+  // the arrival order, and its slot.
   logic              remove;
   logic [SlotBits:0] remove_pos;
   slot_t             remove_slot;
