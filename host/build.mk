@@ -27,7 +27,7 @@ LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
 # and the kernels), for sim:inproc and the tests; libquire loads it on demand. It exports
 # quire_sim_inproc_open alone (host/libquire_sim.map).
 LIBQUIRE_SIM_OBJS := $(BUILD)/host/src/backend/inproc_card.o $(BUILD)/sim/emu/emu.o \
-	$(BUILD)/sim/emu/netport.o $(FW_NATIVE_OBJS) $(HLS_OBJS)
+	$(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o $(FW_NATIVE_OBJS) $(HLS_OBJS)
 LIBQUIRE_SIM_A  := $(BUILD)/lib/libquire_sim.a
 LIBQUIRE_SIM_SO := $(BUILD)/lib/libquire_sim.so.$(QUIRE_VERSION)
 $(LIBQUIRE_SIM_A): $(LIBQUIRE_SIM_OBJS)

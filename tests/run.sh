@@ -104,13 +104,16 @@ if [ $unit_only -eq 0 ]; then
 	# The RTL card top boots the card firmware and serves descriptors, against the emu.
 	if [ -x "$BUILD/tests/rtl/test_card_top" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run "$BUILD/tests/rtl/test_card_top" "$BUILD/firmware/quire-fw.elf" \
-			"$BUILD/tests/rtl/card/card_dma.elf" "$BUILD/tests/rtl/card/card_mlp.elf"
+			"$BUILD/tests/rtl/card/card_dma.elf" "$BUILD/tests/rtl/card/card_mlp.elf" \
+			"$BUILD/tests/rtl/card/card_net.elf"
 	else
 		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi
 	# quire-sim --model rtl: the RTL card as a card process for libquire and the CLI.
 	if [ -x "$BUILD/bin/quire-sim-rtl" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run sh tests/cli/test_sim_rtl.sh "$BUILD"
+		# RTL cards on the card network: all-reduces bit for bit against emu cards.
+		PYTHON="$PYTHON" run sh tests/cli/test_net_rtl.sh "$BUILD"
 	else
 		echo "== rtl card process: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi
