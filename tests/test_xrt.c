@@ -28,7 +28,7 @@
 #define GOOD_UUID     "0b5e3c1a-7d2f-4e61-9a3b-5c8d7e6f1a20"
 #define OTHER_UUID    "0b5e3c1a-7d2f-4e61-9a3b-5c8d7e6f1a21"
 
-static char dir[64], xclbin[128], logpath[128];
+static char dir[256], xclbin[300], logpath[300];
 
 static void write_file(const char *path, const char *text)
 {
@@ -118,7 +118,7 @@ static void test_check_root(void **state)
 	assert_int_equal(xrt_check_root(""), QUIRE_ERR_NO_DEVICE);
 	assert_int_equal(xrt_check_root("/nonexistent"), QUIRE_ERR_NO_DEVICE);
 	assert_int_equal(xrt_check_root(dir), QUIRE_ERR_NO_DEVICE); /* an empty directory */
-	char lib[160];
+	char lib[300];
 	snprintf(lib, sizeof(lib), "%s/lib", dir);
 	assert_int_equal(mkdir(lib, 0700), 0);
 	snprintf(lib, sizeof(lib), "%s/lib/libxrt_core.so.2", dir);
@@ -289,7 +289,8 @@ static void test_card_lost(void **state)
 
 int main(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/quire-xrt-XXXXXX");
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, sizeof(dir), "%s/quire-xrt-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(xclbin, sizeof(xclbin), "%s/quire.xclbin", dir);

@@ -9,7 +9,7 @@
 set -u
 B=$1
 Q=$B/bin/quire
-T=$(mktemp -d /tmp/quire-xrt-cli-XXXXXX)
+T=$(mktemp -d "${TMPDIR:-/tmp}/quire-xrt-cli-XXXXXX")
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/report.sh"
 
