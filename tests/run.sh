@@ -73,6 +73,8 @@ if [ $unit_only -eq 0 ]; then
 	QUIRE_SIM="$BUILD/bin/quire-sim" run "$BUILD/bin/quire" selftest --backend sim
 	run sh tests/cli/test_sim_faults.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
 	run sh tests/cli/test_sim_cli.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
+	# The xrt backend: no XRT device here, never an abort; the fake XRT's card passes selftest.
+	run sh tests/cli/test_xrt.sh "$BUILD"
 	# Collectives over MPI, W ranks (OpenMPI's plugins leak at exit: leak checks off there).
 	if [ -x "$BUILD/tests/mpi/test_comm_mpi" ]; then
 		[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
