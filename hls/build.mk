@@ -61,4 +61,4 @@ xclbin:
 	done
 	cd $(XCLBIN_DIR) && $(VPP) -l -t $(TARGET) --config $(CURDIR)/$(VITIS_DIR)/$(BOARD)/link.cfg \
 		-o quire.xclbin quire_quant.xo quire_reduce.xo quire_mlp.xo
-	@echo "make xclbin: $(XCLBIN_DIR)/quire.xclbin (QUIRE_XCLBIN for the opencl backend; docs/xclbin.md)"
+	@echo "make xclbin: $(XCLBIN_DIR)/quire.xclbin (QUIRE_OPENCL_XCLBIN for the opencl backend; docs/xclbin.md)"

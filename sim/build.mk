@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: MIT
 # The card models and quire-sim. The emu model and the native firmware also make
 # libquire_sim (host/build.mk), which libquire loads for sim:inproc.
-SIM_SRCS := sim/emu/emu.c sim/emu/netport.c sim/locate.c
+SIM_SRCS := sim/emu/emu.c sim/emu/netport.c sim/netlink.c sim/locate.c
 SIM_OBJS := $(SIM_SRCS:%.c=$(BUILD)/%.o)
 QUIRE_HW_BUILD := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
 EXTRA_CFLAGS_sim/emu/emu.c := -DQUIRE_FW_NATIVE -DQUIRE_HW_BUILD_ID=$(QUIRE_HW_BUILD)u
 QUIRE_SIM := $(BUILD)/bin/quire-sim
 QUIRE_CLUSTER := $(BUILD)/bin/quire-cluster
 
-$(QUIRE_SIM): $(BUILD)/sim/server.o $(LIBQUIRE_SIM_A) $(LIBQUIRE_A)
+# sim/ivshmem.c: the second front end, quire-sim --ivshmem (a card for a QEMU guest).
+$(QUIRE_SIM): $(BUILD)/sim/server.o $(BUILD)/sim/ivshmem.o $(LIBQUIRE_SIM_A) $(LIBQUIRE_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< $(LIBQUIRE_SIM_A) $(LIBQUIRE_A) -lpthread $(LDLIBS)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/sim/ivshmem.o $(LIBQUIRE_SIM_A) $(LIBQUIRE_A) -lpthread $(LDLIBS)
 
 all: $(QUIRE_SIM)
 

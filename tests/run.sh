@@ -63,8 +63,9 @@ if [ $unit_only -eq 0 ]; then
 	run sh tests/exports.sh "$BUILD"
 	# The kernel driver builds with no warning under W=1 and sparse (where headers are).
 	run sh tests/driver_build.sh "$BUILD"
-	# The driver in a QEMU TCG guest: loaded, ivshmem devices refused, 10 loads (skips itself
-	# without qemu-system-x86, busybox-static, linux-image-amd64).
+	# The driver in a QEMU TCG guest with the simulated card: bound, info and selftest through
+	# kdrv, 10 loads, the card stopped (skips itself without qemu-system-x86, busybox-static,
+	# linux-image-amd64).
 	if [ -f "$BUILD/driver/quire.ko" ]; then
 		run sh tests/driver/qemu_test.sh "$BUILD"
 	else
@@ -76,6 +77,8 @@ if [ $unit_only -eq 0 ]; then
 	run sh tests/cli/test_opencl.sh "$BUILD"
 	run sh tests/cli/test_sim_faults.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
 	run sh tests/cli/test_sim_cli.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
+	# The xrt backend: no XRT device here, never an abort; the fake XRT's card passes selftest.
+	run sh tests/cli/test_xrt.sh "$BUILD"
 	# Collectives over MPI, W ranks (OpenMPI's plugins leak at exit: leak checks off there).
 	if [ -x "$BUILD/tests/mpi/test_comm_mpi" ]; then
 		[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -107,13 +110,16 @@ if [ $unit_only -eq 0 ]; then
 	# The RTL card top boots the card firmware and serves descriptors, against the emu.
 	if [ -x "$BUILD/tests/rtl/test_card_top" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run "$BUILD/tests/rtl/test_card_top" "$BUILD/firmware/quire-fw.elf" \
-			"$BUILD/tests/rtl/card/card_dma.elf" "$BUILD/tests/rtl/card/card_mlp.elf"
+			"$BUILD/tests/rtl/card/card_dma.elf" "$BUILD/tests/rtl/card/card_mlp.elf" \
+			"$BUILD/tests/rtl/card/card_net.elf"
 	else
 		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi
 	# quire-sim --model rtl: the RTL card as a card process for libquire and the CLI.
 	if [ -x "$BUILD/bin/quire-sim-rtl" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run sh tests/cli/test_sim_rtl.sh "$BUILD"
+		# RTL cards on the card network: all-reduces bit for bit against emu cards.
+		PYTHON="$PYTHON" run sh tests/cli/test_net_rtl.sh "$BUILD"
 	else
 		echo "== rtl card process: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi

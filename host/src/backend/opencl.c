@@ -6,7 +6,7 @@
  * where OpenCL is absent (QUIRE_ERR_NO_DEVICE). The device is "opencl" (platform 0,
  * device 0) or "opencl:P:D". On most platforms the program is hls/'s own C, embedded at
  * build time (hls/gen_opencl.py) and built at the first command that needs a kernel; on
- * a Xilinx platform the board's xclbin (QUIRE_XCLBIN) is loaded instead, built by
+ * a Xilinx platform the board's xclbin (QUIRE_OPENCL_XCLBIN) is loaded instead, built by
  * `make xclbin` from the same C (docs/xclbin.md). Commands run synchronously, as on cpu,
  * with the descriptor mapped onto the engines' top functions the way the firmware does
  * (firmware/ops.c): kernel arguments in the order of QUIRE_*_ARG_* (quire/card.h), then
@@ -202,7 +202,7 @@ static int build_program(struct ocl *o)
 	cl_int e = CL_SUCCESS;
 	if (o->xilinx) {
 		/* Never run: no Xilinx card on this project's machines (docs/backend-opencl.md). */
-		const char *path = getenv("QUIRE_XCLBIN");
+		const char *path = getenv("QUIRE_OPENCL_XCLBIN");
 		unsigned char *bin = NULL;
 		size_t len = 0;
 		if (!path || !*path)
