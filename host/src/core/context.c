@@ -28,10 +28,8 @@ int quire_env_timeout_ms(void)
 
 /* Every backend, by URI scheme. */
 static const struct quire_backend backends[] = {
-    {"cpu", 0, quire_backend_cpu_open},
-    {"sim", 1, quire_backend_sim_open},
-    {"kdrv", 1, quire_backend_kdrv_open},
-    {"xrt", 1, quire_backend_xrt_open},
+    {"cpu", 0, quire_backend_cpu_open},       {"sim", 1, quire_backend_sim_open},
+    {"kdrv", 1, quire_backend_kdrv_open},     {"xrt", 1, quire_backend_xrt_open},
     {"opencl", 1, quire_backend_opencl_open},
 };
 
