@@ -2,7 +2,7 @@
 # driver/: quire.ko, by kbuild (driver/Makefile), in $(BUILD)/driver.
 # make driver: with W=1 and sparse (C=1); the log is $(BUILD)/driver/build.log, and
 # any warning fails the target. make install-driver: the module and its DKMS tree.
-.PHONY: driver install-driver driver-checkpatch
+.PHONY: driver install-driver checkpatch
 
 DRIVER_OUT := $(abspath $(BUILD)/driver)
 DRIVER_MAKE = $(MAKE) --no-print-directory -f driver/Makefile OUT=$(DRIVER_OUT) \
@@ -30,3 +30,37 @@ install-driver: driver
 	cp firmware/validate.c firmware/fw.h $(DKMS_DIR)/firmware/
 	sed 's/@VERSION@/$(DKMS_VERSION)/' driver/dkms.conf >$(DKMS_DIR)/dkms.conf
 	@echo "DKMS tree in $(DKMS_DIR): dkms install quire/$(DKMS_VERSION)"
+
+# make checkpatch: Linux 6.1's scripts/checkpatch.pl --strict on the driver and its uAPI
+# header. Debian's kernel headers do not ship checkpatch; linux-source-6.1 (a Debian
+# package, mk/debian-packages.txt) holds it in its tarball, from which only checkpatch.pl
+# and the two files it reads beside itself are extracted, once, into $(BUILD)/checkpatch.
+# Any error or warning fails the target. The one exception: quire_compat.h, the driver's
+# one place for kernel version differences, compares LINUX_VERSION_CODE by design (an
+# out-of-tree module built for several kernels), which checkpatch reports as
+# LINUX_VERSION_CODE and CONSTANT_COMPARISON; those two are ignored in that file only.
+LINUX_SOURCE_TAR ?= /usr/src/linux-source-6.1.tar.xz
+CHECKPATCH_DIR := $(BUILD)/checkpatch
+CHECKPATCH := $(CHECKPATCH_DIR)/linux-source-6.1/scripts/checkpatch.pl
+CHECKPATCH_FLAGS := --no-tree --strict --show-types --summary-file --color=never
+CHECKPATCH_SRCS := $(filter-out driver/quire_compat.h,$(wildcard driver/*.c driver/*.h)) \
+	include/quire/quire_drm.h
+
+$(CHECKPATCH):
+	@test -f $(LINUX_SOURCE_TAR) || { echo "checkpatch: $(LINUX_SOURCE_TAR) is missing: \
+apt-get install linux-source-6.1 (mk/debian-packages.txt)"; exit 1; }
+	@mkdir -p $(CHECKPATCH_DIR)
+	tar -xJf $(LINUX_SOURCE_TAR) -C $(CHECKPATCH_DIR) \
+		linux-source-6.1/scripts/checkpatch.pl linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+	@touch $@
+
+checkpatch: $(CHECKPATCH)
+	@{ perl $(CHECKPATCH) $(CHECKPATCH_FLAGS) -f $(CHECKPATCH_SRCS); \
+	   perl $(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \
+		-f driver/quire_compat.h; } >$(CHECKPATCH_DIR)/report.txt 2>&1; \
+	e=$$(grep -c -E '(ERROR|WARNING|CHECK):' $(CHECKPATCH_DIR)/report.txt); \
+	n=$$(grep -c ' total: ' $(CHECKPATCH_DIR)/report.txt); \
+	[ $$e -eq 0 ] || cat $(CHECKPATCH_DIR)/report.txt; \
+	echo "checkpatch (Linux 6.1, --strict): $$n files, $$e reports (errors, warnings, checks)"; \
+	[ $$e -eq 0 ] && [ $$n -eq $(words $(CHECKPATCH_SRCS) x) ]
