@@ -15,7 +15,7 @@ driver: $(BOARDS_H)
 	@mkdir -p $(DRIVER_OUT)
 	@$(DRIVER_MAKE) W=1 C=1 modules >$(DRIVER_OUT)/build.log 2>&1; st=$$?; \
 		cat $(DRIVER_OUT)/build.log; [ $$st -eq 0 ] || exit $$st; \
-		n=$$(grep -c -E 'warning:|error:' $(DRIVER_OUT)/build.log); \
+		n=$$(grep -v -E '^make(\[[0-9]+\])?: ' $(DRIVER_OUT)/build.log | grep -c -E 'warning:|error:'); \
 		echo "driver: $(DRIVER_OUT)/quire.ko, $$n warnings (W=1 C=1)"; [ $$n -eq 0 ]
 
 # The module into /lib/modules/KVER/updates, and the sources as DKMS wants them

@@ -62,8 +62,9 @@ check_helpers() {
 
 # The card takes one DMA address per buffer and this guest has no IOMMU, so a buffer
 # reaches the card only where its pages are physically contiguous (driver/README.md,
-# "Lifetimes"). GEM objects are shmem: transparent huge pages for shmem make every object
-# of up to 2 MiB one contiguous run.
+# "Buffers"). quire.ko's own objects are (coherent DMA memory); buffers it imports from
+# vgem are shmem, which transparent huge pages for shmem make one contiguous run up to
+# 2 MiB.
 check_shmem_thp() {
 	f=/sys/kernel/mm/transparent_hugepage/shmem_enabled
 	echo force >$f
