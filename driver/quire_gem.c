@@ -17,8 +17,8 @@
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
-#include <linux/mm.h>
 #include <linux/iosys-map.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
