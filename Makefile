@@ -82,6 +82,7 @@ help:
 	@echo "make rtl-engines-lint  verilator --lint-only -Wall over the engines"
 	@echo "make rtl-report     resource estimate of the RTL (Yosys synth_xilinx, UltraScale+): LUT/FF/DSP/BRAM, share of a VU9P and a U55C"
 	@echo "make driver        quire.ko, the kernel driver (kbuild, W=1 + sparse C=1: no warning allowed; KDIR=...)"
+	@echo "make checkpatch    Linux 6.1's checkpatch.pl --strict on the driver (from linux-source-6.1)"
 	@echo "make test-driver    quire.ko loaded in a QEMU TCG guest (Debian's kernel, busybox initramfs), ivshmem devices"
 	@echo "make install-driver  the module into /lib/modules, its sources into /usr/src/quire-VERSION for DKMS"
 	@echo "make deps           install the missing Debian packages (mk/debian-packages.txt)"

@@ -381,7 +381,8 @@ def header(boards):
     w("")
     w("/*")
     w(" * The PCI IDs a driver binds, as an X-macro: X(vendor, device, subsystem vendor,")
-    w(" * subsystem device, board), QUIRE_BOARD_PCI_ANY where a subsystem ID is not fixed.")
+    w(" * subsystem device, board, the BAR of the register blocks), QUIRE_BOARD_PCI_ANY")
+    w(" * where a subsystem ID is not fixed.")
     w(" */")
     w("#define QUIRE_BOARD_PCI_IDS(X) \\")
     pcis = [b for b in boards if "pci" in b]
@@ -389,7 +390,7 @@ def header(boards):
         p = "QUIRE_BOARD_" + b["board"]
         end = " \\" if i + 1 < len(pcis) else ""
         w(f"\tX({p}_PCI_VENDOR, {p}_PCI_DEVICE, {p}_PCI_SUBSYSTEM_VENDOR, "
-          f"{p}_PCI_SUBSYSTEM_DEVICE, {b['id']}){end}")
+          f"{p}_PCI_SUBSYSTEM_DEVICE, {b['id']}, {p}_REGS_BAR){end}")
     w("")
     w("/* The description of a board by its ID block's BOARD value, or 0 (NULL) for none. */")
     w("static inline const struct quire_board_desc *quire_board_find(__u32 board)")

@@ -7,6 +7,7 @@
 #ifndef QUIRE_COMPAT_H
 #define QUIRE_COMPAT_H
 
+#include <linux/mm.h>
 #include <linux/version.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
@@ -35,6 +36,17 @@
 #define quire_dma_buf_vmap   dma_buf_vmap_unlocked
 #define quire_dma_buf_vunmap dma_buf_vunmap_unlocked
 #endif
+
+/* vm_flags became read-only (set through vm_flags_mod) in 6.3. */
+static inline void quire_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
+				      vm_flags_t clear)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#else
+	vm_flags_mod(vma, set, clear);
+#endif
+}
 
 /* The dma-buf functions are in the DMA_BUF namespace, named by a string from 6.13. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)

@@ -20,6 +20,7 @@
 
 #include "quire_compat.h"
 #include "quire_drv.h"
+#include "quire/boards.h"
 #include "quire/ivshmem.h"
 #include "quire/regs.h"
 #include "quire/status.h"
@@ -31,13 +32,21 @@
 #define QUIRE_ID_BAR(data) ((int)((data) & 0xff))
 #define QUIRE_ID_IVSHMEM   BIT(8) /* shared memory and a write ring: quire_io.c */
 
+/* A subsystem ID a board does not fix matches any (a board file without it). */
+#define QUIRE_SUB_ID(id) ((id) == QUIRE_BOARD_PCI_ANY ? PCI_ANY_ID : (id))
+#define QUIRE_BOARD_ENTRY(vendor, device, sub_vendor, sub_device, board, regs_bar)       \
+	{ PCI_DEVICE_SUB(vendor, device, QUIRE_SUB_ID(sub_vendor), QUIRE_SUB_ID(sub_device)), \
+	  .driver_data = (regs_bar) },
+
 static const struct pci_device_id quire_pci_ids[] = {
+	/* The boards (boards/, one .toml each) that are PCI devices: <quire/boards.h>. */
+	QUIRE_BOARD_PCI_IDS(QUIRE_BOARD_ENTRY)
 	/*
 	 * The simulated card attached to QEMU through ivshmem-doorbell (BAR 0 its
 	 * registers, BAR 1 MSI-X, BAR 2 the card's window); the probe tells a quire
 	 * card from any other ivshmem device by its ID block.
 	 */
-	{ PCI_DEVICE(0x1af4, 0x1110),
+	{ PCI_DEVICE(QUIRE_IVSHMEM_PCI_VENDOR, QUIRE_IVSHMEM_PCI_DEVICE),
 	  .driver_data = QUIRE_ID_IVSHMEM | QUIRE_IVSHMEM_BAR_SHM },
 	{ }
 };
@@ -186,6 +195,10 @@ static int quire_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+	/* An imported list behind an IOMMU maps as one run (quire_bo_dma_span). */
+	ret = dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 	if (ret)
 		return ret;
 	pci_set_master(pdev);

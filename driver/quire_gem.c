@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Buffer objects: GEM shmem objects in host memory, mmap'able by user space and
- * shared with other devices as dma-bufs (DRM PRIME, the shmem helper's: export
- * maps the pages for the importer, import keeps the exporter's scatter list as
- * mapped for this card). The first submission that uses an object of ours pins
- * its pages and maps them for the card (drm_gem_shmem_get_pages_sgt); the mapping
- * lasts as long as the object. An imported object has its mapping from the
- * import on. Every submission holds a reference to the objects it names until it
- * completes.
+ * Buffer objects. The card's DMA mover takes one bus address and a length per
+ * buffer, so the driver's own objects are contiguous in the card's address space:
+ * memory from dma_alloc_coherent, kept for the object's life (zeroed, never
+ * swapped), mmap'able by user space and exported to other devices as dma-bufs.
+ * Behind an IOMMU that memory is one IOVA range of any size; without one it is
+ * physically contiguous, which the page allocator gives up to 4 MiB on Debian 12's
+ * kernel (MAX_ORDER; that kernel has no CMA): larger objects then fail to allocate
+ * (-ENOMEM), never reach the card in pieces.
+ *
+ * Imported dma-bufs are GEM shmem objects (the shmem helper's PRIME import keeps
+ * the exporter's scatter list, mapped for this card). Such a list may be in
+ * pieces: a submission whose span is not one DMA-contiguous range is refused with
+ * QUIRE_ERR_RANGE naming the buffer. Every submission holds a reference to the
+ * objects it names until it completes.
  */
 #include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
 #include <linux/iosys-map.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -21,15 +29,87 @@
 
 QUIRE_IMPORT_NS_DMA_BUF();
 
-/* The shmem helper's own object functions, but for free, which also counts. */
+/* An object of ours: the coherent memory behind it. */
+struct quire_bo {
+	struct drm_gem_object base;
+	void *vaddr;
+	dma_addr_t dma;
+};
+
+static const struct drm_gem_object_funcs quire_bo_funcs;
+
+/* Ours, or NULL for an imported (shmem) object. */
+static struct quire_bo *to_quire_bo(struct drm_gem_object *obj)
+{
+	return obj->funcs == &quire_bo_funcs ? container_of(obj, struct quire_bo, base) : NULL;
+}
+
 static void quire_bo_free(struct drm_gem_object *obj)
+{
+	struct quire_bo *bo = to_quire_bo(obj);
+
+	atomic_dec(&to_quire(obj->dev)->bos);
+	dma_free_coherent(obj->dev->dev, obj->size, bo->vaddr, bo->dma);
+	drm_gem_object_release(obj);
+	kfree(bo);
+}
+
+/* User space maps the coherent memory itself (the mmap offset is the object's). */
+static int quire_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	struct quire_bo *bo = to_quire_bo(obj);
+
+	vma->vm_pgoff -= drm_vma_node_start(&obj->vma_node);
+	quire_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_PFNMAP);
+	return dma_mmap_coherent(obj->dev->dev, vma, bo->vaddr, bo->dma,
+				 vma->vm_end - vma->vm_start);
+}
+
+/* For an exported dma-buf: the pages, which PRIME maps for the importer. */
+static struct sg_table *quire_bo_get_sg_table(struct drm_gem_object *obj)
+{
+	struct quire_bo *bo = to_quire_bo(obj);
+	struct sg_table *sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	int ret;
+
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = dma_get_sgtable(obj->dev->dev, sgt, bo->vaddr, bo->dma, obj->size);
+	if (ret) {
+		kfree(sgt);
+		return ERR_PTR(ret);
+	}
+	return sgt;
+}
+
+static int quire_bo_vmap(struct drm_gem_object *obj, struct iosys_map *map)
+{
+	iosys_map_set_vaddr(map, to_quire_bo(obj)->vaddr);
+	return 0;
+}
+
+static const struct vm_operations_struct quire_bo_vm_ops = {
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static const struct drm_gem_object_funcs quire_bo_funcs = {
+	.free = quire_bo_free,
+	.get_sg_table = quire_bo_get_sg_table,
+	.vmap = quire_bo_vmap,
+	.mmap = quire_bo_mmap,
+	.vm_ops = &quire_bo_vm_ops,
+};
+
+/* An imported object: the shmem helper's functions, but for free, which also counts. */
+static void quire_import_free(struct drm_gem_object *obj)
 {
 	atomic_dec(&to_quire(obj->dev)->bos);
 	drm_gem_shmem_object_free(obj);
 }
 
-static const struct drm_gem_object_funcs quire_bo_funcs = {
-	.free = quire_bo_free,
+static const struct drm_gem_object_funcs quire_import_funcs = {
+	.free = quire_import_free,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
 	.unpin = drm_gem_shmem_object_unpin,
@@ -41,9 +121,9 @@ static const struct drm_gem_object_funcs quire_bo_funcs = {
 };
 
 /*
- * The driver's gem_create_object: the helper calls it for every object it makes,
- * ours (BO_CREATE) and imported ones (PRIME import) alike, so every object is
- * counted once here and once in quire_bo_free.
+ * The driver's gem_create_object, which the shmem helper calls for each object it
+ * makes: here only imported ones (PRIME import), counted once here and once in
+ * quire_import_free.
  */
 struct drm_gem_object *quire_gem_create_object(struct drm_device *drm, size_t size)
 {
@@ -51,25 +131,35 @@ struct drm_gem_object *quire_gem_create_object(struct drm_device *drm, size_t si
 
 	if (!shmem)
 		return ERR_PTR(-ENOMEM);
-	shmem->base.funcs = &quire_bo_funcs;
+	shmem->base.funcs = &quire_import_funcs;
 	atomic_inc(&to_quire(drm)->bos);
 	return &shmem->base;
 }
 
+/* BO_CREATE: coherent memory, zeroed; no warning when a large one cannot be had. */
 struct drm_gem_object *quire_bo_create(struct drm_device *drm, u64 size)
 {
-	struct drm_gem_shmem_object *shmem;
+	struct quire_bo *bo;
 
 	if (size == 0 || size > QUIRE_BO_MAX_SIZE)
 		return ERR_PTR(-EINVAL);
-	shmem = drm_gem_shmem_create(drm, PAGE_ALIGN(size));
-	if (IS_ERR(shmem))
-		return ERR_CAST(shmem);
-	return &shmem->base;
+	size = PAGE_ALIGN(size);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->vaddr = dma_alloc_coherent(drm->dev, size, &bo->dma, GFP_KERNEL | __GFP_NOWARN);
+	if (!bo->vaddr) {
+		kfree(bo);
+		return ERR_PTR(-ENOMEM);
+	}
+	bo->base.funcs = &quire_bo_funcs;
+	drm_gem_private_object_init(drm, &bo->base, size);
+	atomic_inc(&to_quire(drm)->bos);
+	return &bo->base;
 }
 
-/* The object's pages, pinned and mapped for the card (once: the mapping lasts). */
-static struct sg_table *pinned_sgt(struct quire_device *qdev, struct drm_gem_object *obj)
+/* An imported object's scatter list, mapped for this card at import. */
+static struct sg_table *import_sgt(struct quire_device *qdev, struct drm_gem_object *obj)
 {
 	struct sg_table *sgt;
 
@@ -80,37 +170,45 @@ static struct sg_table *pinned_sgt(struct quire_device *qdev, struct drm_gem_obj
 }
 
 /*
- * The card's address of bytes [offset, offset + bytes) of a buffer object. The
- * card takes one address per buffer, so the span must be contiguous in DMA
- * space: always true behind an IOMMU, which maps the object as one range; without
- * one only within a run of physically contiguous pages (-EINVAL otherwise).
- * For an object of ours the scatter list is the helper's, made (pages pinned and
- * mapped for this card) on first use; for an imported one it is the one the
- * exporter mapped for this card at import (drm_gem_shmem_prime_import_sg_table
- * keeps it in shmem->sgt, which drm_gem_shmem_get_pages_sgt then returns).
+ * The card's address of bytes [offset, offset + bytes) of a buffer object: for one
+ * of ours its coherent memory; for an imported one, the span must lie in one
+ * DMA-contiguous run of the scatter list the exporter mapped for this card
+ * (drm_gem_shmem_prime_import_sg_table keeps it in shmem->sgt, which
+ * drm_gem_shmem_get_pages_sgt returns): -EINVAL otherwise. Entries that follow
+ * one another in DMA space count as one run (an IOMMU maps a list as one range).
  */
 int quire_bo_dma_span(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
 		      u64 bytes, dma_addr_t *dma)
 {
+	struct quire_bo *bo = to_quire_bo(obj);
 	struct sg_table *sgt;
 	struct scatterlist *sg;
-	u64 start = 0;
+	dma_addr_t run_end = 0;
+	u64 start = 0, end = offset + bytes;
+	bool in_span = false;
 	unsigned int i;
 
 	if (offset > obj->size || bytes > obj->size - offset)
 		return -ERANGE;
-	sgt = pinned_sgt(qdev, obj);
+	if (bo) {
+		*dma = bo->dma + offset;
+		return 0;
+	}
+	sgt = import_sgt(qdev, obj);
 	if (IS_ERR(sgt))
 		return PTR_ERR(sgt);
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		u64 len = sg_dma_len(sg);
 
-		if (offset < start + len) {
-			if (offset + bytes > start + len)
-				return -EINVAL;
+		if (in_span && sg_dma_address(sg) != run_end)
+			return -EINVAL;
+		if (!in_span && offset < start + len) {
 			*dma = sg_dma_address(sg) + (offset - start);
-			return 0;
+			in_span = true;
 		}
+		if (in_span && end <= start + len)
+			return 0;
+		run_end = sg_dma_address(sg) + len;
 		start += len;
 	}
 	return -ERANGE;
@@ -139,20 +237,18 @@ static int read_imported(struct drm_gem_object *obj, u64 offset, void *buf, size
 }
 
 /*
- * Copy len bytes at offset of a buffer object: its pages, pinned as for the card, or
- * for an imported one the exporter's mapping.
+ * Copy len bytes at offset of a buffer object: its coherent memory, or for an
+ * imported one the exporter's mapping.
  */
 int quire_bo_read(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
 		  void *buf, size_t len)
 {
-	struct sg_table *sgt;
+	struct quire_bo *bo = to_quire_bo(obj);
 
 	if (offset > obj->size || len > obj->size - offset)
 		return -ERANGE;
-	if (obj->import_attach)
+	if (!bo)
 		return read_imported(obj, offset, buf, len);
-	sgt = pinned_sgt(qdev, obj);
-	if (IS_ERR(sgt))
-		return PTR_ERR(sgt);
-	return sg_pcopy_to_buffer(sgt->sgl, sgt->orig_nents, buf, len, offset) == len ? 0 : -EFAULT;
+	memcpy(buf, bo->vaddr + offset, len);
+	return 0;
 }

@@ -313,8 +313,10 @@ static int quire_ioctl_reset(struct drm_device *drm, void *data, struct drm_file
 		return -EINVAL;
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
-	/* No MLP check between the reset and forgetting the width; an MLP submission may
-	 * be waiting for room in the ring with the lock held: a signal ends the wait. */
+	/*
+	 * No MLP check between the reset and forgetting the width; an MLP submission may
+	 * be waiting for room in the ring with the lock held: a signal ends the wait.
+	 */
 	ret = mutex_lock_interruptible(&qdev->mlp_lock);
 	if (!ret) {
 		ret = quire_ring_reset(qdev, QUIRE_ERR_IO, false);

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The kernel driver builds, W=1 and sparse (C=1), with no warning: `make driver`. Skipped
 # with a note where no kernel build tree (linux-headers-amd64) or no sparse is installed.
+# Then Linux 6.1's checkpatch --strict on its sources (`make checkpatch`): no error or
+# warning; skipped with a note without linux-source-6.1, which holds checkpatch.pl.
 # Usage: driver_build.sh BUILD_DIR (from the top of the repository)
 set -u
 B=${1:-build}
@@ -18,6 +20,14 @@ else
 		grep -E 'warning:|error:' "$B/driver-test.log" | head -5 | sed 's/^/    /'
 		ko "make driver: $n warnings or errors ($B/driver-test.log)"
 	fi
+fi
+if [ ! -f /usr/src/linux-source-6.1.tar.xz ]; then
+	echo "note: no /usr/src/linux-source-6.1.tar.xz: checkpatch skipped (apt-get install linux-source-6.1)"
+elif make --no-print-directory checkpatch BUILD="$B" >"$B/checkpatch-test.log" 2>&1; then
+	ok "$(tail -1 "$B/checkpatch-test.log")"
+else
+	grep -E '^(ERROR|WARNING):' -A2 "$B/checkpatch-test.log" | head -12 | sed 's/^/    /'
+	ko "make checkpatch: $(grep "^checkpatch (Linux" "$B/checkpatch-test.log" || echo failed) ($B/checkpatch-test.log)"
 fi
 echo "driver build: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -21,6 +21,8 @@
 #include "quire/static_assert.h"
 
 /* ivshmem's own registers (BAR 0), from QEMU's ivshmem-spec.rst. */
+#define QUIRE_IVSHMEM_PCI_VENDOR     0x1af4u /* QEMU's ivshmem devices (Red Hat's vendor ID) */
+#define QUIRE_IVSHMEM_PCI_DEVICE     0x1110u
 #define QUIRE_IVSHMEM_REG_IVPOSITION 0x08 /* the guest's peer ID */
 #define QUIRE_IVSHMEM_REG_DOORBELL   0x0c /* peer << 16 | vector: interrupts that peer */
 #define QUIRE_IVSHMEM_BAR_REGS       0    /* ivshmem's registers */

@@ -5,7 +5,7 @@
 # fuzz check reloads the module, which would reset what earlier checks count). Programs:
 # /bin/prime_check, /bin/prime_api, /bin/ioctl_fuzz and /bin/ioctl_race (tests/driver/*.c);
 # vgem.ko is the second DRM device to share with, /mlp/model.* a golden MLP case; test.conf
-# gives QUIRE_FUZZ_SEED and QUIRE_FUZZ_CALLS.
+# gives QUIRE_FUZZ_SEED, QUIRE_FUZZ_CALLS and QUIRE_GUEST_CPUS (QEMU's -smp).
 
 # A program's "ok"/"FAIL" lines as the guest's own checks, the rest indented.
 report() { # report FILE
@@ -56,7 +56,8 @@ check_fuzz() {
 	check "ioctl_fuzz seed $QUIRE_FUZZ_SEED, $QUIRE_FUZZ_CALLS calls: exit $rc \
 ($t0 s to $t1 s of uptime)" [ $rc -eq 0 ]
 	t0=$(uptime_s)
-	say "ioctl_race: $(nproc) CPUs in the guest"
+	check "ioctl_race: $(nproc) CPUs online in the guest, $QUIRE_GUEST_CPUS asked for" \
+		[ "$(nproc)" -eq "$QUIRE_GUEST_CPUS" ]
 	timeout 300 ioctl_race "$QUIRE_FUZZ_SEED" 4 "$QUIRE_FUZZ_CALLS" >/tmp/race.out 2>&1
 	rc=$?
 	report /tmp/race.out
@@ -70,4 +71,5 @@ load_bound() { load && card_bound; }
 
 QUIRE_FUZZ_SEED=${QUIRE_FUZZ_SEED:-1}
 QUIRE_FUZZ_CALLS=${QUIRE_FUZZ_CALLS:-5000}
+QUIRE_GUEST_CPUS=${QUIRE_GUEST_CPUS:-1}
 CHECKS=$(echo " $CHECKS " | sed 's/ unload / prime fuzz unload /')

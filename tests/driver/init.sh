@@ -60,16 +60,6 @@ check_helpers() {
 	check "DRM helpers loaded ($(tr '\n' ' ' </modules.order | sed 's/ $//'))" [ $helpers -eq 1 ]
 }
 
-# The card takes one DMA address per buffer and this guest has no IOMMU, so a buffer
-# reaches the card only where its pages are physically contiguous (driver/README.md,
-# "Lifetimes"). GEM objects are shmem: transparent huge pages for shmem make every object
-# of up to 2 MiB one contiguous run.
-check_shmem_thp() {
-	f=/sys/kernel/mm/transparent_hugepage/shmem_enabled
-	echo force >$f
-	check "shmem transparent huge pages: $(cat $f)" grep -q '\[force\]' $f
-}
-
 # The ivshmem devices (1af4:1110) on the bus: the card and the others.
 check_devices() {
 	ivshmem=""
@@ -233,7 +223,7 @@ check_taint() {
 		[ $((taint & ~(4096 | 8192))) -eq 0 ]
 }
 
-CHECKS="helpers shmem_thp devices load refused card_bound info selftest msix unload reload_10 card_stops
+CHECKS="helpers devices load refused card_bound info selftest msix unload reload_10 card_stops
 	kernel_log taint"
 
 # Checks kept in files of their own add themselves to CHECKS.

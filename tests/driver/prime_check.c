@@ -13,6 +13,9 @@
  *    mapped for it. Skipped, with a note, without vgem.
  * 2b. An MLP model loaded from a buffer of vgem (the driver copies it through vgem's
  *    mapping) scores a golden case of tests/data/mlp_golden as the Python reference did.
+ * 2c. A vgem buffer whose pages are not physically contiguous (the guest has no IOMMU):
+ *    a descriptor whose span crosses a gap completes with QUIRE_ERR_RANGE naming the
+ *    buffer (the card takes one address per buffer); spans over adjacent pages run.
  * 3. What must be refused: a handle that names nothing, bad flags, an fd that is no dma-buf
  *    or no fd.
  * Then every file is closed and the driver's counts (debugfs quire_objects) are back where
@@ -295,6 +298,107 @@ static void from_vgem(const char *node)
 	close(v);
 }
 
+/*
+ * 2c: a vgem buffer in pieces. Its shmem pages come from the allocator's per-CPU lists,
+ * last freed first: every other page of an anonymous mapping freed just before makes
+ * them non-adjacent. Where the gaps are is not visible from here (vgem maps its pages
+ * as PFNMAP, which /proc/self/pagemap does not show), so each pair of neighbouring
+ * pages is tried: the card runs an ENCODE over two adjacent pages, and one over a gap
+ * completes with QUIRE_ERR_RANGE naming src; at least one gap is expected.
+ */
+static void vgem_in_pieces(const char *node)
+{
+	enum { PAGES = 16, SCRATCH = 4 * PAGES };
+	char vpath[64], msg[200];
+	int v = open_drm("/dev/dri/card*", "vgem", vpath, sizeof(vpath));
+	if (v < 0)
+		return; /* from_vgem said so */
+	int b = open(node, O_RDWR | O_CLOEXEC);
+	uint8_t *scratch =
+	    mmap(NULL, SCRATCH * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (scratch != MAP_FAILED) {
+		madvise(scratch, SCRATCH * 4096, MADV_NOHUGEPAGE);
+		memset(scratch, 1, SCRATCH * 4096);
+		for (int i = 0; i < SCRATCH; i += 2)
+			munmap(scratch + i * 4096, 4096);
+	}
+	struct drm_mode_create_dumb cd;
+	memset(&cd, 0, sizeof(cd));
+	cd.width = PAGES * 1024;
+	cd.height = 1;
+	cd.bpp = 32;
+	struct drm_mode_map_dumb md;
+	memset(&md, 0, sizeof(md));
+	float *vp = MAP_FAILED;
+	if (gioctl(v, DRM_IOCTL_MODE_CREATE_DUMB, &cd) == 0) {
+		md.handle = cd.handle;
+		if (gioctl(v, DRM_IOCTL_MODE_MAP_DUMB, &md) == 0)
+			vp = mmap(NULL, cd.size, PROT_READ | PROT_WRITE, MAP_SHARED, v,
+				  (off_t)md.offset);
+	}
+	int dmabuf;
+	uint32_t hv = 0, q = 0, e = 0;
+	if (!check(vp != MAP_FAILED && cd.size == PAGES * 4096 &&
+		       export_fd(v, cd.handle, &dmabuf) == 0,
+		   "vgem: a 64 KiB buffer, mapped and exported"))
+		goto out;
+	for (unsigned i = 0; i < PAGES * 1024; i++)
+		vp[i] = (float)(i % 251) - 125.0f;
+	int imported = import_fd(b, dmabuf, &hv) == 0;
+	close(dmabuf);
+	if (!check(imported && bo_create(b, 2 * 1024, &q) == 0 &&
+		       bo_create(b, 2 * 1024 / QUIRE_BFP_BLOCK, &e) == 0,
+		   "quire imports it"))
+		goto out;
+	int gaps = 0, joins = 0, other = 0;
+	for (int i = 0; i + 1 < PAGES; i++) {
+		struct drm_quire_submit s;
+		memset(&s, 0, sizeof(s));
+		s.opcode = QUIRE_OPC_ENCODE;
+		s.format = QUIRE_FMT_BFP8;
+		s.count = 2 * 1024; /* pages i and i + 1 */
+		s.bufs[QUIRE_DRM_BUF_SRC].handle = hv;
+		s.bufs[QUIRE_DRM_BUF_SRC].offset = (uint64_t)i * 4096;
+		s.bufs[QUIRE_DRM_BUF_DST].handle = q;
+		s.bufs[QUIRE_DRM_BUF_EXP].handle = e;
+		struct drm_quire_wait w;
+		memset(&w, 0, sizeof(w));
+		int st = gioctl(b, DRM_IOCTL_QUIRE_SUBMIT, &s);
+		w.seqno = s.seqno;
+		w.timeout_ns = 10ull * 1000 * 1000 * 1000;
+		if (st == 0)
+			st = gioctl(b, DRM_IOCTL_QUIRE_WAIT, &w);
+		if (st == 0 && w.status == QUIRE_ERR_RANGE && w.detail == QUIRE_DETAIL_SRC)
+			gaps++;
+		else if (st == 0 && w.status == QUIRE_OK)
+			joins++;
+		else
+			other++;
+	}
+	snprintf(msg, sizeof(msg),
+		 "ENCODE over each pair of neighbouring pages: %d gaps refused (QUIRE_ERR_RANGE, "
+		 "detail src), %d run, %d other answers",
+		 gaps, joins, other);
+	check(gaps > 0 && other == 0, msg);
+out:
+	if (q)
+		gem_close(b, q);
+	if (e)
+		gem_close(b, e);
+	if (hv)
+		gem_close(b, hv);
+	if (vp != MAP_FAILED)
+		munmap(vp, cd.size);
+	if (cd.handle) {
+		struct drm_mode_destroy_dumb dd = {.handle = cd.handle};
+		(void)gioctl(v, DRM_IOCTL_MODE_DESTROY_DUMB, &dd);
+	}
+	if (scratch != MAP_FAILED)
+		munmap(scratch, SCRATCH * 4096);
+	close(b);
+	close(v);
+}
+
 /* A whole file (at most max bytes) into buf: its length, or 0. */
 static size_t slurp(const char *path, void *buf, size_t max)
 {
@@ -466,6 +570,7 @@ int main(int argc, char **argv)
 	check(read_objects(node, &before) == 0, "debugfs quire_objects read");
 	between_files(node);
 	from_vgem(node);
+	vgem_in_pieces(node);
 	if (argc == 3)
 		mlp_from_vgem(node, argv[1], argv[2]);
 	refused(node);

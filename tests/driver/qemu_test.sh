@@ -16,7 +16,12 @@ set -u
 B=${1:-build}
 QEMU=${QEMU:-qemu-system-x86_64}
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-240}
-SELFTEST_MAX=${QUIRE_QEMU_SELFTEST_MAX:-1048576}
+# The guest's CPUs: 2, so that ioctl_race's threads run at once (multi-threaded TCG).
+QEMU_SMP=${QEMU_SMP:-2}
+# The selftest's largest tensor: 4 MiB less 1 KiB, so that its largest buffer (the reduce's
+# 4 vectors and their gaps) fits in 4 MiB, the most the guest's page allocator gives in one
+# contiguous piece (Debian's kernel has no CMA, the guest no IOMMU: driver/README.md, "Buffers").
+SELFTEST_MAX=${QUIRE_QEMU_SELFTEST_MAX:-4193280}
 here=$(dirname "$0")
 . "$here/../cli/report.sh"
 ko_path="$B/driver/quire.ko"
@@ -188,6 +193,7 @@ vgem=$(awk -F: '$1 ~ /\/vgem\.ko$/ { print $1 }' "$mods/modules.dep")
 cat >>"$root/test.conf" <<CONF
 QUIRE_FUZZ_SEED=${QUIRE_FUZZ_SEED:-1}
 QUIRE_FUZZ_CALLS=${QUIRE_FUZZ_CALLS:-5000}
+QUIRE_GUEST_CPUS=$QEMU_SMP
 CONF
 
 (cd "$root" && find . | "$busybox" cpio -o -H newc 2>/dev/null | gzip -1) >"$work/initrd.gz"
@@ -198,7 +204,7 @@ log=$work/console.log
 mkfifo "$work/console.in"
 start=$(date +%s.%N)
 # shellcheck disable=SC2086
-timeout -k 5 "$QEMU_TIMEOUT" "$QEMU" -accel tcg -m 512 -nographic -no-reboot -nic none \
+timeout -k 5 "$QEMU_TIMEOUT" "$QEMU" -accel tcg -smp "$QEMU_SMP" -m 512 -nographic -no-reboot -nic none \
 	-kernel "$kernel" -initrd "$work/initrd.gz" \
 	-append "console=ttyS0 panic=-1 loglevel=4 quiet" $devs <"$work/console.in" >"$log" 2>&1 &
 qemu_pid=$!

@@ -22,8 +22,10 @@
  * handle this context already has, so buffer objects here are counted (refs) and the
  * handle is closed with its last buffer.
  *
- * Run against the driver only under QEMU with the simulated card (tests/driver/, PRIME
- * between two contexts and from vgem among it); here its no-device paths are tested.
+ * It runs against quire.ko in the QEMU guest of make test-driver, with the simulated
+ * card (tests/driver/: quire info, quire selftest, PRIME between two contexts and from
+ * vgem); on this host its no-device paths are tested (tests/test_kdrv.c). Never against
+ * a real card.
  */
 #include <dlfcn.h>
 #include <errno.h>
