@@ -23,6 +23,7 @@ int quire_fw_init(struct quire_fw *fw)
 		return st; /* without its blocks the firmware cannot even say so */
 	fw->epoch = hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_QUEUE_EPOCH);
 	fw->mem_bytes = hal_bar_read(fw, fw->bar.id, QUIRE_ID_MEM_LO);
+	fw->caps = hal_bar_read(fw, fw->bar.id, QUIRE_ID_CAPS);
 	if (hal_bar_read(fw, fw->bar.id, QUIRE_ID_MEM_HI) == 0 && fw->mem_bytes < FW_MEM_NEEDED) {
 		hal_bar_write(fw, fw->bar.id, QUIRE_ID_FW_STATE, QUIRE_FW_STATE_HALTED);
 		hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE, QUIRE_IRQ_ERROR);

@@ -59,6 +59,7 @@ struct quire_fw {
 	uint64_t dma_bytes;
 	uint32_t mlp_width0; /* input width of the loaded model, 0 when none is loaded */
 	uint32_t mem_bytes;  /* card memory size */
+	uint32_t caps;       /* QUIRE_CAP_* of the ID block: the engines this card has */
 	uint32_t cycles_per_ms;
 	uint32_t net_addr; /* this card's network address; net_up 0 without a network */
 	uint32_t net_up;
