@@ -107,6 +107,14 @@ if [ $unit_only -eq 0 ]; then
 	else
 		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi
+	# The fuzz corpus on the RTL card and the emu: same completions, no hang. Every 8th input
+	# (about 30 s; the whole corpus takes about 4 minutes: test_card_fuzz FW tests/fuzz/corpus).
+	if [ -x "$BUILD/tests/rtl/test_card_fuzz" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
+		run "$BUILD/tests/rtl/test_card_fuzz" "$BUILD/firmware/quire-fw.elf" --every 8 \
+			tests/fuzz/corpus
+	else
+		echo "== rtl card fuzz replay: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
+	fi
 	# quire-sim --model rtl: the RTL card as a card process for libquire and the CLI.
 	if [ -x "$BUILD/bin/quire-sim-rtl" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run sh tests/cli/test_sim_rtl.sh "$BUILD"

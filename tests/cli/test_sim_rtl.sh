@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # quire-sim --model rtl: the RTL card (Verilator) served as a card process, met by the
 # same clients as the emu: quire info, quire selftest (engines the card does not name
-# are skipped, the rest bit for bit against cpu), quire bench card; an idle card sleeps;
+# are skipped, the rest bit for bit against cpu), libquire's tests/test_api.c, quire
+# bench card; an idle card sleeps;
 # the card process is ended and nothing is left. Needs quire-sim-rtl (make rtl).
 # Usage: test_sim_rtl.sh BUILD
 set -u
@@ -70,6 +71,17 @@ for engine in reduce mlp; do
 		ko "selftest: $engine neither in the caps nor said skipped"
 	fi
 done
+
+# libquire's single-card tests, unchanged but for the card they open (QUIRE_TEST_CARD): what
+# needs an engine the card lacks says it is skipped.
+QUIRE_TEST_CARD="sim:$T/card.sock" timeout 300 "$B/tests/test_api" >"$T/api" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^\[  PASSED  \] [0-9]* test" "$T/api" && ! grep -q "FAILED" "$T/api"; then
+	ok "tests/test_api.c on the RTL card: $(grep '^\[  PASSED' "$T/api")"
+	grep "^skip" "$T/api" | sed 's/^/     /'
+else
+	ko "tests/test_api.c on the RTL card (exit $rc): $(grep -m5 -e FAIL -e ERROR "$T/api")"
+fi
 
 timeout 120 "$Q" bench card --backend "sim:$T/card.sock" --nops 100 --size 4KiB --repeat 1 \
 	>"$T/bench" 2>&1
