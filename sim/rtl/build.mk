@@ -83,3 +83,15 @@ rtl: $(QUIRE_SIM_RTL)
 ifeq ($(HAVE_VERILATOR),1)
 test: $(QUIRE_SIM_RTL)
 endif
+
+# quire-bench-rtl: the RTL card's figures in card cycles (`quire bench card --model rtl`).
+QUIRE_BENCH_RTL := $(BUILD)/bin/quire-bench-rtl
+$(QUIRE_BENCH_RTL): sim/rtl/bench_main.cpp $(RTL_CARD_HARNESS_SRCS) sim/rtl/card_harness.h \
+		sim/rtl/elf_image.h $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_A)
+	@mkdir -p $(dir $@)
+	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_CARD_VDIR) $(LDFLAGS) -o $@ $< $(RTL_CARD_HARNESS_SRCS) \
+		$(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_A) -lz -pthread $(LDLIBS)
+rtl: $(QUIRE_BENCH_RTL)
+ifeq ($(HAVE_VERILATOR),1)
+test: $(QUIRE_BENCH_RTL)
+endif

@@ -92,6 +92,20 @@ else
 	ko "quire bench card (exit $rc): $(tail -3 "$T/bench")"
 fi
 
+# The RTL card in card cycles, in this process (quire-bench-rtl): every figure printed.
+if [ -x "$B/bin/quire-bench-rtl" ]; then
+	timeout 120 "$Q" bench card --model rtl --nops 20 --size 64KiB >"$T/rtlbench" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "^nop round trip .* cycles median" "$T/rtlbench" &&
+		grep -q "^firmware CPI" "$T/rtlbench" && grep -q "^encode bfp8, per MiB" "$T/rtlbench" &&
+		grep -q "^reduce int8" "$T/rtlbench" && grep -q "cycles per wall second" "$T/rtlbench"; then
+		ok "quire bench card --model rtl: $(grep '^nop round trip' "$T/rtlbench" | tr -s ' ')"
+		sed 's/^/     /' "$T/rtlbench"
+	else
+		ko "quire bench card --model rtl (exit $rc): $(tail -3 "$T/rtlbench")"
+	fi
+fi
+
 # An idle card waits in WFI: its process sleeps (under 0.2 s of CPU in 1 s).
 ticks() { awk '{ print $14 + $15 }' "/proc/$simpid/stat"; }
 hz=$(getconf CLK_TCK)
