@@ -63,10 +63,15 @@ int quire_fw_locate(char *out, size_t len, char *why, size_t why_len)
 	snprintf(out, len, "%s/../firmware/quire-fw.elf", dir);
 	if (access(out, R_OK) == 0)
 		return 0;
-	snprintf(why, why_len,
-		 "no card firmware: neither %s/quire-fw.elf nor %s/../firmware/quire-fw.elf exists "
-		 "(make builds it with riscv64-unknown-elf-gcc), and QUIRE_FW_ELF is not set",
-		 dir, dir);
+	snprintf(out, len, "%s/../share/quire/quire-fw.elf", dir);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(
+	    why, why_len,
+	    "no card firmware: none of %s/quire-fw.elf, %s/../firmware/quire-fw.elf (the build "
+	    "tree) and %s/../share/quire/quire-fw.elf (make install) exists (make builds it with "
+	    "riscv64-unknown-elf-gcc), and QUIRE_FW_ELF is not set",
+	    dir, dir, dir);
 	return -1;
 }
 

@@ -14,7 +14,8 @@ void quire_sim_self_dir(char *out, size_t len);
 
 /* The card firmware (build/firmware/quire-fw.elf) for the RTL card: $QUIRE_FW_ELF, else
  * quire-fw.elf beside the running program, else ../firmware/quire-fw.elf from it (the build
- * tree). 0, or -1 with the reason, naming the places looked at, in `why`. */
+ * tree), else ../share/quire/quire-fw.elf (where make install puts it). 0, or -1 with the
+ * reason, naming the places looked at, in `why`. */
 int quire_fw_locate(char *out, size_t len, char *why, size_t why_len);
 
 /* The longest path quire_sim_mkdtemp makes, with its NUL: a socket address (108 bytes)
