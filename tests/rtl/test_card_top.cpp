@@ -621,12 +621,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	check(eh.wait_running(), "the emu's firmware boots to RUNNING");
-	const uint32_t id_regs[] = {QUIRE_ID_MAGIC, QUIRE_ID_IF_VERSION, QUIRE_ID_BOARD,
-				    QUIRE_ID_MEM_LO, QUIRE_ID_MEM_HI, QUIRE_ID_CLOCK_HZ};
+	const uint32_t id_regs[] = {QUIRE_ID_MAGIC, QUIRE_ID_IF_VERSION, QUIRE_ID_MEM_LO,
+				    QUIRE_ID_MEM_HI, QUIRE_ID_CLOCK_HZ};
 	bool id_same = true;
 	for (uint32_t r : id_regs)
 		id_same = id_same && rh.card.rd(rh.id + r) == eh.card.rd(eh.id + r);
-	check(id_same, "ID magic, if_version, board, memory size and clock as the emu's");
+	check(id_same, "ID magic, if_version, memory size and clock as the emu's");
+	check(rh.card.rd(rh.id + QUIRE_ID_BOARD) == QUIRE_BOARD_SIM_RTL &&
+		  eh.card.rd(eh.id + QUIRE_ID_BOARD) == QUIRE_BOARD_SIM,
+	      "ID board: the RTL card's own (boards/sim-rtl.toml), the emu's the sim board");
 	std::printf("     ID caps: rtl 0x%" PRIx32 ", emu 0x%" PRIx32 " (its engines the RTL card lacks not named)\n",
 		    rh.card.rd(rh.id + QUIRE_ID_CAPS), eh.card.rd(eh.id + QUIRE_ID_CAPS));
 	check(rh.start_queues() && eh.start_queues(), "both rings enabled (sim.c setup_queue)");
