@@ -107,6 +107,12 @@ if [ $unit_only -eq 0 ]; then
 	else
 		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi
+	# DECODE's mean in the RTL card (quire_card_mean.sv) against hls/, bit for bit.
+	if [ -x "$BUILD/tests/rtl/tb_card_mean" ]; then
+		run "$BUILD/tests/rtl/tb_card_mean"
+	else
+		echo "== rtl mean: skipped: needs verilator (make rtl)"
+	fi
 	# The fuzz corpus on the RTL card and the emu: same completions, no hang. Every 16th input
 	# (25 of 405, about 20 s of CPU); the whole corpus passes too but takes minutes:
 	# build/tests/rtl/test_card_fuzz build/firmware/quire-fw.elf tests/fuzz/corpus

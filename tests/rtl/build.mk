@@ -64,3 +64,23 @@ rtl: $(RTL_CARD_FUZZ)
 ifeq ($(HAVE_VERILATOR),1)
 test: $(RTL_CARD_FUZZ)
 endif
+
+# DECODE's mean (rtl/card/quire_card_mean.sv) alone against hls/, bit for bit.
+RTL_MEAN_VDIR := $(BUILD)/rtl/verilated-mean
+RTL_MEAN_TB := $(BUILD)/tests/rtl/tb_card_mean
+$(RTL_MEAN_VDIR)/Vquire_card_mean.mk: rtl/card/quire_card_mean.sv
+	@mkdir -p $(dir $@)
+	$(VERILATOR) --cc -Wall -O3 --Mdir $(RTL_MEAN_VDIR) --top-module quire_card_mean $<
+$(RTL_MEAN_VDIR)/Vquire_card_mean__ALL.a: $(RTL_MEAN_VDIR)/Vquire_card_mean.mk
+	$(MAKE) -s -C $(RTL_MEAN_VDIR) -f Vquire_card_mean.mk OPT_FAST=-O2 Vquire_card_mean__ALL.a
+$(RTL_MEAN_TB): tests/rtl/tb_card_mean.cpp $(RTL_MEAN_VDIR)/Vquire_card_mean__ALL.a \
+		$(RTL_VERILATED_OBJS) $(BUILD)/hls/quant.o $(BUILD)/hls/reduce.o
+	@mkdir -p $(dir $@)
+	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_MEAN_VDIR) -o $@ $< $(RTL_MEAN_VDIR)/Vquire_card_mean__ALL.a \
+		$(RTL_VERILATED_OBJS) $(BUILD)/hls/quant.o $(BUILD)/hls/reduce.o -lz -pthread
+rtl: $(RTL_MEAN_TB)
+rtl-test: $(RTL_MEAN_TB)
+	$(RTL_MEAN_TB)
+ifeq ($(HAVE_VERILATOR),1)
+test: $(RTL_MEAN_TB)
+endif

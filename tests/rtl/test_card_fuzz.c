@@ -46,8 +46,6 @@ static double now(void)
 static const char *rtl_gap(const struct quire_cmd *c)
 {
 	int fp = c->val_format == QUIRE_FMT_FP32 || c->val_format == QUIRE_FMT_FP16;
-	if (c->opcode == QUIRE_OPC_DECODE && c->workers > 1)
-		return "DECODE's mean (mean_w > 1) in the QUANT engine";
 	if (c->opcode == QUIRE_OPC_REDUCE && fp)
 		return "fp16/fp32 sums in the REDUCE engine";
 	if ((c->opcode == QUIRE_OPC_ALLREDUCE || c->opcode == QUIRE_OPC_REDUCE_SCATTER) &&

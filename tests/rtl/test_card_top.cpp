@@ -430,7 +430,16 @@ void codec_tests(Host &rh, Host &eh)
 	} dec[] = {{QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 0, "DECODE bfp8 of int8"},
 		   {QUIRE_FMT_BFP16, QUIRE_FMT_INT16, 1, "DECODE bfp16 of int16"},
 		   {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 1, "DECODE bfp8 of int32 sums"},
-		   {QUIRE_FMT_FP16, QUIRE_FMT_FP16, 0, "DECODE fp16"}};
+		   {QUIRE_FMT_FP16, QUIRE_FMT_FP16, 0, "DECODE fp16"},
+		   // The mean (y / (float)workers, quire_card_mean.sv): divisors even, odd,
+		   // a power of two and the largest, results down in the subnormals.
+		   {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 8, "DECODE bfp8 of int32 sums, mean of 8"},
+		   {QUIRE_FMT_BFP8, QUIRE_FMT_INT16, 3, "DECODE bfp8 of int16 sums, mean of 3"},
+		   {QUIRE_FMT_BFP16, QUIRE_FMT_INT32, 7, "DECODE bfp16 of int32 sums, mean of 7"},
+		   {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 1000, "DECODE bfp8 of int32 sums, mean of 1000"},
+		   {QUIRE_FMT_BFP16, QUIRE_FMT_INT32, QUIRE_CMD_MAX_WORKERS,
+		    "DECODE bfp16 of int32 sums, mean of QUIRE_CMD_MAX_WORKERS"},
+		   {QUIRE_FMT_FP16, QUIRE_FMT_FP16, 6, "DECODE fp16, mean of 6"}};
 	for (const auto &d : dec) {
 		c = codec(seq++, QUIRE_OPC_DECODE, d.fmt, 1005);
 		c.val_format = d.vf;
