@@ -59,25 +59,29 @@ module quire_card_mean (
   logic [Lanes-1:0][NumBits-1:0] num_q, quo_q;
   logic [Lanes-1:0][24:0]        rem_q;
 
-  // One lane, unpacked at start.
+  // One lane, unpacked at start: a subnormal's significand is shifted up to its leading
+  // one, and its exponent down by as much (a zero is a special value, never divided).
+  function automatic logic [4:0] lead23(logic [22:0] f);
+    logic [4:0] p;
+    p = 5'd0;
+    for (int unsigned b = 0; b < 23; b++) if (f[b]) p = 5'(b);
+    return p;
+  endfunction
+
   function automatic logic [23:0] significand(logic [30:0] y);
-    logic [22:0] f;
-    f = y[22:0];
-    if (y[30:23] != 8'd0) return {1'b1, f};
-    for (int b = 22; b >= 0; b--) begin
-      if (f[b]) return {1'b0, f} << (23 - b);
-    end
-    return 24'd0;
+    logic [23:0] m;
+    if (y[30:23] != 8'd0) m = {1'b1, y[22:0]};
+    else                  m = {1'b0, y[22:0]} << (5'd23 - lead23(y[22:0]));
+    return m;
   endfunction
 
   function automatic logic [9:0] exponent(logic [30:0] y);
-    logic [22:0] f;
-    f = y[22:0];
-    if (y[30:23] != 8'd0) return {2'b00, y[30:23]};
-    for (int b = 22; b >= 0; b--) begin
-      if (f[b]) return 10'(1 - (23 - b));  // 1 - the shift that normalized it
-    end
-    return 10'd0;
+    logic [9:0] e;
+    logic [4:0] shift;
+    shift = 5'd23 - lead23(y[22:0]);
+    if (y[30:23] != 8'd0) e = {2'b00, y[30:23]};
+    else                  e = 10'd1 - {5'd0, shift};
+    return e;
   endfunction
 
   // The quotient rounded into an fp32 (lane's sign, exponent, quotient, remainder).

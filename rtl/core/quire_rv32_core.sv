@@ -412,7 +412,8 @@ module quire_rv32_core
     // do (an interrupt to take) or the instruction may have changed what it would look at
     // (CSRs, mret) or waits (WFI).
     if (retire && !trap && state_d == FETCH && !irq_take &&
-        !(state_q == EXECUTE && decoded.instr_class inside {CLASS_CSR, CLASS_MRET}) &&
+        !(state_q == EXECUTE &&
+          (decoded.instr_class == CLASS_CSR || decoded.instr_class == CLASS_MRET)) &&
         state_q != WFI) begin
       fetch_next  = 1'b1;
       instr_req_o = 1'b1;
