@@ -114,7 +114,7 @@ if [ $unit_only -eq 0 ]; then
 		echo "== rtl mean: skipped: needs verilator (make rtl)"
 	fi
 	# The fuzz corpus on the RTL card and the emu: same completions, no hang. Every 16th input
-	# (25 of 405, about 20 s of CPU); the whole corpus passes too but takes minutes:
+	# (26 of 405, about 15 s of CPU); the whole corpus passes too but takes minutes:
 	# build/tests/rtl/test_card_fuzz build/firmware/quire-fw.elf tests/fuzz/corpus
 	if [ -x "$BUILD/tests/rtl/test_card_fuzz" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run "$BUILD/tests/rtl/test_card_fuzz" "$BUILD/firmware/quire-fw.elf" --every 16 \
