@@ -27,4 +27,20 @@
 #define QUIRE_DRIVER_DATE
 #endif
 
+/* dma_buf_vmap wants the reservation lock held from 6.2; the _unlocked forms take it. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define quire_dma_buf_vmap   dma_buf_vmap
+#define quire_dma_buf_vunmap dma_buf_vunmap
+#else
+#define quire_dma_buf_vmap   dma_buf_vmap_unlocked
+#define quire_dma_buf_vunmap dma_buf_vunmap_unlocked
+#endif
+
+/* The dma-buf functions are in the DMA_BUF namespace, named by a string from 6.13. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define QUIRE_IMPORT_NS_DMA_BUF() MODULE_IMPORT_NS(DMA_BUF)
+#else
+#define QUIRE_IMPORT_NS_DMA_BUF() MODULE_IMPORT_NS("DMA_BUF")
+#endif
+
 #endif /* QUIRE_COMPAT_H */

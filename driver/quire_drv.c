@@ -20,28 +20,32 @@
 
 #include "quire_compat.h"
 #include "quire_drv.h"
+#include "quire/ivshmem.h"
 #include "quire/regs.h"
 #include "quire/status.h"
 
 #define QUIRE_FW_BOOT_MS   5000
 #define QUIRE_WALK_MAX_HOPS 64
 
-/* Which BAR holds the register blocks, per PCI id. */
-#define QUIRE_IVSHMEM_BAR 2 /* ivshmem: BAR0 its own registers, BAR1 MSI-X, BAR2 memory */
+/* An id's driver_data: which BAR holds the register blocks, and how it is reached. */
+#define QUIRE_ID_BAR(data) ((int)((data) & 0xff))
+#define QUIRE_ID_IVSHMEM   BIT(8) /* shared memory and a write ring: quire_io.c */
 
 static const struct pci_device_id quire_pci_ids[] = {
 	/*
-	 * The simulated card attached to QEMU through ivshmem-doorbell; the probe
-	 * tells a quire card from any other ivshmem device by its ID block.
+	 * The simulated card attached to QEMU through ivshmem-doorbell (BAR 0 its
+	 * registers, BAR 1 MSI-X, BAR 2 the card's window); the probe tells a quire
+	 * card from any other ivshmem device by its ID block.
 	 */
-	{ PCI_DEVICE(0x1af4, 0x1110), .driver_data = QUIRE_IVSHMEM_BAR },
+	{ PCI_DEVICE(0x1af4, 0x1110),
+	  .driver_data = QUIRE_ID_IVSHMEM | QUIRE_IVSHMEM_BAR_SHM },
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, quire_pci_ids);
 
 static u32 rd(struct quire_device *qdev, u32 off)
 {
-	return ioread32(qdev->regs + off);
+	return quire_rd(qdev, off);
 }
 
 /*
@@ -135,7 +139,11 @@ static const struct drm_driver quire_drm_driver = {
 	.ioctls = quire_ioctls,
 	.num_ioctls = ARRAY_SIZE(quire_ioctls),
 	.fops = &quire_fops,
-	DRM_GEM_SHMEM_DRIVER_OPS,
+	.gem_create_object = quire_gem_create_object,
+	DRM_GEM_SHMEM_DRIVER_OPS, /* PRIME export and import among them */
+#if IS_ENABLED(CONFIG_DEBUG_FS)
+	.debugfs_init = quire_debugfs_init,
+#endif
 	.name = "quire",
 	.desc = "quire FPGA SmartNIC offload",
 	QUIRE_DRIVER_DATE
@@ -145,7 +153,8 @@ static const struct drm_driver quire_drm_driver = {
 
 static int quire_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
-	int bar = (int)id->driver_data;
+	bool ivshmem = id->driver_data & QUIRE_ID_IVSHMEM;
+	int bar = QUIRE_ID_BAR(id->driver_data);
 	struct quire_device *qdev;
 	int ret, irq;
 
@@ -160,7 +169,8 @@ static int quire_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 	if (pci_resource_len(pdev, bar) < QUIRE_BAR0_BYTES)
 		return -ENODEV;
-	ret = pcim_iomap_regions(pdev, BIT(bar), "quire");
+	ret = pcim_iomap_regions(pdev, BIT(bar) | (ivshmem ? BIT(QUIRE_IVSHMEM_BAR_REGS) : 0),
+				 "quire");
 	if (ret)
 		return ret;
 	qdev->regs = pcim_iomap_table(pdev)[bar];
@@ -169,14 +179,21 @@ static int quire_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = quire_walk(qdev);
 	if (ret)
 		return ret;
+	if (ivshmem) {
+		ret = quire_io_ivshmem(qdev, pcim_iomap_table(pdev)[QUIRE_IVSHMEM_BAR_REGS]);
+		if (ret)
+			return ret;
+	}
 
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (ret)
 		return ret;
 	pci_set_master(pdev);
 	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX);
-	if (ret < 0)
+	if (ret < 0) {
+		dev_err(&pdev->dev, "no MSI-X vector (%d): the card needs one\n", ret);
 		return ret;
+	}
 	irq = pci_irq_vector(pdev, 0);
 
 	ret = quire_fw_wait(qdev);

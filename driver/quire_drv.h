@@ -7,6 +7,7 @@
 #ifndef QUIRE_DRV_H
 #define QUIRE_DRV_H
 
+#include <linux/atomic.h>
 #include <linux/dma-fence.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -32,11 +33,21 @@ struct quire_blocks {
 	u32 id, cmdq, cplq, irq, counters;
 };
 
+/* The card behind ivshmem-doorbell: register writes through a ring (quire_io.c). */
+struct quire_ivshmem {
+	void __iomem *wring;    /* the write ring in the shared memory; NULL: not ivshmem */
+	void __iomem *doorbell; /* ivshmem's Doorbell register */
+	spinlock_t lock;        /* prod, silent, the ring's entries */
+	u32 prod;
+	bool silent; /* a wait for the card timed out: nothing waits until it answers */
+};
+
 struct quire_device {
 	struct drm_device drm;
 	struct pci_dev *pdev;
 	void __iomem *regs; /* the BAR holding the register blocks */
 	struct quire_blocks blk;
+	struct quire_ivshmem ivsh;
 
 	/* Rings in coherent DMA memory, QUIRE_RING_LOG2 entries each. */
 	u32 ring_entries;
@@ -52,9 +63,20 @@ struct quire_device {
 	bool dead; /* the card is gone (removal): nothing more is posted */
 	wait_queue_head_t wq; /* woken by every completion */
 
+	struct mutex mlp_lock; /* MLP submissions from check to post; mlp_width0 */
+	u32 mlp_width0;        /* input width of the card's model, as quire_mlp.c knows it */
+
 	spinlock_t fence_lock; /* the fences' own lock (dma_fence_init) */
 	u64 fence_context;
 	struct mutex pin_lock; /* one DMA mapping per buffer object */
+
+	/*
+	 * What the driver holds, for debugfs (quire_debugfs.c): a test that closes all
+	 * its files must see these back where they were, which is how a leak shows on
+	 * kernels without kmemleak.
+	 */
+	atomic_t bos;  /* buffer objects alive, those imported from dma-bufs included */
+	atomic_t jobs; /* struct quire_job alive */
 };
 
 static inline struct quire_device *to_quire(struct drm_device *drm)
@@ -76,9 +98,17 @@ struct quire_job {
 	bool want_fence;                              /* a syncobj asked for one */
 	struct dma_fence *fence;                      /* set with the seqno */
 	struct list_head done_link;
+	void *model; /* MLP_LOAD: the driver's copy of the image, until completion */
+	dma_addr_t model_dma;
+	u32 model_bytes, model_width0;
 	bool done;
 	u32 status, result, cycles, detail;
 };
+
+/* quire_io.c: register reads and writes, whatever the card sits behind */
+u32 quire_rd(struct quire_device *qdev, u32 off);
+void quire_wr(struct quire_device *qdev, u32 off, u32 v);
+int quire_io_ivshmem(struct quire_device *qdev, void __iomem *ivshmem_regs);
 
 /* quire_ring.c */
 int quire_ring_init(struct quire_device *qdev);
@@ -93,9 +123,23 @@ irqreturn_t quire_irq(int irq, void *arg);
 irqreturn_t quire_irq_thread(int irq, void *arg);
 
 /* quire_gem.c */
+struct drm_gem_object *quire_gem_create_object(struct drm_device *drm, size_t size);
 struct drm_gem_object *quire_bo_create(struct drm_device *drm, u64 size);
 int quire_bo_dma_span(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
 		      u64 bytes, dma_addr_t *dma);
+
+int quire_bo_read(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
+		  void *buf, size_t len);
+
+/* quire_mlp.c */
+u32 quire_mlp_width(struct quire_device *qdev);
+void quire_mlp_forget(struct quire_device *qdev);
+int quire_mlp_snapshot(struct quire_device *qdev, struct quire_job *job, u64 offset);
+void quire_mlp_posted(struct quire_device *qdev, struct quire_job *job);
+void quire_mlp_release(struct quire_job *job);
+
+/* quire_debugfs.c */
+void quire_debugfs_init(struct drm_minor *minor);
 
 /* quire_ioctl.c */
 extern const struct drm_ioctl_desc quire_ioctls[DRM_QUIRE_NUM_IOCTLS];

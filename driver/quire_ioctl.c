@@ -36,7 +36,7 @@ static bool all_zero(const u64 *w, size_t n)
 
 static u32 id_rd(struct quire_device *qdev, u32 reg)
 {
-	return ioread32(qdev->regs + qdev->blk.id + reg);
+	return quire_rd(qdev, qdev->blk.id + reg);
 }
 
 static int quire_ioctl_get_info(struct drm_device *drm, void *data, struct drm_file *file)
@@ -140,12 +140,17 @@ static int resolve_and_check(struct quire_device *qdev, struct drm_file *file,
 	dma_addr_t dma;
 	int i, st, ret;
 
+	/* Every handle first: one that names nothing fails the call, whatever the others say. */
 	for (i = 0; i < QUIRE_DRM_BUFS; i++) {
 		if (!args->bufs[i].handle)
 			continue;
 		job->bos[i] = drm_gem_object_lookup(file, args->bufs[i].handle);
 		if (!job->bos[i])
 			return -ENOENT;
+	}
+	for (i = 0; i < QUIRE_DRM_BUFS; i++) {
+		if (!job->bos[i])
+			continue;
 		/* Where the span starts; its length is checked below, once it is known. */
 		ret = quire_bo_dma_span(qdev, job->bos[i], args->bufs[i].offset, 0, &dma);
 		if (ret == -ERANGE) {
@@ -164,8 +169,9 @@ static int resolve_and_check(struct quire_device *qdev, struct drm_file *file,
 	st = quire_fw_validate(&job->cmd, detail);
 	if (st != QUIRE_OK)
 		return st;
-	/* The model's input width is the card's to know: assume the widest. */
-	quire_cmd_extents(&job->cmd, QUIRE_MLP_MAX_WIDTH, ext);
+	/* MLP_SCORE: the input width of the model the card will have (quire_mlp.c). */
+	quire_cmd_extents(&job->cmd,
+			  job->cmd.opcode == QUIRE_OPC_MLP_SCORE ? quire_mlp_width(qdev) : 0, ext);
 	for (i = 0; i < QUIRE_DRM_BUFS; i++) {
 		if (!job->bos[i])
 			continue;
@@ -174,6 +180,11 @@ static int resolve_and_check(struct quire_device *qdev, struct drm_file *file,
 			*detail = buf_detail[i];
 			return QUIRE_ERR_RANGE;
 		}
+		if (ret)
+			return ret;
+	}
+	if (job->cmd.opcode == QUIRE_OPC_MLP_LOAD) {
+		ret = quire_mlp_snapshot(qdev, job, args->bufs[QUIRE_DRM_BUF_SRC].offset);
 		if (ret)
 			return ret;
 	}
@@ -187,6 +198,7 @@ static int quire_ioctl_submit(struct drm_device *drm, void *data, struct drm_fil
 	struct drm_quire_submit *args = data;
 	struct drm_syncobj *syncobj = NULL;
 	struct quire_job *job;
+	bool mlp = args->opcode == QUIRE_OPC_MLP_LOAD || args->opcode == QUIRE_OPC_MLP_SCORE;
 	u32 detail = QUIRE_DETAIL_NONE;
 	int ret, st, idx, i;
 
@@ -209,6 +221,7 @@ static int quire_ioctl_submit(struct drm_device *drm, void *data, struct drm_fil
 	}
 	kref_init(&job->ref); /* the file's reference, handed to its xarray below */
 	job->qdev = qdev;
+	atomic_inc(&qdev->jobs);
 	job->want_fence = syncobj;
 	job->cmd.opcode = args->opcode;
 	job->cmd.flags = args->flags;
@@ -218,15 +231,20 @@ static int quire_ioctl_submit(struct drm_device *drm, void *data, struct drm_fil
 	job->cmd.workers = args->workers;
 	job->cmd.stride = args->stride;
 
+	/* The model's width must not change between an MLP check and its post. */
+	if (mlp)
+		mutex_lock(&qdev->mlp_lock);
 	st = resolve_and_check(qdev, file, args, job, &detail);
-	if (st < 0) {
+	if (st < 0)
 		ret = st;
-		goto out_job;
-	}
-	if (st != QUIRE_OK)
+	else if (st != QUIRE_OK)
 		ret = quire_job_complete_now(job, st, detail);
 	else
 		ret = quire_ring_post(qdev, job);
+	if (!ret && st == QUIRE_OK && job->cmd.opcode == QUIRE_OPC_MLP_LOAD)
+		quire_mlp_posted(qdev, job);
+	if (mlp)
+		mutex_unlock(&qdev->mlp_lock);
 	if (ret)
 		goto out_job;
 	/* From here the ring holds the buffers; the file's reference goes to its xarray. */
@@ -295,7 +313,14 @@ static int quire_ioctl_reset(struct drm_device *drm, void *data, struct drm_file
 		return -EINVAL;
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
-	ret = quire_ring_reset(qdev, QUIRE_ERR_IO, false);
+	/* No MLP check between the reset and forgetting the width; an MLP submission may
+	 * be waiting for room in the ring with the lock held: a signal ends the wait. */
+	ret = mutex_lock_interruptible(&qdev->mlp_lock);
+	if (!ret) {
+		ret = quire_ring_reset(qdev, QUIRE_ERR_IO, false);
+		quire_mlp_forget(qdev); /* a load in flight may or may not have run */
+		mutex_unlock(&qdev->mlp_lock);
+	}
 	drm_dev_exit(idx);
 	return ret;
 }

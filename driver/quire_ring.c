@@ -20,12 +20,12 @@
 
 static u32 rd(struct quire_device *qdev, u32 off)
 {
-	return ioread32(qdev->regs + off);
+	return quire_rd(qdev, off);
 }
 
 static void wr(struct quire_device *qdev, u32 off, u32 v)
 {
-	iowrite32(v, qdev->regs + off);
+	quire_wr(qdev, off, v);
 }
 
 static void job_release(struct kref *ref)
@@ -34,6 +34,8 @@ static void job_release(struct kref *ref)
 
 	if (job->fence)
 		dma_fence_put(job->fence);
+	quire_mlp_release(job); /* a load that never reached the card */
+	atomic_dec(&job->qdev->jobs);
 	kfree(job);
 }
 
@@ -52,6 +54,7 @@ static void finish_jobs(struct quire_device *qdev, struct list_head *done)
 		list_del(&job->done_link);
 		if (job->fence)
 			dma_fence_signal(job->fence);
+		quire_mlp_release(job);
 		for (i = 0; i < QUIRE_DRM_BUFS; i++) {
 			if (job->bos[i])
 				drm_gem_object_put(job->bos[i]);
@@ -131,6 +134,8 @@ int quire_ring_init(struct quire_device *qdev)
 	spin_lock_init(&qdev->lock);
 	spin_lock_init(&qdev->fence_lock);
 	mutex_init(&qdev->pin_lock);
+	mutex_init(&qdev->mlp_lock);
+	quire_mlp_forget(qdev);
 	init_waitqueue_head(&qdev->wq);
 	qdev->fence_context = dma_fence_context_alloc(1);
 	return 0;

@@ -8,9 +8,10 @@ EXTRA_CFLAGS_sim/emu/emu.c := -DQUIRE_FW_NATIVE -DQUIRE_HW_BUILD_ID=$(QUIRE_HW_B
 QUIRE_SIM := $(BUILD)/bin/quire-sim
 QUIRE_CLUSTER := $(BUILD)/bin/quire-cluster
 
-$(QUIRE_SIM): $(BUILD)/sim/server.o $(LIBQUIRE_SIM_A) $(LIBQUIRE_A)
+# sim/ivshmem.c: the second front end, quire-sim --ivshmem (a card for a QEMU guest).
+$(QUIRE_SIM): $(BUILD)/sim/server.o $(BUILD)/sim/ivshmem.o $(LIBQUIRE_SIM_A) $(LIBQUIRE_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< $(LIBQUIRE_SIM_A) $(LIBQUIRE_A) -lpthread $(LDLIBS)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/sim/ivshmem.o $(LIBQUIRE_SIM_A) $(LIBQUIRE_A) -lpthread $(LDLIBS)
 
 all: $(QUIRE_SIM)
 

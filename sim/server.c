@@ -2,7 +2,9 @@
 /*
  * quire-sim: one simulated card as a process, serving hosts over a Unix
  * socket (sim/protocol.h), one at a time. When a host goes away, whatever it
- * had in flight, the card drops its queues and serves the next one.
+ * had in flight, the card drops its queues and serves the next one. With
+ * --ivshmem the socket is an ivshmem server instead, and the host a QEMU guest
+ * whose driver reaches the card through ivshmem-doorbell (sim/ivshmem.c).
  *
  * The card is a model behind sim/device.h: the emu (sim/emu/, the default) or,
  * with --model rtl, the RTL card under Verilator (sim/rtl/rtl_device.h). This
@@ -27,6 +29,7 @@
 
 #include "firmware/layout.h"
 #include "emu/emu.h"
+#include "ivshmem.h"
 #include "protocol.h"
 #include "locate.h"
 #include "quire/boards.h"
@@ -159,8 +162,13 @@ static void serve(struct server *s, int fd)
 static const char usage[] =
     "Usage: quire-sim --socket PATH [--model emu|rtl] [--once] [--mem MiB] [--quiet]\n"
     "                 [--net DIR --addr N [--net-drop P] [--net-corrupt P] [--net-seed S]]\n"
+    "       quire-sim --ivshmem PATH --guest-ram FILE [the same other options]\n"
     "Serve one simulated quire card (a card model running the real firmware) on a Unix socket.\n\n"
     "  -s, --socket PATH    where to listen (a stale socket there is replaced, nothing else)\n"
+    "      --ivshmem PATH   be an ivshmem server on PATH instead, the card its peer 0, for\n"
+    "                       QEMU's -device ivshmem-doorbell,vectors=1 (docs/driver-qemu.md)\n"
+    "      --guest-ram FILE with --ivshmem: the guest's RAM, QEMU's memory-backend-file\n"
+    "                       (share=on, under 2.75 GiB), which the card reaches by DMA\n"
     "      --model M        emu: the functional model (default of quire-sim); rtl: the RTL\n"
     "                       card under Verilator, booting build/firmware/quire-fw.elf\n"
     "                       (beside the program, ../firmware/, or $QUIRE_FW_ELF); slower,\n"
@@ -280,19 +288,16 @@ static uint32_t mem_mib(const char *s)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"socket", required_argument, 0, 's'},
-					     {"once", no_argument, 0, '1'},
-					     {"mem", required_argument, 0, 'm'},
-					     {"quiet", no_argument, 0, 'q'},
-					     {"net", required_argument, 0, 'n'},
-					     {"addr", required_argument, 0, 'a'},
-					     {"net-drop", required_argument, 0, 'D'},
-					     {"net-corrupt", required_argument, 0, 'C'},
-					     {"net-seed", required_argument, 0, 'S'},
-					     {"model", required_argument, 0, 'M'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
-	const char *path = NULL, *model = DEFAULT_MODEL;
+	static const struct option opts[] = {
+	    {"socket", required_argument, 0, 's'},   {"once", no_argument, 0, '1'},
+	    {"mem", required_argument, 0, 'm'},      {"quiet", no_argument, 0, 'q'},
+	    {"net", required_argument, 0, 'n'},      {"addr", required_argument, 0, 'a'},
+	    {"net-drop", required_argument, 0, 'D'}, {"net-corrupt", required_argument, 0, 'C'},
+	    {"net-seed", required_argument, 0, 'S'}, {"model", required_argument, 0, 'M'},
+	    {"ivshmem", required_argument, 0, 'I'},  {"guest-ram", required_argument, 0, 'G'},
+	    {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+	const char *path = NULL, *model = DEFAULT_MODEL, *guest_ram = NULL;
+	int ivshmem = 0;
 	int have_mem = 0;
 	int once = 0, c, have_addr = 0;
 	struct quire_emu_config cfg = {0};
@@ -300,8 +305,15 @@ int main(int argc, char **argv)
 	struct server s = {.client = -1};
 	char *end;
 	while ((c = getopt_long(argc, argv, "s:1m:qn:a:h", opts, NULL)) != -1) {
-		if (c == 's') {
+		if (c == 's' || c == 'I') {
+			if (path) {
+				fprintf(stderr, "quire-sim: one of --socket and --ivshmem, once\n");
+				return 2;
+			}
 			path = optarg;
+			ivshmem = c == 'I';
+		} else if (c == 'G') {
+			guest_ram = optarg;
 		} else if (c == 'n') {
 			net.dir = optarg;
 		} else if (c == 'a') {
@@ -353,6 +365,10 @@ int main(int argc, char **argv)
 	}
 	if (!path || optind != argc)
 		return print_usage(stderr), 2;
+	if (ivshmem != !!guest_ram) {
+		fprintf(stderr, "quire-sim: --ivshmem and --guest-ram go together\n");
+		return 2;
+	}
 	if (!net.dir != !have_addr) {
 		fprintf(stderr, "quire-sim: --net and --addr go together\n");
 		return 2;
@@ -402,8 +418,8 @@ int main(int argc, char **argv)
 	if (rtl) {
 		s.dev = quire_rtl_device_create(&rcfg);
 		if (!s.dev) {
-			fprintf(stderr, "quire-sim: cannot create the RTL card from %s: %s\n", fw_elf,
-				why);
+			fprintf(stderr, "quire-sim: cannot create the RTL card from %s: %s\n",
+				fw_elf, why);
 			unlink(path);
 			return 1;
 		}
@@ -415,9 +431,18 @@ int main(int argc, char **argv)
 		unlink(path);
 		return 1;
 	}
-	if (!s.quiet)
+	if (!s.quiet && !ivshmem) /* the ivshmem server says so once it has the guest's RAM */
 		fprintf(stderr, "quire-sim: %scard ready on %s\n", rtl ? "RTL " : "", path);
-	while (!stopping) {
+	int rc = 0;
+	if (ivshmem) {
+		struct quire_ivshmem_config icfg = {.listen_fd = lfd,
+						    .path = path,
+						    .guest_ram = guest_ram,
+						    .once = once,
+						    .quiet = s.quiet};
+		rc = quire_ivshmem_serve(s.dev, &icfg, &stopping);
+	}
+	while (!ivshmem && !stopping) {
 		struct pollfd p = {lfd, POLLIN, 0};
 		if (poll(&p, 1, 200) <= 0)
 			continue;
@@ -439,5 +464,5 @@ int main(int argc, char **argv)
 	}
 #endif
 	s.dev->ops->destroy(s.dev);
-	return 0;
+	return rc;
 }

@@ -33,6 +33,14 @@ check() { # check NAME LIBRARY HEADER...
 }
 check libquire.so "$B/lib/libquire.so" host/include/quire.h \
 	$(sed -n 's|^#include <\(quire/[a-z_]*\.h\)>.*|include/\1|p' host/include/quire.h)
+# Sharing buffers as dma-bufs is public API (kdrv has it; the other backends say not supported).
+for f in quire_buf_export quire_buf_import; do
+	if exported "$B/lib/libquire.so" | grep -qx "$f"; then
+		ok "libquire.so exports $f"
+	else
+		ko "libquire.so does not export $f"
+	fi
+done
 # The card model is not in the production library: libquire loads libquire_sim for sim:inproc.
 model=$(nm "$B/lib/libquire.so" | grep -c -w -e quire_emu_create -e quire_fw_poll -e quire_netport_read)
 if [ "$model" -eq 0 ]; then

@@ -61,8 +61,9 @@ if [ $unit_only -eq 0 ]; then
 	run sh tests/exports.sh "$BUILD"
 	# The kernel driver builds with no warning under W=1 and sparse (where headers are).
 	run sh tests/driver_build.sh "$BUILD"
-	# The driver in a QEMU TCG guest: loaded, ivshmem devices refused, 10 loads (skips itself
-	# without qemu-system-x86, busybox-static, linux-image-amd64).
+	# The driver in a QEMU TCG guest with the simulated card: bound, info and selftest through
+	# kdrv, 10 loads, the card stopped (skips itself without qemu-system-x86, busybox-static,
+	# linux-image-amd64).
 	if [ -f "$BUILD/driver/quire.ko" ]; then
 		run sh tests/driver/qemu_test.sh "$BUILD"
 	else
@@ -103,7 +104,7 @@ if [ $unit_only -eq 0 ]; then
 	# The RTL card top boots the card firmware and serves descriptors, against the emu.
 	if [ -x "$BUILD/tests/rtl/test_card_top" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run "$BUILD/tests/rtl/test_card_top" "$BUILD/firmware/quire-fw.elf" \
-			"$BUILD/tests/rtl/card/card_dma.elf"
+			"$BUILD/tests/rtl/card/card_dma.elf" "$BUILD/tests/rtl/card/card_mlp.elf"
 	else
 		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi

@@ -2,7 +2,8 @@
 /*
  * libquire's card API on the cpu and sim:inproc backends: descriptors refused
  * before they reach a card, buffers checked, asynchronous requests beyond the
- * ring's size, timeouts, and the same answers from both backends.
+ * ring's size, timeouts, and the same answers from both backends; neither shares
+ * buffers as dma-bufs, and says so.
  *
  * QUIRE_TEST_CARD=URI puts another card in sim:inproc's place, such as a card
  * process of `quire-sim --model rtl` (sim:/path/card.sock; tests/cli/test_sim_rtl.sh).
@@ -14,8 +15,10 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "test_util.h"
@@ -361,6 +364,55 @@ static void test_one_context_per_thread(void **state)
 	}
 }
 
+/*
+ * cpu and sim (sim:inproc, or QUIRE_TEST_CARD) have no dma-bufs: their caps say so, export and import answer
+ * QUIRE_ERR_NOT_SUPPORTED and touch nothing (the caller's fd stays open and usable, the
+ * buffer too); bad arguments are QUIRE_ERR_INVALID first. (kdrv: tests/driver, in QEMU.)
+ */
+static void test_dmabuf_not_supported(void **state)
+{
+	(void)state;
+	for (int b = 0; b < 2; b++) {
+		struct quire_ctx *ctx;
+		assert_int_equal(quire_open(backend(b), &ctx), QUIRE_OK);
+		assert_int_equal(quire_backend_caps(ctx) & QUIRE_BACKEND_CAP_DMABUF, 0);
+		struct quire_buf *x = buf_of(ctx, 4096);
+		int fd = 7;
+		assert_int_equal(quire_buf_export(x, &fd), QUIRE_ERR_NOT_SUPPORTED);
+		assert_int_equal(fd, -1);
+		fd = 7;
+		assert_int_equal(quire_buf_export(NULL, &fd), QUIRE_ERR_INVALID);
+		assert_int_equal(fd, -1);
+		assert_int_equal(quire_buf_export(x, NULL), QUIRE_ERR_INVALID);
+
+		int p[2];
+		assert_int_equal(pipe(p), 0);
+		struct quire_buf *in = (struct quire_buf *)1;
+		assert_int_equal(quire_buf_import(ctx, p[0], &in), QUIRE_ERR_NOT_SUPPORTED);
+		assert_null(in);
+		in = (struct quire_buf *)1;
+		assert_int_equal(quire_buf_import(ctx, -1, &in), QUIRE_ERR_INVALID);
+		assert_null(in);
+		assert_int_equal(quire_buf_import(NULL, p[0], &in), QUIRE_ERR_INVALID);
+		assert_int_equal(quire_buf_import(ctx, p[0], NULL), QUIRE_ERR_INVALID);
+		/* The fd is still the caller's: open, and the pipe still carries bytes. */
+		assert_true(fcntl(p[0], F_GETFD) != -1);
+		char c = 'q';
+		assert_int_equal(write(p[1], &c, 1), 1);
+		c = 0;
+		assert_int_equal(read(p[0], &c, 1), 1);
+		assert_int_equal(c, 'q');
+		close(p[0]);
+		close(p[1]);
+		/* And the buffer is as it was. */
+		assert_int_equal(quire_buf_size(x), 4096);
+		memset(quire_buf_ptr(x), 0x5a, 4096);
+		quire_buf_free(x);
+		quire_close(ctx);
+	}
+	assert_int_equal(quire_buf_import(NULL, 0, NULL), QUIRE_ERR_INVALID);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +423,7 @@ int main(void)
 	    cmocka_unit_test(test_mlp_golden_on_backends),
 	    cmocka_unit_test(test_one_context_per_thread),
 	    cmocka_unit_test(test_collectives_on_one_rank),
+	    cmocka_unit_test(test_dmabuf_not_supported),
 	};
 	return cmocka_run_group_tests_name("libquire api", tests, NULL, NULL);
 }

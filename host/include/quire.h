@@ -224,6 +224,7 @@ int quire_get_info(struct quire_ctx *ctx, struct quire_info *info);
 /* What a context's backend offers, whatever it is called. */
 #define QUIRE_BACKEND_CAP_CARD     (1u << 0) /* a card runs the operations (timeouts, quire_reset) */
 #define QUIRE_BACKEND_CAP_CARD_NET (1u << 1) /* communicators run over the cards' own network */
+#define QUIRE_BACKEND_CAP_DMABUF   (1u << 2) /* buffers shared as dma-bufs (quire_buf_export) */
 uint32_t quire_backend_caps(const struct quire_ctx *ctx);
 /* Name of a register block type, e.g. "cmdq"; "?" if unknown. */
 const char *quire_block_name(uint32_t type);
@@ -233,6 +234,25 @@ int quire_buf_alloc(struct quire_ctx *ctx, size_t bytes, struct quire_buf **buf)
 void *quire_buf_ptr(const struct quire_buf *buf);
 size_t quire_buf_size(const struct quire_buf *buf);
 void quire_buf_free(struct quire_buf *buf);
+
+/*
+ * Buffers shared with another context, or with another device, as Linux dma-buf file
+ * descriptors (DRM PRIME), on backends with QUIRE_BACKEND_CAP_DMABUF (kdrv); on the others
+ * QUIRE_ERR_NOT_SUPPORTED, with nothing done.
+ * quire_buf_export: *fd is a new dma-buf of buf's memory (close-on-exec, readable and
+ *   writable), the caller's to close; -1 on error. The memory lives as long as the fd or
+ *   anything imported from it, after quire_buf_free too. Its size is buf's, rounded up
+ *   to whole pages.
+ * quire_buf_import: a buffer of ctx over the dma-buf fd, which stays the caller's (the
+ *   buffer holds its own reference): its size is the dma-buf's, its pointer a mapping of
+ *   it in this process, and operations on ctx use it as any buffer of ctx, the card
+ *   reading and writing the shared memory itself. QUIRE_ERR_INVALID if fd is not a
+ *   dma-buf; QUIRE_ERR_IO if its exporter does not let it be mapped. Importing a buffer
+ *   into the context it came from gives the same memory (the same pointer).
+ * A dma-buf of a card's driver is only good for cards and devices of the same machine.
+ */
+int quire_buf_export(struct quire_buf *buf, int *fd);
+int quire_buf_import(struct quire_ctx *ctx, int fd, struct quire_buf **buf);
 
 /* A place in a buffer. */
 struct quire_ref {

@@ -52,28 +52,29 @@ module quire_card_quant
   output logic [31:0]         cycles_o
 );
 
-  localparam int unsigned NumArgs = ENGINE_MAX_ARGS;
+  // ---- the register window (quire_card_engine_regs: CTRL, RETURN, the arguments, the record)
+  logic                         start;
+  logic [ENGINE_MAX_ARGS-1:0][63:0] args_q;
+  logic                         idle, finish;
+  logic [31:0]                  status_q;
 
-  // ---- the register window (emu.c hal_read / hal_write of an engine)
-  logic [63:0] args_q [NumArgs];
-  logic [31:0] ctrl_q, ret_q;
-  logic        start;
-  logic [11:0] arg_off;
-  logic [3:0]  arg_idx;
-  logic        arg_hit;
-  assign arg_off = addr_i - 12'(ENGINE_ARG0);
-  assign arg_idx = 4'(arg_off / 12'(ENGINE_ARG_STEP));
-  assign arg_hit = {20'd0, addr_i} >= ENGINE_ARG0 &&
-                   {20'd0, addr_i} < ENGINE_ARG0 + ENGINE_ARG_STEP * ENGINE_MAX_ARGS;
-  assign start   = req_i && we_i && {20'd0, addr_i} == ENGINE_CTRL && (wdata_i & ENGINE_START) != 0;
-
-  always_comb begin : read_regs
-    if ({20'd0, addr_i} == ENGINE_CTRL)        rdata_o = ctrl_q;
-    else if ({20'd0, addr_i} == ENGINE_RETURN) rdata_o = ret_q;
-    else if (arg_hit)                          rdata_o = addr_i[2] ? args_q[arg_idx][63:32]
-                                                                   : args_q[arg_idx][31:0];
-    else                                       rdata_o = 32'hffff_ffff;
-  end
+  quire_card_engine_regs u_regs (
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .req_i    (req_i),
+    .we_i     (we_i),
+    .addr_i   (addr_i),
+    .wdata_i  (wdata_i),
+    .rdata_o  (rdata_o),
+    .idle_i   (idle),
+    .finish_i (finish),
+    .status_i (status_q),
+    .start_o  (start),
+    .args_o   (args_q),
+    .done_o   (done_o),
+    .ops_o    (ops_o),
+    .cycles_o (cycles_o)
+  );
 
   // ---- the arguments, as run_quant reads them
   logic [31:0] op, fmt, vf, flags, n, mean_w;
@@ -140,16 +141,14 @@ module quire_card_quant
   // ---- the mover
   typedef enum logic [4:0] {
     S_IDLE, S_CHECK, S_VALID, S_VALID_CHK, S_BEAT, S_GOT_A, S_GOT_R, S_NEED_E, S_GOT_E,
-    S_FEED, S_WAIT, S_OUT1, S_OUT2, S_NEXT, S_DONE, S_RD0, S_RD1, S_RD2, S_WR0, S_WR1,
-    S_MEAN, S_MEAN_WAIT
+    S_FEED, S_WAIT, S_OUT1, S_OUT2, S_NEXT, S_DONE, S_RD, S_WR, S_MEAN, S_MEAN_WAIT
   } state_e;
 
   state_e      state_q, ret_state_q;
-  logic [31:0] status_q, cycles_q, ops_q, busy_q;
   logic [31:0] beat_q, vblock_q;           // beat index; exponent-check cursor
   logic [31:0] rd_addr_q, wr_addr_q;
   logic [6:0]  wr_bytes_q;
-  logic [511:0] rd_buf_q, lo_q, a_buf_q, r_buf_q, wr_data_q, o_buf_q, o_resid_q;
+  logic [511:0] rd_buf_q, a_buf_q, r_buf_q, wr_data_q, o_buf_q, o_resid_q;
   logic signed [7:0] e_q, o_exp_q;
 
   logic [31:0] i0, lanes, left;
@@ -242,44 +241,30 @@ module quire_card_quant
   logic fed;
   assign fed = is_exp ? exp_in_ready : is_enc ? enc_in_ready : (fmt_fp32 || dec_in_ready);
 
-  // A read of 64 bytes at any byte address: its line, then the next.
-  logic [5:0]    rd_off, wr_off;
-  logic [1023:0] rd_pair, wr_pair;
-  logic [127:0]  wr_mask;
-  assign rd_off  = rd_addr_q[5:0];
-  assign wr_off  = wr_addr_q[5:0];
-  assign rd_pair = {mem_rdata_i, lo_q} >> (10'd8 * 10'(rd_off));
-  assign wr_pair = {512'd0, wr_data_q} << (10'd8 * 10'(wr_off));
-  assign wr_mask = ((128'd1 << wr_bytes_q) - 128'd1) << wr_off;
+  // Card memory: a read of 64 bytes at any byte address, a write of up to 64
+  // (quire_card_line_mover), while the state is S_RD or S_WR.
+  logic mv_done;
+  assign idle   = state_q == S_IDLE;
+  assign finish = state_q == S_DONE;
 
-  always_comb begin : mem_port
-    mem_req_o   = 1'b0;
-    mem_we_o    = 1'b0;
-    mem_be_o    = 64'd0;
-    mem_line_o  = rd_addr_q[LineBits+5:6];
-    mem_wdata_o = wr_pair[511:0];
-    unique case (state_q)
-      S_RD0: mem_req_o = 1'b1;
-      S_RD1: begin
-        mem_req_o  = rd_off != 6'd0;
-        mem_line_o = rd_addr_q[LineBits+5:6] + 1'b1;
-      end
-      S_WR0: begin
-        mem_req_o  = 1'b1;
-        mem_we_o   = 1'b1;
-        mem_be_o   = wr_mask[63:0];
-        mem_line_o = wr_addr_q[LineBits+5:6];
-      end
-      S_WR1: begin
-        mem_req_o   = 1'b1;
-        mem_we_o    = 1'b1;
-        mem_be_o    = wr_mask[127:64];
-        mem_line_o  = wr_addr_q[LineBits+5:6] + 1'b1;
-        mem_wdata_o = wr_pair[1023:512];
-      end
-      default: ;
-    endcase
-  end
+  quire_card_line_mover #(.LineBits (LineBits)) u_mover (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .rd_i        (state_q == S_RD),
+    .rd_addr_i   (rd_addr_q),
+    .wr_i        (state_q == S_WR),
+    .wr_addr_i   (wr_addr_q),
+    .wr_data_i   (wr_data_q),
+    .wr_bytes_i  (wr_bytes_q),
+    .done_o      (mv_done),
+    .rd_data_o   (rd_buf_q),
+    .mem_req_o   (mem_req_o),
+    .mem_we_o    (mem_we_o),
+    .mem_be_o    (mem_be_o),
+    .mem_line_o  (mem_line_o),
+    .mem_wdata_o (mem_wdata_o),
+    .mem_rdata_i (mem_rdata_i)
+  );
 
   // The bytes of the exponent check: a byte below ZERO among the first `count`.
   logic        exps_bad;
@@ -294,22 +279,14 @@ module quire_card_quant
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : regs
     if (!rst_ni) begin
-      for (int unsigned i = 0; i < NumArgs; i++) args_q[i] <= 64'd0;
-      ctrl_q      <= 32'd0;
-      ret_q       <= 32'd0;
       state_q     <= S_IDLE;
       ret_state_q <= S_IDLE;
       status_q    <= 32'd0;
-      cycles_q    <= 32'd0;
-      ops_q       <= 32'd0;
-      busy_q      <= 32'd0;
       beat_q      <= 32'd0;
       vblock_q    <= 32'd0;
       rd_addr_q   <= 32'd0;
       wr_addr_q   <= 32'd0;
       wr_bytes_q  <= 7'd0;
-      rd_buf_q    <= '0;
-      lo_q        <= '0;
       a_buf_q     <= '0;
       r_buf_q     <= '0;
       wr_data_q   <= '0;
@@ -317,18 +294,9 @@ module quire_card_quant
       o_resid_q   <= '0;
       e_q         <= 8'sd0;
       o_exp_q     <= 8'sd0;
-      done_o      <= 1'b0;
     end else begin
-      done_o <= 1'b0;
-      if (req_i && we_i && arg_hit && state_q == S_IDLE) begin
-        if (addr_i[2]) args_q[arg_idx][63:32] <= wdata_i;
-        else           args_q[arg_idx][31:0]  <= wdata_i;
-      end
-      if (state_q != S_IDLE) busy_q <= busy_q + 32'd1;
       unique case (state_q)
         S_IDLE: if (start) begin
-          ctrl_q   <= 32'd0;
-          busy_q   <= 32'd1;
           beat_q   <= 32'd0;
           vblock_q <= 32'd0;
           state_q  <= S_CHECK;
@@ -342,7 +310,7 @@ module quire_card_quant
         S_VALID: begin
           rd_addr_q   <= a_exp[31:0] + vblock_q;
           ret_state_q <= S_VALID_CHK;
-          state_q     <= S_RD0;
+          state_q     <= S_RD;
         end
         S_VALID_CHK: begin
           if (exps_bad) begin
@@ -361,7 +329,7 @@ module quire_card_quant
           end else begin
             rd_addr_q   <= is_dec ? a_q[31:0] + i0 * vb : a_x[31:0] + (i0 << 2);
             ret_state_q <= S_GOT_A;
-            state_q     <= S_RD0;
+            state_q     <= S_RD;
           end
         end
         S_GOT_A: begin
@@ -369,7 +337,7 @@ module quire_card_quant
           if (!is_dec && ef && (is_exp || bfp)) begin
             rd_addr_q   <= a_resid[31:0] + (i0 << 2);
             ret_state_q <= S_GOT_R;
-            state_q     <= S_RD0;
+            state_q     <= S_RD;
           end else begin
             state_q <= S_NEED_E;
           end
@@ -382,7 +350,7 @@ module quire_card_quant
           if (bfp && !is_exp) begin
             rd_addr_q   <= a_exp[31:0] + (beat_q >> 2);
             ret_state_q <= S_GOT_E;
-            state_q     <= S_RD0;
+            state_q     <= S_RD;
           end else begin
             state_q <= S_FEED;
           end
@@ -421,7 +389,7 @@ module quire_card_quant
         end
         S_OUT1: begin
           ret_state_q <= S_OUT2;
-          state_q     <= S_WR0;
+          state_q     <= S_WR;
           if (is_exp) begin
             wr_addr_q  <= a_exp[31:0] + (beat_q >> 2);
             wr_data_q  <= {504'd0, o_exp_q};
@@ -442,7 +410,7 @@ module quire_card_quant
             wr_data_q   <= o_resid_q;
             wr_bytes_q  <= 7'(lanes << 2);
             ret_state_q <= S_NEXT;
-            state_q     <= S_WR0;
+            state_q     <= S_WR;
           end else begin
             state_q <= S_NEXT;
           end
@@ -451,41 +419,15 @@ module quire_card_quant
           beat_q  <= beat_q + 32'd1;
           state_q <= S_BEAT;
         end
-        S_DONE: begin
-          ret_q    <= status_q;
-          ctrl_q   <= ENGINE_DONE | ENGINE_IDLE;
-          ops_q    <= ops_q + 32'd1;
-          cycles_q <= cycles_q + busy_q;
-          done_o   <= 1'b1;
-          state_q  <= S_IDLE;
-        end
-        S_RD0: state_q <= S_RD1;
-        S_RD1: begin
-          lo_q <= mem_rdata_i;
-          if (rd_off == 6'd0) begin
-            rd_buf_q <= mem_rdata_i;
-            state_q  <= ret_state_q;
-          end else begin
-            state_q <= S_RD2;
-          end
-        end
-        S_RD2: begin
-          rd_buf_q <= rd_pair[511:0];
-          state_q  <= ret_state_q;
-        end
-        S_WR0: state_q <= wr_mask[127:64] != 64'd0 ? S_WR1 : ret_state_q;
-        S_WR1: state_q <= ret_state_q;
+        S_DONE: state_q <= S_IDLE;
+        S_RD, S_WR: if (mv_done) state_q <= ret_state_q;
         default: state_q <= S_IDLE;
       endcase
     end
   end
 
-  assign ops_o    = ops_q;
-  assign cycles_o = cycles_q;
-
   logic unused_bits;
-  assign unused_bits = ^{arg_off[2:0], rd_pair[1023:512], a_x[63:32], a_resid[63:32],
-                         a_exp[63:32], a_q[63:32], a_y[63:32], rd_addr_q[31:LineBits+6],
-                         wr_addr_q[31:LineBits+6], vf[31:4], fmt[31:4], eb, vb};
+  assign unused_bits = ^{a_x[63:32], a_resid[63:32], a_exp[63:32], a_q[63:32], a_y[63:32],
+                         vf[31:4], fmt[31:4], eb, vb};
 
 endmodule

@@ -2,8 +2,8 @@
 // The card: the rv32im control core, its IMEM and DMEM (placed and sized as
 // firmware/link.ld declares: the build passes them as parameters), card
 // memory, the BAR0 register blocks the host sees, the firmware's control
-// block, the DMA mover to host memory, the QUANT and REDUCE engines
-// (quire_card_quant, quire_card_reduce, sharing a wide port of card memory), the network port (link down for now),
+// block, the DMA mover to host memory, the QUANT, REDUCE and MLP engines
+// (quire_card_quant, quire_card_reduce, quire_card_mlp, sharing a wide port of card memory), the network port (link down for now),
 // the interrupt line to the host, and a simulation I/O page (console,
 // sim-exit). The core's data port reaches everything at the addresses of
 // include/quire/card.h; any other address, a store to IMEM or a fetch outside
@@ -81,7 +81,7 @@ module quire_card_top
   localparam int unsigned MemBits   = $clog2(MemWords);
   localparam int unsigned MemLines  = MemBytes / 64;
   localparam int unsigned LineBits  = $clog2(MemLines);
-  localparam int unsigned NumEngines = 2;  // QUANT (kind 1), REDUCE (kind 2); MLP not yet
+  localparam int unsigned NumEngines = 3;  // QUANT (kind 1), REDUCE (kind 2), MLP (kind 3)
 
   localparam logic [31:0] CtlBytes   = 32'h100;
   localparam logic [31:0] DmaBytes   = 32'h20;
@@ -151,6 +151,7 @@ module quire_card_top
     REGION_NET,
     REGION_QUANT,
     REGION_REDUCE,
+    REGION_MLP,
     REGION_SIM_IO,
     REGION_MEM
   } region_e;
@@ -164,7 +165,8 @@ module quire_card_top
     else if (dma_offset < DmaBytes)          region = REGION_DMA;
     else if (net_offset < NetBytes)          region = REGION_NET;
     else if (eng_offset < CARD_ENGINE_BYTES) region = REGION_QUANT;
-    else if (eng_offset < CARD_ENGINE_BYTES * NumEngines) region = REGION_REDUCE;
+    else if (eng_offset < CARD_ENGINE_BYTES * 2) region = REGION_REDUCE;
+    else if (eng_offset < CARD_ENGINE_BYTES * 3) region = REGION_MLP;
     else if (sim_offset < SimIoBytes)        region = REGION_SIM_IO;
     else if (mem_offset < MemBytes)          region = REGION_MEM;
     else                                     region = REGION_NONE;
@@ -173,7 +175,7 @@ module quire_card_top
   logic data_fault;
   assign data_fault = region == REGION_NONE || (region == REGION_IMEM && data_we);
 
-  logic imem_req, dmem_req, bar_req, ctl_req, dma_req, quant_req, reduce_req, sim_write, mem_req;
+  logic imem_req, dmem_req, bar_req, ctl_req, dma_req, quant_req, reduce_req, mlp_req, sim_write, mem_req;
   assign imem_req  = data_req && region == REGION_IMEM && !data_we;
   assign dmem_req  = data_req && region == REGION_DMEM;
   assign bar_req   = data_req && region == REGION_BAR;
@@ -181,6 +183,7 @@ module quire_card_top
   assign dma_req   = data_req && region == REGION_DMA;
   assign quant_req = data_req && region == REGION_QUANT;
   assign reduce_req = data_req && region == REGION_REDUCE;
+  assign mlp_req    = data_req && region == REGION_MLP;
   assign sim_write = data_req && data_we && region == REGION_SIM_IO;
   assign mem_req   = data_req && region == REGION_MEM;
 
@@ -228,7 +231,7 @@ module quire_card_top
   );
 
   // ---- BAR blocks, control block, DMA mover
-  logic [31:0] bar_fw_rdata, ctl_rdata, dma_rdata, quant_rdata, reduce_rdata, queue_epoch, irq_causes;
+  logic [31:0] bar_fw_rdata, ctl_rdata, dma_rdata, quant_rdata, reduce_rdata, mlp_rdata, queue_epoch, irq_causes;
   logic [NumEngines-1:0]       eng_done;
   logic [NumEngines-1:0][31:0] eng_ops, eng_cycles;
   logic [63:0] cycles;
@@ -237,7 +240,7 @@ module quire_card_top
   quire_card_bar #(
     .MemBytes  (64'(MemBytes)),
     .ClockHz   (ClockHz),
-    .Caps       (CAP_CODEC | CAP_REDUCE),  // QUANT, REDUCE (integer sums); no MLP or network port yet
+    .Caps       (CAP_CODEC | CAP_REDUCE | CAP_MLP),  // QUANT, REDUCE (integer sums), MLP; no network port yet
     .HwBuildId  (HwBuildId),
     .NumEngines (NumEngines)
   ) u_bar (
@@ -370,15 +373,43 @@ module quire_card_top
     .cycles_o    (eng_cycles[1])
   );
 
+  // ---- the MLP engine: its register window and the same line-wide port
+  logic                mmem_req, mmem_we;
+  logic [63:0]         mmem_be;
+  logic [LineBits-1:0] mmem_line;
+  logic [511:0]        mmem_wdata;
+
+  quire_card_mlp #(
+    .MemBytes (64'(MemBytes)),
+    .LineBits (LineBits)
+  ) u_mlp (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .req_i       (mlp_req),
+    .we_i        (data_we),
+    .addr_i      (eng_offset[11:0]),
+    .wdata_i     (data_wdata),
+    .rdata_o     (mlp_rdata),
+    .mem_req_o   (mmem_req),
+    .mem_we_o    (mmem_we),
+    .mem_be_o    (mmem_be),
+    .mem_line_o  (mmem_line),
+    .mem_wdata_o (mmem_wdata),
+    .mem_rdata_i (qmem_rdata),
+    .done_o      (eng_done[2]),
+    .ops_o       (eng_ops[2]),
+    .cycles_o    (eng_cycles[2])
+  );
+
   logic                emem_req, emem_we;
   logic [63:0]         emem_be;
   logic [LineBits-1:0] emem_line;
   logic [511:0]        emem_wdata;
-  assign emem_req   = qmem_req || rmem_req;
-  assign emem_we    = rmem_req ? rmem_we : qmem_we;
-  assign emem_be    = rmem_req ? rmem_be : qmem_be;
-  assign emem_line  = rmem_req ? rmem_line : qmem_line;
-  assign emem_wdata = rmem_req ? rmem_wdata : qmem_wdata;
+  assign emem_req   = qmem_req || rmem_req || mmem_req;
+  assign emem_we    = rmem_req ? rmem_we : mmem_req ? mmem_we : qmem_we;
+  assign emem_be    = rmem_req ? rmem_be : mmem_req ? mmem_be : qmem_be;
+  assign emem_line  = rmem_req ? rmem_line : mmem_req ? mmem_line : qmem_line;
+  assign emem_wdata = rmem_req ? rmem_wdata : mmem_req ? mmem_wdata : qmem_wdata;
 
   // ---- card memory: the core's data port, the DMA mover and the engines, each a port of its own
   logic [31:0] mem_rdata;
@@ -444,6 +475,7 @@ module quire_card_top
           REGION_DMA: reg_rdata_q <= dma_rdata;
           REGION_QUANT: reg_rdata_q <= quant_rdata;
           REGION_REDUCE: reg_rdata_q <= reduce_rdata;
+          REGION_MLP: reg_rdata_q <= mlp_rdata;
           default:    reg_rdata_q <= 32'd0;
         endcase
       end

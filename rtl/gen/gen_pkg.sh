@@ -6,11 +6,22 @@
 # with a value other than a string, enum members, and the X(NAME, value, ...) entries of status
 # lists), a small C program that includes the headers prints each one, and an
 # expression such as QUIRE_RB_MAKE_VERSION(1, 0) or (1u << 3) therefore means
-# exactly what it means to the firmware. Every constant becomes
-# `localparam logic [31:0] NAME` with PREFIX taken off its name; a value that
-# does not fit in 32 unsigned bits stops the build.
-# Usage: gen_pkg.sh PACKAGE PREFIX HEADER... > PACKAGE.sv   (CC: the host compiler)
+# exactly what it means to the firmware. Two forms:
+# - gen_pkg.sh PACKAGE PREFIX HEADER...: every constant becomes
+#   `localparam logic [31:0] NAME` with PREFIX taken off its name (the card's packages:
+#   registers, offsets and codes are bit patterns); a value that does not fit in 32
+#   unsigned bits stops the build.
+# - gen_pkg.sh -k PACKAGE PREFIX HEADER...: names kept whole, each constant typed by its
+#   value (the engines' packages, whose constants are also numbers that can be negative):
+#   `localparam int` from -2^31 up to 2^24, `logic [31:0]` hex from there to 2^32 (bit
+#   patterns and addresses read best, and compare safely, so), `logic [63:0]` beyond.
+# Usage: gen_pkg.sh [-k] PACKAGE PREFIX HEADER... > PACKAGE.sv   (CC: the host compiler)
 set -eu
+keep=0
+if [ "$1" = "-k" ]; then
+	keep=1
+	shift
+fi
 pkg=$1
 prefix=$2
 shift 2
@@ -33,19 +44,29 @@ names() {
 		echo "#include \"$h\""
 	done
 	cat <<'EOC'
-static void emit(const char *name, long long value)
+static void emit(const char *name, long long value, int keep)
 {
-	if (value < 0 || value > 0xffffffffLL) {
+	if (keep && value >= -0x80000000LL && value < 0x1000000LL)
+		printf("  localparam int %s = %lld;\n", name, value);
+	else if (value >= 0 && value <= 0xffffffffLL)
+		printf("  localparam logic [31:0] %s = 32'h%08llx;\n", name, value);
+	else if (keep)
+		printf("  localparam logic [63:0] %s = 64'h%016llx;\n", name,
+		       (unsigned long long)value);
+	else {
 		fprintf(stderr, "gen_pkg.sh: %s does not fit in 32 unsigned bits\n", name);
 		exit(1);
 	}
-	printf("  localparam logic [31:0] %s = 32'h%08llx;\n", name, value);
 }
 int main(void)
 EOC
 	echo '{'
 	names "$@" | awk '!seen[$0]++' | while read -r name; do
-		echo "	emit(\"${name#"$prefix"}\", (long long)($name));"
+		if [ $keep = 1 ]; then
+			echo "	emit(\"$name\", (long long)($name), 1);"
+		else
+			echo "	emit(\"${name#"$prefix"}\", (long long)($name), 0);"
+		fi
 	done
 	echo '	return 0;'
 	echo '}'

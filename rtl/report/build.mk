@@ -15,12 +15,12 @@ RTL_REPORT_CARD_MEM ?= 65536
 # reported as not synthesized without failing the target.
 RTL_REPORT_ARGS = --yosys $(YOSYS) --timeout $(RTL_REPORT_TIMEOUT) --work $(BUILD)/rtl/report \
 	--out $(BUILD)/rtl-report.txt \
-	$(foreach t,$(RTLE_TOPS),--top $(t) $(RTLE_SRCS) rtl/engines/$(t).sv) \
+	$(foreach t,$(RTLE_TOPS),--top $(t) $(RTLE_SRCS) $(RTLE_EXTRA_$(t)) rtl/engines/$(t).sv) \
 	--top quire_rv32_core $(RTL_CORE_SRCS) \
 	--top quire_card_top $(RTL_CARD_SRCS) \
 	$(foreach p,$(RTL_CARD_PARAMS),--param quire_card_top:$(subst -G,,$(p))) \
 	--param quire_card_top:MemBytes=$(RTL_REPORT_CARD_MEM) --optional quire_card_top
 
-rtl-report: $(RTLE_PKGS) $(RTL_CARD_PKG) $(RTL_BOARD_PKG)
+rtl-report: $(RTLE_PKGS) $(RTLE_MLP_PKG) $(RTL_CARD_PKG) $(RTL_BOARD_PKG)
 	$(PYTHON) rtl/report/rtl_report.py $(RTL_REPORT_ARGS)
 .PHONY: rtl-report

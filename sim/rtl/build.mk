@@ -71,12 +71,12 @@ $(BUILD)/sim/server-rtl.o: sim/server.c | $(BOARDS_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -DQUIRE_SIM_RTL -c -o $@ $<
 
-$(QUIRE_SIM_RTL): $(BUILD)/sim/server-rtl.o $(RTL_DEVICE_SRCS) sim/rtl/rtl_device.h \
+$(QUIRE_SIM_RTL): $(BUILD)/sim/server-rtl.o $(BUILD)/sim/ivshmem.o $(RTL_DEVICE_SRCS) sim/rtl/rtl_device.h \
 		sim/rtl/card_harness.h sim/rtl/elf_image.h $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) \
 		$(LIBQUIRE_SIM_A) $(LIBQUIRE_A)
 	@mkdir -p $(dir $@)
 	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_CARD_VDIR) $(LDFLAGS) -o $@ $(BUILD)/sim/server-rtl.o \
-		$(RTL_DEVICE_SRCS) $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_SIM_A) \
+		$(BUILD)/sim/ivshmem.o $(RTL_DEVICE_SRCS) $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_SIM_A) \
 		$(LIBQUIRE_A) -lz -pthread $(LDLIBS)
 
 rtl: $(QUIRE_SIM_RTL)

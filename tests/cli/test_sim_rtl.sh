@@ -71,6 +71,14 @@ for engine in reduce mlp; do
 		ko "selftest: $engine neither in the caps nor said skipped"
 	fi
 done
+# The RTL card has an MLP engine (rtl/card/quire_card_mlp.sv): its caps name it, and the
+# selftest's MLP checks (load, 1000 candidates, none feasible) ran and passed.
+if grep -q "^capabilities .*mlp" "$T/info" && [ "$(grep -c '^ok   mlp ' "$T/selftest")" -eq 3 ] &&
+	! grep -q "^FAIL mlp" "$T/selftest"; then
+	ok "selftest: the MLP checks ran on the RTL card: $(grep '^ok   mlp ' "$T/selftest" | tr -s ' ' | tr '\n' ';')"
+else
+	ko "selftest: the MLP checks did not all run and pass: $(grep -e mlp "$T/selftest" | tr '\n' ';')"
+fi
 
 # libquire's single-card tests, unchanged but for the card they open (QUIRE_TEST_CARD): what
 # needs an engine the card lacks says it is skipped.

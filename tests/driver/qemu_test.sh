@@ -1,21 +1,28 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # quire.ko in a virtual machine: Debian's kernel (linux-image-amd64, the release quire.ko
-# was built for) booted under QEMU TCG with a busybox initramfs built here, and ivshmem
-# devices that are not quire cards. tests/driver/init.sh, the guest's /init, loads the
-# driver, checks each device is refused the way it must be, loads and unloads it 10 times
-# and scans the kernel log; this script parses the console and prints
-# "driver qemu: N passed, N failed". QEMU is killed after QEMU_TIMEOUT seconds (120).
+# was built for) booted under QEMU TCG with a busybox initramfs built here (with the quire
+# CLI, libquire and libdrm), a simulated card (quire-sim --ivshmem, started here, behind
+# ivshmem-doorbell, the guest's RAM a shared memory-backend-file it reaches by DMA) and
+# ivshmem devices that are not quire cards. tests/driver/init.sh, the guest's /init, runs
+# the checks (docs/driver-qemu.md); when it asks ("guest: stop-card") this script stops the
+# card with SIGSTOP and answers "stopped" on the console's input. It parses the console and
+# prints "driver qemu: N passed, N failed". QEMU is killed after QEMU_TIMEOUT seconds (240).
 # Skipped, with a note, without qemu-system-x86, busybox-static or the kernel image (a
 # failure instead with QUIRE_QEMU_REQUIRED=1, as in CI).
-# Usage: qemu_test.sh BUILD_DIR (from the top of the repository; needs BUILD_DIR/driver/quire.ko)
+# Usage: qemu_test.sh BUILD_DIR (from the top of the repository; needs BUILD_DIR/driver/quire.ko,
+# BUILD_DIR/bin/quire-sim, BUILD_DIR/bin/quire and BUILD_DIR/lib/libquire.so.0)
 set -u
 B=${1:-build}
 QEMU=${QEMU:-qemu-system-x86_64}
-QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-240}
+SELFTEST_MAX=${QUIRE_QEMU_SELFTEST_MAX:-1048576}
 here=$(dirname "$0")
 . "$here/../cli/report.sh"
 ko_path="$B/driver/quire.ko"
+sim="$B/bin/quire-sim"
+cli="$B/bin/quire"
+card_image="$B/tests/driver/card_image"
 
 skip() {
 	if [ "${QUIRE_QEMU_REQUIRED:-0}" = 1 ]; then
@@ -30,11 +37,15 @@ skip() {
 command -v "$QEMU" >/dev/null 2>&1 || skip "no $QEMU"
 busybox=$(command -v busybox 2>/dev/null)
 [ -n "$busybox" ] && ldd "$busybox" 2>&1 | grep -q 'not a dynamic' || skip "no static busybox"
-if [ ! -f "$ko_path" ]; then
-	ko "no $ko_path: run make driver first"
-	echo "driver qemu: $pass passed, $fail failed"
-	exit 1
-fi
+for f in "$ko_path" "$sim" "$cli" "$card_image"; do
+	if [ ! -f "$f" ]; then
+		ko "no $f: run make driver all first"
+		echo "driver qemu: $pass passed, $fail failed"
+		exit 1
+	fi
+done
+libdrm=$(ldconfig -p 2>/dev/null | awk '$1 == "libdrm.so.2" && /x86-64/ { print $NF; exit }')
+[ -n "$libdrm" ] || skip "no libdrm.so.2 (apt-get install libdrm2)"
 # The kernel release quire.ko was built for; its image and modules must be installed.
 rel=$(modinfo -F vermagic "$ko_path" | cut -d' ' -f1)
 kernel=/boot/vmlinuz-$rel
@@ -42,7 +53,21 @@ mods=/lib/modules/$rel
 [ -r "$kernel" ] && [ -f "$mods/modules.dep" ] || skip "no $kernel or $mods (quire.ko is for $rel)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/quire-qemu-XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
+# The guest's RAM, shared with the card: in memory (/dev/shm) when there is room.
+ramdir=$work
+[ -d /dev/shm ] && [ -w /dev/shm ] && ramdir=$(mktemp -d /dev/shm/quire-qemu-XXXXXX)
+sim_pid=""
+cleanup() {
+	if [ -n "$sim_pid" ]; then
+		kill -CONT "$sim_pid" 2>/dev/null
+		kill "$sim_pid" 2>/dev/null
+		wait "$sim_pid" 2>/dev/null
+	fi
+	rm -rf "$work"
+	[ "$ramdir" = "$work" ] || rm -rf "$ramdir"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
 root=$work/root
 mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/lib/modules"
 
@@ -81,38 +106,139 @@ for f in $order; do
 done
 cp "$ko_path" "$root/quire.ko"
 
+# The quire CLI and libquire as installed (bin/, lib/: the CLI's rpath is $ORIGIN/../lib),
+# libdrm (which libquire's kdrv backend dlopens), any test program a check of init.sh needs
+# (every file in BUILD_DIR/tests/driver/guest/, into /bin), and the shared libraries all of
+# them need, at the paths they have here, with the dynamic loader.
+progs="$cli $libdrm"
+cp "$cli" "$root/bin/quire"
+cp "$(readlink -f "$B/lib/libquire.so.0")" "$root/lib/libquire.so.0"
+mkdir -p "$root$(dirname "$libdrm")"
+cp "$(readlink -f "$libdrm")" "$root$libdrm"
+for f in "$B"/tests/driver/guest/*; do
+	[ -f "$f" ] || continue
+	cp "$f" "$root/bin/"
+	progs="$progs $f"
+done
+# shellcheck disable=SC2086
+for lib in $(for p in $progs; do ldd "$p" 2>/dev/null; done |
+	awk '/=> \// { print $3 } /^\t\// { print $1 }' | sort -u); do
+	case $lib in *libquire.so*) continue ;; esac
+	mkdir -p "$root$(dirname "$lib")"
+	cp "$(readlink -f "$lib")" "$root$lib"
+done
 # The ivshmem devices, none a quire card, and how each probe must end:
 # 1. 1 MiB of zeros, no register block: -ENODEV (19), before anything is set up;
 # 2. an ID block of interface major 2 at offset 0: -EPROTO (71), with the driver's message;
-# 3. 32 KiB, smaller than the register BAR the driver needs (64 KiB): -ENODEV.
+# 3. 32 KiB, smaller than the register BAR the driver needs (64 KiB): -ENODEV;
+# 4. a quire card's register window (card_image) on ivshmem-plain, which has no MSI-X:
+#    the walk passes, pci_alloc_irq_vectors fails with -EINVAL (22), said by the driver.
 dd if=/dev/zero of="$work/shm1" bs=1024 count=1024 2>/dev/null
 { printf '\001\000\102\121\000\000\002\000'; dd if=/dev/zero bs=1016 count=1 2>/dev/null; } >"$work/shm2"
 dd if=/dev/zero bs=1024 count=1023 2>/dev/null >>"$work/shm2"
 dd if=/dev/zero of="$work/shm3" bs=1024 count=32 2>/dev/null
+"$card_image" "$work/shm4" 1048576
 cat >"$root/test.conf" <<CONF
-QUIRE_IVSHMEM_N=3
-QUIRE_IVSHMEM_1=-19
-QUIRE_IVSHMEM_2=-71
-QUIRE_IVSHMEM_3=-19
+QUIRE_CARD=0000:00:10.0
+QUIRE_REFUSED="0000:00:11.0=-19 0000:00:12.0=-71 0000:00:13.0=-19 0000:00:14.0=-22"
+QUIRE_SELFTEST_MAX=$SELFTEST_MAX
 CONF
-devs=""
+# The card: quire-sim as the ivshmem server, before QEMU, which connects to it.
+truncate -s 512M "$ramdir/ram"
+"$sim" --ivshmem "$work/card.sock" --guest-ram "$ramdir/ram" --once 2>"$work/sim.log" &
+sim_pid=$!
 i=0
-for size in 1M 1M 32K; do
+while [ ! -S "$work/card.sock" ] && kill -0 "$sim_pid" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ ! -S "$work/card.sock" ]; then
+	ko "quire-sim --ivshmem did not come up: $(cat "$work/sim.log")"
+	echo "driver qemu: $pass passed, $fail failed"
+	exit 1
+fi
+devs="-object memory-backend-file,id=ram,size=512M,mem-path=$ramdir/ram,share=on"
+devs="$devs -machine q35,memory-backend=ram"
+devs="$devs -chardev socket,path=$work/card.sock,id=card"
+devs="$devs -device ivshmem-doorbell,chardev=card,vectors=1,addr=0x10"
+i=0
+for size in 1M 1M 32K 1M; do
 	i=$((i + 1))
 	devs="$devs -object memory-backend-file,id=shm$i,mem-path=$work/shm$i,size=$size,share=on"
 	devs="$devs -device ivshmem-plain,memdev=shm$i,addr=0x1$i"
 done
 
+# The PRIME and fuzz checks (checks_prime.sh, sourced by init.sh): their programs, and vgem,
+# a second DRM device to share buffers with (it needs only drm and drm_shmem_helper, which
+# quire.ko loads too).
+cp "$here/checks_prime.sh" "$root/checks_prime.sh"
+for p in ioctl_fuzz ioctl_race prime_check prime_api; do
+	if [ -f "$B/tests/driver/guest/$p" ]; then
+		cp "$B/tests/driver/guest/$p" "$root/bin/$p"
+	else
+		ko "no $B/tests/driver/guest/$p: run make all first"
+	fi
+done
+# A golden MLP case (tests/data/mlp_golden) prime_check loads from a buffer of vgem.
+mkdir -p "$root/mlp"
+cp tests/data/mlp_golden/l2_32x64.qmlp "$root/mlp/model.qmlp"
+cp tests/data/mlp_golden/l2_32x64.vec "$root/mlp/model.vec"
+vgem=$(awk -F: '$1 ~ /\/vgem\.ko$/ { print $1 }' "$mods/modules.dep")
+[ -n "$vgem" ] && cp "$mods/$vgem" "$root/lib/modules/vgem.ko"
+cat >>"$root/test.conf" <<CONF
+QUIRE_FUZZ_SEED=${QUIRE_FUZZ_SEED:-1}
+QUIRE_FUZZ_CALLS=${QUIRE_FUZZ_CALLS:-5000}
+CONF
+
 (cd "$root" && find . | "$busybox" cpio -o -H newc 2>/dev/null | gzip -1) >"$work/initrd.gz"
 echo "initramfs: $(wc -c <"$work/initrd.gz") bytes; kernel $rel; helpers: $(tr '\n' ' ' <"$root/modules.order")"
 
 log=$work/console.log
+: >"$log" # there before QEMU's redirection, which waits for the FIFO's writer, opens it
+mkfifo "$work/console.in"
 start=$(date +%s.%N)
 # shellcheck disable=SC2086
-timeout -k 5 "$QEMU_TIMEOUT" "$QEMU" -machine q35 -accel tcg -m 512 -nographic -no-reboot -nic none \
+timeout -k 5 "$QEMU_TIMEOUT" "$QEMU" -accel tcg -m 512 -nographic -no-reboot -nic none \
 	-kernel "$kernel" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 loglevel=4 quiet" $devs </dev/null >"$log" 2>&1
+	-append "console=ttyS0 panic=-1 loglevel=4 quiet" $devs <"$work/console.in" >"$log" 2>&1 &
+qemu_pid=$!
+exec 3>"$work/console.in" # the console's input, held open while QEMU runs
+# The guest asks for the card to stop: SIGSTOP, then say so on the console.
+stopped=0
+while kill -0 "$qemu_pid" 2>/dev/null; do
+	if [ $stopped = 0 ] && tr -d '\r' <"$log" | grep -q '^guest: stop-card'; then
+		kill -STOP "$sim_pid"
+		stopped=1
+		echo stopped >&3
+	fi
+	sleep 0.2
+done
+wait "$qemu_pid"
 rc=$?
+exec 3>&-
+# The card goes on (SIGCONT) and, QEMU gone, ends by itself (--once): exit 0, and nothing
+# from the sanitizers when it is built with them.
+kill -CONT "$sim_pid" 2>/dev/null
+i=0
+while kill -0 "$sim_pid" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if kill -0 "$sim_pid" 2>/dev/null; then
+	ko "quire-sim still running 10 s after QEMU left"
+else
+	wait "$sim_pid"
+	sim_rc=$?
+	sim_pid=""
+	if [ $sim_rc -eq 0 ] && ! grep -q -E 'Sanitizer|runtime error' "$work/sim.log"; then
+		ok "quire-sim --ivshmem --once: exit 0 once QEMU left, after its SIGSTOP"
+	else
+		ko "quire-sim --ivshmem: exit $sim_rc: $(grep -m3 -E 'Sanitizer|runtime error' "$work/sim.log")"
+	fi
+fi
+# Kept for a look after the run: the console and the card's messages.
+cp "$log" "$B/driver/qemu-console.log"
+cp "$work/sim.log" "$B/driver/qemu-quire-sim.log"
 end=$(date +%s.%N)
 secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 tr -d '\r' <"$log" | grep '^guest: ' | sed 's/^guest: //' >"$work/results"
@@ -138,6 +264,8 @@ fi
 if [ "$fail" -ne 0 ]; then
 	echo "--- console (last 40 lines)"
 	tail -40 "$log"
+	echo "--- quire-sim"
+	cat "$work/sim.log"
 fi
 echo "driver qemu: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

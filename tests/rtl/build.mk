@@ -30,19 +30,26 @@ $(RTL_CARD_TEST): tests/rtl/test_card_top.cpp $(RTL_CARD_HARNESS_SRCS) sim/rtl/c
 
 # A bare-metal program for the card top, linked like the firmware: the DMA mover driven directly.
 RTL_CARD_DMA_ELF := $(BUILD)/tests/rtl/card/card_dma.elf
-$(RTL_CARD_DMA_ELF): tests/rtl/card_dma.c firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
+$(RTL_CARD_DMA_ELF): tests/rtl/card_dma.c tests/rtl/card_bare.h firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
 	@mkdir -p $(dir $@)
-	$(RISCV_CC) $(FW_CROSS_FLAGS) -T firmware/link.ld -o $@ firmware/crt0.S $< -lgcc
+	$(RISCV_CC) $(FW_CROSS_FLAGS) -I. -T firmware/link.ld -o $@ firmware/crt0.S $< -lgcc
 
-rtl: $(RTL_CARD_TEST) $(RTL_CARD_DMA_ELF)
+# Another: the MLP engine's window driven directly (its checks, in order, past the firmware's).
+RTL_CARD_MLP_ELF := $(BUILD)/tests/rtl/card/card_mlp.elf
+$(RTL_CARD_MLP_ELF): tests/rtl/card_mlp.c tests/rtl/card_bare.h hls/crc32.c firmware/crt0.S firmware/link.ld \
+		$(wildcard include/quire/*.h) hls/crc32.h
+	@mkdir -p $(dir $@)
+	$(RISCV_CC) $(FW_CROSS_FLAGS) -I. -T firmware/link.ld -o $@ firmware/crt0.S $< hls/crc32.c -lgcc
+
+rtl: $(RTL_CARD_TEST) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF)
 
 # `make test` runs them when verilator is installed (tests/run.sh says so otherwise).
 ifeq ($(HAVE_VERILATOR),1)
-test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF)
+test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF)
 endif
-rtl-test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF)
+rtl-test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF)
 	sh tests/rtl/run.sh $(BUILD)
-	$(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF)
+	$(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF)
 .PHONY: rtl-test
 
 # The fuzz corpus replayed on the RTL card (through its device, rtl_device.cpp) and on the emu.

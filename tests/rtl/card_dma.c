@@ -15,19 +15,10 @@
 #include "quire/card.h"
 #include "quire/regs.h"
 #include "quire/status.h"
+#include "tests/rtl/card_bare.h"
 
 int main(void);
 extern volatile uint32_t fw_access_faults; /* crt0.S */
-
-static uint32_t rd(uint32_t addr)
-{
-	return *(volatile uint32_t *)(uintptr_t)addr;
-}
-
-static void wr(uint32_t addr, uint32_t value)
-{
-	*(volatile uint32_t *)(uintptr_t)addr = value;
-}
 
 static uint32_t dma(uint64_t host, uint32_t card, uint32_t len, uint32_t dir, uint32_t epoch)
 {
@@ -51,22 +42,6 @@ static uint8_t card_byte(uint32_t offset)
 static uint8_t pattern(uint32_t i)
 {
 	return (uint8_t)(i * 7 + 3);
-}
-
-static void finish(uint32_t code)
-{
-	wr(QUIRE_CARD_SIM_IO + QUIRE_SIM_IO_EXIT, code);
-	for (;;)
-		;
-}
-
-static uint32_t check_number;
-
-static void check(int ok)
-{
-	check_number++;
-	if (!ok)
-		finish(check_number);
 }
 
 int main(void)

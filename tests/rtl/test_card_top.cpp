@@ -8,8 +8,9 @@
 // Prints the cycles of the boot and of the NOP round trip, and
 // "rtl card: N passed, N failed".
 // With a second ELF (tests/rtl/card_dma.c), it also runs that bare-metal program on a
-// fresh card: the DMA mover's checks and unaligned moves, driven directly.
-// Usage: test_card_top FIRMWARE.elf [CARD_DMA.elf]
+// fresh card: the DMA mover's checks and unaligned moves, driven directly; with a third
+// (tests/rtl/card_mlp.c), the MLP engine's window and checks, driven directly.
+// Usage: test_card_top FIRMWARE.elf [CARD_DMA.elf [CARD_MLP.elf]]
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include "sim/rtl/card_harness.h"
 
 extern "C" {
+#include "hls/crc32.h"
 #include "sim/emu/emu.h"
 #include "quire/cmd.h"
 #include "quire/format.h"
@@ -574,6 +576,162 @@ void reduce_tests(Host &rh, Host &eh)
 		    rc, uint64_t(rc * (1u << 20) / (4ull * big)));
 }
 
+// ---- MLP on the MLP engine: the firmware's descriptors (op_mlp_load, op_mlp_score)
+
+// A model image of random values (include/quire/mlp.h), sealed with its CRC.
+std::vector<uint8_t> mlp_image(uint32_t layers, const uint32_t *width)
+{
+	std::vector<uint8_t> v(QUIRE_MLP_HEADER_BYTES);
+	auto put = [&](uint32_t x, unsigned bytes) {
+		for (unsigned k = 0; k < bytes; k++)
+			v.push_back(uint8_t(x >> 8 * k));
+	};
+	auto pad = [&]() {
+		while (v.size() % 4)
+			v.push_back(0);
+	};
+	for (uint32_t l = 0; l < layers; l++) {
+		uint32_t in = width[l], out = width[l + 1];
+		for (uint32_t k = 0; k < in * out; k++)
+			v.push_back(uint8_t(rnd()));
+		pad();
+		for (uint32_t o = 0; o < out; o++)
+			put(uint32_t(int32_t(rnd() % 2000001) - 1000000), 4);
+		if (l + 1 < layers) {
+			for (uint32_t o = 0; o < out; o++)
+				put(0x40000000u + rnd() % 0x40000000u, 4);
+			for (uint32_t o = 0; o < out; o++)
+				put(rnd() % 8 == 0 ? rnd() % 63 : 30 + rnd() % 16, 1);
+			pad();
+		}
+	}
+	auto at = [&](uint32_t off, uint32_t x, unsigned bytes) {
+		for (unsigned k = 0; k < bytes; k++)
+			v[off + k] = uint8_t(x >> 8 * k);
+	};
+	uint32_t payload = uint32_t(v.size()) - QUIRE_MLP_HEADER_BYTES;
+	at(QUIRE_MLP_HDR_MAGIC, QUIRE_MLP_MAGIC, 4);
+	at(QUIRE_MLP_HDR_VERSION, QUIRE_MLP_VERSION, 2);
+	at(QUIRE_MLP_HDR_LAYERS, layers, 2);
+	for (uint32_t l = 0; l <= layers; l++)
+		at(QUIRE_MLP_HDR_WIDTH + 2 * l, width[l], 2);
+	at(QUIRE_MLP_HDR_PAYLOAD_BYTES, payload, 4);
+	at(QUIRE_MLP_HDR_PAYLOAD_CRC, quire_crc32(0, v.data() + QUIRE_MLP_HEADER_BYTES, payload),
+	   4);
+	return v;
+}
+
+// One MLP descriptor on both cards from the same host memory (filled by `fill`): the
+// completions (status, detail, the choice in result) and every byte of the data area equal.
+uint64_t mlp_case(Host &rh, Host &eh, const char *what, const quire_cmd &cmd,
+		  const std::vector<uint8_t> &image)
+{
+	for (Host *h : {&rh, &eh})
+		std::memcpy(h->card.host() + kSrc, image.data(), image.size());
+	uint32_t rec = QUIRE_ENG_RECORD(QUIRE_ENGINE_MLP - 1) + QUIRE_ENG_CYCLES;
+	uint32_t eng = 0x400;
+	uint32_t c0 = rh.card.rd(eng + rec);
+	quire_cpl rc, ec;
+	rh.submit(cmd);
+	eh.submit(cmd);
+	bool got = rh.reap(rc) && eh.reap(ec);
+	uint64_t cycles = rh.card.rd(eng + rec) - c0;
+	uint32_t diff = 0, first = 0;
+	for (uint32_t i = kSrc; i < kDataEnd; i++) {
+		if (rh.card.host()[i] != eh.card.host()[i] && !diff++)
+			first = i;
+	}
+	char line[400];
+	std::snprintf(line, sizeof line,
+		      "%s: rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32 "), %" PRIu64
+		      " engine cycles",
+		      what, describe(rc).c_str(), diff, first, cycles);
+	bool ok = got && same(rc, ec) && diff == 0;
+	check(ok, ok ? std::string(line) : std::string(line) + "; emu " + describe(ec));
+	return cycles;
+}
+
+quire_cmd mlp_load(uint32_t seq, uint32_t len)
+{
+	quire_cmd c = nop(seq);
+	c.opcode = QUIRE_OPC_MLP_LOAD;
+	c.count = len;
+	c.src = kIova + kSrc;
+	return c;
+}
+
+// SCORE of c candidates: features at src, feasibility bytes at aux (`feasible_pct` of
+// them nonzero), scores at dst; the rest of the area holds 0x3c.
+uint64_t mlp_score(Host &rh, Host &eh, const char *what, uint32_t seq, uint32_t n0, uint32_t c,
+		   uint32_t feasible_pct)
+{
+	std::vector<uint8_t> area(kDataEnd - kSrc, 0x3c);
+	for (uint32_t i = 0; i < c * n0; i++)
+		area[i] = uint8_t(rnd() % 9 == 0 ? (rnd() % 2 ? 0x80 : 0x7f) : rnd());
+	for (uint32_t k = 0; k < c; k++)
+		area[kAux - kSrc + k] = rnd() % 100 < feasible_pct ? uint8_t(1 + rnd() % 255) : 0;
+	quire_cmd cmd = nop(seq);
+	cmd.opcode = QUIRE_OPC_MLP_SCORE;
+	cmd.count = c;
+	cmd.src = kIova + kSrc;
+	cmd.aux = kIova + kAux;
+	cmd.dst = kIova + kDst;
+	return mlp_case(rh, eh, what, cmd, area);
+}
+
+void mlp_tests(Host &rh, Host &eh)
+{
+	uint32_t seq = 300;
+	mlp_score(rh, eh, "MLP SCORE before any LOAD (firmware: SHAPE)", seq++, 16, 4, 50);
+	const uint32_t w3[] = {40, 24, 12, 1};
+	std::vector<uint8_t> img = mlp_image(3, w3);
+	mlp_case(rh, eh, "MLP LOAD 40-24-12-1", mlp_load(seq++, uint32_t(img.size())), img);
+	mlp_score(rh, eh, "MLP SCORE 40-24-12-1, 100 candidates", seq++, 40, 100, 40);
+	mlp_score(rh, eh, "MLP SCORE 40-24-12-1, all infeasible (NO_FEASIBLE, scores written)",
+		  seq++, 40, 37, 0);
+	mlp_score(rh, eh, "MLP SCORE 40-24-12-1, one candidate", seq++, 40, 1, 100);
+	// Corrupt images: the engine's statuses, and no model left behind.
+	struct Bad {
+		const char *what;
+		uint32_t at, xor_mask;
+		bool reseal;
+	} bad[] = {
+	    {"MLP LOAD of a corrupt image: a weight flipped (CRC: CORRUPT)", 100, 0x04, false},
+	    {"MLP LOAD of a corrupt image: bad magic (CORRUPT)", 0, 0xff, false},
+	    {"MLP LOAD of a corrupt image: version 3 (VERSION)", QUIRE_MLP_HDR_VERSION, 2, false},
+	    {"MLP LOAD of a corrupt image: 6 layers (SHAPE)", QUIRE_MLP_HDR_LAYERS, 5, false},
+	    {"MLP LOAD of a corrupt image: a shift of 63 (RANGE)", 0, 0, true},
+	};
+	for (const Bad &b : bad) {
+		std::vector<uint8_t> v = img;
+		if (b.reseal) { // layer 0's first shift: after its weights, biases and multipliers
+			uint32_t at = QUIRE_MLP_HEADER_BYTES + 40 * 24 + 4 * 24 + 4 * 24;
+			v[at] = 63;
+			uint32_t crc = quire_crc32(0, v.data() + QUIRE_MLP_HEADER_BYTES,
+						   uint32_t(v.size()) - QUIRE_MLP_HEADER_BYTES);
+			std::memcpy(&v[QUIRE_MLP_HDR_PAYLOAD_CRC], &crc, 4);
+		} else {
+			v[b.at] ^= uint8_t(b.xor_mask);
+		}
+		mlp_case(rh, eh, b.what, mlp_load(seq++, uint32_t(v.size())), v);
+	}
+	mlp_score(rh, eh, "MLP SCORE after a failed LOAD (firmware: SHAPE)", seq++, 40, 10, 50);
+	// Throughput: 256-256-256-1 (131328 MACs a score) on 64 candidates, and 1024 small ones.
+	const uint32_t wb[] = {256, 256, 256, 1};
+	img = mlp_image(3, wb);
+	mlp_case(rh, eh, "MLP LOAD 256-256-256-1", mlp_load(seq++, uint32_t(img.size())), img);
+	uint64_t cyc =
+	    mlp_score(rh, eh, "MLP SCORE 256-256-256-1, 64 candidates", seq++, 256, 64, 50);
+	std::printf("     MLP engine, 256-256-256-1: %" PRIu64 " cycles for 64 scores, %" PRIu64
+		    " cycles a score, %.1f MACs a cycle\n",
+		    cyc, cyc / 64, 64.0 * 131328 / double(cyc ? cyc : 1));
+	const uint32_t ws[] = {16, 8, 1};
+	img = mlp_image(2, ws);
+	mlp_case(rh, eh, "MLP LOAD 16-8-1", mlp_load(seq++, uint32_t(img.size())), img);
+	cyc = mlp_score(rh, eh, "MLP SCORE 16-8-1, 1024 candidates", seq++, 16, 1024, 30);
+	std::printf("     MLP engine, 16-8-1: %" PRIu64 " cycles a score\n", cyc / 1024);
+}
+
 // The bare-metal DMA program: host memory holds byte i = (i * 7 + 3) & 0xff.
 void dma_program(const char *elf)
 {
@@ -596,12 +754,30 @@ void dma_program(const char *elf)
 	      ran ? line : "the DMA program did not run: " + error);
 }
 
+// The bare-metal MLP program: its checks end in sim-exit 0, or the number of the one failed.
+void mlp_program(const char *elf)
+{
+	quire_rtl::CardHarness card(kIova, kHostBytes);
+	std::string error;
+	uint32_t code = 0;
+	bool ran = card.boot(elf, error) && card.run_to_exit(kRtlCycleLimit, code);
+	char line[200];
+	std::snprintf(
+	    line, sizeof line,
+	    "the MLP engine driven directly (%s): window, check order, ranges, a kept and "
+	    "a dropped model, a scored network: sim-exit %" PRIu32 " after %" PRIu64 " cycles",
+	    elf, code, card.cycles());
+	check(ran && code == 0 && card.traps() == 0,
+	      ran ? line : "the MLP program did not run: " + error);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-	if (argc != 2 && argc != 3) {
-		std::fprintf(stderr, "usage: %s FIRMWARE.elf [CARD_DMA.elf]\n", argv[0]);
+	if (argc < 2 || argc > 4) {
+		std::fprintf(stderr, "usage: %s FIRMWARE.elf [CARD_DMA.elf [CARD_MLP.elf]]\n",
+			     argv[0]);
 		return 2;
 	}
 	auto rtl = std::make_unique<RtlCard>();
@@ -639,8 +815,10 @@ int main(int argc, char **argv)
 	check(rh.card.rd(rh.id + QUIRE_ID_BOARD) == QUIRE_BOARD_SIM_RTL &&
 		  eh.card.rd(eh.id + QUIRE_ID_BOARD) == QUIRE_BOARD_SIM,
 	      "ID board: the RTL card's own (boards/sim-rtl.toml), the emu's the sim board");
-	std::printf("     ID caps: rtl 0x%" PRIx32 ", emu 0x%" PRIx32 " (its engines the RTL card lacks not named)\n",
-		    rh.card.rd(rh.id + QUIRE_ID_CAPS), eh.card.rd(eh.id + QUIRE_ID_CAPS));
+	std::snprintf(line, sizeof line,
+		      "ID caps: rtl 0x%" PRIx32 ", emu 0x%" PRIx32 " (the emu names no engine the RTL card lacks)",
+		      rh.card.rd(rh.id + QUIRE_ID_CAPS), eh.card.rd(eh.id + QUIRE_ID_CAPS));
+	check(rh.card.rd(rh.id + QUIRE_ID_CAPS) == eh.card.rd(eh.id + QUIRE_ID_CAPS), line);
 	check(rh.start_queues() && eh.start_queues(), "both rings enabled (sim.c setup_queue)");
 
 	// The NOP, timed from the doorbell to the completion record's phase word in host memory.
@@ -713,6 +891,7 @@ int main(int argc, char **argv)
 	missing_engines(rh, eh, rtl_caps);
 	codec_tests(rh, eh);
 	reduce_tests(rh, eh);
+	mlp_tests(rh, eh);
 
 	// A completion ring outside the window: the DMA mover refuses the record (its own
 	// window check), the firmware marks the queue BAD_RING and raises IRQ_ERROR.
@@ -738,8 +917,10 @@ int main(int argc, char **argv)
 	check((rs & QUIRE_Q_STATUS_BAD_RING) && rs == es && ri_st == ei_st, line);
 
 	check(rtl->harness.traps() == 0, "the firmware never trapped");
-	if (argc == 3)
+	if (argc >= 3)
 		dma_program(argv[2]);
+	if (argc == 4)
+		mlp_program(argv[3]);
 	check(rtl->harness.stray_host_accesses() == 0, "the DMA mover never reached outside the window");
 	std::printf("rtl card: boot %" PRIu64 " cycles, NOP round trip %" PRIu64 " cycles, %" PRIu64
 		    " cycles in all\n",

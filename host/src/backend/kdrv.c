@@ -15,7 +15,15 @@
  * core runs, sees a present, aligned, non-wrapping address, and submit splits it back
  * into (handle, offset). Buffers are below 1 TiB, handles below 2^24.
  *
- * Never run against the driver: written to the uAPI, its no-device paths tested.
+ * Buffers are shared as dma-bufs through DRM PRIME (the core ioctls PRIME_HANDLE_TO_FD
+ * and PRIME_FD_TO_HANDLE; quire.ko has them from the GEM shmem helper). An import gets a
+ * GEM handle, mapped here like any of ours. DRM gives one handle per object and file:
+ * importing a buffer into the file it came from, or the same dma-buf twice, gives a
+ * handle this context already has, so buffer objects here are counted (refs) and the
+ * handle is closed with its last buffer.
+ *
+ * Run against the driver only under QEMU with the simulated card (tests/driver/, PRIME
+ * between two contexts and from vgem among it); here its no-device paths are tested.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -75,6 +83,7 @@ struct kbo { /* a buffer object mapped here */
 	void *ptr;
 	size_t size; /* mapped bytes */
 	uint32_t handle;
+	unsigned refs; /* quire_bufs over it: more than one when imported into its own file */
 };
 
 struct kjob { /* a submission in flight */
@@ -172,7 +181,11 @@ static int errno_status(int err)
 		return QUIRE_ERR_BUSY;
 	case EINVAL:
 	case ENOENT:
+	case EBADF: /* PRIME: not a file descriptor */
 		return QUIRE_ERR_INVALID;
+	case ENOSYS:
+	case EOPNOTSUPP:
+		return QUIRE_ERR_NOT_SUPPORTED; /* a driver without PRIME */
 	case EPROTO:
 		return QUIRE_ERR_VERSION;
 	default:
@@ -285,6 +298,37 @@ static void gem_close(struct kdrv *k, uint32_t handle)
 	(void)kioctl(k->fd, DRM_IOCTL_GEM_CLOSE, &c);
 }
 
+/*
+ * Map bo->handle here (BO_INFO, mmap on the DRM file) and put bo on the context's list: the
+ * object must hold at least min_bytes and the handle fit the address the core builds. On
+ * error bo is untouched but for ptr and size, and its handle still open.
+ */
+static int bo_map(struct kdrv *k, struct kbo *bo, uint64_t min_bytes)
+{
+	if (bo->handle == 0 || bo->handle >= KDRV_MAX_HANDLE)
+		return QUIRE_ERR_RANGE;
+	struct drm_quire_bo_info in;
+	memset(&in, 0, sizeof(in));
+	in.handle = bo->handle;
+	int st = kioctl(k->fd, DRM_IOCTL_QUIRE_BO_INFO, &in);
+	if (st != QUIRE_OK)
+		return st;
+	if (in.size > KDRV_OFFSET_MASK || in.size > SIZE_MAX)
+		return QUIRE_ERR_RANGE; /* an imported dma-buf beyond what an address can say */
+	if (in.size < min_bytes || in.size == 0)
+		return QUIRE_ERR_INTERNAL; /* the driver's object is smaller than asked */
+	void *ptr = mmap(NULL, (size_t)in.size, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd,
+			 (off_t)in.mmap_offset);
+	if (ptr == MAP_FAILED)
+		return errno == ENOMEM ? QUIRE_ERR_NOMEM : QUIRE_ERR_IO;
+	bo->ptr = ptr;
+	bo->size = (size_t)in.size;
+	bo->refs = 1;
+	bo->next = k->bos;
+	k->bos = bo;
+	return QUIRE_OK;
+}
+
 static int kdrv_buf_alloc(struct quire_ctx *ctx, size_t bytes, void **p, uint64_t *dma)
 {
 	struct kdrv *k = ctx->priv;
@@ -301,33 +345,15 @@ static int kdrv_buf_alloc(struct quire_ctx *ctx, size_t bytes, void **p, uint64_
 		free(bo);
 		return st;
 	}
-	struct drm_quire_bo_info in;
-	memset(&in, 0, sizeof(in));
-	in.handle = cr.handle;
-	st = cr.handle == 0 || cr.handle >= KDRV_MAX_HANDLE
-		 ? QUIRE_ERR_RANGE
-		 : kioctl(k->fd, DRM_IOCTL_QUIRE_BO_INFO, &in);
-	void *ptr = MAP_FAILED;
-	if (st == QUIRE_OK && in.size >= bytes && in.size <= SIZE_MAX) {
-		ptr = mmap(NULL, (size_t)in.size, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd,
-			   (off_t)in.mmap_offset);
-		if (ptr == MAP_FAILED)
-			st = errno == ENOMEM ? QUIRE_ERR_NOMEM : QUIRE_ERR_IO;
-	} else if (st == QUIRE_OK) {
-		st = QUIRE_ERR_INTERNAL; /* the driver's object is smaller than asked */
-	}
+	bo->handle = cr.handle;
+	st = bo_map(k, bo, bytes);
 	if (st != QUIRE_OK) {
 		gem_close(k, cr.handle);
 		free(bo);
 		return st;
 	}
-	bo->ptr = ptr;
-	bo->size = (size_t)in.size;
-	bo->handle = cr.handle;
-	bo->next = k->bos;
-	k->bos = bo;
-	*p = ptr;
-	*dma = (uint64_t)cr.handle << KDRV_HANDLE_SHIFT;
+	*p = bo->ptr;
+	*dma = (uint64_t)bo->handle << KDRV_HANDLE_SHIFT;
 	return QUIRE_OK;
 }
 
@@ -339,12 +365,74 @@ static void kdrv_buf_free(struct quire_ctx *ctx, void *p, size_t bytes)
 		struct kbo *bo = *pp;
 		if (bo->ptr != p)
 			continue;
+		if (--bo->refs > 0)
+			return; /* another buffer of this context over the same object */
 		*pp = bo->next;
 		munmap(bo->ptr, bo->size);
 		gem_close(k, bo->handle); /* a job still using it holds its own reference */
 		free(bo);
 		return;
 	}
+}
+
+/* The buffer at p as a new dma-buf (PRIME_HANDLE_TO_FD): close-on-exec, read-write. */
+static int kdrv_buf_export(struct quire_ctx *ctx, void *p, int *fd)
+{
+	struct kdrv *k = ctx->priv;
+	struct kbo *bo = k->bos;
+	while (bo && bo->ptr != p)
+		bo = bo->next;
+	if (!bo)
+		return QUIRE_ERR_INTERNAL; /* every buffer of the core is one of ours */
+	struct drm_prime_handle ph;
+	memset(&ph, 0, sizeof(ph));
+	ph.handle = bo->handle;
+	ph.flags = DRM_CLOEXEC | DRM_RDWR;
+	ph.fd = -1;
+	int st = kioctl(k->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph);
+	if (st != QUIRE_OK)
+		return st;
+	*fd = ph.fd;
+	return QUIRE_OK;
+}
+
+/*
+ * A buffer over the dma-buf fd (PRIME_FD_TO_HANDLE). The driver gives the handle this file
+ * already has for that object, if it has one (a buffer of this context exported and
+ * imported back, or a dma-buf imported twice): then the buffer shares its mapping.
+ */
+static int kdrv_buf_import(struct quire_ctx *ctx, int fd, size_t *bytes, void **p, uint64_t *dma)
+{
+	struct kdrv *k = ctx->priv;
+	struct drm_prime_handle ph;
+	memset(&ph, 0, sizeof(ph));
+	ph.fd = fd;
+	int st = kioctl(k->fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph);
+	if (st != QUIRE_OK)
+		return st;
+	struct kbo *bo = k->bos;
+	while (bo && bo->handle != ph.handle)
+		bo = bo->next;
+	if (bo) {
+		bo->refs++;
+	} else {
+		bo = calloc(1, sizeof(*bo));
+		if (!bo) {
+			gem_close(k, ph.handle);
+			return QUIRE_ERR_NOMEM;
+		}
+		bo->handle = ph.handle;
+		st = bo_map(k, bo, 1);
+		if (st != QUIRE_OK) {
+			gem_close(k, ph.handle);
+			free(bo);
+			return st;
+		}
+	}
+	*bytes = bo->size;
+	*p = bo->ptr;
+	*dma = (uint64_t)bo->handle << KDRV_HANDLE_SHIFT;
+	return QUIRE_OK;
 }
 
 static void bo_ref(uint64_t addr, struct drm_quire_bo_ref *r)
@@ -485,10 +573,12 @@ static void kdrv_close(struct quire_ctx *ctx)
 
 static const struct quire_backend_ops kdrv_ops = {
     .name = "kdrv",
-    .caps = QUIRE_BACKEND_CAP_CARD | QUIRE_BACKEND_CAP_CARD_NET,
+    .caps = QUIRE_BACKEND_CAP_CARD | QUIRE_BACKEND_CAP_CARD_NET | QUIRE_BACKEND_CAP_DMABUF,
     .info = kdrv_info,
     .buf_alloc = kdrv_buf_alloc,
     .buf_free = kdrv_buf_free,
+    .buf_export = kdrv_buf_export,
+    .buf_import = kdrv_buf_import,
     .submit = kdrv_submit,
     .wait = kdrv_wait,
     .abandon = kdrv_abandon,

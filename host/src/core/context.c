@@ -143,6 +143,18 @@ const char *quire_block_name(uint32_t type)
 	}
 }
 
+/* b, its memory given by the backend, becomes one of ctx's buffers (quire_close frees them). */
+static struct quire_buf *buf_link(struct quire_ctx *ctx, struct quire_buf *b)
+{
+	b->ctx = ctx;
+	b->prev = NULL;
+	b->next = ctx->bufs;
+	if (ctx->bufs)
+		ctx->bufs->prev = b;
+	ctx->bufs = b;
+	return b;
+}
+
 int quire_buf_alloc(struct quire_ctx *ctx, size_t bytes, struct quire_buf **out)
 {
 	if (!ctx || !out || bytes == 0)
@@ -158,13 +170,50 @@ int quire_buf_alloc(struct quire_ctx *ctx, size_t bytes, struct quire_buf **out)
 		free(b);
 		return st;
 	}
-	b->ctx = ctx;
 	b->size = bytes;
-	b->next = ctx->bufs;
-	if (ctx->bufs)
-		ctx->bufs->prev = b;
-	ctx->bufs = b;
-	*out = b;
+	*out = buf_link(ctx, b);
+	return QUIRE_OK;
+}
+
+/* The backend can share buffers as dma-bufs: its caps say so, and it has the means. */
+static int dmabuf_status(const struct quire_ctx *ctx)
+{
+	if (quire_ctx_failed(ctx))
+		return quire_ctx_failed(ctx);
+	if (!(ctx->ops->caps & QUIRE_BACKEND_CAP_DMABUF) || !ctx->ops->buf_export ||
+	    !ctx->ops->buf_import)
+		return QUIRE_ERR_NOT_SUPPORTED;
+	return QUIRE_OK;
+}
+
+int quire_buf_export(struct quire_buf *buf, int *fd)
+{
+	if (fd)
+		*fd = -1;
+	if (!buf || !fd)
+		return QUIRE_ERR_INVALID;
+	int st = dmabuf_status(buf->ctx);
+	return st != QUIRE_OK ? st : buf->ctx->ops->buf_export(buf->ctx, buf->ptr, fd);
+}
+
+int quire_buf_import(struct quire_ctx *ctx, int fd, struct quire_buf **out)
+{
+	if (out)
+		*out = NULL;
+	if (!ctx || !out || fd < 0)
+		return QUIRE_ERR_INVALID;
+	int st = dmabuf_status(ctx);
+	if (st != QUIRE_OK)
+		return st;
+	struct quire_buf *b = calloc(1, sizeof(*b));
+	if (!b)
+		return QUIRE_ERR_NOMEM;
+	st = ctx->ops->buf_import(ctx, fd, &b->size, &b->ptr, &b->dma);
+	if (st != QUIRE_OK) {
+		free(b);
+		return st;
+	}
+	*out = buf_link(ctx, b);
 	return QUIRE_OK;
 }
 

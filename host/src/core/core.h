@@ -21,6 +21,10 @@ struct quire_backend_ops {
 	/* Memory the card reaches: *ptr for the host, *dma for descriptors. */
 	int (*buf_alloc)(struct quire_ctx *ctx, size_t bytes, void **ptr, uint64_t *dma);
 	void (*buf_free)(struct quire_ctx *ctx, void *ptr, size_t bytes);
+	/* QUIRE_BACKEND_CAP_DMABUF, else NULL. export: the buffer at ptr as a new dma-buf fd.
+	 * import: a buffer over dma-buf fd (not taken), as buf_alloc, *bytes its size. */
+	int (*buf_export)(struct quire_ctx *ctx, void *ptr, int *fd);
+	int (*buf_import)(struct quire_ctx *ctx, int fd, size_t *bytes, void **ptr, uint64_t *dma);
 	/* Start req->cmd (checked). On error the request was not started. */
 	int (*submit)(struct quire_ctx *ctx, struct quire_req *req);
 	/* Make progress until req is done or timeout_ms pass (-1: no limit):

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+//
+// The MLP engine (quire_mlp_load and quire_mlp_score in hls/mlp.c, the
+// contract of docs/contract-mlp.md): the model held on chip between calls,
+// and the scoring of candidates through a MAC array of 64 int8 lanes.
+//
+// On chip, as the C kernel's static struct quire_mlp_net: weight rows of 64
+// int8 (row {l, o, i/64}: 4 layers x 256 outputs x 4 chunks, 512 bits each,
+// written a byte at a time by the loader, read a row a cycle), and per output
+// {l, o} the bias, multiplier and shift. LOAD (quire_mlp_load.sv) forgets the
+// model first and keeps the new one only when it checks out.
+//
+// SCORE of c candidates: quire_mlp_score's checks (no model: SHAPE; c outside
+// 1..1024: SIZE), then per candidate: its features arrive in ceil(n_0 / 64)
+// beats of 64 int8 (lanes past n_0 are ignored) with its feasibility bit on
+// the last beat; each layer issues one row chunk a cycle (output o, chunk j,
+// for every o, j) into quire_mlp_dot, accumulates the chunks of an output
+// from its bias, and requantizes hidden outputs (quire_mlp_requant) into the
+// next layer's activations; the output layer's single accumulator is the
+// score. A layer waits 4 cycles for the previous one to drain. The score
+// leaves on score_valid_o; the choice (the feasible candidate of the largest
+// score, ties to the lowest index) and the status (OK or NO_FEASIBLE) at done.
+// Cycles per candidate: ceil(n_0/64) + sum over layers of
+// (n_{l+1} * ceil(n_l/64) + 4) + 1 with the score taken at once.
+module quire_mlp
+  import quire_mlp_pkg::*;
+(
+  input  logic         clk_i,
+  input  logic         rst_ni,
+
+  // LOAD: the image's bytes in 512-bit beats (quire_mlp_load.sv).
+  input  logic         load_start_i,
+  input  logic [31:0]  load_len_i,
+  input  logic         img_valid_i,
+  input  logic [511:0] img_data_i,
+  output logic         img_ready_o,
+
+  // SCORE: c candidates, their feature beats and feasibility.
+  input  logic         score_start_i,
+  input  logic [31:0]  score_c_i,
+  input  logic         feat_valid_i,
+  input  logic [511:0] feat_data_i,
+  input  logic         feat_feasible_i,  // with a candidate's last beat
+  output logic         feat_ready_o,
+  output logic         score_valid_o,
+  output logic [31:0]  score_o,
+  input  logic         score_ready_i,
+
+  // The end of either: a pulse, the status, the choice (with OK after SCORE).
+  output logic         done_o,
+  output logic [31:0]  status_o,
+  output logic [31:0]  choice_o,
+  output logic         idle_o,
+
+  // The model held: layers (0: none) and the input width.
+  output logic [2:0]   layers_o,
+  output logic [8:0]   width0_o
+);
+
+  // ---- the model's memories and shape
+  logic [511:0] wmem_q [4096];
+  logic [31:0]  bias_q [1024];
+  logic [31:0]  mult_q [1024];
+  logic [5:0]   shift_q [1024];
+  logic [2:0]   layers_q;
+  logic [8:0]   width_q [5];
+
+  logic        ld_start, ld_done, w_we, b_we, m_we, s_we;
+  logic [11:0] w_row;
+  logic [5:0]  w_lane;
+  logic [7:0]  w_byte;
+  logic [9:0]  p_addr;
+  logic [31:0] p_data, ld_status;
+  logic [2:0]  ld_layers;
+  logic [44:0] ld_widths;
+
+  typedef enum logic [2:0] { E_IDLE, E_LOAD, E_FEAT, E_LAYER, E_DRAIN, E_SCORE, E_DONE } state_e;
+  state_e state_q;
+
+  assign ld_start = state_q == E_IDLE && load_start_i;
+
+  quire_mlp_load u_load (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .start_i    (ld_start),
+    .len_i      (load_len_i),
+    .in_valid_i (img_valid_i && state_q == E_LOAD),
+    .in_data_i  (img_data_i),
+    .in_ready_o (img_ready_o),
+    .w_we_o     (w_we),
+    .w_row_o    (w_row),
+    .w_lane_o   (w_lane),
+    .w_byte_o   (w_byte),
+    .b_we_o     (b_we),
+    .m_we_o     (m_we),
+    .s_we_o     (s_we),
+    .p_addr_o   (p_addr),
+    .p_data_o   (p_data),
+    .done_o     (ld_done),
+    .status_o   (ld_status),
+    .layers_o   (ld_layers),
+    .widths_o   (ld_widths)
+  );
+
+  // ---- the scoring walk: candidate k, layer l, output o, chunk j
+  logic [31:0]  c_q, k_q, best_q, status_q;
+  logic signed [31:0] best_score_q;
+  logic         found_q, feasible_q;
+  logic [1:0]   l_q, j_q, fj_q;
+  logic [8:0]   o_q;
+  logic [2:0]   drain_q;
+  logic [2047:0] act_q [2];
+  logic [31:0]  score_q;
+
+  logic [8:0] in_w, out_w;
+  logic [2:0] nch, nch0;         // chunks of 64 inputs: 1..4
+  logic       hidden, last_chunk, last_out;
+  assign in_w       = width_q[{1'b0, l_q}];
+  assign out_w      = width_q[{1'b0, l_q} + 3'd1];
+  assign nch        = 3'((in_w + 9'd63) >> 6);
+  assign nch0       = 3'((width_q[0] + 9'd63) >> 6);
+  assign hidden     = 3'(l_q) + 3'd1 < layers_q;
+  assign last_chunk = 3'(j_q) + 3'd1 == nch;
+  assign last_out   = o_q + 9'd1 == out_w;
+
+  // Lanes of chunk j that are inputs of the layer.
+  logic [9:0]  lanes_left;
+  logic [63:0] keep;
+  assign lanes_left = 10'(in_w) - {2'd0, j_q, 6'd0};
+  assign keep = lanes_left >= 10'd64 ? {64{1'b1}} : (64'd1 << lanes_left) - 64'd1;
+
+  // Stage 1: the row, the activation chunk and the output's parameters, read.
+  logic         issue;
+  logic         s1_valid_q, s1_first_q, s1_last_q, s1_hidden_q, s1_buf_q;
+  logic [7:0]   s1_o_q;
+  logic [511:0] s1_w_q, s1_x_q;
+  logic [63:0]  s1_keep_q;
+  logic [31:0]  s1_bias_q, s1_mult_q;
+  logic [5:0]   s1_shift_q;
+  assign issue = state_q == E_LAYER;
+
+  // Stages 2, 3: the MAC array; its tags follow it.
+  logic         dot_valid;
+  logic [31:0]  dot_sum;
+  quire_mlp_dot u_dot (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (s1_valid_q),
+    .in_w_i      (s1_w_q),
+    .in_x_i      (s1_x_q),
+    .in_keep_i   (s1_keep_q),
+    .out_valid_o (dot_valid),
+    .out_sum_o   (dot_sum)
+  );
+  logic         s2_first_q, s2_last_q, s2_hidden_q, s2_buf_q;
+  logic         s3_first_q, s3_last_q, s3_hidden_q, s3_buf_q;
+  logic [7:0]   s2_o_q, s3_o_q;
+  logic [31:0]  s2_bias_q, s2_mult_q, s3_bias_q, s3_mult_q;
+  logic [5:0]   s2_shift_q, s3_shift_q;
+
+  // Stage 4: the accumulator; an output's last chunk makes it final.
+  logic [31:0]  acc_q, acc_next;
+  logic         fin_valid_q, fin_hidden_q, fin_buf_q;
+  logic [7:0]   fin_o_q;
+  logic [31:0]  fin_acc_q, fin_mult_q;
+  logic [5:0]   fin_shift_q;
+  assign acc_next = (s3_first_q ? s3_bias_q : acc_q) + dot_sum;
+
+  // Stage 5: requantized into the next layer's activations, or the score.
+  logic [7:0] y;
+  quire_mlp_requant u_requant (
+    .acc_i   (fin_acc_q),
+    .mult_i  (fin_mult_q),
+    .shift_i (fin_shift_q),
+    .y_o     (y)
+  );
+
+  logic better;
+  assign better = feasible_q && (!found_q || $signed(score_q) > best_score_q);
+
+  assign feat_ready_o  = state_q == E_FEAT;
+  assign score_valid_o = state_q == E_SCORE;
+  assign score_o       = score_q;
+  assign idle_o        = state_q == E_IDLE;
+  assign layers_o      = layers_q;
+  assign width0_o      = width_q[0];
+
+  always_ff @(posedge clk_i) begin : memories
+    if (w_we) wmem_q[w_row][8*w_lane +: 8] <= w_byte;
+    if (b_we) bias_q[p_addr] <= p_data;
+    if (m_we) mult_q[p_addr] <= p_data;
+    if (s_we) shift_q[p_addr] <= p_data[5:0];
+    s1_w_q     <= wmem_q[{l_q, o_q[7:0], j_q}];
+    s1_bias_q  <= bias_q[{l_q, o_q[7:0]}];
+    s1_mult_q  <= mult_q[{l_q, o_q[7:0]}];
+    s1_shift_q <= shift_q[{l_q, o_q[7:0]}];
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : pipeline
+    if (!rst_ni) begin
+      s1_valid_q  <= 1'b0;
+      s1_first_q  <= 1'b0;
+      s1_last_q   <= 1'b0;
+      s1_hidden_q <= 1'b0;
+      s1_buf_q    <= 1'b0;
+      s1_o_q      <= 8'd0;
+      s1_x_q      <= '0;
+      s1_keep_q   <= 64'd0;
+      s2_first_q  <= 1'b0;
+      s2_last_q   <= 1'b0;
+      s2_hidden_q <= 1'b0;
+      s2_buf_q    <= 1'b0;
+      s2_o_q      <= 8'd0;
+      s2_bias_q   <= 32'd0;
+      s2_mult_q   <= 32'd0;
+      s2_shift_q  <= 6'd0;
+      s3_first_q  <= 1'b0;
+      s3_last_q   <= 1'b0;
+      s3_hidden_q <= 1'b0;
+      s3_buf_q    <= 1'b0;
+      s3_o_q      <= 8'd0;
+      s3_bias_q   <= 32'd0;
+      s3_mult_q   <= 32'd0;
+      s3_shift_q  <= 6'd0;
+      acc_q       <= 32'd0;
+      fin_valid_q <= 1'b0;
+      fin_hidden_q <= 1'b0;
+      fin_buf_q   <= 1'b0;
+      fin_o_q     <= 8'd0;
+      fin_acc_q   <= 32'd0;
+      fin_mult_q  <= 32'd0;
+      fin_shift_q <= 6'd0;
+    end else begin
+      s1_valid_q  <= issue;
+      s1_first_q  <= j_q == 2'd0;
+      s1_last_q   <= last_chunk;
+      s1_hidden_q <= hidden;
+      s1_buf_q    <= ~l_q[0];
+      s1_o_q      <= o_q[7:0];
+      s1_x_q      <= act_q[l_q[0]][512*j_q +: 512];
+      s1_keep_q   <= keep;
+      // The MAC array's two stages.
+      s2_first_q  <= s1_first_q;
+      s2_last_q   <= s1_last_q && s1_valid_q;
+      s2_hidden_q <= s1_hidden_q;
+      s2_buf_q    <= s1_buf_q;
+      s2_o_q      <= s1_o_q;
+      s2_bias_q   <= s1_bias_q;
+      s2_mult_q   <= s1_mult_q;
+      s2_shift_q  <= s1_shift_q;
+      s3_first_q  <= s2_first_q;
+      s3_last_q   <= s2_last_q;
+      s3_hidden_q <= s2_hidden_q;
+      s3_buf_q    <= s2_buf_q;
+      s3_o_q      <= s2_o_q;
+      s3_bias_q   <= s2_bias_q;
+      s3_mult_q   <= s2_mult_q;
+      s3_shift_q  <= s2_shift_q;
+      if (dot_valid) acc_q <= acc_next;
+      fin_valid_q  <= dot_valid && s3_last_q;
+      fin_hidden_q <= s3_hidden_q;
+      fin_buf_q    <= s3_buf_q;
+      fin_o_q      <= s3_o_q;
+      fin_acc_q    <= acc_next;
+      fin_mult_q   <= s3_mult_q;
+      fin_shift_q  <= s3_shift_q;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : walk
+    if (!rst_ni) begin
+      state_q      <= E_IDLE;
+      layers_q     <= 3'd0;
+      for (int unsigned l = 0; l < 5; l++) width_q[l] <= 9'd0;
+      c_q          <= 32'd0;
+      k_q          <= 32'd0;
+      best_q       <= 32'd0;
+      best_score_q <= 32'sd0;
+      found_q      <= 1'b0;
+      feasible_q   <= 1'b0;
+      status_q     <= 32'd0;
+      l_q          <= 2'd0;
+      j_q          <= 2'd0;
+      fj_q         <= 2'd0;
+      o_q          <= 9'd0;
+      drain_q      <= 3'd0;
+      act_q[0]     <= '0;
+      act_q[1]     <= '0;
+      score_q      <= 32'd0;
+      done_o       <= 1'b0;
+      status_o     <= 32'd0;
+      choice_o     <= 32'd0;
+    end else begin
+      done_o <= 1'b0;
+      if (fin_valid_q) begin
+        if (fin_hidden_q) act_q[fin_buf_q][8*fin_o_q +: 8] <= y;
+        else              score_q <= fin_acc_q;
+      end
+      unique case (state_q)
+        E_IDLE: begin
+          if (load_start_i) begin
+            layers_q <= 3'd0;  // quire_mlp_load: a failed load leaves no model
+            state_q  <= E_LOAD;
+          end else if (score_start_i) begin
+            c_q     <= score_c_i;
+            k_q     <= 32'd0;
+            found_q <= 1'b0;
+            best_q  <= 32'd0;
+            fj_q    <= 2'd0;
+            if (layers_q == 3'd0) begin
+              status_q <= ERR_SHAPE;
+              state_q  <= E_DONE;
+            end else if (score_c_i < 32'd1 || score_c_i > MLP_MAX_CANDIDATES) begin
+              status_q <= ERR_SIZE;
+              state_q  <= E_DONE;
+            end else begin
+              state_q <= E_FEAT;
+            end
+          end
+        end
+        E_LOAD: if (ld_done) begin
+          status_q <= ld_status;
+          if (ld_status == OK) begin
+            layers_q <= ld_layers;
+            for (int unsigned l = 0; l < 5; l++) width_q[l] <= ld_widths[9*l +: 9];
+          end
+          state_q <= E_DONE;
+        end
+        E_FEAT: if (feat_valid_i) begin
+          act_q[0][512*fj_q +: 512] <= feat_data_i;
+          if (3'(fj_q) + 3'd1 == nch0) begin
+            fj_q       <= 2'd0;
+            feasible_q <= feat_feasible_i;
+            l_q        <= 2'd0;
+            o_q        <= 9'd0;
+            j_q        <= 2'd0;
+            state_q    <= E_LAYER;
+          end else begin
+            fj_q <= fj_q + 2'd1;
+          end
+        end
+        E_LAYER: begin
+          if (!last_chunk) begin
+            j_q <= j_q + 2'd1;
+          end else begin
+            j_q <= 2'd0;
+            o_q <= o_q + 9'd1;
+            if (last_out) begin
+              drain_q <= 3'd0;
+              state_q <= E_DRAIN;
+            end
+          end
+        end
+        E_DRAIN: begin
+          // The last row reaches the activations (or the score) 5 cycles after its issue.
+          drain_q <= drain_q + 3'd1;
+          if (drain_q == 3'd3) begin
+            if (hidden) begin
+              l_q     <= l_q + 2'd1;
+              o_q     <= 9'd0;
+              state_q <= E_LAYER;
+            end else begin
+              state_q <= E_SCORE;
+            end
+          end
+        end
+        E_SCORE: if (score_ready_i) begin
+          if (better) begin
+            found_q      <= 1'b1;
+            best_q       <= k_q;
+            best_score_q <= $signed(score_q);
+          end
+          k_q <= k_q + 32'd1;
+          if (k_q + 32'd1 == c_q) begin
+            status_q <= (found_q || better) ? OK : ERR_NO_FEASIBLE;
+            state_q  <= E_DONE;
+          end else begin
+            state_q <= E_FEAT;
+          end
+        end
+        E_DONE: begin
+          done_o   <= 1'b1;
+          status_o <= status_q;
+          choice_o <= best_q;
+          state_q  <= E_IDLE;
+        end
+        default: state_q <= E_IDLE;
+      endcase
+    end
+  end
+
+endmodule

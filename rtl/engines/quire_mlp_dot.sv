@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+//
+// The MLP engine's MAC array: 64 int8 x int8 products of one weight row chunk
+// and one activation chunk, summed (the inner loop of dense() in hls/mlp.c,
+// 64 iterations at once). Lanes whose keep bit is clear (inputs at or past the
+// layer's width) contribute 0. Each product is within [-16256, 16384] and the
+// sum of 64 within 2^20 in magnitude: 22 bits, sign-extended to 32, exact.
+// Two stages: the 64 products registered, then their sum registered; one
+// chunk enters every cycle.
+module quire_mlp_dot #(
+  parameter int unsigned Lanes = 64
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  input  logic                 in_valid_i,
+  input  logic [8*Lanes-1:0]   in_w_i,     // int8 weights, lane i at [8i+7:8i]
+  input  logic [8*Lanes-1:0]   in_x_i,     // int8 activations
+  input  logic [Lanes-1:0]     in_keep_i,
+  output logic                 out_valid_o,
+  output logic [31:0]          out_sum_o   // int32
+);
+
+  logic [16*Lanes-1:0] prod_d, prod_q;
+  logic                prod_valid_q;
+  always_comb begin : multiply
+    for (int unsigned i = 0; i < Lanes; i++) begin
+      prod_d[16*i +: 16] = in_keep_i[i]
+          ? 16'($signed(in_w_i[8*i +: 8]) * $signed(in_x_i[8*i +: 8])) : 16'd0;
+    end
+  end
+
+  logic [31:0] sum_d;
+  always_comb begin : add
+    sum_d = 32'd0;
+    for (int unsigned i = 0; i < Lanes; i++) begin
+      sum_d = sum_d + {{16{prod_q[16*i+15]}}, prod_q[16*i +: 16]};
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : stages
+    if (!rst_ni) begin
+      prod_q       <= '0;
+      prod_valid_q <= 1'b0;
+      out_sum_o    <= 32'd0;
+      out_valid_o  <= 1'b0;
+    end else begin
+      prod_q       <= prod_d;
+      prod_valid_q <= in_valid_i;
+      out_sum_o    <= sum_d;
+      out_valid_o  <= prod_valid_q;
+    end
+  end
+
+endmodule

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: MIT
+/*
+ * prime_check: quire.ko's buffers shared as dma-bufs (DRM PRIME), inside the QEMU guest
+ * (tests/driver/qemu_test.sh; built static for its initramfs), with raw ioctls.
+ *
+ * 1. Between two files of the card (two contexts): a buffer object of file A, filled with
+ *    fp32 values, exported; file A closes its handle; file B imports the dma-buf and the
+ *    card encodes (bfp8) from it: the values and exponents are those of hls/ (the golden
+ *    model) on the same input.
+ * 2. From another device: a buffer of vgem (the kernel's virtual GEM driver, a different
+ *    DRM device) exported, imported by file B, encoded from by the card, and a buffer of
+ *    vgem the card decodes into: the card reads and writes through the scatter list vgem
+ *    mapped for it. Skipped, with a note, without vgem.
+ * 2b. An MLP model loaded from a buffer of vgem (the driver copies it through vgem's
+ *    mapping) scores a golden case of tests/data/mlp_golden as the Python reference did.
+ * 3. What must be refused: a handle that names nothing, bad flags, an fd that is no dma-buf
+ *    or no fd.
+ * Then every file is closed and the driver's counts (debugfs quire_objects) are back where
+ * they were.
+ *
+ * Prints "ok ..." or "FAIL ..." per check, then "prime: N passed, N failed".
+ * Usage: prime_check [MODEL.qmlp MODEL.vec]   (a golden MLP case: the model loaded from
+ * a buffer of vgem, step 2b)
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "tests/driver/guest_util.h"
+#include "hls/quant.h"
+#include "quire/cmd.h"
+#include "quire/format.h"
+#include "quire/status.h"
+
+#define N      1024u /* fp32 elements: one 4 KiB page, contiguous for the card without an IOMMU */
+#define BLOCKS (N / QUIRE_BFP_BLOCK)
+
+static int passed, failed;
+
+static int check(int cond, const char *what)
+{
+	printf("%s %s\n", cond ? "ok  " : "FAIL", what);
+	if (cond)
+		passed++;
+	else
+		failed++;
+	return cond;
+}
+
+static int bo_create(int fd, uint64_t size, uint32_t *handle)
+{
+	struct drm_quire_bo_create c;
+	memset(&c, 0, sizeof(c));
+	c.size = size;
+	int ret = gioctl(fd, DRM_IOCTL_QUIRE_BO_CREATE, &c);
+	*handle = c.handle;
+	return ret;
+}
+
+/* A mapping of a quire buffer object on fd; NULL on error. */
+static void *bo_map(int fd, uint32_t handle, uint64_t *size)
+{
+	struct drm_quire_bo_info in;
+	memset(&in, 0, sizeof(in));
+	in.handle = handle;
+	if (gioctl(fd, DRM_IOCTL_QUIRE_BO_INFO, &in) != 0)
+		return NULL;
+	void *p =
+	    mmap(NULL, in.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)in.mmap_offset);
+	*size = in.size;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void gem_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close c = {.handle = handle};
+	(void)gioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+static int export_fd(int fd, uint32_t handle, int *dmabuf)
+{
+	struct drm_prime_handle ph;
+	memset(&ph, 0, sizeof(ph));
+	ph.handle = handle;
+	ph.flags = DRM_CLOEXEC | DRM_RDWR;
+	ph.fd = -1;
+	int ret = gioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph);
+	*dmabuf = ph.fd;
+	return ret;
+}
+
+static int import_fd(int fd, int dmabuf, uint32_t *handle)
+{
+	struct drm_prime_handle ph;
+	memset(&ph, 0, sizeof(ph));
+	ph.fd = dmabuf;
+	int ret = gioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph);
+	*handle = ph.handle;
+	return ret;
+}
+
+/* Run one descriptor on fd and wait for it: the completion's status, or -errno. */
+static int run(int fd, struct drm_quire_submit *s)
+{
+	int ret = gioctl(fd, DRM_IOCTL_QUIRE_SUBMIT, s);
+	if (ret)
+		return ret;
+	struct drm_quire_wait w;
+	memset(&w, 0, sizeof(w));
+	w.seqno = s->seqno;
+	w.timeout_ns = 10ull * 1000 * 1000 * 1000;
+	ret = gioctl(fd, DRM_IOCTL_QUIRE_WAIT, &w);
+	return ret ? ret : (int)w.status;
+}
+
+static void fill(float *x, uint32_t seed)
+{
+	uint32_t r = seed;
+	for (uint32_t i = 0; i < N; i++) {
+		r = r * 1664525u + 1013904223u;
+		/* Blocks of different magnitudes, signs, and a zero block. */
+		float m = ldexpf(1.0f, (int)(i / QUIRE_BFP_BLOCK) * 3 - 20);
+		x[i] = i / QUIRE_BFP_BLOCK == 5 ? 0.0f : m * ((float)(r >> 8) / 8388608.0f - 1.0f);
+	}
+}
+
+/* ENCODE bfp8 of N fp32 at (src_fd's handle src) into fresh objects of fd; compared with hls/. */
+static void encode_from(int fd, uint32_t src, const float *x, const char *what)
+{
+	uint32_t q, e;
+	uint64_t qs, es;
+	char msg[160];
+	if (bo_create(fd, N, &q) || bo_create(fd, BLOCKS, &e)) {
+		check(0, "BO_CREATE for the encode's outputs");
+		return;
+	}
+	int8_t *qp = bo_map(fd, q, &qs), *ep = bo_map(fd, e, &es);
+	struct drm_quire_submit s;
+	memset(&s, 0, sizeof(s));
+	s.opcode = QUIRE_OPC_ENCODE;
+	s.format = QUIRE_FMT_BFP8;
+	s.count = N;
+	s.bufs[QUIRE_DRM_BUF_SRC].handle = src;
+	s.bufs[QUIRE_DRM_BUF_DST].handle = q;
+	s.bufs[QUIRE_DRM_BUF_EXP].handle = e;
+	int st = run(fd, &s);
+	snprintf(msg, sizeof(msg), "%s: the card's ENCODE completes with status %d", what, st);
+	check(st == QUIRE_OK, msg);
+	int8_t want_e[BLOCKS];
+	static int8_t want_q[N];
+	quire_quant_exponents(N, 0, x, NULL, want_e);
+	int gold = quire_quant_encode(QUIRE_FMT_BFP8, N, 0, x, NULL, want_e, (uint8_t *)want_q);
+	snprintf(msg, sizeof(msg), "%s: %u bfp8 values and %u exponents as hls/ gives", what, N,
+		 BLOCKS);
+	check(gold == QUIRE_OK && st == QUIRE_OK && qp && ep && memcmp(qp, want_q, N) == 0 &&
+		  memcmp(ep, want_e, BLOCKS) == 0,
+	      msg);
+	if (qp)
+		munmap(qp, qs);
+	if (ep)
+		munmap(ep, es);
+	gem_close(fd, q);
+	gem_close(fd, e);
+}
+
+/* 1: file A's buffer, exported, imported by file B, read by the card through B. */
+static void between_files(const char *node)
+{
+	int a = open(node, O_RDWR | O_CLOEXEC), b = open(node, O_RDWR | O_CLOEXEC);
+	uint32_t ha, hb;
+	uint64_t size;
+	static float x[N];
+	fill(x, 1);
+	check(a >= 0 && b >= 0 && bo_create(a, 4 * N, &ha) == 0, "two files, a buffer object in A");
+	float *pa = bo_map(a, ha, &size);
+	check(pa != NULL, "A maps it");
+	if (!pa)
+		return;
+	memcpy(pa, x, sizeof(x));
+	munmap(pa, size);
+	int dmabuf;
+	check(export_fd(a, ha, &dmabuf) == 0, "A exports it (PRIME_HANDLE_TO_FD)");
+	off_t bytes = lseek(dmabuf, 0, SEEK_END);
+	check(bytes == 4 * N, "the dma-buf's size is the object's");
+	uint32_t again;
+	check(import_fd(a, dmabuf, &again) == 0 && again == ha,
+	      "imported back into A: A's own handle");
+	check(import_fd(b, dmabuf, &hb) == 0 && hb != 0, "B imports it (PRIME_FD_TO_HANDLE)");
+	/* From here only B's handle holds the object. */
+	close(dmabuf);
+	gem_close(a, ha);
+	float *pb = bo_map(b, hb, &size);
+	check(pb && size == 4 * N && memcmp(pb, x, sizeof(x)) == 0,
+	      "B maps the import and reads what A wrote");
+	if (pb)
+		munmap(pb, size);
+	encode_from(b, hb, x, "A's buffer imported by B");
+	gem_close(b, hb);
+	close(a);
+	close(b);
+}
+
+/* 2: a buffer of another DRM device (vgem), read and written by the card. */
+static void from_vgem(const char *node)
+{
+	char vpath[64];
+	int v = open_drm("/dev/dri/card*", "vgem", vpath, sizeof(vpath));
+	if (v < 0) {
+		printf("note: no vgem node: the import from another device is not checked\n");
+		return;
+	}
+	int b = open(node, O_RDWR | O_CLOEXEC);
+	char msg[160];
+	static float x[N];
+	fill(x, 2);
+	struct drm_mode_create_dumb cd;
+	memset(&cd, 0, sizeof(cd));
+	cd.width = N;
+	cd.height = 1;
+	cd.bpp = 32;
+	int ret = gioctl(v, DRM_IOCTL_MODE_CREATE_DUMB, &cd);
+	snprintf(msg, sizeof(msg), "vgem (%s): a 4 KiB buffer (CREATE_DUMB: %s)", vpath,
+		 ret ? strerror(-ret) : "ok");
+	check(ret == 0, msg);
+	if (ret)
+		return;
+	struct drm_mode_map_dumb md;
+	memset(&md, 0, sizeof(md));
+	md.handle = cd.handle;
+	float *vp = MAP_FAILED;
+	if (gioctl(v, DRM_IOCTL_MODE_MAP_DUMB, &md) == 0)
+		vp = mmap(NULL, cd.size, PROT_READ | PROT_WRITE, MAP_SHARED, v, (off_t)md.offset);
+	check(vp != MAP_FAILED, "vgem maps it");
+	if (vp == MAP_FAILED)
+		return;
+	memcpy(vp, x, sizeof(x));
+	int dmabuf;
+	uint32_t hv;
+	check(export_fd(v, cd.handle, &dmabuf) == 0, "vgem exports it");
+	struct quire_objects o0, o1;
+	read_objects(node, &o0);
+	check(import_fd(b, dmabuf, &hv) == 0, "quire imports vgem's dma-buf");
+	read_objects(node, &o1);
+	check(o1.bos == o0.bos + 1, "the import is a buffer object of quire's (debugfs bos + 1)");
+	close(dmabuf);
+	encode_from(b, hv, x, "vgem's buffer imported by quire");
+
+	/* And the card writes into vgem's memory: DECODE of what it encoded, into the import. */
+	uint32_t q, e;
+	uint64_t qs, es;
+	int8_t want_e[BLOCKS];
+	static int8_t want_q[N];
+	static float want_y[N];
+	quire_quant_exponents(N, 0, x, NULL, want_e);
+	quire_quant_encode(QUIRE_FMT_BFP8, N, 0, x, NULL, want_e, (uint8_t *)want_q);
+	quire_quant_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, N, 0, (const uint8_t *)want_q, want_e,
+			   want_y);
+	bo_create(b, N, &q);
+	bo_create(b, BLOCKS, &e);
+	int8_t *qp = bo_map(b, q, &qs), *ep = bo_map(b, e, &es);
+	if (qp && ep) {
+		memcpy(qp, want_q, N);
+		memcpy(ep, want_e, BLOCKS);
+	}
+	memset(vp, 0xff, 4 * N);
+	struct drm_quire_submit s;
+	memset(&s, 0, sizeof(s));
+	s.opcode = QUIRE_OPC_DECODE;
+	s.format = QUIRE_FMT_BFP8;
+	s.val_format = QUIRE_FMT_INT8;
+	s.count = N;
+	s.bufs[QUIRE_DRM_BUF_SRC].handle = q;
+	s.bufs[QUIRE_DRM_BUF_EXP].handle = e;
+	s.bufs[QUIRE_DRM_BUF_DST].handle = hv;
+	int st = run(b, &s);
+	snprintf(msg, sizeof(msg),
+		 "the card's DECODE into vgem's buffer: status %d, vgem's mapping has hls/'s "
+		 "%u fp32",
+		 st, N);
+	check(qp && ep && st == QUIRE_OK && memcmp(vp, want_y, sizeof(want_y)) == 0, msg);
+	if (qp)
+		munmap(qp, qs);
+	if (ep)
+		munmap(ep, es);
+	gem_close(b, q);
+	gem_close(b, e);
+	gem_close(b, hv);
+	munmap(vp, cd.size);
+	struct drm_mode_destroy_dumb dd = {.handle = cd.handle};
+	(void)gioctl(v, DRM_IOCTL_MODE_DESTROY_DUMB, &dd);
+	close(b);
+	close(v);
+}
+
+/* A whole file (at most max bytes) into buf: its length, or 0. */
+static size_t slurp(const char *path, void *buf, size_t max)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, max, f) : 0;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* A quire buffer object of fd holding bytes of data (mapped, written, unmapped); 0 on error. */
+static uint32_t bo_with(int fd, const void *data, size_t bytes)
+{
+	uint32_t h;
+	uint64_t size;
+	if (bo_create(fd, bytes, &h) != 0)
+		return 0;
+	void *p = bo_map(fd, h, &size);
+	if (!p)
+		return 0;
+	memcpy(p, data, bytes);
+	munmap(p, size);
+	return h;
+}
+
+/*
+ * 2b: the card loads an MLP model from vgem's memory (the driver copies the image through
+ * the exporter's kernel mapping, quire_bo_read) and scores a golden case of
+ * tests/data/mlp_golden (the Python reference's): its scores and choice.
+ */
+static void mlp_from_vgem(const char *node, const char *model, const char *vec)
+{
+	static uint8_t img[4096], v[8192];
+	char msg[200];
+	size_t ilen = slurp(model, img, sizeof(img)), vlen = slurp(vec, v, sizeof(v));
+	uint32_t c = 0, n0 = 0;
+	if (vlen >= 12) {
+		memcpy(&c, v + 4, 4);
+		memcpy(&n0, v + 8, 4);
+	}
+	snprintf(msg, sizeof(msg), "golden MLP case %s: %zu bytes, %u candidates of %u features",
+		 model, ilen, c, n0);
+	if (!check(ilen >= 32 && c >= 1 && vlen == 12 + (size_t)c * (n0 + 5) + 4, msg))
+		return;
+	const int8_t *feat = (const int8_t *)(v + 12);
+	const uint8_t *feas = v + 12 + c * n0;
+	const uint8_t *want_scores = feas + c;
+	int32_t choice;
+	memcpy(&choice, want_scores + 4 * c, 4);
+
+	char vpath[64];
+	int g = open_drm("/dev/dri/card*", "vgem", vpath, sizeof(vpath));
+	int b = open(node, O_RDWR | O_CLOEXEC);
+	struct drm_mode_create_dumb cd;
+	memset(&cd, 0, sizeof(cd));
+	cd.width = 1024;
+	cd.height = 1;
+	cd.bpp = 32;
+	struct drm_mode_map_dumb md;
+	memset(&md, 0, sizeof(md));
+	uint8_t *vp = MAP_FAILED;
+	if (g >= 0 && gioctl(g, DRM_IOCTL_MODE_CREATE_DUMB, &cd) == 0) {
+		md.handle = cd.handle;
+		if (gioctl(g, DRM_IOCTL_MODE_MAP_DUMB, &md) == 0)
+			vp = mmap(NULL, cd.size, PROT_WRITE, MAP_SHARED, g, (off_t)md.offset);
+	}
+	int dmabuf = -1;
+	uint32_t hm = 0;
+	if (vp != MAP_FAILED) {
+		memcpy(vp, img, ilen);
+		munmap(vp, cd.size);
+		if (export_fd(g, cd.handle, &dmabuf) == 0)
+			import_fd(b, dmabuf, &hm);
+	}
+	check(hm != 0, "the model image in a buffer of vgem, imported by quire");
+	if (dmabuf >= 0)
+		close(dmabuf);
+	if (!hm)
+		goto out;
+	struct drm_quire_submit s;
+	memset(&s, 0, sizeof(s));
+	s.opcode = QUIRE_OPC_MLP_LOAD;
+	s.count = (uint32_t)ilen;
+	s.bufs[QUIRE_DRM_BUF_SRC].handle = hm;
+	int st = run(b, &s);
+	snprintf(msg, sizeof(msg), "MLP_LOAD from vgem's buffer: status %d", st);
+	check(st == QUIRE_OK, msg);
+
+	uint32_t hf = bo_with(b, feat, (size_t)c * n0), ha = bo_with(b, feas, c), hs;
+	uint64_t ss;
+	bo_create(b, 4ull * c, &hs);
+	memset(&s, 0, sizeof(s));
+	s.opcode = QUIRE_OPC_MLP_SCORE;
+	s.count = c;
+	s.bufs[QUIRE_DRM_BUF_SRC].handle = hf;
+	s.bufs[QUIRE_DRM_BUF_DST].handle = hs;
+	s.bufs[QUIRE_DRM_BUF_AUX].handle = ha;
+	int ret = gioctl(b, DRM_IOCTL_QUIRE_SUBMIT, &s);
+	struct drm_quire_wait w;
+	memset(&w, 0, sizeof(w));
+	w.seqno = s.seqno;
+	w.timeout_ns = 10ull * 1000 * 1000 * 1000;
+	if (!ret)
+		ret = gioctl(b, DRM_IOCTL_QUIRE_WAIT, &w);
+	uint8_t *sp = bo_map(b, hs, &ss);
+	int want_st = choice < 0 ? QUIRE_ERR_NO_FEASIBLE : QUIRE_OK;
+	snprintf(msg, sizeof(msg),
+		 "MLP_SCORE with that model: status %u, choice %d (golden %d), %u scores as the "
+		 "Python reference's",
+		 w.status, choice < 0 ? -1 : (int)w.result, choice, c);
+	check(!ret && (int)w.status == want_st && (choice < 0 || (int32_t)w.result == choice) &&
+		  sp && memcmp(sp, want_scores, 4ull * c) == 0,
+	      msg);
+	if (sp)
+		munmap(sp, ss);
+	gem_close(b, hf);
+	gem_close(b, ha);
+	gem_close(b, hs);
+	gem_close(b, hm);
+out:
+	if (g >= 0) {
+		struct drm_mode_destroy_dumb dd = {.handle = cd.handle};
+		(void)gioctl(g, DRM_IOCTL_MODE_DESTROY_DUMB, &dd);
+		close(g);
+	}
+	close(b);
+}
+
+/* 3: what PRIME must refuse. */
+static void refused(const char *node)
+{
+	int b = open(node, O_RDWR | O_CLOEXEC);
+	struct drm_prime_handle ph;
+	memset(&ph, 0, sizeof(ph));
+	ph.handle = 4242;
+	ph.flags = DRM_CLOEXEC;
+	check(gioctl(b, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph) == -ENOENT,
+	      "export of a handle that names nothing: ENOENT");
+	uint32_t h;
+	bo_create(b, 4096, &h);
+	memset(&ph, 0, sizeof(ph));
+	ph.handle = h;
+	ph.flags = 0x100;
+	check(gioctl(b, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph) == -EINVAL, "export flags: EINVAL");
+	int nul = open("/dev/null", O_RDWR);
+	memset(&ph, 0, sizeof(ph));
+	ph.fd = nul;
+	check(gioctl(b, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph) == -EINVAL,
+	      "import of /dev/null: EINVAL");
+	close(nul);
+	memset(&ph, 0, sizeof(ph));
+	ph.fd = nul; /* closed now */
+	check(gioctl(b, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph) == -EBADF,
+	      "import of a closed fd: EBADF");
+	gem_close(b, h);
+	close(b);
+}
+
+int main(int argc, char **argv)
+{
+	char node[64];
+	int probe = open_drm("/dev/dri/renderD*", "quire", node, sizeof(node));
+	if (probe < 0) {
+		printf("FAIL no render node of quire\nprime: 0 passed, 1 failed\n");
+		return 1;
+	}
+	close(probe);
+	struct quire_objects before, after = {-1, -1, -1};
+	check(read_objects(node, &before) == 0, "debugfs quire_objects read");
+	between_files(node);
+	from_vgem(node);
+	if (argc == 3)
+		mlp_from_vgem(node, argv[1], argv[2]);
+	refused(node);
+	int st = objects_back(node, &before, &after, 5000);
+	char msg[160];
+	snprintf(msg, sizeof(msg),
+		 "every file closed: the driver holds %ld bos, %ld jobs (before: %ld, %ld)",
+		 after.bos, after.jobs, before.bos, before.jobs);
+	check(st == 0, msg);
+	printf("prime: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

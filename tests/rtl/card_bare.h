@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the bare-metal programs for the RTL card share (tests/rtl/card_dma.c,
+ * card_mlp.c): 32-bit register and memory accesses at card addresses, and the
+ * end of a run through sim-exit: 0, or the number of the first failed check.
+ */
+#ifndef QUIRE_TESTS_RTL_CARD_BARE_H
+#define QUIRE_TESTS_RTL_CARD_BARE_H
+
+#include <stdint.h>
+
+#include "quire/card.h"
+
+static inline uint32_t rd(uint32_t addr)
+{
+	return *(volatile uint32_t *)(uintptr_t)addr;
+}
+
+static inline void wr(uint32_t addr, uint32_t value)
+{
+	*(volatile uint32_t *)(uintptr_t)addr = value;
+}
+
+static inline void finish(uint32_t code)
+{
+	wr(QUIRE_CARD_SIM_IO + QUIRE_SIM_IO_EXIT, code);
+	for (;;)
+		;
+}
+
+static uint32_t check_number;
+
+static inline void check(int ok)
+{
+	check_number++;
+	if (!ok)
+		finish(check_number);
+}
+
+#endif /* QUIRE_TESTS_RTL_CARD_BARE_H */
