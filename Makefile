@@ -44,6 +44,7 @@ include firmware/build.mk
 include host/build.mk
 include sim/build.mk
 include tests/build.mk
+include tests/xrt/build.mk
 include rtl/engines/build.mk
 include examples/build.mk
 include tests/fuzz/build.mk

@@ -44,6 +44,7 @@ TOP = {
     "clock": ("array", True),
     "firmware": ("table", True),
     "network": ("table", True),
+    "xrt": ("table", False),
 }
 PCI = {"vendor": ("int", True), "device": ("int", True),
        "subsystem_vendor": ("int", False), "subsystem_device": ("int", False)}
@@ -54,8 +55,12 @@ MEMORY = {"name": ("str", True), "type": ("str", True), "count": ("int", True),
 CLOCK = {"name": ("str", True), "mhz": ("num", True), "engines": ("bool", False)}
 FIRMWARE = {"imem": ("int", True), "dmem": ("int", True)}
 NETWORK = {"ports": ("int", True), "gbps": ("int", True)}
+# How the xrt backend finds the card in an xclbin: the kernel (compute unit) whose control
+# registers carry quire's register blocks, and the UUID of the one xclbin built for this
+# board (absent until one is built: the backend then wants QUIRE_XRT_UUID).
+XRT = {"kernel": ("str", True), "xclbin_uuid": ("str", False)}
 MEMORY_TYPES = ("DDR4", "HBM2", "host")  # host: the card model's memory, in its process
-UNVERIFIABLE = ("pci", "bar", "memory", "clock", "firmware", "network", "platform")
+UNVERIFIABLE = ("pci", "bar", "memory", "clock", "firmware", "network", "platform", "xrt")
 
 
 def check_keys(where, table, spec):
@@ -220,6 +225,15 @@ def validate(path, doc, enum, bar0_bytes, fw_need):
     in_range(f"{path}: [network]", "gbps", net["gbps"], 0, 800)
     if net["ports"] == 0 and net["gbps"] != 0:
         raise BoardError(f"{path}: [network] gbps must be 0 without ports")
+
+    if "xrt" in b:
+        x = b["xrt"]
+        check_keys(f"{path}: [xrt]", x, XRT)
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,46}", x["kernel"]):
+            raise BoardError(f"{path}: [xrt] kernel '{x['kernel']}' is not a C name of at most 47 characters")
+        u = x.get("xclbin_uuid")
+        if u is not None and not re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", u):
+            raise BoardError(f"{path}: [xrt] xclbin_uuid '{u}' is not a lower-case UUID (8-4-4-4-12 hex digits)")
     return b
 
 
@@ -280,6 +294,10 @@ def header(boards):
         w(f"#define {p}_DMEM_BYTES {b['firmware']['dmem']}u")
         w(f"#define {p}_NET_PORTS {b['network']['ports']}u")
         w(f"#define {p}_NET_GBPS {b['network']['gbps']}u")
+        if "xrt" in b:
+            w(f"#define {p}_XRT_KERNEL {c_str(b['xrt']['kernel'])}")
+            if "xclbin_uuid" in b["xrt"]:
+                w(f"#define {p}_XRT_XCLBIN_UUID {c_str(b['xrt']['xclbin_uuid'])}")
         w("")
     w("struct quire_board_bar {")
     w("\t__u8 index;        /* 0..5 */")
@@ -321,6 +339,8 @@ def header(boards):
     w("\t__u32 clock_hz; /* the engines' clock */")
     w("\t__u32 imem_bytes, dmem_bytes; /* the control core's on-chip memories */")
     w("\t__u32 net_ports, net_gbps;")
+    w("\tconst char *xrt_kernel;      /* 0: not reached through XRT */")
+    w("\tconst char *xrt_xclbin_uuid; /* 0: no xclbin built for it yet */")
     w("};")
     w("")
     w("static const struct quire_board_desc quire_boards[QUIRE_BOARD_COUNT] = {")
@@ -353,6 +373,9 @@ def header(boards):
         w(f"\t{p}_CLOCK_HZ,")
         w(f"\t{p}_IMEM_BYTES, {p}_DMEM_BYTES,")
         w(f"\t{p}_NET_PORTS, {p}_NET_GBPS,")
+        x = b.get("xrt", {})
+        w(f"\t{p + '_XRT_KERNEL' if 'kernel' in x else '0'}, "
+          f"{p + '_XRT_XCLBIN_UUID' if 'xclbin_uuid' in x else '0'},")
         w("    },")
     w("};")
     w("")

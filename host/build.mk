@@ -4,7 +4,7 @@ LIB_SRCS := host/src/status.c host/src/codec/codec.c host/src/codec/allreduce.c 
 	host/src/codec/encoded_file.c host/src/codec/simd_avx2.c host/src/codec/simd_avx512.c \
 	host/src/core/context.c host/src/core/request.c host/src/backend/cpu.c \
 	host/src/backend/sim.c host/src/backend/window.c host/src/backend/transport_inproc.c \
-	host/src/backend/transport_socket.c host/src/backend/kdrv.c host/src/comm/collective.c host/src/comm/card.c \
+	host/src/backend/transport_socket.c host/src/backend/kdrv.c host/src/backend/xrt.c host/src/comm/collective.c host/src/comm/card.c \
 	host/src/comm/rendezvous.c
 # The kernels' C (the scalar codec, the cpu backend's engines) and the firmware's descriptor
 # rules (include/quire/validate.h) are part of it; the card model is not (libquire_sim).
@@ -19,6 +19,10 @@ ifeq ($(LIBDRM_CFLAGS),)
 LIBDRM_CFLAGS := -I/usr/include/libdrm
 endif
 EXTRA_CFLAGS_host/src/backend/kdrv.c := $(LIBDRM_CFLAGS)
+# xrt builds against XRT's headers (libxrt-dev) and loads libxrt_coreutil.so.2 with dlopen
+# when a context asks for it, the same way.
+XRT_CFLAGS := -I/usr/include/xrt
+EXTRA_CFLAGS_host/src/backend/xrt.c := $(XRT_CFLAGS)
 
 LIBQUIRE_A  := $(BUILD)/lib/libquire.a
 LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
@@ -27,7 +31,7 @@ LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
 # and the kernels), for sim:inproc and the tests; libquire loads it on demand. It exports
 # quire_sim_inproc_open alone (host/libquire_sim.map).
 LIBQUIRE_SIM_OBJS := $(BUILD)/host/src/backend/inproc_card.o $(BUILD)/sim/emu/emu.o \
-	$(BUILD)/sim/emu/netport.o $(FW_NATIVE_OBJS) $(HLS_OBJS)
+	$(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o $(FW_NATIVE_OBJS) $(HLS_OBJS)
 LIBQUIRE_SIM_A  := $(BUILD)/lib/libquire_sim.a
 LIBQUIRE_SIM_SO := $(BUILD)/lib/libquire_sim.so.$(QUIRE_VERSION)
 $(LIBQUIRE_SIM_A): $(LIBQUIRE_SIM_OBJS)

@@ -11,7 +11,7 @@ HAVE_VERILATOR := $(if $(shell command -v $(VERILATOR) 2>/dev/null),1,)
 # C compiler evaluates the headers, so nothing is written twice.
 RTL_GEN_PKG := rtl/gen/gen_pkg.sh
 RTL_CARD_HEADERS := include/quire/regs.h include/quire/card.h include/quire/status.h \
-	include/quire/cmd.h
+	include/quire/cmd.h include/quire/frame.h
 RTL_CARD_PKG := $(BUILD)/rtl/quire_card_pkg.sv
 $(RTL_CARD_PKG): $(RTL_CARD_HEADERS) $(RTL_GEN_PKG) rtl/build.mk
 	@mkdir -p $(dir $@)
@@ -23,10 +23,11 @@ $(RTL_CARD_PKG): $(RTL_CARD_HEADERS) $(RTL_GEN_PKG) rtl/build.mk
 RTL_CARD_SRCS := $(RTL_CARD_PKG) $(RTLE_DIR)/quire_format_pkg.sv $(RTL_CORE_SRCS) \
 	$(RTLE_LANE_SRCS) rtl/engines/quire_quant_exp.sv rtl/engines/quire_quant_encode.sv \
 	rtl/engines/quire_quant_decode.sv rtl/engines/quire_reduce_sum.sv \
-	rtl/engines/quire_reduce_max_exp.sv $(RTLE_MLP_PKG) $(RTLE_MLP_SRCS) rtl/engines/quire_mlp.sv \
-	rtl/card/quire_card_ram.sv rtl/card/quire_card_mem.sv rtl/card/quire_card_engine_regs.sv \
-	rtl/card/quire_card_line_mover.sv rtl/card/quire_card_mean.sv rtl/card/quire_card_quant.sv rtl/card/quire_card_mlp.sv \
-	rtl/card/quire_card_reduce.sv rtl/card/quire_card_bar.sv rtl/card/quire_card_ctl.sv rtl/card/quire_card_dma.sv \
+	rtl/engines/quire_reduce_max_exp.sv rtl/engines/quire_reduce_fp_sum.sv $(RTLE_MLP_PKG) $(RTLE_MLP_SRCS) \
+	rtl/engines/quire_mlp.sv rtl/card/quire_crc32_pkg.sv rtl/card/quire_card_ram.sv rtl/card/quire_card_mem.sv \
+	rtl/card/quire_card_net.sv rtl/card/quire_card_engine_regs.sv rtl/card/quire_card_line_mover.sv \
+	rtl/card/quire_card_mean.sv rtl/card/quire_card_quant.sv rtl/card/quire_card_mlp.sv rtl/card/quire_card_reduce.sv \
+	rtl/card/quire_card_bar.sv rtl/card/quire_card_ctl.sv rtl/card/quire_card_dma.sv \
 	rtl/card/quire_card_top.sv
 # The RTL card's board (boards/sim-rtl.toml, through <quire/boards.h>): the card top's memory
 # size and clock are its QUIRE_BOARD_SIM_RTL_* constants.

@@ -33,6 +33,8 @@ static const char usage[] =
     "COMMAND's ranks open the backend \"sim:cluster\": rank r gets card r (the rank comes\n"
     "from mpirun's environment or QUIRE_RANK). COMMAND sees QUIRE_CLUSTER_DIR.\n\n"
     "  -n, --cards W        cards, 1-64\n"
+    "      --model M        the cards' model: emu (default) or rtl, the RTL card under\n"
+    "                       Verilator (quire-sim --model rtl; much slower)\n"
     "      --net-drop P     each card loses each frame it sends with probability P\n"
     "      --net-corrupt P  each card flips a bit of each frame it sends with probability P\n"
     "      --verbose        the cards say when hosts come and go\n"
@@ -49,7 +51,8 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
-static pid_t start_card(const char *bin, int i, const char *drop, const char *corrupt, int verbose)
+static pid_t start_card(const char *bin, int i, const char *model, const char *drop,
+			const char *corrupt, int verbose)
 {
 	char sock[128], addr[16];
 	snprintf(sock, sizeof(sock), "%s/card-%d.sock", dir, i);
@@ -65,6 +68,10 @@ static pid_t start_card(const char *bin, int i, const char *drop, const char *co
 	int k = 7;
 	if (!verbose)
 		argv[k++] = "--quiet";
+	if (model) {
+		argv[k++] = "--model";
+		argv[k++] = model;
+	}
 	if (drop) {
 		argv[k++] = "--net-drop";
 		argv[k++] = drop;
@@ -184,10 +191,11 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {{"cards", required_argument, 0, 'n'},
 					     {"net-drop", required_argument, 0, 'D'},
 					     {"net-corrupt", required_argument, 0, 'C'},
+					     {"model", required_argument, 0, 'M'},
 					     {"verbose", no_argument, 0, 'v'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *drop = NULL, *corrupt = NULL;
+	const char *drop = NULL, *corrupt = NULL, *model = NULL;
 	int c, verbose = 0;
 	char *end;
 	while ((c = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
@@ -206,6 +214,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			*(c == 'D' ? &drop : &corrupt) = optarg;
+		} else if (c == 'M') {
+			if (strcmp(optarg, "emu") != 0 && strcmp(optarg, "rtl") != 0) {
+				fprintf(stderr,
+					"quire-cluster: --model wants emu or rtl, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			model = optarg;
 		} else if (c == 'v') {
 			verbose = 1;
 		} else if (c == 'h') {
@@ -232,7 +248,7 @@ int main(int argc, char **argv)
 	char bin[PATH_MAX];
 	quire_sim_locate(bin, sizeof(bin));
 	for (int i = 0; i < n_cards; i++) {
-		cards[i] = start_card(bin, i, drop, corrupt, verbose);
+		cards[i] = start_card(bin, i, model, drop, corrupt, verbose);
 		char p[128];
 		snprintf(p, sizeof(p), "%s/card-%d.pid", dir, i);
 		FILE *f = fopen(p, "w");
@@ -242,7 +258,9 @@ int main(int argc, char **argv)
 		}
 	}
 	for (int i = 0; i < n_cards; i++) {
-		if (cards[i] < 0 || card_ready(i, 10000) != 0) {
+		/* An RTL card builds its model and boots its firmware on a soft core first. */
+		int wait_ms = model && strcmp(model, "rtl") == 0 ? 60000 : 10000;
+		if (cards[i] < 0 || card_ready(i, wait_ms) != 0) {
 			fprintf(stderr, "quire-cluster: card %d did not start\n", i);
 			stop_cards();
 			return 1;

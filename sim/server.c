@@ -172,7 +172,7 @@ static const char usage[] =
     "      --model M        emu: the functional model (default of quire-sim); rtl: the RTL\n"
     "                       card under Verilator, booting build/firmware/quire-fw.elf\n"
     "                       (beside the program, ../firmware/, or $QUIRE_FW_ELF); slower,\n"
-    "                       codec only, no --mem or --net (docs/rtl-card.md)\n"
+    "                       codec and REDUCE, no MLP, no --mem (docs/rtl-card.md)\n"
     "  -1, --once           exit after the first host leaves\n"
     "  -m, --mem MiB        card memory, %u (what the firmware needs) to %u; default %u\n"
     "  -q, --quiet          no messages about hosts coming and going\n"
@@ -376,10 +376,9 @@ int main(int argc, char **argv)
 	if (net.dir)
 		cfg.net = &net;
 	int rtl = strcmp(model, "rtl") == 0;
-	if (rtl && (have_mem || net.dir)) {
+	if (rtl && have_mem) {
 		fprintf(stderr, "quire-sim: --model rtl: %s\n",
-			have_mem ? "the RTL card's memory is fixed (128 MiB): no --mem"
-				 : "the RTL card's network port carries no frames yet: no --net");
+			"the RTL card's memory is fixed (128 MiB): no --mem");
 		return 2;
 	}
 #ifdef QUIRE_SIM_RTL
@@ -414,7 +413,8 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&s.send_lock, NULL);
 #ifdef QUIRE_SIM_RTL
 	char why[256] = "";
-	struct quire_rtl_config rcfg = {.fw_elf = fw_elf, .error = why, .error_len = sizeof(why)};
+	struct quire_rtl_config rcfg = {
+	    .fw_elf = fw_elf, .net = cfg.net, .error = why, .error_len = sizeof(why)};
 	if (rtl) {
 		s.dev = quire_rtl_device_create(&rcfg);
 		if (!s.dev) {

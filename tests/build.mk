@@ -47,3 +47,10 @@ $(MEET): $(BUILD)/tests/cli/meet.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(LDLIBS)
 all: $(MEET)
 test: $(MEET)
+
+# A rank whose all-reduce results go to a file: emu cards against RTL cards (test_net_rtl.sh).
+RING_DUMP := $(BUILD)/tests/cli/ring_dump
+$(RING_DUMP): $(BUILD)/tests/cli/ring_dump.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(LDLIBS)
+all: $(RING_DUMP)
+test: $(RING_DUMP)

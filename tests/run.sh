@@ -73,6 +73,8 @@ if [ $unit_only -eq 0 ]; then
 	QUIRE_SIM="$BUILD/bin/quire-sim" run "$BUILD/bin/quire" selftest --backend sim
 	run sh tests/cli/test_sim_faults.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
 	run sh tests/cli/test_sim_cli.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
+	# The xrt backend: no XRT device here, never an abort; the fake XRT's card passes selftest.
+	run sh tests/cli/test_xrt.sh "$BUILD"
 	# Collectives over MPI, W ranks (OpenMPI's plugins leak at exit: leak checks off there).
 	if [ -x "$BUILD/tests/mpi/test_comm_mpi" ]; then
 		[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -104,7 +106,8 @@ if [ $unit_only -eq 0 ]; then
 	# The RTL card top boots the card firmware and serves descriptors, against the emu.
 	if [ -x "$BUILD/tests/rtl/test_card_top" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run "$BUILD/tests/rtl/test_card_top" "$BUILD/firmware/quire-fw.elf" \
-			"$BUILD/tests/rtl/card/card_dma.elf" "$BUILD/tests/rtl/card/card_mlp.elf"
+			"$BUILD/tests/rtl/card/card_dma.elf" "$BUILD/tests/rtl/card/card_mlp.elf" \
+			"$BUILD/tests/rtl/card/card_net.elf"
 	else
 		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi
@@ -126,6 +129,8 @@ if [ $unit_only -eq 0 ]; then
 	# quire-sim --model rtl: the RTL card as a card process for libquire and the CLI.
 	if [ -x "$BUILD/bin/quire-sim-rtl" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run sh tests/cli/test_sim_rtl.sh "$BUILD"
+		# RTL cards on the card network: all-reduces bit for bit against emu cards.
+		PYTHON="$PYTHON" run sh tests/cli/test_net_rtl.sh "$BUILD"
 	else
 		echo "== rtl card process: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi

@@ -21,6 +21,8 @@ static const char info_help[] =
     "                     sim:inproc,net=DIR,addr=N with a network port);\n"
     "                     kdrv (the first card of the quire kernel driver),\n"
     "                     kdrv:/dev/dri/renderDN, kdrv:pci:DDDD:BB:DD.F\n"
+    "                     xrt, xrt:N, xrt:DDDD:BB:DD.F (a card through Xilinx XRT,\n"
+    "                     the xclbin named by QUIRE_XCLBIN)\n"
     "  -h, --help         this text\n";
 
 int cli_open(const char *cmd, const char *uri, struct quire_ctx **ctx)
@@ -35,9 +37,25 @@ int cli_open(const char *cmd, const char *uri, struct quire_ctx **ctx)
 		return cli_fail("%s: backend '%s': %s (kdrv URIs: kdrv, kdrv:/dev/dri/renderDN, "
 				"kdrv:pci:DDDD:BB:DD.F)",
 				cmd, uri, quire_strerror(st));
+	int xrt = strncmp(uri, "xrt", 3) == 0 && (uri[3] == '\0' || uri[3] == ':');
+	if (xrt && st == QUIRE_ERR_NO_DEVICE)
+		return cli_fail(
+		    "%s: backend '%s': no XRT device (%s: needs XRT's libxrt_coreutil.so.2, "
+		    "XILINX_XRT naming a directory whose lib/ holds libxrt_core.so.2, "
+		    "and a card XRT opens whose xclbin, QUIRE_XCLBIN, is for one of "
+		    "boards/; docs/backend-xrt.md)",
+		    cmd, uri, quire_strerror(st));
+	if (xrt && st == QUIRE_ERR_INVALID)
+		return cli_fail("%s: backend '%s': %s (xrt URIs: xrt, xrt:N, xrt:DDDD:BB:DD.F; "
+				"QUIRE_XCLBIN must name the card's xclbin)",
+				cmd, uri, quire_strerror(st));
+	if (xrt && st == QUIRE_ERR_VERSION)
+		return cli_fail("%s: backend '%s': %s (the xclbin's UUID is not the one its board "
+				"pins, boards/*.toml [xrt] xclbin_uuid, nor QUIRE_XRT_UUID)",
+				cmd, uri, quire_strerror(st));
 	if (st == QUIRE_ERR_NO_DEVICE)
 		return cli_fail("%s: backend '%s': %s (URIs: cpu, sim, sim:PATH, sim:cluster, "
-				"sim:inproc, kdrv)",
+				"sim:inproc, kdrv, xrt)",
 				cmd, uri, quire_strerror(st));
 	if (st)
 		return cli_fail("%s: backend '%s': %s", cmd, uri, quire_strerror(st));

@@ -71,7 +71,8 @@
 #define QUIRE_NET_RX_CTRL      0x2c
 #define QUIRE_NET_RX_STATUS    0x30             /* of the last POP */
 #define QUIRE_NET_RX_COMM      0x34             /* the receive filter: a communicator id, 0: all */
-#define QUIRE_NET_RX_HDR(i)    (0x40 + 4 * (i)) /* the head frame's header, 8 words */
+#define QUIRE_NET_RX_HDR0      0x40                           /* the head frame's header, */
+#define QUIRE_NET_RX_HDR(i)    (QUIRE_NET_RX_HDR0 + 4 * (i)) /* 8 words */
 #define QUIRE_NET_GO           1u
 #define QUIRE_NET_RX_POP       1u
 #define QUIRE_NET_RX_DROP      2u

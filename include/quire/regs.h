@@ -117,7 +117,8 @@ enum quire_engine_kind {
 /* Network port block (version 1.1): one 32-byte record per port from 0x20. */
 #define QUIRE_RB_NETPORT_VERSION QUIRE_RB_MAKE_VERSION(1, 1)
 #define QUIRE_NET_COUNT          0x10
-#define QUIRE_NET_RECORD(i)      (0x20 + 0x20 * (i))
+#define QUIRE_NET_RECORD0        0x20
+#define QUIRE_NET_RECORD(i)      (QUIRE_NET_RECORD0 + 0x20 * (i))
 #define QUIRE_NET_LINK           0x00 /* 1 up, 0 down */
 #define QUIRE_NET_ADDR           0x04 /* the port's address on the card network */
 #define QUIRE_NET_TX_FRAMES      0x08

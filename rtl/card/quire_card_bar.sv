@@ -50,6 +50,15 @@ module quire_card_bar
   input  logic [NumEngines-1:0]       eng_done_i,
   input  logic [NumEngines-1:0][31:0] eng_ops_i,
   input  logic [NumEngines-1:0][31:0] eng_cycles_i,
+  // The network port (quire_card_net): its NETPORT record, kept current every cycle as the
+  // emu's is on every read, and QUIRE_CAP_NET in the caps while it is on a network.
+  input  logic        net_link_i,
+  input  logic [15:0] net_addr_i,
+  input  logic [31:0] net_tx_frames_i,
+  input  logic [31:0] net_rx_frames_i,
+  input  logic [31:0] net_rx_errors_i,
+  input  logic [63:0] net_tx_bytes_i,
+  input  logic [31:0] net_tx_drops_i,
   output logic [31:0] queue_epoch_o,
   output logic        irq_o
 );
@@ -171,7 +180,7 @@ module quire_card_bar
     w[word(RbId, ID_MEM_LO)]        = MemBytes[31:0];
     w[word(RbId, ID_MEM_HI)]        = MemBytes[63:32];
     w[word(RbId, ID_CLOCK_HZ)]      = ClockHz;
-    // The engines of kinds 1..NumEngines; no network port yet: the one port's link is down.
+    // The engines of kinds 1..NumEngines, and the one network port (its record: next_words).
     w[word(RbEngines, ENG_COUNT)]   = NumEngines;
     for (int unsigned i = 0; i < NumEngines; i++) begin
       w[word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_KIND)] = i + 1;
@@ -193,6 +202,17 @@ module quire_card_bar
         bar_d[word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_OPS)]    = eng_ops_i[i];
         bar_d[word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_CYCLES)] = eng_cycles_i[i];
       end
+    end
+    bar_d[word(RbId, ID_CAPS)] = Caps | (net_link_i ? CAP_NET : 32'd0);
+    if (net_link_i) begin
+      bar_d[word(RbNetport, NET_RECORD0 + NET_LINK)]        = 32'd1;
+      bar_d[word(RbNetport, NET_RECORD0 + NET_ADDR)]        = {16'd0, net_addr_i};
+      bar_d[word(RbNetport, NET_RECORD0 + NET_TX_FRAMES)]   = net_tx_frames_i;
+      bar_d[word(RbNetport, NET_RECORD0 + NET_RX_FRAMES)]   = net_rx_frames_i;
+      bar_d[word(RbNetport, NET_RECORD0 + NET_RX_ERRORS)]   = net_rx_errors_i;
+      bar_d[word(RbNetport, NET_RECORD0 + NET_TX_BYTES_LO)] = net_tx_bytes_i[31:0];
+      bar_d[word(RbNetport, NET_RECORD0 + NET_TX_BYTES_HI)] = net_tx_bytes_i[63:32];
+      bar_d[word(RbNetport, NET_RECORD0 + NET_TX_DROPS)]    = net_tx_drops_i;
     end
     if (host_queue_store) bar_d[host_addr_i[10:2]] = host_wdata_i;
     if (host_queue_ctrl) begin

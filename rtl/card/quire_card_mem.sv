@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
-// Card memory: lines of 64 bytes (one 512-bit engine beat), three ports, read
+// Card memory: lines of 64 bytes (one 512-bit engine beat), four ports, read
 // data one cycle after the request, byte enables on every port.
 //   port A, 32-bit: the core's data port;
 //   port B, 32-bit: the DMA mover;
-//   port C, 512-bit: the engines (a line a cycle).
+//   port C, 512-bit: the engines (a line a cycle);
+//   port D, 512-bit: the network port (frames sent and received).
 // The narrow ports address 32-bit words and reach their word of a line. On an
 // FPGA card memory is DDR or HBM behind an AXI interconnect that arbitrates
 // its masters; here each master has a port of its own, and writes of two
 // ports to one byte in the same cycle do not happen (the firmware waits for
-// the DMA mover and for an engine before it touches what they move): port C's
-// bytes, then B's, win.
+// the DMA mover and for an engine before it touches what they move, and a GO
+// or POP of the network port completes before the next instruction): port D's
+// bytes, then C's, then B's, win.
 module quire_card_mem #(
   parameter int unsigned Lines = 1024
 ) (
@@ -34,7 +36,14 @@ module quire_card_mem #(
   input  logic [63:0]                c_be_i,
   input  logic [$clog2(Lines)-1:0]   c_line_i,
   input  logic [511:0]               c_wdata_i,
-  output logic [511:0]               c_rdata_o
+  output logic [511:0]               c_rdata_o,
+
+  input  logic                       d_req_i,
+  input  logic                       d_we_i,
+  input  logic [63:0]                d_be_i,
+  input  logic [$clog2(Lines)-1:0]   d_line_i,
+  input  logic [511:0]               d_wdata_i,
+  output logic [511:0]               d_rdata_o
 );
 
   localparam int unsigned LineBits = $clog2(Lines);
@@ -74,6 +83,15 @@ module quire_card_mem #(
         end
       end else begin
         c_rdata_o <= mem[c_line_i];
+      end
+    end
+    if (d_req_i) begin
+      if (d_we_i) begin
+        for (int unsigned lane = 0; lane < 64; lane++) begin
+          if (d_be_i[lane]) mem[d_line_i][8*lane +: 8] <= d_wdata_i[8*lane +: 8];
+        end
+      end else begin
+        d_rdata_o <= mem[d_line_i];
       end
     end
   end

@@ -11,15 +11,16 @@
 //     in + (k * stride + i) elements -> quire_reduce_sum -> the chunk's sums in
 //     the accumulator format (INT16, INT32, INT64), written at acc_out;
 //     QUIRE_ERR_OVERFLOW when any sum saturated (every sum still written);
+//   SUM (fp16 / fp32 inputs): the same chunks of 32 fp16 or 16 fp32 elements
+//     -> quire_reduce_fp_sum, the fixed-order fp32 sums, stored as fp32 or
+//     fp16 (the accumulator input read in that format too);
 //   MAX_EXP: the same over int8 block exponents -> quire_reduce_max_exp.
 // Card memory is reached a line (64 bytes) a cycle through the wide port: a
 // read of 64 bytes at any byte address takes its line and the next, a write
 // its line and, when it crosses, the next, with byte enables; a chunk's sums
 // (up to 512 bytes) are written 64 bytes at a time. One beat at a time (read,
 // compute, write), not yet overlapped.
-// Where the emu differs: the fixed-order fp16 / fp32 sums (fp16 or fp32
-// inputs) are not in the RTL datapath: QUIRE_ERR_NOT_SUPPORTED once every
-// check before them has passed. The cycles reported (ENGINES record, CYCLES)
+// Where the emu differs: the cycles reported (ENGINES record, CYCLES)
 // are the cycles from START to DONE, not the emu's estimate.
 module quire_card_reduce
   import quire_card_pkg::*;
@@ -109,6 +110,8 @@ module quire_card_reduce
   logic [63:0] in_b, acc_b, w64, n64, stride64;
   assign is_sum   = op == REDUCE_OP_SUM;
   assign is_max   = op == REDUCE_OP_MAX_EXP;
+  logic  sum_int;  // an integer SUM (quire_reduce_sum), else an fp one (quire_reduce_fp_sum)
+  assign sum_int  = is_sum && !in_fp;
   assign acc_in   = (flags & REDUCE_F_ACC_IN) != 0;
   assign in_b     = is_sum ? fw_format_bytes(in_fmt) : 64'd1;
   assign acc_b    = is_sum ? fw_format_bytes(acc_fmt) : 64'd1;
@@ -138,8 +141,7 @@ module quire_card_reduce
       check_status = ERR_FORMAT;
     else if (w64 > 64'd1 && stride64 < n64)                                check_status = ERR_SIZE;
     else if (is_sum && in_fp && !acc_fp)                                   check_status = ERR_FORMAT;
-    else if (is_sum && in_fp)                                              check_status = ERR_NOT_SUPPORTED;
-    else if (is_sum && !acc_int)                                           check_status = ERR_FORMAT;
+    else if (is_sum && !in_fp && !acc_int)                                 check_status = ERR_FORMAT;
   end
 
   // log2 of the element sizes (1, 2, 4, 8 bytes), and a beat's elements.
@@ -204,7 +206,7 @@ module quire_card_reduce
   logic              first, last;
   assign first        = k_q == 32'd0;
   assign last         = k_q == w - 32'd1;
-  assign sum_in_valid = state_q == S_FEED && is_sum;
+  assign sum_in_valid = state_q == S_FEED && sum_int;
   assign max_in_valid = state_q == S_FEED && is_max;
 
   quire_reduce_sum u_sum (
@@ -241,8 +243,30 @@ module quire_card_reduce
     .out_exps_o  (max_out)
   );
 
+  // The fp16 / fp32 sums (fp inputs: 16 or 32 lanes a beat, sums of 2 or 4 bytes).
+  logic             fp_in_valid, fp_in_ready, fp_out_valid;
+  logic [1023:0]    fp_out;
+  assign fp_in_valid = state_q == S_FEED && is_sum && in_fp;
+
+  quire_reduce_fp_sum u_fp_sum (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_fmt_i    (in_fmt[3:0]),
+    .acc_fmt_i   (acc_fmt[3:0]),
+    .acc_in_i    (acc_in),
+    .in_valid_i  (fp_in_valid),
+    .in_ready_o  (fp_in_ready),
+    .in_beat_i   (rd_buf_q),
+    .in_first_i  (first),
+    .in_last_i   (last),
+    .in_acc_i    (acc_raw_q[1023:0]),
+    .out_valid_o (fp_out_valid),
+    .out_ready_i (1'b1),
+    .out_acc_o   (fp_out)
+  );
+
   logic fed;
-  assign fed = is_sum ? sum_in_ready : max_in_ready;
+  assign fed = is_max ? max_in_ready : in_fp ? fp_in_ready : sum_in_ready;
 
   // A chunk's results packed as memory holds them.
   logic [4095:0] packed_out;
@@ -250,6 +274,8 @@ module quire_card_reduce
     packed_out = '0;
     if (is_max) begin
       packed_out[511:0] = max_out;
+    end else if (in_fp) begin
+      packed_out[1023:0] = fp_out;
     end else begin
       for (int unsigned j = 0; j < 64; j++) begin
         unique case (acc_sh)
@@ -386,7 +412,7 @@ module quire_card_reduce
           end
         end
         S_WAIT: begin
-          if (sum_out_valid || max_out_valid) begin
+          if (sum_out_valid || max_out_valid || fp_out_valid) begin
             out_buf_q <= packed_out;
             if (sum_out_valid && sum_overflow) overflow_q <= 1'b1;
             state_q <= S_OUT;

@@ -3,7 +3,9 @@
 // firmware/link.ld declares: the build passes them as parameters), card
 // memory, the BAR0 register blocks the host sees, the firmware's control
 // block, the DMA mover to host memory, the QUANT, REDUCE and MLP engines
-// (quire_card_quant, quire_card_reduce, quire_card_mlp, sharing a wide port of card memory), the network port (link down for now),
+// (quire_card_quant, quire_card_reduce, quire_card_mlp, sharing a wide port of card
+// memory), the network port (quire_card_net: frames in and out as beat streams; the
+// harness carries them),
 // the interrupt line to the host, and a simulation I/O page (console,
 // sim-exit). The core's data port reaches everything at the addresses of
 // include/quire/card.h; any other address, a store to IMEM or a fetch outside
@@ -59,6 +61,25 @@ module quire_card_top
   // The interrupt to the host: a one-cycle pulse per raise of an enabled cause.
   output logic        irq_o,
 
+  // The network: attached (link up) at this address; frames out and in, a beat a cycle
+  // (quire_card_net).
+  input  logic         net_link_i,
+  input  logic [15:0]  net_addr_i,
+  output logic         net_tx_valid_o,
+  input  logic         net_tx_ready_i,
+  output logic [511:0] net_tx_data_o,
+  output logic [6:0]   net_tx_bytes_o,
+  output logic         net_tx_last_o,
+  output logic [31:0]  net_tx_crc_o,
+  input  logic         net_tx_done_i,
+  input  logic [31:0]  net_tx_status_i,
+  input  logic         net_tx_nobody_i,
+  input  logic         net_rx_valid_i,
+  output logic         net_rx_ready_o,
+  input  logic [511:0] net_rx_data_i,
+  input  logic [6:0]   net_rx_bytes_i,
+  input  logic         net_rx_last_i,
+
   // Simulation I/O.
   output logic        console_valid_o,
   output logic [7:0]  console_byte_o,
@@ -112,7 +133,7 @@ module quire_card_top
     .data_be_o      (data_be),
     .data_addr_o    (data_addr),
     .data_wdata_o   (data_wdata),
-    .data_rvalid_i  (data_rvalid_q),
+    .data_rvalid_i  (data_rvalid_q || net_rvalid),
     .data_rdata_i   (data_rdata),
     .data_err_i     (data_err_q),
     .irq_external_i (event_q),
@@ -175,12 +196,14 @@ module quire_card_top
   logic data_fault;
   assign data_fault = region == REGION_NONE || (region == REGION_IMEM && data_we);
 
-  logic imem_req, dmem_req, bar_req, ctl_req, dma_req, quant_req, reduce_req, mlp_req, sim_write, mem_req;
+  logic imem_req, dmem_req, bar_req, ctl_req, dma_req, net_req, quant_req, reduce_req, mlp_req;
+  logic sim_write, mem_req;
   assign imem_req  = data_req && region == REGION_IMEM && !data_we;
   assign dmem_req  = data_req && region == REGION_DMEM;
   assign bar_req   = data_req && region == REGION_BAR;
   assign ctl_req   = data_req && region == REGION_CTL;
   assign dma_req   = data_req && region == REGION_DMA;
+  assign net_req   = data_req && region == REGION_NET;
   assign quant_req = data_req && region == REGION_QUANT;
   assign reduce_req = data_req && region == REGION_REDUCE;
   assign mlp_req    = data_req && region == REGION_MLP;
@@ -232,6 +255,10 @@ module quire_card_top
 
   // ---- BAR blocks, control block, DMA mover
   logic [31:0] bar_fw_rdata, ctl_rdata, dma_rdata, quant_rdata, reduce_rdata, mlp_rdata, queue_epoch, irq_causes;
+  // The network port's answers, events and counters (its instance is below).
+  logic [31:0] net_rdata, net_tx_frames, net_rx_frames, net_rx_errors, net_tx_drops;
+  logic [63:0] net_tx_bytes;
+  logic        net_rvalid, net_event;
   logic [NumEngines-1:0]       eng_done;
   logic [NumEngines-1:0][31:0] eng_ops, eng_cycles;
   logic [63:0] cycles;
@@ -240,7 +267,7 @@ module quire_card_top
   quire_card_bar #(
     .MemBytes  (64'(MemBytes)),
     .ClockHz   (ClockHz),
-    .Caps       (CAP_CODEC | CAP_REDUCE | CAP_MLP),  // QUANT, REDUCE (integer sums), MLP; no network port yet
+    .Caps       (CAP_CODEC | CAP_REDUCE | CAP_MLP),  // QUANT, REDUCE, MLP; CAP_NET while on a network
     .HwBuildId  (HwBuildId),
     .NumEngines (NumEngines)
   ) u_bar (
@@ -263,6 +290,13 @@ module quire_card_top
     .eng_done_i    (eng_done),
     .eng_ops_i     (eng_ops),
     .eng_cycles_i  (eng_cycles),
+    .net_link_i      (net_link_i),
+    .net_addr_i      (net_addr_i),
+    .net_tx_frames_i (net_tx_frames),
+    .net_rx_frames_i (net_rx_frames),
+    .net_rx_errors_i (net_rx_errors),
+    .net_tx_bytes_i  (net_tx_bytes),
+    .net_tx_drops_i  (net_tx_drops),
     .queue_epoch_o (queue_epoch),
     .irq_o         (irq_o)
   );
@@ -411,7 +445,56 @@ module quire_card_top
   assign emem_line  = rmem_req ? rmem_line : mmem_req ? mmem_line : qmem_line;
   assign emem_wdata = rmem_req ? rmem_wdata : mmem_req ? mmem_wdata : qmem_wdata;
 
-  // ---- card memory: the core's data port, the DMA mover and the engines, each a port of its own
+  // ---- the network port: its register window (the core waits for a GO or POP to finish),
+  // a line-wide port of card memory of its own, and the frame streams
+  logic                nmem_req, nmem_we;
+  logic [63:0]         nmem_be;
+  logic [LineBits-1:0] nmem_line;
+  logic [511:0]        nmem_wdata, nmem_rdata;
+
+  quire_card_net #(
+    .MemBytes (64'(MemBytes)),
+    .LineBits (LineBits)
+  ) u_net (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .req_i            (net_req),
+    .we_i             (data_we),
+    .addr_i           (net_offset[7:0]),
+    .wdata_i          (data_wdata),
+    .rdata_o          (net_rdata),
+    .rvalid_o         (net_rvalid),
+    .link_i           (net_link_i),
+    .port_addr_i      (net_addr_i),
+    .mem_req_o        (nmem_req),
+    .mem_we_o         (nmem_we),
+    .mem_be_o         (nmem_be),
+    .mem_line_o       (nmem_line),
+    .mem_wdata_o      (nmem_wdata),
+    .mem_rdata_i      (nmem_rdata),
+    .tx_valid_o       (net_tx_valid_o),
+    .tx_ready_i       (net_tx_ready_i),
+    .tx_data_o        (net_tx_data_o),
+    .tx_bytes_o       (net_tx_bytes_o),
+    .tx_last_o        (net_tx_last_o),
+    .tx_crc_o         (net_tx_crc_o),
+    .tx_done_i        (net_tx_done_i),
+    .tx_status_i      (net_tx_status_i),
+    .tx_nobody_i      (net_tx_nobody_i),
+    .rx_valid_i       (net_rx_valid_i),
+    .rx_ready_o       (net_rx_ready_o),
+    .rx_data_i        (net_rx_data_i),
+    .rx_bytes_i       (net_rx_bytes_i),
+    .rx_last_i        (net_rx_last_i),
+    .rx_event_o       (net_event),
+    .tx_frames_o      (net_tx_frames),
+    .rx_frames_o      (net_rx_frames),
+    .rx_errors_o      (net_rx_errors),
+    .tx_bytes_total_o (net_tx_bytes),
+    .tx_drops_o       (net_tx_drops)
+  );
+
+  // ---- card memory: the core's data port, the DMA mover, the engines and the network port
   logic [31:0] mem_rdata;
   quire_card_mem #(.Lines(MemLines)) u_mem (
     .clk_i     (clk_i),
@@ -432,21 +515,27 @@ module quire_card_top
     .c_be_i    (emem_be),
     .c_line_i  (emem_line),
     .c_wdata_i (emem_wdata),
-    .c_rdata_o (qmem_rdata)
+    .c_rdata_o (qmem_rdata),
+    .d_req_i   (nmem_req),
+    .d_we_i    (nmem_we),
+    .d_be_i    (nmem_be),
+    .d_line_i  (nmem_line),
+    .d_wdata_i (nmem_wdata),
+    .d_rdata_o (nmem_rdata)
   );
 
-  // ---- the core's wake-up: a host write is an event until a wait (WFI) takes it
+  // ---- the core's wake-up: a host write or a frame's arrival is an event until a wait takes it
   always_ff @(posedge clk_i or negedge rst_ni) begin : wake_event
     if (!rst_ni) begin
       event_q <= 1'b0;
-    end else if (host_event) begin
+    end else if (host_event || net_event) begin
       event_q <= 1'b1;
     end else if (core_wfi) begin
       event_q <= 1'b0;
     end
   end
 
-  // ---- simulation I/O; the network port reads 0 (link down, no address), as the emu's without one
+  // ---- simulation I/O
   assign console_valid_o = sim_write && sim_offset == SIM_IO_CONSOLE;
   assign console_byte_o  = data_wdata[7:0];
   assign exit_valid_o    = sim_write && sim_offset == SIM_IO_EXIT;
@@ -465,7 +554,7 @@ module quire_card_top
     end else begin
       instr_rvalid_q <= instr_req;
       instr_err_q    <= instr_req && !fetch_in_imem;
-      data_rvalid_q  <= data_req;
+      data_rvalid_q  <= data_req && region != REGION_NET;  // the port answers for itself
       data_err_q     <= data_req && data_fault;
       if (data_req) region_q <= region;
       if (data_req && !data_we) begin
@@ -473,6 +562,7 @@ module quire_card_top
           REGION_BAR: reg_rdata_q <= bar_fw_rdata;
           REGION_CTL: reg_rdata_q <= ctl_rdata;
           REGION_DMA: reg_rdata_q <= dma_rdata;
+          REGION_NET: reg_rdata_q <= net_rdata;
           REGION_QUANT: reg_rdata_q <= quant_rdata;
           REGION_REDUCE: reg_rdata_q <= reduce_rdata;
           REGION_MLP: reg_rdata_q <= mlp_rdata;
@@ -494,7 +584,7 @@ module quire_card_top
   // Only the offsets' index bits and range checks are used.
   logic unused_bits;
   assign unused_bits = ^{imem_offset, dmem_offset, bar_offset[31:16], ctl_offset[31:8],
-                         dma_offset[31:5], net_offset, eng_offset[31:12], sim_offset, mem_offset, fetch_offset,
+                         dma_offset[31:5], net_offset[31:8], eng_offset[31:12], sim_offset, mem_offset, fetch_offset,
                          load_imem_offset, load_dmem_offset, dmem_unused_rdata, dma_mem_addr};
 
 endmodule

@@ -26,7 +26,7 @@ RTLE_LANE_SRCS := rtl/engines/quire_fp32_add.sv rtl/engines/quire_fp32_add_lanes
 	rtl/engines/quire_fp16_to_fp32.sv
 RTLE_SRCS := $(RTLE_PKGS) $(RTLE_LANE_SRCS)
 RTLE_TOPS := quire_quant_exp quire_quant_encode quire_quant_decode quire_reduce_sum \
-	quire_reduce_max_exp quire_mlp
+	quire_reduce_max_exp quire_reduce_fp_sum quire_mlp
 
 # The MLP engine: its own package (the model image's constants and the statuses it
 # answers, by rtl/gen/gen_pkg.sh, which evaluates status.h's X() list), its submodules,

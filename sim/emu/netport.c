@@ -5,24 +5,15 @@
  */
 #include "netport.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-#include <zlib.h>
 
 #include "quire/card.h"
 #include "quire/frame.h"
 #include "quire/status.h"
 
-#define FRAME_MAX (QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
+#define FRAME_MAX QUIRE_NET_FRAME_MAX
 #define RX_CAP    (64u << 20) /* bytes of frames the receive buffer holds */
 
 struct rx_frame {
@@ -32,41 +23,19 @@ struct rx_frame {
 };
 
 struct quire_netport {
-	int fd, stop_pipe[2];
-	pthread_t rx_thread;
+	struct quire_net_link *link;
 	pthread_mutex_t lock;
 	pthread_cond_t space;
 	int stop;
 	struct rx_frame *head, *tail;
 	uint64_t queued;
-	struct sockaddr_un self;
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint16_t addr;
-	double drop, corrupt;
-	uint64_t rng;
 	uint32_t tx_card, tx_len, tx_status, rx_dest, rx_status, rx_comm;
 	uint8_t tx_buf[FRAME_MAX];
 	struct quire_netport_stats st;
 	void (*wake)(void *);
 	void *wake_ctx;
 };
-
-static int port_path(struct sockaddr_un *sa, const char *dir, uint32_t addr)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	int n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/port-%u", dir, addr);
-	return n > 0 && (size_t)n < sizeof(sa->sun_path) ? 0 : -1;
-}
-
-/* CRC-32 (IEEE, zlib's: the same function as hls/crc32.c, at line rate as a MAC has it). */
-static uint32_t frame_crc(const uint8_t *f, uint32_t len)
-{
-	static const uint8_t zero[4];
-	uLong crc = crc32(0, f, QUIRE_FRAME_OFF_CRC);
-	crc = crc32(crc, zero, 4);
-	return (uint32_t)crc32(crc, f + QUIRE_FRAME_HDR_BYTES, len - QUIRE_FRAME_HDR_BYTES);
-}
 
 static uint32_t ld32(const uint8_t *p)
 {
@@ -79,15 +48,6 @@ static void st32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* xorshift64*: a fixed generator, so a seeded fault run repeats. */
-static double uniform(struct quire_netport *p)
-{
-	p->rng ^= p->rng >> 12;
-	p->rng ^= p->rng << 25;
-	p->rng ^= p->rng >> 27;
-	return (double)((p->rng * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /* ---- receive ---------------------------------------------------------------- */
 
 static void classify(struct rx_frame *f)
@@ -95,54 +55,47 @@ static void classify(struct rx_frame *f)
 	if (f->len < QUIRE_FRAME_HDR_BYTES || f->len > FRAME_MAX ||
 	    ld32(f->data + QUIRE_FRAME_OFF_LEN) != f->len - QUIRE_FRAME_HDR_BYTES)
 		f->flags |= QUIRE_NET_RX_F_BAD_LEN;
-	else if (ld32(f->data + QUIRE_FRAME_OFF_CRC) != frame_crc(f->data, f->len))
+	else if (ld32(f->data + QUIRE_FRAME_OFF_CRC) != quire_net_frame_crc(f->data, f->len))
 		f->flags |= QUIRE_NET_RX_F_BAD_CRC;
 }
 
-static void *rx_main(void *arg)
+/* The link's receive thread: room for one more frame? (The senders wait while there is not.) */
+static int rx_room(void *ctx)
 {
-	struct quire_netport *p = arg;
-	for (;;) {
-		pthread_mutex_lock(&p->lock);
-		while (p->queued >= RX_CAP && !p->stop) /* full: the senders wait (EAGAIN) */
-			pthread_cond_wait(&p->space, &p->lock);
-		int stop = p->stop;
-		pthread_mutex_unlock(&p->lock);
-		if (stop)
-			return NULL;
-		struct pollfd fds[2] = {{p->fd, POLLIN, 0}, {p->stop_pipe[0], POLLIN, 0}};
-		if (poll(fds, 2, -1) < 0 && errno != EINTR)
-			return NULL;
-		if (fds[1].revents)
-			return NULL;
-		if (!(fds[0].revents & POLLIN))
-			continue;
-		struct rx_frame *f = malloc(sizeof(*f) + FRAME_MAX + 1);
-		if (!f)
-			continue; /* leave it in the socket for the next try */
-		ssize_t n = recv(p->fd, f->data, FRAME_MAX + 1, MSG_DONTWAIT);
-		if (n < 0) {
-			free(f);
-			continue;
-		}
-		f->next = NULL;
-		f->len = (uint32_t)n;
-		f->flags = 0;
-		classify(f);
-		pthread_mutex_lock(&p->lock);
-		if (f->flags)
-			p->st.rx_errors++;
-		else
-			p->st.rx_frames++;
-		if (p->tail)
-			p->tail->next = f;
-		else
-			p->head = f;
-		p->tail = f;
-		p->queued += f->len;
-		pthread_mutex_unlock(&p->lock);
-		p->wake(p->wake_ctx);
-	}
+	struct quire_netport *p = ctx;
+	pthread_mutex_lock(&p->lock);
+	while (p->queued >= RX_CAP && !p->stop)
+		pthread_cond_wait(&p->space, &p->lock);
+	int go_on = !p->stop;
+	pthread_mutex_unlock(&p->lock);
+	return go_on;
+}
+
+/* A frame arrived: checked, queued, and the firmware woken. */
+static void rx_deliver(void *ctx, const uint8_t *data, uint32_t len)
+{
+	struct quire_netport *p = ctx;
+	struct rx_frame *f = malloc(sizeof(*f) + len);
+	if (!f)
+		return; /* lost, as a port out of buffers loses it */
+	f->next = NULL;
+	f->len = len;
+	f->flags = 0;
+	memcpy(f->data, data, len);
+	classify(f);
+	pthread_mutex_lock(&p->lock);
+	if (f->flags)
+		p->st.rx_errors++;
+	else
+		p->st.rx_frames++;
+	if (p->tail)
+		p->tail->next = f;
+	else
+		p->head = f;
+	p->tail = f;
+	p->queued += f->len;
+	pthread_mutex_unlock(&p->lock);
+	p->wake(p->wake_ctx);
 }
 
 /* Does frame f pass the receive filter? Bad frames always do: their header is not to be
@@ -233,30 +186,11 @@ static uint32_t tx_send(struct quire_netport *p, const uint8_t *mem, uint64_t me
 	uint32_t dst = ld32(f + QUIRE_FRAME_OFF_ADDRS) >> 16;
 	st32(f + QUIRE_FRAME_OFF_ADDRS,
 	     (uint32_t)p->addr | dst << 16); /* the port stamps its own address */
-	st32(f + QUIRE_FRAME_OFF_CRC, frame_crc(f, len));
-	struct sockaddr_un sa;
-	if (port_path(&sa, p->dir, dst))
-		return QUIRE_ERR_RANGE;
-	if (p->drop > 0 && uniform(p) < p->drop) {
-		count_tx(p, len, 0); /* sent, and lost on the way */
-		return QUIRE_OK;
-	}
-	if (p->corrupt > 0 && uniform(p) < p->corrupt) {
-		uint32_t bit = (uint32_t)(uniform(p) * 8.0 * len);
-		f[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-	}
-	if (sendto(p->fd, f, len, MSG_DONTWAIT, (struct sockaddr *)&sa, sizeof(sa)) ==
-	    (ssize_t)len) {
-		count_tx(p, len, 0);
-		return QUIRE_OK;
-	}
-	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
-		return QUIRE_ERR_BUSY; /* the peer's buffer is full: the firmware tries again */
-	if (errno == ECONNREFUSED || errno == ENOENT) {
-		count_tx(p, len, 1); /* no port has that address (any more): the frame is lost */
-		return QUIRE_OK;
-	}
-	return QUIRE_ERR_IO;
+	st32(f + QUIRE_FRAME_OFF_CRC, quire_net_frame_crc(f, len));
+	int nobody, st = quire_net_link_send(p->link, dst, f, len, &nobody);
+	if (st == QUIRE_OK)
+		count_tx(p, len, nobody);
+	return st;
 }
 
 /* ---- registers -------------------------------------------------------------- */
@@ -357,46 +291,21 @@ int quire_netport_open(const struct quire_netport_config *cfg, void (*wake)(void
 		       struct quire_netport **out)
 {
 	*out = NULL;
-	if (!cfg || !cfg->dir || cfg->drop < 0 || cfg->drop > 1 || cfg->corrupt < 0 ||
-	    cfg->corrupt > 1)
-		return QUIRE_ERR_INVALID;
 	struct quire_netport *p = calloc(1, sizeof(*p));
 	if (!p)
 		return QUIRE_ERR_NOMEM;
-	p->addr = cfg->addr;
-	p->drop = cfg->drop;
-	p->corrupt = cfg->corrupt;
-	p->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ull;
+	p->addr = cfg ? cfg->addr : 0;
 	p->wake = wake;
 	p->wake_ctx = ctx;
-	p->stop_pipe[0] = p->stop_pipe[1] = -1;
-	snprintf(p->dir, sizeof(p->dir), "%s", cfg->dir);
-	if (port_path(&p->self, cfg->dir, cfg->addr)) {
-		free(p);
-		return QUIRE_ERR_RANGE; /* the directory's name is too long for a socket */
-	}
-	p->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (p->fd < 0) {
-		free(p);
-		return QUIRE_ERR_IO;
-	}
-	int sndbuf = 1 << 20;
-	(void)setsockopt(p->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	unlink(p->self.sun_path); /* a port of an earlier run that did not clean up */
-	int bound = bind(p->fd, (struct sockaddr *)&p->self, sizeof(p->self)) == 0;
-	if (!bound || pipe2(p->stop_pipe, O_CLOEXEC) != 0) {
-		int st = errno == ENOENT || errno == EACCES ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO;
-		close(p->fd);
-		if (bound)
-			unlink(p->self.sun_path);
-		free(p);
-		return st;
-	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->space, NULL);
-	if (pthread_create(&p->rx_thread, NULL, rx_main, p) != 0) {
-		quire_netport_close(p);
-		return QUIRE_ERR_NOMEM;
+	static const struct quire_net_rx_ops rx = {rx_room, rx_deliver};
+	int st = quire_net_link_open(cfg, &rx, p, &p->link);
+	if (st != QUIRE_OK) {
+		pthread_cond_destroy(&p->space);
+		pthread_mutex_destroy(&p->lock);
+		free(p);
+		return st;
 	}
 	*out = p;
 	return QUIRE_OK;
@@ -410,14 +319,7 @@ void quire_netport_close(struct quire_netport *p)
 	p->stop = 1;
 	pthread_cond_broadcast(&p->space);
 	pthread_mutex_unlock(&p->lock);
-	if (p->rx_thread) {
-		(void)!write(p->stop_pipe[1], "x", 1);
-		pthread_join(p->rx_thread, NULL);
-	}
-	close(p->fd);
-	close(p->stop_pipe[0]);
-	close(p->stop_pipe[1]);
-	unlink(p->self.sun_path);
+	quire_net_link_close(p->link);
 	while (p->head)
 		rx_remove(p, &p->head);
 	pthread_cond_destroy(&p->space);

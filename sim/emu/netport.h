@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The card's network port, modelled over Unix datagram sockets: every port
- * binds <dir>/port-<address>, and a frame to address A is one datagram to
- * <dir>/port-A. Datagrams keep frame boundaries, arrive in order, and a full
- * receiver pushes back on its senders (the socket says EAGAIN): the network
- * of a rack, with loss and corruption only where a test injects them.
+ * The card's network port, modelled over the simulated network's wire
+ * (sim/netlink.h: Unix datagram sockets, one per port, in a directory): the
+ * network of a rack, with loss and corruption only where a test injects them.
  *
  * The port's registers are QUIRE_NET_* of include/quire/card.h. Its receive
  * buffer fills from a thread of its own, so frames arrive while the firmware
@@ -15,14 +13,7 @@
 
 #include <stdint.h>
 
-struct quire_netport_config {
-	const char *dir; /* the network: a directory every port of it binds in */
-	uint16_t addr;   /* this port's address */
-	/* Faults, for tests: the probability that a sent frame is lost, or has one bit
-	 * flipped after its CRC was computed; drawn from a generator seeded with seed. */
-	double drop, corrupt;
-	uint64_t seed;
-};
+#include "sim/netlink.h" /* struct quire_netport_config: the wire, shared with the RTL card */
 
 struct quire_netport_stats {
 	uint64_t tx_frames, rx_frames, rx_errors, tx_bytes, tx_drops;

@@ -11,6 +11,8 @@
 #include "verilated.h"
 
 #include "elf_image.h"
+#include "quire/frame.h"
+#include "quire/status.h"
 
 namespace quire_rtl {
 
@@ -21,6 +23,7 @@ CardHarness::CardHarness(uint64_t iova, uint32_t host_bytes)
 	top_ = std::make_unique<Vquire_card_top>(context_.get());
 	top_->host_win_base_i = iova;
 	top_->host_win_size_i = host_bytes;
+	top_->net_tx_ready_i = 1; // the harness takes a beat every cycle
 }
 
 CardHarness::~CardHarness()
@@ -32,11 +35,56 @@ CardHarness::~CardHarness()
 	top_.reset();
 }
 
+// The network port's receive stream: the frame's next beat, when the port has room.
+void CardHarness::net_rx_present()
+{
+	rx_presented_ = 0;
+	top_->net_rx_valid_i = 0;
+	if (!net_feeding() || !top_->net_rx_ready_o)
+		return;
+	size_t left = rx_frame_.size() - rx_off_;
+	unsigned n = unsigned(std::min<size_t>(left, 64));
+	uint8_t beat[64] = {0};
+	if (n)
+		std::memcpy(beat, &rx_frame_[rx_off_], n);
+	for (unsigned w = 0; w < 16; w++) {
+		uint32_t v;
+		std::memcpy(&v, beat + 4 * w, 4);
+		top_->net_rx_data_i[w] = v;
+	}
+	top_->net_rx_valid_i = 1;
+	top_->net_rx_bytes_i = uint8_t(n);
+	top_->net_rx_last_i = left <= 64;
+	rx_presented_ = n + 1;
+}
+
+// The network port's transmit stream: a beat, and at the frame's end the send.
+void CardHarness::net_tx_take()
+{
+	if (!top_->net_tx_valid_o)
+		return;
+	for (unsigned i = 0; i < top_->net_tx_bytes_o; i++)
+		tx_frame_.push_back(uint8_t(top_->net_tx_data_o[i / 4] >> (8 * (i % 4))));
+	if (!top_->net_tx_last_o)
+		return;
+	uint32_t crc = top_->net_tx_crc_o;
+	for (unsigned i = 0; i < 4 && QUIRE_FRAME_OFF_CRC + i < tx_frame_.size(); i++)
+		tx_frame_[QUIRE_FRAME_OFF_CRC + i] = uint8_t(crc >> (8 * i));
+	bool nobody = false;
+	tx_status_ = net_send_ ? net_send_(tx_frame_.data(), uint32_t(tx_frame_.size()), nobody)
+			       : uint32_t(QUIRE_ERR_IO);
+	tx_nobody_ = nobody;
+	tx_done_ = true;
+	tx_frame_.clear();
+}
+
 // One clock cycle: the inputs as they are, the outputs of this cycle looked at, the edge.
 void CardHarness::cycle()
 {
+	net_rx_present();
 	top_->clk_i = 0;
 	top_->eval();
+	net_tx_take();
 	bool answer = false;
 	uint32_t rdata = 0;
 	if (top_->host_req_o) {
@@ -69,6 +117,36 @@ void CardHarness::cycle()
 	// The host memory's answer, in the cycle after its request.
 	top_->host_rvalid_i = answer;
 	top_->host_rdata_i = rdata;
+	// The network's answer to a frame sent, in the cycle after its last beat.
+	top_->net_tx_done_i = tx_done_;
+	top_->net_tx_status_i = tx_status_;
+	top_->net_tx_nobody_i = tx_nobody_;
+	tx_done_ = false;
+	if (rx_presented_) { // taken at this edge (the port had room)
+		rx_off_ += rx_presented_ - 1;
+		rx_empty_ = false;
+		if (rx_off_ >= rx_frame_.size()) {
+			rx_frame_.clear();
+			rx_off_ = 0;
+		}
+	}
+}
+
+void CardHarness::attach_net(uint16_t addr, NetSend send)
+{
+	net_send_ = std::move(send);
+	top_->net_addr_i = addr;
+	top_->net_link_i = 1;
+}
+
+bool CardHarness::net_feed(std::vector<uint8_t> &frame)
+{
+	if (net_feeding())
+		return false;
+	rx_frame_.swap(frame);
+	rx_off_ = 0;
+	rx_empty_ = rx_frame_.empty();
+	return true;
 }
 
 bool CardHarness::boot(const char *elf_path, std::string &error)
@@ -147,7 +225,8 @@ bool CardHarness::idle() const
 {
 	const auto *r = top_->rootp;
 	return r->quire_card_top__DOT__core_wfi && !r->quire_card_top__DOT__event_q &&
-	       !r->quire_card_top__DOT__host_event && !top_->host_req_o;
+	       !r->quire_card_top__DOT__host_event && !top_->host_req_o && !net_feeding() &&
+	       !r->quire_card_top__DOT__net_event && !top_->net_tx_valid_o;
 }
 
 uint64_t CardHarness::wake_at() const

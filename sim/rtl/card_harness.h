@@ -11,6 +11,7 @@
 #define QUIRE_SIM_RTL_CARD_HARNESS_H
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,6 +54,17 @@ class CardHarness {
 	// Moves the cycle counter forward by up to `cycles`, never past the wake-up time.
 	void advance_idle(uint64_t cycles);
 
+	// The network port (docs/network.md): attached, its link is up at `addr`, and each frame
+	// it sends (the CRC it computed put into the header) goes to `send`, whose answer --
+	// QUIRE_OK, QUIRE_ERR_BUSY, ...; `nobody` when no port had the address -- the port
+	// gets in the next cycle.
+	using NetSend = std::function<uint32_t(uint8_t *frame, uint32_t len, bool &nobody)>;
+	void attach_net(uint16_t addr, NetSend send);
+	// Streams a received frame (a datagram as it came) into the port, a beat a cycle while
+	// the port has room: false while the previous one is still going in (frame untouched).
+	bool net_feed(std::vector<uint8_t> &frame);
+	bool net_feeding() const { return rx_off_ < rx_frame_.size() || rx_empty_; }
+
 	uint8_t *host() { return host_mem_; }
 	uint64_t iova() const { return iova_; }
 	uint64_t cycles() const { return cycles_; }
@@ -65,6 +77,8 @@ class CardHarness {
 
       private:
 	void cycle();
+	void net_rx_present();
+	void net_tx_take();
 
 	std::unique_ptr<VerilatedContext> context_;
 	std::unique_ptr<Vquire_card_top> top_;
@@ -76,6 +90,13 @@ class CardHarness {
 	std::string console_;
 	bool exited_ = false;
 	uint32_t exit_code_ = 0;
+	NetSend net_send_;
+	std::vector<uint8_t> tx_frame_, rx_frame_;
+	size_t rx_off_ = 0;
+	bool rx_empty_ = false;     // an empty datagram: one beat of no bytes still to go in
+	unsigned rx_presented_ = 0; // bytes of the beat offered this cycle (+1: offered)
+	bool tx_done_ = false, tx_nobody_ = false;
+	uint32_t tx_status_ = 0;
 };
 
 } // namespace quire_rtl

@@ -14,8 +14,10 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "card_harness.h"
+#include "quire/frame.h"
 #include "quire/regs.h"
 #include "quire/status.h"
 
@@ -44,14 +46,25 @@ class RtlDevice {
 	explicit RtlDevice(const struct quire_device_ops *ops) : handle{{ops}, this} {}
 
 	// Starts the model's thread and waits for the boot. False with `error`.
-	bool start(const std::string &elf, std::string &error)
+	bool start(const std::string &elf, const struct quire_netport_config *net, std::string &error)
 	{
+		if (net) {
+			net_addr_ = net->addr;
+			static const struct quire_net_rx_ops rx = {net_room, net_deliver};
+			int st = quire_net_link_open(net, &rx, this, &link_);
+			if (st != QUIRE_OK) {
+				error = std::string("cannot attach to the network in ") + net->dir + ": " +
+					quire_strerror(st);
+				return false;
+			}
+		}
 		thread_ = std::thread([this, elf] { run(elf); });
 		std::unique_lock<std::mutex> lk(m_);
 		done_cv_.wait(lk, [this] { return booted_ != 0; });
 		if (booted_ < 0) {
 			lk.unlock();
 			thread_.join();
+			close_net();
 			error = boot_error_;
 			return false;
 		}
@@ -64,6 +77,7 @@ class RtlDevice {
 			access(Req::Stop, 0, 0);
 			thread_.join();
 		}
+		close_net();
 	}
 
 	uint32_t access(Req kind, uint32_t offset, uint32_t value, uint8_t *mem = nullptr,
@@ -107,6 +121,15 @@ class RtlDevice {
 		try {
 			card = std::make_unique<quire_rtl::CardHarness>(0, 0);
 			card->attach_host(nullptr, 0, 0); // no host until one attaches
+			if (link_)
+				card->attach_net(net_addr_, [this](uint8_t *f, uint32_t len, bool &nobody) {
+					uint32_t dst = f[QUIRE_FRAME_OFF_ADDRS + 2] |
+						       uint32_t(f[QUIRE_FRAME_OFF_ADDRS + 3]) << 8;
+					int none = 0;
+					int st = quire_net_link_send(link_, dst, f, len, &none);
+					nobody = none != 0;
+					return uint32_t(st);
+				});
 			if (!card->boot(elf.c_str(), error))
 				card.reset();
 		} catch (const std::bad_alloc &) {
@@ -161,7 +184,11 @@ class RtlDevice {
 					fn(ctx, causes); // never with a lock held
 			}
 			lk.lock();
-			if (req_ == Req::None && card->idle())
+			if (mail_full_ && card->net_feed(mail_)) { // a frame from the network goes in
+				mail_full_ = false;
+				room_cv_.notify_all();
+			}
+			if (req_ == Req::None && !mail_full_ && card->idle())
 				sleep(*card, lk, clock_hz);
 		}
 		lk.unlock();
@@ -174,7 +201,7 @@ class RtlDevice {
 	void sleep(quire_rtl::CardHarness &card, std::unique_lock<std::mutex> &lk,
 		   uint32_t clock_hz)
 	{
-		auto pred = [this] { return req_ != Req::None; };
+		auto pred = [this] { return req_ != Req::None || mail_full_; };
 		uint64_t wake = card.wake_at(), now = card.card_cycles();
 		if (!wake) {
 			sim_cv_.wait(lk, pred);
@@ -219,10 +246,44 @@ class RtlDevice {
 		}
 	}
 
+	// The network's receive thread (sim/netlink.c): one frame at a time waits in mail_ for
+	// the model's thread to stream it into the port; a full mailbox stops reading the socket.
+	static int net_room(void *ctx)
+	{
+		auto *d = static_cast<RtlDevice *>(ctx);
+		std::unique_lock<std::mutex> lk(d->m_);
+		d->room_cv_.wait(lk, [d] { return !d->mail_full_ || d->net_stop_; });
+		return !d->net_stop_;
+	}
+
+	static void net_deliver(void *ctx, const uint8_t *frame, uint32_t len)
+	{
+		auto *d = static_cast<RtlDevice *>(ctx);
+		std::lock_guard<std::mutex> lk(d->m_);
+		d->mail_.assign(frame, frame + len);
+		d->mail_full_ = true;
+		d->sim_cv_.notify_one();
+	}
+
+	void close_net()
+	{
+		{
+			std::lock_guard<std::mutex> lk(m_);
+			net_stop_ = true;
+			room_cv_.notify_all();
+		}
+		quire_net_link_close(link_);
+		link_ = nullptr;
+	}
+
 	std::thread thread_;
 	std::mutex caller_m_;
 	std::mutex m_;
-	std::condition_variable sim_cv_, done_cv_;
+	std::condition_variable sim_cv_, done_cv_, room_cv_;
+	struct quire_net_link *link_ = nullptr;
+	uint16_t net_addr_ = 0;
+	std::vector<uint8_t> mail_;
+	bool mail_full_ = false, net_stop_ = false;
 	std::atomic<bool> pending_{false};
 	Req req_ = Req::None;
 	uint32_t req_offset_ = 0, req_value_ = 0, req_result_ = 0;
@@ -298,7 +359,7 @@ extern "C" struct quire_device *quire_rtl_device_create(const struct quire_rtl_c
 		return nullptr;
 	}
 	std::string error;
-	if (!d->start(cfg->fw_elf, error)) {
+	if (!d->start(cfg->fw_elf, cfg->net, error)) {
 		delete d;
 		say(cfg, error);
 		return nullptr;

@@ -3,8 +3,9 @@
  * The RTL card (rtl/card/ under Verilator, through sim/rtl/card_harness.h)
  * behind the device interface (sim/device.h), for C: what quire-sim-rtl serves
  * as `quire-sim --model rtl`. A host cannot tell it from the emu except by
- * speed, and by what it does not have yet (docs/rtl-card.md: caps name CODEC
- * only, no network port, card memory fixed at 128 MiB).
+ * speed, and by what it does not have yet (docs/rtl-card.md: no MLP, card memory
+ * fixed at 128 MiB). Its network port, when given a network, is on the emu's
+ * (sim/netlink.h): RTL and emu cards can share one.
  *
  * One thread owns the model and clocks it; MMIO calls hand their access to it
  * and wait for it, so the accesses happen between clock edges in their order.
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "sim/device.h"
+#include "sim/netlink.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,7 +29,9 @@ extern "C" {
 
 struct quire_rtl_config {
 	const char *fw_elf; /* the card firmware (build/firmware/quire-fw.elf) */
-	char *error;        /* on failure, why (may be NULL) */
+	/* The network to attach the card's port to (sim/netlink.h, the emu's network), or NULL. */
+	const struct quire_netport_config *net;
+	char *error; /* on failure, why (may be NULL) */
 	size_t error_len;
 };
 

@@ -68,6 +68,10 @@ refused "a clock out of range" "range.toml: \\[\\[clock\\]\\] #1: mhz = 5000 is 
 	"$(bad range 's/^mhz = 250/mhz = 5000/')"
 refused "not TOML" "syntax.toml: not TOML" "$(bad syntax 's/^board = .*/board = /')"
 refused "a board described twice" "is also described by" "$(bad twice 's/^board = .*/board = "AWS_F1"/')"
+refused "an [xrt] kernel that is no C name" "xrtkernel.toml: \\[xrt\\] kernel 'quire card'" \
+	"$(bad xrtkernel '$a [xrt]\nkernel = "quire card"')"
+refused "an [xrt] xclbin_uuid that is no UUID" "xrtuuid.toml: \\[xrt\\] xclbin_uuid '0B5E' is not" \
+	"$(bad xrtuuid '$a [xrt]\nkernel = "quire_card"\nxclbin_uuid = "0B5E"')"
 
 # The sim board as libquire reports it: name, memory and clock from the generated constants.
 cat >"$T/sim.c" <<'C'

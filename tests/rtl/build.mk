@@ -41,15 +41,21 @@ $(RTL_CARD_MLP_ELF): tests/rtl/card_mlp.c tests/rtl/card_bare.h hls/crc32.c firm
 	@mkdir -p $(dir $@)
 	$(RISCV_CC) $(FW_CROSS_FLAGS) -I. -T firmware/link.ld -o $@ firmware/crt0.S $< hls/crc32.c -lgcc
 
-rtl: $(RTL_CARD_TEST) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF)
+# Another: the network port driven directly, its wire looped back by the harness.
+RTL_CARD_NET_ELF := $(BUILD)/tests/rtl/card/card_net.elf
+$(RTL_CARD_NET_ELF): tests/rtl/card_net.c tests/rtl/card_bare.h firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
+	@mkdir -p $(dir $@)
+	$(RISCV_CC) $(FW_CROSS_FLAGS) -I. -T firmware/link.ld -o $@ firmware/crt0.S $< -lgcc
+
+rtl: $(RTL_CARD_TEST) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF) $(RTL_CARD_NET_ELF)
 
 # `make test` runs them when verilator is installed (tests/run.sh says so otherwise).
 ifeq ($(HAVE_VERILATOR),1)
-test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF)
+test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF) $(RTL_CARD_NET_ELF)
 endif
-rtl-test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF)
+rtl-test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF) $(RTL_CARD_NET_ELF)
 	sh tests/rtl/run.sh $(BUILD)
-	$(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF)
+	$(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF) $(RTL_CARD_NET_ELF)
 .PHONY: rtl-test
 
 # The fuzz corpus replayed on the RTL card (through its device, rtl_device.cpp) and on the emu.

@@ -17,6 +17,8 @@
 #include "quire/status.h"
 #include "tests/rtl/card_bare.h"
 
+#include "card_bare.h"
+
 int main(void);
 extern volatile uint32_t fw_access_faults; /* crt0.S */
 
@@ -32,11 +34,6 @@ static uint32_t dma(uint64_t host, uint32_t card, uint32_t len, uint32_t dir, ui
 	while (!(rd(QUIRE_CARD_DMA + QUIRE_DMA_CTRL) & QUIRE_DMA_DONE))
 		;
 	return rd(QUIRE_CARD_DMA + QUIRE_DMA_STATUS);
-}
-
-static uint8_t card_byte(uint32_t offset)
-{
-	return (uint8_t)(rd(QUIRE_CARD_MEM + (offset & ~3u)) >> (8 * (offset & 3)));
 }
 
 static uint8_t pattern(uint32_t i)

@@ -8,7 +8,7 @@ set -u
 build=${1:-build}
 passed=0
 failed=0
-for engine in quant_exp quant_encode quant_decode reduce_sum reduce_max_exp mlp; do
+for engine in quant_exp quant_encode quant_decode reduce_sum reduce_max_exp reduce_fp_sum mlp; do
 	tb="$build/tests/rtl_engines/tb_$engine"
 	if [ ! -x "$tb" ]; then
 		echo "rtl $engine: FAIL $tb is not built (make rtl-engines)"

@@ -3,8 +3,9 @@
  * The sim backend: a ring driver. It probes the card by walking its register
  * blocks, puts a command ring and a completion ring in host memory, writes
  * descriptors and rings the doorbell, and reaps completions by their phase
- * bit. It talks to the card only through the device interface, so the same
- * driver serves a card in this process or in a quire-sim process.
+ * bit. It talks to the card only through a transport (transport.h), so the same
+ * driver serves a card in this process, in a quire-sim process, or behind XRT
+ * (xrt.c attaches it with quire_ring_attach).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #define PROBE_MS  5000
 
 struct sim {
+	struct quire_backend_ops ops; /* sim_ops under the name of the backend that attached it */
 	struct transport *t;
 	struct window win;
 	uint32_t blk_id, blk_cmdq, blk_cplq, blk_irq, blk_counters;
@@ -93,9 +95,19 @@ static int walk(struct sim *s, struct quire_info *info)
 	return QUIRE_OK;
 }
 
+/* Host memory the card writes (completions, results) made visible here, and ours to it. */
+static int sync_mem(struct sim *s, int to_card)
+{
+	return s->t->sync ? s->t->sync(s->t, to_card) : QUIRE_OK;
+}
+
 static void reap(struct sim *s)
 {
 	uint32_t mask = s->size - 1, n = 0;
+	if (sync_mem(s, 0) != QUIRE_OK) {
+		s->lost = 1;
+		return;
+	}
 	for (;;) {
 		struct quire_cpl *c = &s->cpls[s->cpl_cons & mask];
 		uint32_t flags = __atomic_load_n(&c->flags, __ATOMIC_ACQUIRE);
@@ -164,6 +176,10 @@ static int sim_submit(struct quire_ctx *ctx, struct quire_req *req)
 	/* The doorbell below (a locked MMIO write in process, a socket message to a card
 	 * process) orders the descriptor before it; a real card's driver needs a wmb(). */
 	memcpy(&s->cmds[slot], &req->cmd, sizeof(req->cmd));
+	if (sync_mem(s, 1) != QUIRE_OK) { /* the descriptor and its buffers, to the card */
+		s->lost = 1;
+		return QUIRE_ERR_PEER;
+	}
 	s->inflight[slot] = req;
 	s->in_flight++;
 	wr(s, s->blk_cmdq + QUIRE_Q_PRODUCER, ++s->prod);
@@ -195,7 +211,9 @@ static int restart_queues(struct sim *s)
 	memset(s->cpls, 0, s->size * sizeof(*s->cpls));
 	s->prod = s->cpl_cons = s->in_flight = 0;
 	s->cpl_phase = 1; /* the first pass of the ring writes phase 1 */
-	int st = setup_queue(s, s->blk_cplq, s->cpls);
+	int st = sync_mem(s, 1);
+	if (st == QUIRE_OK)
+		st = setup_queue(s, s->blk_cplq, s->cpls);
 	if (st == QUIRE_OK)
 		st = setup_queue(s, s->blk_cmdq, s->cmds);
 	if (st == QUIRE_OK)
@@ -241,7 +259,7 @@ static int sim_info(struct quire_ctx *ctx, struct quire_info *info)
 	struct sim *s = ctx->priv;
 	if (s->lost)
 		return QUIRE_ERR_PEER;
-	strcpy(info->backend, "sim");
+	snprintf(info->backend, sizeof(info->backend), "%s", s->ops.name);
 	s->t->timeout_ms = ctx->timeout_ms;
 	int st = walk(s, info);
 	if (s->t->state(s->t) != QUIRE_OK)
@@ -365,20 +383,30 @@ int quire_backend_sim_open(struct quire_ctx *ctx, const char *where)
 			return st;
 		where = cluster_path;
 	}
-	struct sim *s = calloc(1, sizeof(*s));
-	if (!s)
-		return QUIRE_ERR_NOMEM;
+	struct transport *t;
 	int st;
 	if (where && strcmp(where, "inproc") == 0)
-		st = transport_inproc_open(NULL, &s->t);
+		st = transport_inproc_open(NULL, &t);
 	else if (where && strncmp(where, "inproc,", 7) == 0)
-		st = transport_inproc_open(where + 7, &s->t);
+		st = transport_inproc_open(where + 7, &t);
 	else
-		st = transport_socket_open(where, &s->t);
-	if (st != QUIRE_OK) {
-		free(s);
+		st = transport_socket_open(where, &t);
+	if (st != QUIRE_OK)
 		return st;
+	return quire_ring_attach(ctx, t, "sim");
+}
+
+int quire_ring_attach(struct quire_ctx *ctx, struct transport *t, const char *name)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	if (!s) {
+		t->close(t);
+		return QUIRE_ERR_NOMEM;
 	}
+	s->t = t;
+	s->ops = sim_ops;
+	s->ops.name = name;
+	int st;
 	if (window_init(&s->win, s->t->mem, s->t->iova, s->t->mem_size) != 0) {
 		st = QUIRE_ERR_NOMEM;
 		goto fail;
@@ -407,7 +435,7 @@ int quire_backend_sim_open(struct quire_ctx *ctx, const char *where)
 	st = restart_queues(s);
 	if (st != QUIRE_OK)
 		goto fail;
-	ctx->ops = &sim_ops;
+	ctx->ops = &s->ops;
 	ctx->priv = s;
 	return QUIRE_OK;
 fail:

@@ -30,6 +30,10 @@ struct transport {
 	/* Ask a hung card again from now on (quire_reset); its late answers are discarded. */
 	void (*revive)(struct transport *t);
 	void (*close)(struct transport *t);
+	/* NULL where host memory is coherent with the card (sim). Otherwise: make all of mem
+	 * the card's (to_card 1: before a doorbell) or ours (0: before reading what it wrote);
+	 * QUIRE_OK or an error, after which the card counts as gone. */
+	int (*sync)(struct transport *t, int to_card);
 	int timeout_ms; /* how long a register access may wait for the card (-1: forever) */
 };
 
@@ -43,12 +47,20 @@ int transport_inproc_open(const char *opts, struct transport **t);
 
 /* The function libquire_sim exports; abi must be QUIRE_SIM_INPROC_ABI, the layout of
  * struct transport and struct quire_device both sides were built with. */
-#define QUIRE_SIM_INPROC_ABI    1u
+#define QUIRE_SIM_INPROC_ABI    2u
 #define QUIRE_SIM_INPROC_SYMBOL "quire_sim_inproc_open"
 #define QUIRE_SIM_LIB_SONAME    "libquire_sim.so.0"
 int quire_sim_inproc_open(unsigned abi, const char *opts, size_t host_bytes, struct transport **t);
 /* path NULL: start a quire-sim process for this transport alone. */
 int transport_socket_open(const char *path, struct transport **t);
+
+/*
+ * The ring driver (sim.c) on a card reached through t: probe it, set up its queues and make
+ * ctx a context of the backend `name` (what quire_get_info reports). Takes t: closes it on
+ * error.
+ */
+struct quire_ctx;
+int quire_ring_attach(struct quire_ctx *ctx, struct transport *t, const char *name);
 
 /* Host memory a context gives its card: QUIRE_SIM_HOST_MB, else the default above. */
 size_t transport_host_bytes(void);

@@ -31,6 +31,7 @@ static const struct quire_backend backends[] = {
     {"cpu", 0, quire_backend_cpu_open},
     {"sim", 1, quire_backend_sim_open},
     {"kdrv", 1, quire_backend_kdrv_open},
+    {"xrt", 1, quire_backend_xrt_open},
 };
 
 int quire_open(const char *uri, struct quire_ctx **out)

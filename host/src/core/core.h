@@ -100,6 +100,7 @@ struct quire_backend {
 int quire_backend_cpu_open(struct quire_ctx *ctx, const char *arg);
 int quire_backend_sim_open(struct quire_ctx *ctx, const char *where);
 int quire_backend_kdrv_open(struct quire_ctx *ctx, const char *where);
+int quire_backend_xrt_open(struct quire_ctx *ctx, const char *where);
 
 /* A backend reports a finished request. */
 void quire_req_complete(struct quire_req *req, int status, uint32_t result, uint32_t cycles,

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulated card network's wire, shared by the emu's port (sim/emu/netport.c)
+ * and the RTL card's harness (sim/rtl/rtl_device.cpp), so that both kinds of card
+ * can share one network: every port binds <dir>/port-<address>, and a frame to
+ * address A is one datagram to <dir>/port-A. Datagrams keep frame boundaries,
+ * arrive in order, and a full receiver pushes back on its senders (EAGAIN).
+ *
+ * The link sends frames (with the faults a test asks for, after the CRC) and
+ * runs a receive thread that hands each datagram to its owner, which says when
+ * it has room for one more: a full port stops reading the socket.
+ */
+#ifndef QUIRE_SIM_NETLINK_H
+#define QUIRE_SIM_NETLINK_H
+
+#include <stdint.h>
+
+#include "quire/frame.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QUIRE_NET_FRAME_MAX (QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
+
+struct quire_netport_config {
+	const char *dir; /* the network: a directory every port of it binds in */
+	uint16_t addr;   /* this port's address */
+	/* Faults, for tests: the probability that a sent frame is lost, or has one bit
+	 * flipped after its CRC was computed; drawn from a generator seeded with seed. */
+	double drop, corrupt;
+	uint64_t seed;
+};
+
+struct quire_net_link;
+
+/* What the receive thread calls: room(ctx) before each read, blocking while the owner is
+ * full, 0 when the thread is to end; deliver(ctx, frame, len) with each datagram (at most
+ * QUIRE_NET_FRAME_MAX + 1 bytes, so that one too long shows), which it copies. */
+struct quire_net_rx_ops {
+	int (*room)(void *ctx);
+	void (*deliver)(void *ctx, const uint8_t *frame, uint32_t len);
+};
+
+/* Binds this port's socket and starts the receive thread. A QUIRE_ status. */
+int quire_net_link_open(const struct quire_netport_config *cfg, const struct quire_net_rx_ops *rx,
+			void *ctx, struct quire_net_link **out);
+/* Ends the receive thread (the owner has made room() return 0, or room() returns at once),
+ * unbinds the socket. */
+void quire_net_link_close(struct quire_net_link *l);
+
+/* Sends the frame of `len` bytes (its header's crc32 already filled) to address dst, with
+ * the configured faults. QUIRE_OK when sent or lost on the way; QUIRE_OK with *nobody set
+ * when no port has that address (the frame is lost); QUIRE_ERR_BUSY when the peer's buffer
+ * is full (try again); QUIRE_ERR_RANGE or QUIRE_ERR_IO otherwise. May flip a bit of frame. */
+int quire_net_link_send(struct quire_net_link *l, uint32_t dst, uint8_t *frame, uint32_t len,
+			int *nobody);
+
+/* The frame's CRC-32 (IEEE, zlib's: hls/crc32.c's): the header with crc32 zero, then the
+ * payload; what the port computes on send and checks on arrival. */
+uint32_t quire_net_frame_crc(const uint8_t *frame, uint32_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

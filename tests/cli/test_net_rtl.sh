@@ -1,0 +1,138 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# RTL cards on the card network (docs/network.md, docs/rtl-card.md): a 4-card all-reduce
+# (fp32, and bfp8 with error feedback, 3 rounds of 1001 seeded values) on RTL cards gives
+# every rank the same bytes as on emu cards, and so does one on a network shared by two
+# emu and two RTL cards; frames with a bad CRC or length sent into an RTL card's port
+# are counted as the emu's port counts them; every frame corrupted on the way: the
+# all-reduce fails with the same error on both. Needs quire-sim-rtl (make rtl).
+# Usage: test_net_rtl.sh BUILD
+set -u
+B=$1
+CL=$B/bin/quire-cluster
+SIM=$B/bin/quire-sim
+DUMP=$B/tests/cli/ring_dump
+PYTHON=${PYTHON:-python3}
+T=$(mktemp -d "${TMPDIR:-/tmp}/quire-netrtl-XXXXXX")
+export TMPDIR="$T"
+. "$(dirname "$0")/report.sh"
+. "$(dirname "$0")/procs.sh"
+pids=
+cleanup() {
+	# shellcheck disable=SC2086
+	[ -n "$pids" ] && kill $pids 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+N=1001
+ROUNDS=3
+
+"$CL" --model bogus -n 2 -- true >"$T/out" 2>&1
+if [ $? -eq 2 ] && grep -q "wants emu or rtl" "$T/out"; then ok "quire-cluster --model bogus refused"; else ko "quire-cluster --model bogus: $(cat "$T/out")"; fi
+
+# The 4 ranks of one all-reduce job in the cluster's directory: results to $T/$1-$fmt-r.
+ranks() { # ranks TAG FMT
+	echo "p=; for r in 0 1 2 3; do QUIRE_RANK=\$r $DUMP 4 $2 $N $ROUNDS $T/$1-$2-\$r & p=\"\$p \$!\"; done
+		fail=0; for i in \$p; do wait \$i || fail=1; done; exit \$fail"
+}
+same_as_emu() { # same_as_emu TAG FMT: every rank's bytes equal the emu run's
+	for r in 0 1 2 3; do
+		cmp -s "$T/emu-$2-$r" "$T/$1-$2-$r" || return 1
+	done
+}
+
+for fmt in fp32 bfp8; do
+	if ! "$CL" -n 4 -- sh -c "$(ranks emu $fmt)" >"$T/emu.log" 2>&1; then
+		ko "4 emu cards, $fmt all-reduce: $(tail -3 "$T/emu.log")"
+		continue
+	fi
+	t0=$(now)
+	if "$CL" --model rtl -n 4 -- sh -c "$(ranks rtl $fmt)" >"$T/rtl.log" 2>&1; then
+		t1=$(now)
+		if same_as_emu rtl $fmt; then
+			ok "4 RTL cards, $fmt all-reduce ($ROUNDS x $N values): the same bytes as on emu cards, every rank ($(secs "$t0" "$t1") s)"
+		else
+			ko "4 RTL cards, $fmt all-reduce: bytes differ from the emu's"
+		fi
+	else
+		ko "4 RTL cards, $fmt all-reduce failed: $(tail -3 "$T/rtl.log")"
+	fi
+done
+
+# One network, two kinds of card: cards 0 and 2 emu, 1 and 3 RTL, as quire-cluster lays
+# them out (DIR/card-i.sock, address i).
+D=$T/mixed
+mkdir -p "$D"
+for i in 0 1 2 3; do
+	m=emu
+	[ $((i % 2)) -eq 1 ] && m=rtl
+	"$SIM" --model $m --socket "$D/card-$i.sock" --net "$D" --addr $i --quiet &
+	pids="$pids $!"
+done
+up() { for i in 0 1 2 3; do [ -S "$D/card-$i.sock" ] || return 1; done; }
+one_gone() { for p in $pids; do alive "$p" || return 0; done; return 1; }
+wait_until 60 eval 'up || one_gone'
+if up && QUIRE_CLUSTER_DIR=$D sh -c "$(ranks mixed fp32)" >"$T/mixed.log" 2>&1 &&
+	same_as_emu mixed fp32; then
+	ok "2 emu + 2 RTL cards on one network, fp32 all-reduce: the same bytes as on emu cards"
+else
+	ko "2 emu + 2 RTL cards on one network: $(tail -3 "$T/mixed.log" 2>/dev/null)"
+fi
+# shellcheck disable=SC2086
+kill $pids 2>/dev/null
+# shellcheck disable=SC2086
+wait_until 10 none_alive $pids || ko "mixed network: card processes still running"
+pids=
+
+# Frames from outside into one card's port: a good one, one whose CRC is wrong, one
+# shorter than its header says, one shorter than a header. The port counts each as
+# the emu's does (quire info's network line).
+frames() { # frames DIR ADDR: four datagrams to port ADDR of the network in DIR
+	"$PYTHON" - "$1" "$2" <<'EOF'
+import socket, struct, sys, zlib
+d, a = sys.argv[1], int(sys.argv[2])
+def frame(payload, comm=7, fix_crc=True, claim=None):
+    n = len(payload) if claim is None else claim
+    hdr = struct.pack("<BBHHHHHIIIII", 1, 1, 0, 9, a, comm, 0, 1, 0, n, 1, 0)
+    crc = zlib.crc32(hdr + payload) if fix_crc else 0x12345678
+    return hdr[:28] + struct.pack("<I", crc) + payload
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+for f in (frame(bytes(range(100))), frame(bytes(100), fix_crc=False),
+          frame(bytes(64), claim=65), b"short"):
+    s.sendto(f, "%s/port-%d" % (d, a))
+EOF
+}
+for m in emu rtl; do
+	D=$T/crc-$m
+	mkdir -p "$D"
+	"$SIM" --model $m --socket "$D/card.sock" --net "$D" --addr 5 --quiet &
+	pids=$!
+	wait_until 60 eval '[ -S "$D/card.sock" ] || ! alive $pids'
+	if [ -S "$D/card.sock" ] && frames "$D" 5; then
+		sleep 1
+		"$B/bin/quire" info --backend "sim:$D/card.sock" 2>&1 | grep "network port" >"$T/crc-$m.txt"
+	fi
+	kill $pids 2>/dev/null
+	wait $pids 2>/dev/null
+	pids=
+done
+if grep -q "1 received, 3 bad" "$T/crc-rtl.txt" && cmp -s "$T/crc-emu.txt" "$T/crc-rtl.txt"; then
+	ok "frames with a bad CRC or length: counted as the emu counts them ($(sed 's/.*link up; //' "$T/crc-rtl.txt"))"
+else
+	ko "bad frames: rtl '$(cat "$T/crc-rtl.txt")', emu '$(cat "$T/crc-emu.txt")'"
+fi
+
+# Every frame corrupted on the way: the all-reduce fails, with the same error as on emu cards.
+M=$B/tests/cli/meet
+for m in emu rtl; do
+	"$CL" --model $m -n 2 --net-corrupt 1 -- sh -c "QUIRE_RANK=0 $M 2 & QUIRE_RANK=1 $M 2; wait" \
+		2>&1 | sort >"$T/corrupt-$m.txt"
+done
+if grep -q "frame lost or corrupted" "$T/corrupt-rtl.txt" && cmp -s "$T/corrupt-emu.txt" "$T/corrupt-rtl.txt"; then
+	ok "every frame corrupted: the all-reduce fails as on emu cards ($(head -1 "$T/corrupt-rtl.txt"))"
+else
+	ko "every frame corrupted: rtl '$(cat "$T/corrupt-rtl.txt")', emu '$(cat "$T/corrupt-emu.txt")'"
+fi
+
+echo "rtl card network: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
