@@ -24,6 +24,9 @@ int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint
 	int status = (int)hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_STATUS);
 	if (status == QUIRE_OK)
 		fw->dma_bytes += len;
-	fw_heartbeat(fw);
+	/* A data transfer beats; a descriptor's or a completion's belongs to its command,
+	 * which beat when it was fetched (the NOP's path stays short). */
+	if (len > QUIRE_CMD_BYTES)
+		fw_heartbeat(fw);
 	return status;
 }

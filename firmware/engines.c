@@ -2,16 +2,40 @@
 /*
  * Engine driver: the s_axilite protocol of a Vitis HLS kernel. Write the
  * arguments, set START, poll DONE, read the return value.
+ *
+ * An engine the card's caps do not name is never touched (QUIRE_ERR_NOT_SUPPORTED).
+ * On the card, a window that answers with an access fault anyway costs the command,
+ * not the card: the trap handler (crt0.S) reads such a register as all ones, which
+ * ends the DONE poll, and counts the fault (hal_access_faults).
  */
 #include "hal.h"
 #include "internal.h"
+#include "quire/regs.h"
 #include "quire/status.h"
+
+static uint32_t engine_cap(uint32_t kind)
+{
+	switch (kind) {
+	case QUIRE_ENGINE_QUANT:
+		return QUIRE_CAP_CODEC;
+	case QUIRE_ENGINE_REDUCE:
+		return QUIRE_CAP_REDUCE;
+	case QUIRE_ENGINE_MLP:
+		return QUIRE_CAP_MLP;
+	default:
+		return 0;
+	}
+}
 
 int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs)
 {
 	uint32_t base = QUIRE_CARD_ENGINE(kind);
 	if (nargs > QUIRE_ENGINE_MAX_ARGS)
 		return QUIRE_ERR_INTERNAL;
+	uint32_t cap = engine_cap(kind);
+	if (!cap || !(fw->caps & cap))
+		return QUIRE_ERR_NOT_SUPPORTED;
+	uint32_t faults = hal_access_faults(fw);
 	for (uint32_t i = 0; i < nargs; i++) {
 		hal_write32(fw, base + QUIRE_ENGINE_ARG(i), args[i]);
 		hal_write32(fw, base + QUIRE_ENGINE_ARG(i) + 4, 0);
@@ -19,5 +43,6 @@ int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint
 	hal_write32(fw, base + QUIRE_ENGINE_CTRL, QUIRE_ENGINE_START);
 	while (!(hal_read32(fw, base + QUIRE_ENGINE_CTRL) & QUIRE_ENGINE_DONE))
 		;
-	return (int)hal_read32(fw, base + QUIRE_ENGINE_RETURN);
+	int st = (int)hal_read32(fw, base + QUIRE_ENGINE_RETURN);
+	return hal_access_faults(fw) == faults ? st : QUIRE_ERR_NOT_SUPPORTED;
 }

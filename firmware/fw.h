@@ -55,10 +55,16 @@ struct quire_fw {
 	uint32_t epoch;    /* queue epoch the indices below belong to */
 	uint32_t cmd_cons; /* descriptors consumed */
 	uint32_t cpl_prod; /* completions posted */
+	/* The queues as the host set them up, read when the epoch changes: a queue's base and
+	 * size take effect with its CTRL write, which starts a new epoch. */
+	uint64_t cmd_base, cpl_base;
+	uint32_t cmd_log2, cpl_log2;
+	uint32_t queues_up; /* both queues ENABLED */
 	uint32_t cmds_ok, cmds_err;
 	uint64_t dma_bytes;
 	uint32_t mlp_width0; /* input width of the loaded model, 0 when none is loaded */
 	uint32_t mem_bytes;  /* card memory size */
+	uint32_t caps;       /* QUIRE_CAP_* of the ID block: the engines this card has */
 	uint32_t cycles_per_ms;
 	uint32_t net_addr; /* this card's network address; net_up 0 without a network */
 	uint32_t net_up;

@@ -26,6 +26,13 @@ static inline int hal_wait_event(struct quire_fw *fw)
 {
 	return fw->hal->wait_event(fw->hal_ctx);
 }
+
+/* A model's accesses do not fault. */
+static inline uint32_t hal_access_faults(struct quire_fw *fw)
+{
+	(void)fw;
+	return 0;
+}
 #else
 static inline uint32_t hal_read32(struct quire_fw *fw, uint32_t addr)
 {
@@ -44,6 +51,15 @@ static inline int hal_wait_event(struct quire_fw *fw)
 	(void)fw;
 	__asm__ volatile("wfi");
 	return 0;
+}
+
+/* Load and store access faults taken so far: crt0.S's trap handler counts them, skips the
+ * access and reads all ones. */
+extern volatile uint32_t fw_access_faults;
+static inline uint32_t hal_access_faults(struct quire_fw *fw)
+{
+	(void)fw;
+	return fw_access_faults;
 }
 #endif
 

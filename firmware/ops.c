@@ -217,10 +217,37 @@ static int op_info(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *res
 	return fw_dma(fw, d->dst, FW_INFO, sizeof(struct quire_card_info), QUIRE_DMA_TO_HOST);
 }
 
+/* The QUIRE_CAP_* engines an opcode runs on. A collective's sums are REDUCE's; its bfp
+ * encoding, and fp32's mean, are QUANT's. */
+static uint32_t caps_needed(const struct quire_cmd *d)
+{
+	switch (d->opcode) {
+	case QUIRE_OPC_EXPONENTS:
+	case QUIRE_OPC_ENCODE:
+	case QUIRE_OPC_DECODE:
+		return QUIRE_CAP_CODEC;
+	case QUIRE_OPC_REDUCE:
+		return QUIRE_CAP_REDUCE;
+	case QUIRE_OPC_MLP_LOAD:
+	case QUIRE_OPC_MLP_SCORE:
+		return QUIRE_CAP_MLP;
+	case QUIRE_OPC_ALLREDUCE:
+	case QUIRE_OPC_REDUCE_SCATTER:
+		return QUIRE_CAP_REDUCE | (d->format == QUIRE_FMT_INT32 ? 0 : QUIRE_CAP_CODEC);
+	default:
+		return 0;
+	}
+}
+
 int fw_execute(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *result, uint32_t *detail)
 {
 	*result = 0;
 	*detail = QUIRE_DETAIL_NONE;
+	/* An engine the card does not have is refused before anything moves. */
+	if (caps_needed(d) & ~fw->caps) {
+		*detail = QUIRE_DETAIL_ENGINE;
+		return QUIRE_ERR_NOT_SUPPORTED;
+	}
 	if (d->opcode == QUIRE_OPC_MLP_SCORE && fw->mlp_width0 == 0) {
 		*detail = QUIRE_DETAIL_ENGINE;
 		return QUIRE_ERR_SHAPE; /* no model loaded */

@@ -26,9 +26,17 @@ RTL_CARD_SRCS := $(RTL_CARD_PKG) $(RTLE_DIR)/quire_format_pkg.sv $(RTL_CORE_SRCS
 	rtl/engines/quire_reduce_max_exp.sv rtl/engines/quire_reduce_fp_sum.sv $(RTLE_MLP_PKG) $(RTLE_MLP_SRCS) \
 	rtl/engines/quire_mlp.sv rtl/card/quire_crc32_pkg.sv rtl/card/quire_card_ram.sv rtl/card/quire_card_mem.sv \
 	rtl/card/quire_card_net.sv rtl/card/quire_card_engine_regs.sv rtl/card/quire_card_line_mover.sv \
-	rtl/card/quire_card_quant.sv rtl/card/quire_card_mlp.sv rtl/card/quire_card_reduce.sv \
+	rtl/card/quire_card_mean.sv rtl/card/quire_card_quant.sv rtl/card/quire_card_mlp.sv rtl/card/quire_card_reduce.sv \
 	rtl/card/quire_card_bar.sv rtl/card/quire_card_ctl.sv rtl/card/quire_card_dma.sv \
 	rtl/card/quire_card_top.sv
+# The RTL card's board (boards/sim-rtl.toml, through <quire/boards.h>): the card top's memory
+# size and clock are its QUIRE_BOARD_SIM_RTL_* constants.
+RTL_BOARD_PKG := $(BUILD)/rtl/quire_board_pkg.sv
+$(RTL_BOARD_PKG): $(BOARDS_H) $(RTL_GEN_PKG) rtl/build.mk
+	@mkdir -p $(dir $@)
+	CC="$(CC)" sh $(RTL_GEN_PKG) quire_board_pkg QUIRE_BOARD_SIM_RTL_ $(BOARDS_H) >$@.tmp
+	mv $@.tmp $@
+RTL_CARD_SRCS := $(RTL_BOARD_PKG) $(RTL_CARD_SRCS)
 rtl_fw_mem = $(shell sed -n 's/^[[:space:]]*$(1)[[:space:]].*ORIGIN = \(0x[0-9a-fA-F]*\), LENGTH = \([0-9]*\)K.*/\1 \2/p' \
 	firmware/link.ld | { read origin kib; printf -- '-G$(2)Base=%d -G$(2)Bytes=%d' $$origin $$((kib * 1024)); })
 RTL_CARD_PARAMS := $(call rtl_fw_mem,IMEM,Imem) $(call rtl_fw_mem,DMEM,Dmem)

@@ -30,6 +30,51 @@ void quire_sim_locate(char *out, size_t len)
 	snprintf(out, len, "quire-sim");
 }
 
+void quire_sim_self_dir(char *out, size_t len)
+{
+	char self[PATH_MAX - 64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	out[0] = '\0';
+	if (n <= 0)
+		return;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash) {
+		*slash = '\0';
+		snprintf(out, len, "%s", self);
+	}
+}
+
+int quire_fw_locate(char *out, size_t len, char *why, size_t why_len)
+{
+	const char *env = getenv("QUIRE_FW_ELF");
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		if (access(out, R_OK) == 0)
+			return 0;
+		snprintf(why, why_len, "QUIRE_FW_ELF=%s: %s", env, strerror(errno));
+		return -1;
+	}
+	char dir[PATH_MAX - 32];
+	quire_sim_self_dir(dir, sizeof(dir));
+	snprintf(out, len, "%s/quire-fw.elf", dir);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(out, len, "%s/../firmware/quire-fw.elf", dir);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(out, len, "%s/../share/quire/quire-fw.elf", dir);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(
+	    why, why_len,
+	    "no card firmware: none of %s/quire-fw.elf, %s/../firmware/quire-fw.elf (the build "
+	    "tree) and %s/../share/quire/quire-fw.elf (make install) exists (make builds it with "
+	    "riscv64-unknown-elf-gcc), and QUIRE_FW_ELF is not set",
+	    dir, dir, dir);
+	return -1;
+}
+
 int quire_sim_mkdtemp(char *out, size_t len, const char *name)
 {
 	const char *base = getenv("TMPDIR");

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Where the quire-sim program is, and where card sockets go, for whoever starts card processes. */
+/* Where the quire-sim program is, where card sockets go, for whoever starts card processes, and
+ * where the card firmware is, for the RTL card. */
 #ifndef QUIRE_SIM_LOCATE_H
 #define QUIRE_SIM_LOCATE_H
 
@@ -7,6 +8,15 @@
 
 /* $QUIRE_SIM, else quire-sim beside the running program, else "quire-sim" (PATH). */
 void quire_sim_locate(char *out, size_t len);
+
+/* The directory of the running program, or "". */
+void quire_sim_self_dir(char *out, size_t len);
+
+/* The card firmware (build/firmware/quire-fw.elf) for the RTL card: $QUIRE_FW_ELF, else
+ * quire-fw.elf beside the running program, else ../firmware/quire-fw.elf from it (the build
+ * tree), else ../share/quire/quire-fw.elf (where make install puts it). 0, or -1 with the
+ * reason, naming the places looked at, in `why`. */
+int quire_fw_locate(char *out, size_t len, char *why, size_t why_len);
 
 /* The longest path quire_sim_mkdtemp makes, with its NUL: a socket address (108 bytes)
  * keeps 24 for a name such as "/card-63.sock". */

@@ -31,6 +31,7 @@
 #include "emu/emu.h"
 #include "ivshmem.h"
 #include "protocol.h"
+#include "locate.h"
 #include "quire/boards.h"
 #include "quire/status.h"
 #ifdef QUIRE_SIM_RTL
@@ -182,52 +183,7 @@ static const char usage[] =
     "      --net-corrupt P  flip one bit of each frame sent with probability P\n"
     "      --net-seed S     seed of those faults (default: fixed)\n";
 
-/* The directory of the running program, or "" */
-static void self_dir(char *out, size_t len)
-{
-	char self[PATH_MAX - 64];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	out[0] = '\0';
-	if (n <= 0)
-		return;
-	self[n] = '\0';
-	char *slash = strrchr(self, '/');
-	if (slash) {
-		*slash = '\0';
-		snprintf(out, len, "%s", self);
-	}
-}
-
-#ifdef QUIRE_SIM_RTL
-/* The card firmware for the RTL card: $QUIRE_FW_ELF, else quire-fw.elf beside the program,
- * else ../firmware/quire-fw.elf from it (the build tree). 0, or -1 said on stderr. */
-static int find_firmware(char *out, size_t len)
-{
-	const char *env = getenv("QUIRE_FW_ELF");
-	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		if (access(out, R_OK) == 0)
-			return 0;
-		fprintf(stderr, "quire-sim: --model rtl: QUIRE_FW_ELF=%s: %s\n", env,
-			strerror(errno));
-		return -1;
-	}
-	char dir[PATH_MAX - 32];
-	self_dir(dir, sizeof(dir));
-	snprintf(out, len, "%s/quire-fw.elf", dir);
-	if (access(out, R_OK) == 0)
-		return 0;
-	snprintf(out, len, "%s/../firmware/quire-fw.elf", dir);
-	if (access(out, R_OK) == 0)
-		return 0;
-	fprintf(stderr,
-		"quire-sim: --model rtl: no card firmware: neither %s/quire-fw.elf nor "
-		"%s/../firmware/quire-fw.elf exists (make builds it with riscv64-unknown-elf-gcc), "
-		"and QUIRE_FW_ELF is not set\n",
-		dir, dir);
-	return -1;
-}
-#else
+#ifndef QUIRE_SIM_RTL
 /* --model rtl in a quire-sim without the RTL card: run quire-sim-rtl with the same
  * arguments ($QUIRE_SIM_RTL, else beside this program). Returns only on failure: 1. */
 static int exec_rtl(char **argv)
@@ -238,7 +194,7 @@ static int exec_rtl(char **argv)
 		snprintf(path, sizeof(path), "%s", env);
 	} else {
 		char dir[PATH_MAX - 32];
-		self_dir(dir, sizeof(dir));
+		quire_sim_self_dir(dir, sizeof(dir));
 		snprintf(path, sizeof(path), "%s/quire-sim-rtl", dir);
 	}
 	if (access(path, X_OK) == 0) {
@@ -427,8 +383,11 @@ int main(int argc, char **argv)
 	}
 #ifdef QUIRE_SIM_RTL
 	char fw_elf[PATH_MAX];
-	if (rtl && find_firmware(fw_elf, sizeof(fw_elf)) != 0)
+	char fw_why[2 * PATH_MAX];
+	if (rtl && quire_fw_locate(fw_elf, sizeof(fw_elf), fw_why, sizeof(fw_why)) != 0) {
+		fprintf(stderr, "quire-sim: --model rtl: %s\n", fw_why);
 		return 1;
+	}
 #else
 	if (rtl)
 		return exec_rtl(argv);

@@ -115,6 +115,21 @@ if [ $unit_only -eq 0 ]; then
 	else
 		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
 	fi
+	# DECODE's mean in the RTL card (quire_card_mean.sv) against hls/, bit for bit.
+	if [ -x "$BUILD/tests/rtl/tb_card_mean" ]; then
+		run "$BUILD/tests/rtl/tb_card_mean"
+	else
+		echo "== rtl mean: skipped: needs verilator (make rtl)"
+	fi
+	# The fuzz corpus on the RTL card and the emu: same completions, no hang. Every 16th input
+	# (26 of 405, about 15 s of CPU); the whole corpus passes too but takes minutes:
+	# build/tests/rtl/test_card_fuzz build/firmware/quire-fw.elf tests/fuzz/corpus
+	if [ -x "$BUILD/tests/rtl/test_card_fuzz" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
+		run "$BUILD/tests/rtl/test_card_fuzz" "$BUILD/firmware/quire-fw.elf" --every 16 \
+			tests/fuzz/corpus
+	else
+		echo "== rtl card fuzz replay: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
+	fi
 	# quire-sim --model rtl: the RTL card as a card process for libquire and the CLI.
 	if [ -x "$BUILD/bin/quire-sim-rtl" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
 		run sh tests/cli/test_sim_rtl.sh "$BUILD"

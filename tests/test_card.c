@@ -16,6 +16,7 @@
 #include "test_util.h"
 #include "sim/emu/emu.h"
 #include "quire.h"
+#include "quire/mlp.h"
 #include "quire/regs.h"
 
 #define IOVA       0x200000000ull
@@ -62,10 +63,10 @@ static void rig_queues(struct rig *r, uint32_t log2)
 	assert_int_equal(rd(r, r->cmdq + QUIRE_Q_STATUS), QUIRE_Q_STATUS_ENABLED);
 }
 
-static int rig_setup(void **state)
+static int rig_setup_cfg(void **state, const struct quire_emu_config *cfg)
 {
 	struct rig *r = calloc(1, sizeof(*r));
-	r->dev = quire_emu_create(NULL);
+	r->dev = quire_emu_create(cfg);
 	r->host = aligned_alloc(4096, HOST_BYTES);
 	memset(r->host, 0, HOST_BYTES);
 	assert_int_equal(r->dev->ops->attach_host(r->dev, r->host, IOVA, HOST_BYTES), QUIRE_OK);
@@ -90,6 +91,18 @@ static int rig_setup(void **state)
 	rig_queues(r, 4);
 	*state = r;
 	return 0;
+}
+
+static int rig_setup(void **state)
+{
+	return rig_setup_cfg(state, NULL);
+}
+
+/* A card whose caps name only CODEC: the REDUCE and MLP engines are not its. */
+static int rig_setup_codec_only(void **state)
+{
+	struct quire_emu_config cfg = {.caps_off = QUIRE_CAP_REDUCE | QUIRE_CAP_MLP};
+	return rig_setup_cfg(state, &cfg);
 }
 
 static int rig_teardown(void **state)
@@ -170,6 +183,46 @@ static void check_good_encode(struct rig *r, uint32_t seq)
 	    QUIRE_OK);
 	assert_memory_equal(r->host + DATA + 0x10000, q, 1000);
 	assert_memory_equal(r->host + DATA + 0x20000, e, 16);
+}
+
+/*
+ * Commands for an engine the caps do not name complete QUIRE_ERR_NOT_SUPPORTED, detail
+ * ENGINE, before anything moves (nothing written to the host), and the card goes on with
+ * what it has (firmware/ops.c caps_needed).
+ */
+static void test_engines_not_in_caps(void **state)
+{
+	struct rig *r = *state;
+	assert_int_equal(rd(r, r->id + QUIRE_ID_CAPS) & (QUIRE_CAP_REDUCE | QUIRE_CAP_MLP), 0);
+	const uint64_t at = IOVA + DATA;
+	struct quire_cmd cmds[] = {
+	    {.opcode = QUIRE_OPC_REDUCE,
+	     .seq = 1,
+	     .format = QUIRE_FMT_INT32,
+	     .val_format = QUIRE_FMT_INT32,
+	     .workers = 1,
+	     .count = 64,
+	     .src = at,
+	     .dst = at + 0x10000},
+	    {.opcode = QUIRE_OPC_MLP_LOAD, .seq = 2, .count = QUIRE_MLP_HEADER_BYTES, .src = at},
+	    {.opcode = QUIRE_OPC_MLP_SCORE,
+	     .seq = 3,
+	     .count = 4,
+	     .src = at,
+	     .dst = at + 0x10000,
+	     .aux = at + 0x20000},
+	};
+	memset(r->host + DATA + 0x10000, 0x5a, 0x100);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		struct quire_cpl done = run(r, &cmds[i]);
+		assert_int_equal(done.seq, cmds[i].seq);
+		assert_int_equal(done.status, QUIRE_ERR_NOT_SUPPORTED);
+		assert_int_equal(done.detail, QUIRE_DETAIL_ENGINE);
+		assert_int_equal(done.opcode, cmds[i].opcode);
+	}
+	for (int i = 0; i < 0x100; i++)
+		assert_int_equal(r->host[DATA + 0x10000 + i], 0x5a);
+	check_good_encode(r, 4); /* CODEC is still this card's */
 }
 
 static void test_valid_work(void **state)
@@ -489,6 +542,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_valid_work, rig_setup, rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_engines_not_in_caps, rig_setup_codec_only,
+					    rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_malformed_descriptors, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_ring_overrun, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_ring_setup, rig_setup, rig_teardown),

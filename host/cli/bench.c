@@ -259,10 +259,16 @@ static int bench_codec(int argc, char **argv)
 
 static const char bench_card_help[] =
     "Usage: quire bench card [--backend URI] [--size BYTES] [--repeat N] [--nops N]\n"
+    "       quire bench card --model rtl [--size BYTES] [--nops N]\n"
     "A backend's command round trip and throughput, with cpu in the same run:\n"
     "the NOP round trip (doorbell to completion, one at a time), and GB/s of fp32\n"
-    "input for bfp8 encode and decode on the backend and on cpu, with their ratio.\n\n"
+    "input for bfp8 encode and decode on the backend and on cpu, with their ratio.\n"
+    "With --model rtl, the RTL card (Verilator) in card cycles instead, run by\n"
+    "quire-bench-rtl (beside this program, built by make rtl): the NOP round trip,\n"
+    "the firmware's CPI on the command loop, cycles per MiB of encode bfp8 and of\n"
+    "reduce int8 (W 4), and simulated cycles per wall second (default --size 1MiB).\n\n"
     "  -b, --backend URI  as for quire info (default: sim)\n"
+    "  -m, --model rtl    the RTL card, in card cycles\n"
     "  -s, --size BYTES   fp32 bytes per tensor (default 16MiB)\n"
     "  -r, --repeat N     runs per figure, best kept (default 5)\n"
     "  -n, --nops N       NOPs timed (default 2000)\n"
@@ -383,21 +389,65 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* quire bench card --model rtl: quire-bench-rtl beside this program, with --nops and --size
+ * (0: its defaults). Returns its exit status. */
+static int bench_card_rtl(int nops, uint64_t bytes)
+{
+	char self[PATH_MAX - 32], bin[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return cli_fail("bench card: cannot find my own directory");
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	snprintf(bin, sizeof(bin), "%s/quire-bench-rtl", self);
+	if (access(bin, X_OK) != 0)
+		return cli_fail("bench card --model rtl: %s not found (make rtl builds it where "
+				"verilator is installed)",
+				bin);
+	char nstr[32], sstr[32];
+	snprintf(nstr, sizeof(nstr), "%d", nops);
+	snprintf(sstr, sizeof(sstr), "%llu", (unsigned long long)bytes);
+	const char *argv[8] = {bin};
+	int k = 1;
+	if (nops) {
+		argv[k++] = "--nops";
+		argv[k++] = nstr;
+	}
+	if (bytes) {
+		argv[k++] = "--size";
+		argv[k++] = sstr;
+	}
+	argv[k] = NULL;
+	fflush(stdout);
+	execv(bin, (char *const *)argv);
+	return cli_fail("bench card --model rtl: cannot run %s: %s", bin, strerror(errno));
+}
+
 static int bench_card(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"backend", required_argument, 0, 'b'}, {"size", required_argument, 0, 's'},
-	    {"repeat", required_argument, 0, 'r'},  {"nops", required_argument, 0, 'n'},
-	    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
-	const char *uri = "sim";
+	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
+					     {"size", required_argument, 0, 's'},
+					     {"repeat", required_argument, 0, 'r'},
+					     {"nops", required_argument, 0, 'n'},
+					     {"model", required_argument, 0, 'm'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	const char *uri = "sim", *model = NULL;
 	uint64_t bytes = 16u << 20;
-	int repeat = 5, nops = 2000, c;
+	int repeat = 5, nops = 2000, c, size_set = 0, nops_set = 0, backend_set = 0;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:s:r:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":b:s:r:n:m:h", opts, NULL)) != -1) {
 		if (c == 'b') {
 			uri = optarg;
+			backend_set = 1;
+		} else if (c == 'm') {
+			model = optarg;
+			if (strcmp(model, "rtl") != 0)
+				return cli_usage_error("bench card", "--model: rtl, not '%s'",
+						       model);
 		} else if (c == 's') {
+			size_set = 1;
 			bytes = cli_parse_size(optarg);
 			if (bytes < 256 || bytes % 4 || bytes > (256u << 20))
 				return cli_usage_error(
@@ -409,6 +459,7 @@ static int bench_card(int argc, char **argv)
 				return cli_usage_error("bench card", "--repeat: 1 to 100000");
 		} else if (c == 'n') {
 			nops = atoi(optarg);
+			nops_set = 1;
 			if (nops < 1 || nops > 1000000)
 				return cli_usage_error("bench card", "--nops: 1 to 1000000");
 		} else if (c == 'h') {
@@ -419,6 +470,16 @@ static int bench_card(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("bench card", "unexpected argument '%s'", argv[optind]);
+	if (model) {
+		if (backend_set)
+			return cli_usage_error("bench card", "--model rtl runs its own card: no "
+							     "--backend");
+		if (size_set && (bytes > (16u << 20) || bytes % 256))
+			return cli_usage_error("bench card",
+					       "--model rtl: --size a multiple of 256 up to 16MiB");
+		return bench_card_rtl(nops_set ? (nops > 100000 ? 100000 : nops) : 0,
+				      size_set ? bytes : 0);
+	}
 	size_t n = bytes / 4;
 	float *data = malloc(bytes);
 	double *rt = malloc((size_t)nops * sizeof(double));

@@ -56,6 +56,7 @@ enum quire_board {
 	QUIRE_BOARD_ALVEO_U250 = 3,
 	QUIRE_BOARD_ALVEO_U280 = 4, /* no description in boards/ yet */
 	QUIRE_BOARD_ALVEO_U55C = 5,
+	QUIRE_BOARD_SIM_RTL = 6, /* the RTL card under Verilator (quire-sim --model rtl) */
 };
 
 #define QUIRE_CAP_CODEC        (1u << 0) /* QUANT engine: bfp8, bfp16, fp16 */

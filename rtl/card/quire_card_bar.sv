@@ -172,7 +172,7 @@ module quire_card_bar
     w[word(RbCounters, RB_VERSION)] = RB_COUNTERS_VERSION;
     w[word(RbId, ID_MAGIC)]         = ID_MAGIC_VALUE;
     w[word(RbId, ID_IF_VERSION)]    = INTERFACE_VERSION;
-    w[word(RbId, ID_BOARD)]         = BOARD_SIM;
+    w[word(RbId, ID_BOARD)]         = BOARD_SIM_RTL;
     w[word(RbId, ID_CAPS)]          = Caps;
     w[word(RbId, ID_BUILD_LO)]      = HwBuildId[31:0];
     w[word(RbId, ID_BUILD_HI)]      = HwBuildId[63:32];

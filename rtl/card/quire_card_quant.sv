@@ -9,15 +9,15 @@
 //   ENCODE:    x (and resid), the block's exponent -> quire_quant_encode -> q
 //              (16 bytes a beat for bfp8, 32 for bfp16 and fp16), resid;
 //   DECODE:    q, the block's exponent -> quire_quant_decode -> y (64 bytes);
-//              fp32 values are copied (mean_w <= 1).
+//              fp32 values are copied; with mean_w > 1 each beat then goes
+//              through quire_card_mean (y / (float)mean_w, 54 cycles a beat).
 // Before ENCODE and DECODE of bfp, every block exponent is checked (>= -126,
 // else QUIRE_ERR_RANGE with nothing written), as quire_bfp_exponents_valid.
 // Card memory is reached a line (64 bytes) a cycle through a wide port: a read
 // at any byte address takes its line and the next, a write its line and, when
 // it crosses, the next, with byte enables; a short last beat writes only its
 // elements. One beat at a time: read, compute, write (not yet overlapped).
-// Where the emu differs: it does not model mean_w > 1 here (the mean's fp32
-// division): QUIRE_ERR_NOT_SUPPORTED; EXPONENTS of a format without exponents
+// Where the emu differs: EXPONENTS of a format without exponents
 // (the emu writes through a null pointer; the firmware never asks):
 // QUIRE_ERR_FORMAT. The cycles reported (ENGINES record, CYCLES) are the
 // cycles from START to DONE, not the emu's estimate.
@@ -135,14 +135,13 @@ module quire_card_quant
     else if (is_dec && fmt_fp16 && vf != QUIRE_FMT_FP16)                  check_status = ERR_FORMAT;
     else if (is_dec && fmt_fp32 && vf != QUIRE_FMT_FP32)                  check_status = ERR_FORMAT;
     else if (is_dec && !fmt_fp16 && !fmt_fp32 && !(bfp && vf_int))        check_status = ERR_FORMAT;
-    else if (is_dec && mean_w > 32'd1)                                    check_status = ERR_NOT_SUPPORTED;
     else if (!is_exp && !is_enc && !is_dec)                               check_status = ERR_OPCODE;
   end
 
   // ---- the mover
   typedef enum logic [4:0] {
     S_IDLE, S_CHECK, S_VALID, S_VALID_CHK, S_BEAT, S_GOT_A, S_GOT_R, S_NEED_E, S_GOT_E,
-    S_FEED, S_WAIT, S_OUT1, S_OUT2, S_NEXT, S_DONE, S_RD, S_WR
+    S_FEED, S_WAIT, S_OUT1, S_OUT2, S_NEXT, S_DONE, S_RD, S_WR, S_MEAN, S_MEAN_WAIT
   } state_e;
 
   state_e      state_q, ret_state_q;
@@ -222,6 +221,21 @@ module quire_card_quant
     .out_valid_o (dec_out_valid),
     .out_ready_i (1'b1),
     .out_y_o     (dec_y)
+  );
+
+  // DECODE's mean: a decoded beat divided by (float)mean_w before it is written.
+  logic         use_mean, mean_done;
+  logic [511:0] mean_y;
+  assign use_mean = is_dec && mean_w > 32'd1;
+
+  quire_card_mean u_mean (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .start_i (state_q == S_MEAN),
+    .w_i     (mean_w),
+    .y_i     (o_buf_q),
+    .done_o  (mean_done),
+    .y_o     (mean_y)
   );
 
   logic fed;
@@ -348,7 +362,7 @@ module quire_card_quant
         S_FEED: if (fed) begin
           if (is_dec && fmt_fp32) begin
             o_buf_q <= a_buf_q;
-            state_q <= S_OUT1;
+            state_q <= use_mean ? S_MEAN : S_OUT1;
           end else if (is_exp && !block_last) begin
             state_q <= S_NEXT;
           end else begin
@@ -365,8 +379,13 @@ module quire_card_quant
             state_q   <= S_OUT1;
           end else if (dec_out_valid) begin
             o_buf_q <= dec_y;
-            state_q <= S_OUT1;
+            state_q <= use_mean ? S_MEAN : S_OUT1;
           end
+        end
+        S_MEAN: state_q <= S_MEAN_WAIT;
+        S_MEAN_WAIT: if (mean_done) begin
+          o_buf_q <= mean_y;
+          state_q <= S_OUT1;
         end
         S_OUT1: begin
           ret_state_q <= S_OUT2;

@@ -25,8 +25,8 @@ module quire_card_top
   parameter int unsigned ImemBytes = 1024,  // the build passes firmware/link.ld's
   parameter logic [31:0] DmemBase  = 32'h0001_0000,
   parameter int unsigned DmemBytes = 1024,  // the build passes firmware/link.ld's
-  parameter int unsigned MemBytes  = 32'h0800_0000,
-  parameter logic [31:0] ClockHz   = 32'd250_000_000,
+  parameter int unsigned MemBytes  = quire_board_pkg::MEM_BYTES,  // boards/sim-rtl.toml
+  parameter logic [31:0] ClockHz   = quire_board_pkg::CLOCK_HZ,
   parameter logic [63:0] HwBuildId = 64'd0
 ) (
   input  logic        clk_i,

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 // quire's rv32im core: machine mode only, multi-cycle, one instruction at a
-// time. Simple first: every instruction starts in FETCH and ends by going
-// back to it, so the CPI of each class is a fixed count (docs/rtl-core.md):
+// time. Simple first: every instruction ends by fetching the next, so the CPI
+// of each class is a fixed count (docs/rtl-core.md). An instruction that ends
+// with its next pc known and nothing to look at between instructions (an ALU
+// op, a branch or jump, a load's or store's answer, a multiply or divide)
+// sends the next pc to the instruction port in its own last cycle and goes
+// straight to EXECUTE; the others (CSR instructions, mret, WFI, traps, and any
+// instruction while an interrupt is to be taken) go through FETCH:
 //
 //   FETCH    take a pending enabled interrupt, or send pc to the instruction port
 //   EXECUTE  the instruction word arrives: decode, read registers, compute,
@@ -240,6 +245,7 @@ module quire_rv32_core
   );
 
   // ---- the state machine
+  logic fetch_next;  // this cycle ends an instruction and fetches the next at pc_d
   always_comb begin : step
     state_d      = state_q;
     pc_d         = pc_q;
@@ -255,6 +261,7 @@ module quire_rv32_core
     trap_value   = 32'd0;
     mret         = 1'b0;
     retire       = 1'b0;
+    fetch_next   = 1'b0;
 
     unique case (state_q)
       FETCH: begin
@@ -400,6 +407,18 @@ module quire_rv32_core
       pc_d    = mtvec;
       state_d = FETCH;
     end
+
+    // The next fetch overlaps the end of this instruction, unless FETCH has something to
+    // do (an interrupt to take) or the instruction may have changed what it would look at
+    // (CSRs, mret) or waits (WFI).
+    if (retire && !trap && state_d == FETCH && !irq_take &&
+        !(state_q == EXECUTE &&
+          (decoded.instr_class == CLASS_CSR || decoded.instr_class == CLASS_MRET)) &&
+        state_q != WFI) begin
+      fetch_next  = 1'b1;
+      instr_req_o = 1'b1;
+      state_d     = EXECUTE;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : advance
@@ -414,7 +433,7 @@ module quire_rv32_core
     end
   end
 
-  assign instr_addr_o = pc_q;
+  assign instr_addr_o = fetch_next ? pc_d : pc_q;
   assign data_addr_o  = {mem_addr[31:2], 2'b00};
   assign data_be_o    = data_we_o ? store_be : 4'b1111;
   assign data_wdata_o = store_data;

@@ -3,7 +3,7 @@
 # Writes a SystemVerilog package of the constants of C headers, so that every
 # offset, address and code is written once, in include/quire/. The C compiler
 # evaluates them: the names are taken from the headers (object-like #defines
-# with a value, enum members, and the X(NAME, value, ...) entries of status
+# with a value other than a string, enum members, and the X(NAME, value, ...) entries of status
 # lists), a small C program that includes the headers prints each one, and an
 # expression such as QUIRE_RB_MAKE_VERSION(1, 0) or (1u << 3) therefore means
 # exactly what it means to the firmware. Two forms:
@@ -31,7 +31,7 @@ trap 'rm -rf "$work"' EXIT
 
 names() {
 	sed -n \
-		-e 's/^#define[[:space:]]\{1,\}\('"$prefix"'[A-Za-z0-9_]*\)[[:space:]]\{1,\}[^[:space:]].*/\1/p' \
+		-e 's/^#define[[:space:]]\{1,\}\('"$prefix"'[A-Za-z0-9_]*\)[[:space:]]\{1,\}[^[:space:]"].*/\1/p' \
 		-e 's/^[[:space:]]\{1,\}\('"$prefix"'[A-Za-z0-9_]*\)[[:space:]]*\(=[^,]*\)\{0,1\},\{0,1\}[[:space:]]*\(\/\*.*\)\{0,1\}$/\1/p' \
 		-e 's/^[[:space:]]*X(\('"$prefix"'[A-Za-z0-9_]*\),.*/\1/p' \
 		"$@"

@@ -21,6 +21,6 @@ RTL_REPORT_ARGS = --yosys $(YOSYS) --timeout $(RTL_REPORT_TIMEOUT) --work $(BUIL
 	$(foreach p,$(RTL_CARD_PARAMS),--param quire_card_top:$(subst -G,,$(p))) \
 	--param quire_card_top:MemBytes=$(RTL_REPORT_CARD_MEM) --optional quire_card_top
 
-rtl-report: $(RTLE_PKGS) $(RTLE_MLP_PKG) $(RTL_CARD_PKG)
+rtl-report: $(RTLE_PKGS) $(RTLE_MLP_PKG) $(RTL_CARD_PKG) $(RTL_BOARD_PKG)
 	$(PYTHON) rtl/report/rtl_report.py $(RTL_REPORT_ARGS)
 .PHONY: rtl-report

@@ -46,7 +46,7 @@ enum {
 QUIRE_STATIC_ASSERT(QUIRE_BOARD_SIM_REGS_BAR_BYTES == QUIRE_BAR0_BYTES,
 		    "boards/sim.toml: the register BAR is QUIRE_BAR0_BYTES long");
 QUIRE_STATIC_ASSERT(QUIRE_BOARD_SIM_NET_PORTS == 1, "the emu has one network port");
-#define DMA_REGS  8
+#define DMA_REGS 8
 
 #ifndef QUIRE_HW_BUILD_ID
 #define QUIRE_HW_BUILD_ID 0u
@@ -641,6 +641,8 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 		}
 	}
 	bar_init(e);
+	if (cfg) /* a card without those engines: its firmware refuses their commands */
+		*reg(e, RB_ID, QUIRE_ID_CAPS) &= ~cfg->caps_off;
 	e->fw.hal = &emu_hal;
 	e->fw.hal_ctx = e;
 	if (pthread_create(&e->fw_thread, NULL, fw_thread, e) != 0) {

@@ -22,6 +22,9 @@ struct quire_emu_config {
 	 * a host leave or come at an exact point of a command. NULL: none. */
 	void (*before_dma)(void *arg, uint64_t n);
 	void *before_dma_arg;
+	/* QUIRE_CAP_* bits the card does not name (0: it names all it has), for tests that
+	 * compare it with a card without some engine, such as the RTL card. */
+	uint32_t caps_off;
 };
 
 /* A card, its firmware already running. NULL on failure (errno set). */

@@ -83,3 +83,33 @@ rtl: $(QUIRE_SIM_RTL)
 ifeq ($(HAVE_VERILATOR),1)
 test: $(QUIRE_SIM_RTL)
 endif
+
+# quire-bench-rtl: the RTL card's figures in card cycles (`quire bench card --model rtl`).
+QUIRE_BENCH_RTL := $(BUILD)/bin/quire-bench-rtl
+$(QUIRE_BENCH_RTL): sim/rtl/bench_main.cpp $(RTL_CARD_HARNESS_SRCS) sim/rtl/card_harness.h \
+		sim/rtl/elf_image.h $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_A)
+	@mkdir -p $(dir $@)
+	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_CARD_VDIR) $(LDFLAGS) -o $@ $< $(RTL_CARD_HARNESS_SRCS) \
+		$(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_A) -lz -pthread $(LDLIBS)
+rtl: $(QUIRE_BENCH_RTL)
+ifeq ($(HAVE_VERILATOR),1)
+test: $(QUIRE_BENCH_RTL)
+endif
+
+# make install: the RTL card's programs and the firmware they run (quire_fw_locate finds it in
+# ../share/quire from the programs), where verilator and the cross compiler built them.
+ifeq ($(HAVE_VERILATOR),1)
+ifneq ($(shell command -v $(RISCV_CC) 2>/dev/null),)
+install: install-rtl
+endif
+endif
+install-rtl: $(QUIRE_SIM_RTL) $(QUIRE_BENCH_RTL) $(FW_ELF)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/quire
+	install -m 755 $(QUIRE_SIM_RTL) $(QUIRE_BENCH_RTL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(FW_ELF) $(DESTDIR)$(PREFIX)/share/quire/
+uninstall: uninstall-rtl
+uninstall-rtl:
+	rm -f $(DESTDIR)$(PREFIX)/bin/quire-sim-rtl $(DESTDIR)$(PREFIX)/bin/quire-bench-rtl \
+		$(DESTDIR)$(PREFIX)/share/quire/quire-fw.elf
+	-rmdir $(DESTDIR)$(PREFIX)/share/quire 2>/dev/null
+.PHONY: install-rtl uninstall-rtl

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # quire-sim --model rtl: the RTL card (Verilator) served as a card process, met by the
 # same clients as the emu: quire info, quire selftest (engines the card does not name
-# are skipped, the rest bit for bit against cpu), quire bench card; an idle card sleeps;
+# are skipped, the rest bit for bit against cpu), libquire's tests/test_api.c, quire
+# bench card; an idle card sleeps;
 # the card process is ended and nothing is left. Needs quire-sim-rtl (make rtl).
 # Usage: test_sim_rtl.sh BUILD
 set -u
@@ -79,6 +80,20 @@ else
 	ko "selftest: the MLP checks did not all run and pass: $(grep -e mlp "$T/selftest" | tr '\n' ';')"
 fi
 
+# libquire's single-card tests, unchanged but for the card they open (QUIRE_TEST_CARD): what
+# needs an engine the card lacks says it is skipped. The RTL card runs some thousand times
+# slower than its 250 MHz: its heartbeat, which moves at each data transfer, may stand still
+# for seconds of wall time on a loaded machine, so the contexts' timeout is a minute.
+QUIRE_TIMEOUT_MS=60000 QUIRE_TEST_CARD="sim:$T/card.sock" timeout 300 "$B/tests/test_api" \
+	>"$T/api" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^\[  PASSED  \] [0-9]* test" "$T/api" && ! grep -q "FAILED" "$T/api"; then
+	ok "tests/test_api.c on the RTL card: $(grep '^\[  PASSED' "$T/api")"
+	grep "^skip" "$T/api" | sed 's/^/     /'
+else
+	ko "tests/test_api.c on the RTL card (exit $rc): $(grep -m5 -e FAIL -e ERROR "$T/api")"
+fi
+
 timeout 120 "$Q" bench card --backend "sim:$T/card.sock" --nops 100 --size 4KiB --repeat 1 \
 	>"$T/bench" 2>&1
 rc=$?
@@ -86,6 +101,20 @@ if [ $rc -eq 0 ] && grep -q "nop round trip" "$T/bench"; then
 	ok "quire bench card: $(grep 'nop round trip' "$T/bench")"
 else
 	ko "quire bench card (exit $rc): $(tail -3 "$T/bench")"
+fi
+
+# The RTL card in card cycles, in this process (quire-bench-rtl): every figure printed.
+if [ -x "$B/bin/quire-bench-rtl" ]; then
+	timeout 120 "$Q" bench card --model rtl --nops 20 --size 64KiB >"$T/rtlbench" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "^nop round trip .* cycles median" "$T/rtlbench" &&
+		grep -q "^firmware CPI" "$T/rtlbench" && grep -q "^encode bfp8, per MiB" "$T/rtlbench" &&
+		grep -q "^reduce int8" "$T/rtlbench" && grep -q "cycles per wall second" "$T/rtlbench"; then
+		ok "quire bench card --model rtl: $(grep '^nop round trip' "$T/rtlbench" | tr -s ' ')"
+		sed 's/^/     /' "$T/rtlbench"
+	else
+		ko "quire bench card --model rtl (exit $rc): $(tail -3 "$T/rtlbench")"
+	fi
 fi
 
 # An idle card waits in WFI: its process sleeps (under 0.2 s of CPU in 1 s).

@@ -7,7 +7,7 @@ FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-label -Iinclude -I. -I$(BUILD)/gen
 FUZZ_BIN := build-fuzz/fuzz_card
-FUZZ_SRCS := tests/fuzz/fuzz_card.c $(SIM_SRCS) $(FW_SRCS) hls/quant.c hls/reduce.c hls/mlp.c hls/crc32.c
+FUZZ_SRCS := tests/fuzz/fuzz_card.c tests/fuzz/fuzz_host.c $(SIM_SRCS) $(FW_SRCS) hls/quant.c hls/reduce.c hls/mlp.c hls/crc32.c
 FUZZ_ENCODED_BIN := build-fuzz/fuzz_encoded
 FUZZ_ENCODED_SRCS := tests/fuzz/fuzz_encoded.c host/src/codec/encoded_file.c host/src/status.c
 

@@ -57,3 +57,43 @@ rtl-test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_
 	sh tests/rtl/run.sh $(BUILD)
 	$(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF) $(RTL_CARD_NET_ELF)
 .PHONY: rtl-test
+
+# The fuzz corpus replayed on the RTL card (through its device, rtl_device.cpp) and on the emu.
+RTL_CARD_FUZZ := $(BUILD)/tests/rtl/test_card_fuzz
+$(BUILD)/tests/rtl/test_card_fuzz.o: tests/rtl/test_card_fuzz.c tests/fuzz/fuzz_host.h | $(BOARDS_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<
+$(BUILD)/tests/fuzz/fuzz_host.o: tests/fuzz/fuzz_host.c tests/fuzz/fuzz_host.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<
+$(RTL_CARD_FUZZ): $(BUILD)/tests/rtl/test_card_fuzz.o $(BUILD)/tests/fuzz/fuzz_host.o \
+		$(RTL_DEVICE_SRCS) sim/rtl/rtl_device.h sim/rtl/card_harness.h sim/rtl/elf_image.h \
+		$(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_SIM_A) $(LIBQUIRE_A)
+	@mkdir -p $(dir $@)
+	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_CARD_VDIR) $(LDFLAGS) -o $@ $(BUILD)/tests/rtl/test_card_fuzz.o \
+		$(BUILD)/tests/fuzz/fuzz_host.o $(RTL_DEVICE_SRCS) $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) \
+		$(LIBQUIRE_SIM_A) $(LIBQUIRE_A) -lz -pthread $(LDLIBS)
+rtl: $(RTL_CARD_FUZZ)
+ifeq ($(HAVE_VERILATOR),1)
+test: $(RTL_CARD_FUZZ)
+endif
+
+# DECODE's mean (rtl/card/quire_card_mean.sv) alone against hls/, bit for bit.
+RTL_MEAN_VDIR := $(BUILD)/rtl/verilated-mean
+RTL_MEAN_TB := $(BUILD)/tests/rtl/tb_card_mean
+$(RTL_MEAN_VDIR)/Vquire_card_mean.mk: rtl/card/quire_card_mean.sv
+	@mkdir -p $(dir $@)
+	$(VERILATOR) --cc -Wall -O3 --Mdir $(RTL_MEAN_VDIR) --top-module quire_card_mean $<
+$(RTL_MEAN_VDIR)/Vquire_card_mean__ALL.a: $(RTL_MEAN_VDIR)/Vquire_card_mean.mk
+	$(MAKE) -s -C $(RTL_MEAN_VDIR) -f Vquire_card_mean.mk OPT_FAST=-O2 Vquire_card_mean__ALL.a
+$(RTL_MEAN_TB): tests/rtl/tb_card_mean.cpp $(RTL_MEAN_VDIR)/Vquire_card_mean__ALL.a \
+		$(RTL_VERILATED_OBJS) $(BUILD)/hls/quant.o $(BUILD)/hls/reduce.o
+	@mkdir -p $(dir $@)
+	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_MEAN_VDIR) -o $@ $< $(RTL_MEAN_VDIR)/Vquire_card_mean__ALL.a \
+		$(RTL_VERILATED_OBJS) $(BUILD)/hls/quant.o $(BUILD)/hls/reduce.o -lz -pthread
+rtl: $(RTL_MEAN_TB)
+rtl-test: $(RTL_MEAN_TB)
+	$(RTL_MEAN_TB)
+ifeq ($(HAVE_VERILATOR),1)
+test: $(RTL_MEAN_TB)
+endif

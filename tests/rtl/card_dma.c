@@ -6,6 +6,9 @@
  * then host window and card memory bounds, then direction) and unaligned moves both ways.
  * The harness fills host memory with byte i = (i * 7 + 3) & 0xff before the run. Ends
  * through sim-exit with 0, or the number of the first failed check.
+ * Last, the firmware's trap handler (crt0.S), which this program shares: an access to an
+ * address nothing answers (the window of an engine kind no card has) is skipped and
+ * counted, and a faulting load reads all ones.
  */
 #include <stdint.h>
 
@@ -17,6 +20,7 @@
 #include "card_bare.h"
 
 int main(void);
+extern volatile uint32_t fw_access_faults; /* crt0.S */
 
 static uint32_t dma(uint64_t host, uint32_t card, uint32_t len, uint32_t dir, uint32_t epoch)
 {
@@ -77,6 +81,14 @@ int main(void)
 	check(dma(base - 4, 0x3000, 8, to_card, epoch) == QUIRE_ERR_RANGE);
 	check(rd(QUIRE_CARD_MEM + 0x3000) == 0x11223344u &&
 	      rd(QUIRE_CARD_MEM + 0x3004) == 0x55667788u);
+	/* Access faults: skipped, counted, loads all ones; the program goes on. */
+	const uint32_t nowhere = QUIRE_CARD_ENGINE(16) + QUIRE_ENGINE_CTRL;
+	check(fw_access_faults == 0);
+	check(rd(nowhere) == 0xffffffffu);
+	check(fw_access_faults == 1);
+	wr(nowhere, QUIRE_ENGINE_START);
+	check(fw_access_faults == 2);
+	check(rd(QUIRE_CARD_MEM + 0x3000) == 0x11223344u);
 	finish(0);
 	return 0;
 }

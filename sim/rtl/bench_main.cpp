@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+// quire-bench-rtl: the RTL card's figures in card cycles, what `quire bench card --model rtl`
+// prints. The card (card_harness.h) runs in this process, clocked only by this program, so
+// every cycle is counted exactly: the descriptors go through rings in the harness's host
+// memory as a driver posts them, and each figure is from the doorbell (the PRODUCER write)
+// to the completion record's phase word in host memory.
+//   NOP round trip    median and minimum over --nops NOPs posted one at a time
+//   firmware CPI      cycles / instructions retired over those round trips (the command loop)
+//   ENCODE bfp8       cycles per MiB of fp32 input, a --size tensor (firmware, DMA and engine)
+//   REDUCE int8       cycles per MiB of input, W 4 inputs of --size / 4 bytes into int16
+//   simulation speed  card cycles clocked per second of wall time over the whole run
+// Usage: quire-bench-rtl [--fw ELF] [--nops N] [--size BYTES]
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "card_harness.h"
+
+extern "C" {
+#include "sim/locate.h"
+#include "quire/cmd.h"
+#include "quire/format.h"
+#include "quire/regs.h"
+#include "quire/status.h"
+}
+
+namespace {
+
+const uint64_t kIova = 0x200000000ull;
+const uint32_t kCmdRing = 0x0, kCplRing = 0x1000, kData = 0x10000;
+const uint32_t kRingLog2 = 4, kSlots = 1u << kRingLog2;
+// The RTL card's blocks sit at the emu's offsets (docs/rtl-card.md).
+const uint32_t kId = 0x000, kCmdq = 0x100, kCplq = 0x200, kEngines = 0x400;
+const uint64_t kCycleLimit = 2000000000ull;
+
+struct Bench {
+	quire_rtl::CardHarness card;
+	uint32_t prod = 0;
+
+	explicit Bench(uint32_t host_bytes) : card(kIova, host_bytes) {}
+
+	bool start()
+	{
+		while (card.bar_read(kId + QUIRE_ID_FW_STATE) != QUIRE_FW_STATE_RUNNING) {
+			if (card.cycles() > 10000000)
+				return false;
+			card.run(100);
+		}
+		const uint32_t blocks[2] = {kCplq, kCmdq};
+		const uint64_t bases[2] = {kIova + kCplRing, kIova + kCmdRing};
+		for (int i = 0; i < 2; i++) {
+			card.bar_write(blocks[i] + QUIRE_Q_BASE_LO, uint32_t(bases[i]));
+			card.bar_write(blocks[i] + QUIRE_Q_BASE_HI, uint32_t(bases[i] >> 32));
+			card.bar_write(blocks[i] + QUIRE_Q_SIZE_LOG2, kRingLog2);
+			card.bar_write(blocks[i] + QUIRE_Q_CTRL, QUIRE_Q_CTRL_ENABLE);
+		}
+		return true;
+	}
+
+	// One descriptor, from the doorbell to its completion's phase word: the cycles, and
+	// the completion (status 0xffff if none came).
+	uint64_t run(quire_cmd cmd, quire_cpl &cpl, uint64_t *instructions = nullptr)
+	{
+		uint32_t slot = prod % kSlots, phase = ((prod / kSlots) & 1) ^ 1;
+		cmd.seq = prod;
+		std::memcpy(card.host() + kCmdRing + slot * QUIRE_CMD_BYTES, &cmd, sizeof cmd);
+		card.run(2000); // the card back in its wait: no work of the last command counted
+		uint64_t t0 = card.cycles(), i0 = card.instructions();
+		card.bar_write(kCmdq + QUIRE_Q_PRODUCER, ++prod);
+		const uint8_t *rec = card.host() + kCplRing + slot * QUIRE_CPL_BYTES;
+		for (;;) {
+			std::memcpy(&cpl, rec, sizeof cpl);
+			if ((cpl.flags & QUIRE_CPL_F_PHASE) == phase && cpl.seq == cmd.seq)
+				break;
+			if (card.cycles() - t0 > kCycleLimit) {
+				cpl.status = 0xffff;
+				break;
+			}
+			card.run(1);
+		}
+		if (instructions)
+			*instructions = card.instructions() - i0;
+		uint64_t cycles = card.cycles() - t0;
+		card.bar_write(kCplq + QUIRE_Q_CONSUMER, prod);
+		return cycles;
+	}
+};
+
+double per_mib(uint64_t cycles, uint64_t bytes)
+{
+	return double(cycles) * double(1u << 20) / double(bytes);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	const char *fw = nullptr;
+	int nops = 200;
+	uint64_t size = 1u << 20;
+	for (int i = 1; i < argc; i++) {
+		std::string a = argv[i];
+		if (a == "--fw" && i + 1 < argc) {
+			fw = argv[++i];
+		} else if (a == "--nops" && i + 1 < argc) {
+			nops = std::atoi(argv[++i]);
+		} else if (a == "--size" && i + 1 < argc) {
+			size = std::strtoull(argv[++i], nullptr, 0);
+		} else {
+			std::fprintf(stderr,
+				     "usage: quire-bench-rtl [--fw ELF] [--nops N] [--size BYTES]\n"
+				     "  --size: fp32 bytes of the ENCODE tensor and bytes of the REDUCE "
+				     "input, a multiple of 256 from 256 to 16MiB\n");
+			return 2;
+		}
+	}
+	if (nops < 1 || nops > 100000 || size < 256 || size > (16u << 20) || size % 256) {
+		std::fprintf(stderr, "quire-bench-rtl: --nops 1 to 100000, --size a multiple of 256 "
+				     "from 256 to 16MiB\n");
+		return 2;
+	}
+	char elf[4096], why[8192];
+	if (fw) {
+		std::snprintf(elf, sizeof elf, "%s", fw);
+	} else if (quire_fw_locate(elf, sizeof elf, why, sizeof why) != 0) {
+		std::fprintf(stderr, "quire-bench-rtl: %s\n", why);
+		return 1;
+	}
+	auto wall0 = std::chrono::steady_clock::now();
+	// Host memory: the rings, then each tensor and its outputs.
+	const uint32_t n = uint32_t(size / 4);
+	const uint32_t x = kData, q = x + uint32_t(size), e = q + n, y = e + n / 64 + 64;
+	Bench b(y + uint32_t(size) + 0x1000);
+	std::string error;
+	if (!b.card.boot(elf, error)) {
+		std::fprintf(stderr, "quire-bench-rtl: %s: %s\n", elf, error.c_str());
+		return 1;
+	}
+	uint64_t boot = 0;
+	if (!b.start()) {
+		std::fprintf(stderr, "quire-bench-rtl: the firmware did not reach RUNNING\n");
+		return 1;
+	}
+	boot = b.card.cycles();
+	for (uint32_t i = 0; i < n; i++) { // gradients: values of every scale, a few zeros
+		float v = float((i * 2654435761u) % 20011) / 997.0f - 10.0f;
+		std::memcpy(b.card.host() + x + 4 * i, &v, 4);
+	}
+
+	quire_cpl cpl;
+	quire_cmd nop{};
+	nop.opcode = QUIRE_OPC_NOP;
+	std::vector<uint64_t> rt;
+	uint64_t ins = 0, cyc = 0;
+	for (int i = 0; i < nops; i++) {
+		uint64_t k = 0;
+		rt.push_back(b.run(nop, cpl, &k));
+		if (cpl.status != QUIRE_OK) {
+			std::fprintf(stderr, "quire-bench-rtl: NOP: status %u\n", cpl.status);
+			return 1;
+		}
+		ins += k;
+		cyc += rt.back();
+	}
+	std::sort(rt.begin(), rt.end());
+
+	quire_cmd enc{};
+	enc.opcode = QUIRE_OPC_ENCODE;
+	enc.format = QUIRE_FMT_BFP8;
+	enc.count = n;
+	enc.src = kIova + x;
+	enc.dst = kIova + q;
+	enc.exp = kIova + e;
+	uint32_t rec = kEngines + QUIRE_ENG_RECORD(QUIRE_ENGINE_QUANT - 1) + QUIRE_ENG_CYCLES;
+	uint32_t q0 = b.card.bar_read(rec);
+	uint64_t enc_cycles = b.run(enc, cpl);
+	uint32_t enc_engine = b.card.bar_read(rec) - q0;
+	int enc_status = cpl.status;
+
+	quire_cmd red{};
+	red.opcode = QUIRE_OPC_REDUCE;
+	red.format = QUIRE_FMT_INT16;
+	red.val_format = QUIRE_FMT_INT8;
+	red.workers = 4;
+	red.count = uint32_t(size / 4);
+	red.stride = size / 4;
+	red.src = kIova + x;
+	red.dst = kIova + y;
+	rec = kEngines + QUIRE_ENG_RECORD(QUIRE_ENGINE_REDUCE - 1) + QUIRE_ENG_CYCLES;
+	uint32_t r0 = b.card.bar_read(rec);
+	uint64_t red_cycles = b.run(red, cpl);
+	uint32_t red_engine = b.card.bar_read(rec) - r0;
+	int red_status = cpl.status;
+	double wall =
+	    std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+	std::printf("quire bench card --model rtl: the RTL card (Verilator) running %s, in card "
+		    "cycles (250 MHz)\n",
+		    elf);
+	std::printf("boot to RUNNING                              %10" PRIu64 " cycles\n", boot);
+	std::printf("nop round trip (doorbell to completion)      %10" PRIu64
+		    " cycles median, %" PRIu64 " min, %" PRIu64 " max over %d\n",
+		    rt[rt.size() / 2], rt.front(), rt.back(), nops);
+	std::printf("firmware CPI on the command loop (nops)      %10.2f (%.0f instructions per nop)\n",
+		    ins ? double(cyc) / double(ins) : 0.0, double(ins) / nops);
+	if (enc_status == QUIRE_OK)
+		std::printf("encode bfp8, per MiB of fp32                 %10.0f cycles (QUANT engine "
+			    "%.0f), %.1f MiB\n",
+			    per_mib(enc_cycles, size), per_mib(enc_engine, size),
+			    double(size) / (1 << 20));
+	else
+		std::printf("encode bfp8: status %d\n", enc_status);
+	if (red_status == QUIRE_OK)
+		std::printf("reduce int8 -> int16, W 4, per MiB of input  %10.0f cycles (REDUCE engine "
+			    "%.0f)\n",
+			    per_mib(red_cycles, size), per_mib(red_engine, size));
+	else
+		std::printf("reduce int8 -> int16, W 4: status %d\n", red_status);
+	std::printf("simulation speed                             %10.0f cycles per wall second "
+		    "(%" PRIu64 " cycles in %.2f s)\n",
+		    double(b.card.cycles()) / wall, b.card.cycles(), wall);
+	return enc_status == QUIRE_OK && red_status == QUIRE_OK ? 0 : 1;
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+/* The host side of the fuzz inputs (fuzz_host.h). */
+#include "fuzz_host.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "quire/regs.h"
+#include "quire/status.h"
+
+#define IOVA       0x300000000ull
+#define HOST_BYTES (16u << 20)
+#define CMD_RING   0x0
+#define CPL_RING   0x4000
+#define LOG2       4u
+#define SLOTS      (1u << LOG2)
+/* A fresh communicator's descriptor, in the harness's own pages. */
+#define COMM_DESC 0x8000
+
+static uint32_t rd(struct fuzz_host *h, uint32_t off)
+{
+	return h->dev->ops->mmio_read(h->dev, off);
+}
+
+static void wr(struct fuzz_host *h, uint32_t off, uint32_t v)
+{
+	h->dev->ops->mmio_write(h->dev, off, v);
+}
+
+int fuzz_host_setup(struct fuzz_host *h, struct quire_device *dev, unsigned timeout_ms)
+{
+	memset(h, 0, sizeof(*h));
+	h->dev = dev;
+	h->phase = 1;
+	h->timeout_ms = timeout_ms;
+	h->host = aligned_alloc(4096, HOST_BYTES);
+	if (!h->host)
+		return -1;
+	memset(h->host, 0, HOST_BYTES);
+	dev->ops->attach_host(dev, h->host, IOVA, HOST_BYTES);
+	for (uint32_t off = 0, hops = 0; hops < 16; hops++) {
+		uint32_t type = rd(h, off + QUIRE_RB_TYPE);
+		if (type == QUIRE_RB_TYPE_CMDQ)
+			h->cmdq = off;
+		else if (type == QUIRE_RB_TYPE_CPLQ)
+			h->cplq = off;
+		if (!(off = rd(h, off + QUIRE_RB_NEXT)))
+			break;
+	}
+	uint32_t blocks[2] = {h->cplq, h->cmdq};
+	uint64_t bases[2] = {IOVA + CPL_RING, IOVA + CMD_RING};
+	for (int i = 0; i < 2; i++) {
+		wr(h, blocks[i] + QUIRE_Q_BASE_LO, (uint32_t)bases[i]);
+		wr(h, blocks[i] + QUIRE_Q_BASE_HI, (uint32_t)(bases[i] >> 32));
+		wr(h, blocks[i] + QUIRE_Q_SIZE_LOG2, LOG2);
+		wr(h, blocks[i] + QUIRE_Q_CTRL, QUIRE_Q_CTRL_ENABLE);
+	}
+	return 0;
+}
+
+void fuzz_host_free(struct fuzz_host *h)
+{
+	h->dev->ops->detach_host(h->dev);
+	free(h->host);
+	h->host = NULL;
+}
+
+/* The next completion; -1 when none came within the timeout. */
+static int reap(struct fuzz_host *h, struct quire_cpl *out)
+{
+	struct quire_cpl *slot = (struct quire_cpl *)(h->host + CPL_RING) + (h->cons & (SLOTS - 1));
+	for (unsigned i = 0; i < h->timeout_ms * 10u; i++) {
+		if ((__atomic_load_n(&slot->flags, __ATOMIC_ACQUIRE) & QUIRE_CPL_F_PHASE) ==
+		    h->phase) {
+			*out = *slot;
+			if ((++h->cons & (SLOTS - 1)) == 0)
+				h->phase ^= 1;
+			wr(h, h->cplq + QUIRE_Q_CONSUMER, h->cons);
+			return 0;
+		}
+		nanosleep(&(struct timespec){0, 100000}, NULL);
+	}
+	return -1;
+}
+
+static void submit(struct fuzz_host *h, const struct quire_cmd *c)
+{
+	memcpy(h->host + CMD_RING + (h->prod & (SLOTS - 1)) * QUIRE_CMD_BYTES, c, sizeof(*c));
+	h->prod++;
+}
+
+/* A communicator of one member, id 1, before every input, so that fuzzed collectives run
+ * (the card has no network) and no input inherits one an earlier input broke. */
+static int fresh_communicator(struct fuzz_host *h, const char **why)
+{
+	struct quire_comm_desc *d = (struct quire_comm_desc *)(h->host + COMM_DESC);
+	memset(d, 0, QUIRE_COMM_DESC_BYTES(1));
+	d->comm = 1;
+	d->size = 1;
+	d->timeout_ms = 100;
+	struct quire_cmd free1 = {.opcode = QUIRE_OPC_COMM_FREE, .seq = 100, .workers = 1};
+	struct quire_cmd init = {.opcode = QUIRE_OPC_COMM_INIT,
+				 .seq = 101,
+				 .count = QUIRE_COMM_DESC_BYTES(1),
+				 .src = IOVA + COMM_DESC};
+	submit(h, &free1);
+	submit(h, &init);
+	wr(h, h->cmdq + QUIRE_Q_PRODUCER, h->prod);
+	struct quire_cpl done;
+	if (reap(h, &done) || reap(h, &done))
+		return *why = "no completion for the fresh communicator", -1;
+	if (done.seq != 101 || done.status != QUIRE_OK)
+		return *why = "the fresh communicator failed", -1;
+	return 0;
+}
+
+int fuzz_host_run(struct fuzz_host *h, const uint8_t *data, size_t size, struct fuzz_result *r,
+		  const char **why)
+{
+	memset(r, 0, sizeof(*r));
+	if (size < 1)
+		return 0;
+	if (fresh_communicator(h, why))
+		return -1;
+	uint8_t reloc = data[0];
+	data++;
+	size--;
+	r->n = size / sizeof(struct quire_cmd);
+	if (r->n > FUZZ_MAX_CMDS)
+		r->n = FUZZ_MAX_CMDS;
+	for (size_t i = 0; i < r->n; i++) {
+		struct quire_cmd *c = &r->cmds[i];
+		memcpy(c, data + i * sizeof(*c), sizeof(*c));
+		__u64 *fields[4] = {&c->src, &c->dst, &c->exp, &c->aux};
+		for (int f = 0; f < 4; f++) {
+			if (reloc &
+			    (1u << f)) /* into the window, keeping the low bits' alignment */
+				*fields[f] = IOVA + 0x10000 + (*fields[f] % (HOST_BYTES - 0x10000));
+			/* The rings are the harness's own: a descriptor told to write over them
+			 * would be obeyed (the host owns that memory), which tests nothing. */
+			if (*fields[f] >= IOVA && *fields[f] < IOVA + 0x10000)
+				*fields[f] += 0x10000;
+		}
+		if (reloc & 0x10) /* keep element counts where the engines finish quickly */
+			c->count %= 1u << 16;
+		c->seq = (uint32_t)i;
+		submit(h, c);
+	}
+	wr(h, h->cmdq + QUIRE_Q_PRODUCER, h->prod);
+	for (size_t i = 0; i < r->n; i++) {
+		if (reap(h, &r->cpls[i]))
+			return *why = "a descriptor's completion never came (a hang)", -1;
+		if (r->cpls[i].seq != i)
+			return *why = "a completion out of order", -1;
+	}
+	struct quire_cmd nop = {.opcode = QUIRE_OPC_NOP, .seq = 99};
+	submit(h, &nop);
+	wr(h, h->cmdq + QUIRE_Q_PRODUCER, h->prod);
+	if (reap(h, &r->nop))
+		return *why = "the NOP after the input never completed", -1;
+	if (r->nop.seq != 99 || r->nop.status != QUIRE_OK)
+		return *why = "the card no longer serves a NOP", -1;
+	return 0;
+}
