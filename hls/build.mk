@@ -31,7 +31,8 @@ $(OPENCL_SOURCE_H): hls/gen_opencl.py $(HLS_SRCS) $(wildcard hls/*.h) $(wildcard
 VITIS_DIR := $(BUILD)/hls/vitis
 VITIS_KERNELS := $(VITIS_DIR)/gen/kernel_quant.c $(VITIS_DIR)/gen/kernel_reduce.c \
 	$(VITIS_DIR)/gen/kernel_mlp.c
-VITIS_BOARDS := $(filter-out sim,$(basename $(notdir $(wildcard boards/*.toml))))
+# The Vitis platforms: the boards reached through XRT (an [xrt] table), not the simulated ones.
+VITIS_BOARDS := $(basename $(notdir $(shell grep -l '^\[xrt\]' boards/*.toml)))
 VITIS_CFGS := $(foreach b,$(VITIS_BOARDS),$(VITIS_DIR)/$(b)/link.cfg)
 $(VITIS_KERNELS) &: hls/vitis/gen_vitis.py $(HLS_SRCS)
 	$(PYTHON) hls/vitis/gen_vitis.py --kernels $(VITIS_DIR)/gen
