@@ -341,6 +341,7 @@ static int read_rows(const char *path, const char *const *names, int ncols, row_
 	size_t n = 0, cap = 0;
 	int r;
 	while ((r = csv_row(&c, err, errlen)) == 1) {
+		r = 0;
 		if (grow((void **)&arr, &cap, n, sz)) {
 			r = sched_fail(err, errlen, "%s: out of memory", path);
 			break;
