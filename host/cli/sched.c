@@ -382,7 +382,8 @@ static int replay(int argc, char **argv)
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int run = 0;
-	size_t info_pods = 0, info_never = 0, info_unpl = 0, info_gpus = 0, info_nodes = 0;
+	size_t info_pods[MAX_LIST] = {0}, info_unpl[MAX_LIST] = {0}, info_gpus[MAX_LIST] = {0};
+	size_t info_never = 0, info_nodes = 0;
 	for (int li = 0; li < nload; li++)
 		for (int pi = 0; pi < npol; pi++)
 			for (int si = 0; si < nseed; si++) {
@@ -411,10 +412,10 @@ static int replay(int argc, char **argv)
 					      (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 				double *m = met[(li * npol + pi) * nseed + si];
 				metrics_of(&r, m);
-				info_pods = r.pods;
+				info_pods[si] = r.pods;
 				info_never = r.never_scheduled;
-				info_unpl = r.unplaceable;
-				info_gpus = r.gpus;
+				info_unpl[si] = r.unplaceable;
+				info_gpus[si] = r.gpus;
 				info_nodes = r.nodes;
 				fprintf(fr, "%s,%g,%llu,%zu,%zu,%zu,%zu,%zu,%.6g,%.1f,%.1f,%zu",
 					pol[pi], cfg.load, (unsigned long long)cfg.seed, r.nodes,
@@ -444,10 +445,14 @@ static int replay(int argc, char **argv)
 	if (pg.on)
 		fprintf(stderr, "\r%70s\r", "");
 	double total = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	printf("quire sched replay: %s on %zu of %s's %zu nodes (%zu GPUs), %zu pods replayed "
-	       "(%zu never scheduled in the trace and %zu that fit no node left out), %d seed%s\n",
-	       pods_path, info_nodes, nodes_path, nnodes, info_gpus, info_pods, info_never,
-	       info_unpl, nseed, nseed > 1 ? "s (mean +- sd)" : "");
+	printf("quire sched replay: %s, %zu never scheduled in the trace (left out); %zu of %s's "
+	       "%zu nodes sampled per seed\n",
+	       pods_path, info_never, info_nodes, nodes_path, nnodes);
+	for (int si = 0; si < nseed; si++)
+		printf("  seed %llu: %zu GPUs, %zu pods replayed, %zu that fit no node left out\n",
+		       (unsigned long long)seedv[si], info_gpus[si], info_pods[si], info_unpl[si]);
+	if (nseed > 1)
+		printf("figures: mean +- sample standard deviation over the seeds\n");
 	if (!(fsum = open_out(out, "summary.csv", path, sizeof(path)))) {
 		rc = CLI_EXIT_FAIL;
 		goto done;
