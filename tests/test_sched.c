@@ -390,6 +390,61 @@ static void test_replay(void **state)
 	free(pods);
 }
 
+/*
+ * A replay worked out by hand. One V100M16 node (speed 1.0), 2 GPUs, so C = 2. Pods, all LS:
+ * p0 at 0 s and p1 at 1 s, 2 whole GPUs for 1000 s each; p2 at 2 s, CPU only, 1000 s; p3 at
+ * 100 s, CPU only, 10 s. Offsets A = 0, 1, 2, 100. The GPU load of c (docs/sched.md):
+ *   (2 min(1000, 100c) + 2 min(1000, 99c)) / (2 * 100c), which is 20 / c once 99c >= 1000;
+ * load 1.0 gives c = 20: arrivals 0, 20, 40, 2000, window W = 2000.
+ * p0 runs 0-1000. p1 does not fit until then: waits 980 s, runs 1000-2000. p2 arrives at 40
+ * behind p1, which does not fit: it is skipped over, p2 starts at once, 40-1040. p3 2000-2010.
+ * JCT 1000, 1980, 1000, 10: average 997.5, p95 (4th of 4) 1980; wait 980 / 4 = 245;
+ * bounded slowdown 1, 1.98, 1, 1 (10 / max(10, 10)): average 1.245. Both GPUs are allocated
+ * over the whole window: allocation 1.0, nothing free, fragmentation 0. One QoS class:
+ * Jain 1.
+ */
+static void test_replay_by_hand(void **state)
+{
+	(void)state;
+	struct sched_node node = gpu_node(2, "V100M16");
+	struct sched_pod pods[4];
+	memset(pods, 0, sizeof(pods));
+	const int64_t at[4] = {0, 1, 2, 100}, dur[4] = {1000, 1000, 1000, 10};
+	for (int i = 0; i < 4; i++) {
+		snprintf(pods[i].name, sizeof(pods[i].name), "p%d", i);
+		pods[i].cpu = 1000;
+		pods[i].mem = 1024;
+		pods[i].ngpu = i < 2 ? 2 : 0;
+		pods[i].milli = i < 2 ? 1000 : 0;
+		pods[i].qos = SCHED_QOS_LS;
+		pods[i].creation = pods[i].scheduled = at[i];
+		pods[i].deletion = at[i] + dur[i];
+	}
+	struct sched_config cfg;
+	sched_config_default(&cfg);
+	cfg.load = 1.0;
+	for (const char *const *name = sched_policy_names; *name; name++) {
+		struct sched_policy p;
+		struct sched_result r;
+		char err[SCHED_ERR_LEN];
+		sched_policy_get(*name, &p);
+		if (sched_replay(pods, 4, &node, 1, &models, &cfg, &p, &r, err, sizeof(err)))
+			fail_msg("%s: %s", *name, err);
+		assert_int_equal(r.pods, 4);
+		assert_true(fabs(r.compress - 20.0) < 1e-4);
+		assert_true(fabs(r.window - 2000.0) < 1e-2);
+		assert_true(fabs(r.avg_jct - 997.5) < 1e-2);
+		assert_true(fabs(r.p95_jct - 1980.0) < 1e-2);
+		assert_true(fabs(r.avg_wait - 245.0) < 1e-2);
+		assert_true(fabs(r.avg_bsld - 1.245) < 1e-5);
+		assert_true(fabs(r.alloc - 1.0) < 1e-6);
+		assert_true(r.frag == 0.0);
+		assert_true(r.jain == 1.0);
+		assert_true(fabs(r.makespan - 2010.0) < 1e-2);
+		sched_result_free(&r);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -414,7 +469,7 @@ int main(void)
 	    cmocka_unit_test(test_frag_measure), cmocka_unit_test(test_policies_choose),
 	    cmocka_unit_test(test_jain),         cmocka_unit_test(test_models),
 	    cmocka_unit_test(test_bad_pods),     cmocka_unit_test(test_bad_nodes),
-	    cmocka_unit_test(test_replay),
+	    cmocka_unit_test(test_replay),       cmocka_unit_test(test_replay_by_hand),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
