@@ -503,9 +503,10 @@ static int run(struct sim *s, struct sched_result *r, char *err, size_t errlen)
 			qlen[q] = w;
 		}
 	}
-	for (; sk < ns; sk++) {
+	for (; sk < ns; sk++) { /* samples at the last event's time: the state after it */
 		r->series_alloc[sk] = (double)s->cl.gpu_milli_alloc / (double)s->cl.gpu_milli_total;
-		r->series_frag[sk] = 0;
+		r->series_frag[sk] =
+		    gpus ? (double)s->frag_sum / total_count / SCHED_MILLI / gpus : 0;
 	}
 	r->makespan = t_prev;
 	r->alloc = int_alloc / r->window;
