@@ -51,6 +51,8 @@ if [ "$(sed 's/,[^,]*$//' "$T/b/runs.csv")" != "$(sed 's/,[^,]*$//' "$T/d/runs.c
 else
 	ko "seeds 5 and 6 gave the same figures"
 fi
+expect "no gnuplot: the PNG is skipped, said" 0 "replay.png: skipped: gnuplot is not installed" -- \
+	env PATH=/nonexistent $R --policy first-fit --out "$T/n"
 expect "--no-plot says so" 0 "replay.png: skipped (--no-plot)" -- $R --policy fgd --out "$T/e" --no-plot
 expect "--qos-priority runs" 0 "fgd" -- $R --policy fgd,random --qos-priority --out "$T/f" --no-plot
 
