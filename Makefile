@@ -41,6 +41,7 @@ all:
 include boards/build.mk
 include hls/build.mk
 include firmware/build.mk
+include sched/build.mk
 include host/build.mk
 include sim/build.mk
 include tests/build.mk

@@ -67,10 +67,11 @@ $(LIBQUIRE_SO): $(LIB_OBJS) host/libquire.map
 	ln -sf libquire.so.$(QUIRE_VERSION) $(BUILD)/lib/libquire.so.$(QUIRE_SOVERSION)
 	ln -sf libquire.so.$(QUIRE_SOVERSION) $(BUILD)/lib/libquire.so
 
-# The CLI links the shared library and finds it beside itself, built or installed.
-$(QUIRE_CLI): $(CLI_OBJS) $(LIBQUIRE_SO)
+# The CLI links the shared library and finds it beside itself, built or installed, and the
+# scheduler's replay (sched/, not part of libquire).
+$(QUIRE_CLI): $(CLI_OBJS) $(SCHED_OBJS) $(LIBQUIRE_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) -L$(BUILD)/lib -lquire \
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SCHED_OBJS) -L$(BUILD)/lib -lquire \
 		-Wl,-rpath,'$$ORIGIN/../lib' $(LDLIBS)
 
 install: all

@@ -52,6 +52,8 @@ for t in "$@"; do
 done
 if [ $unit_only -eq 0 ]; then
 	run sh tests/cli/test_cli.sh "$BUILD/bin/quire"
+	# The scheduler's trace replay on a slice of the trace (tests/data/sched/).
+	run sh tests/cli/test_sched.sh "$BUILD/bin/quire"
 	# The documents: links, paths and the numeric contract all inside the repository.
 	run sh tests/cli/test_docs.sh
 	run sh tests/public_headers.sh "$BUILD"

@@ -71,5 +71,7 @@ int cli_selftest(int argc, char **argv);
 /* Open a backend by URI, or print why not (returns non-zero). */
 int cli_open(const char *cmd, const char *uri, struct quire_ctx **ctx);
 int cli_bench(int argc, char **argv);
+/* quire sched: the trace replay of sched/. */
+int cli_sched(int argc, char **argv);
 
 #endif /* QUIRE_CLI_H */

@@ -193,6 +193,8 @@ static const struct cli_command top_commands[] = {
     {"info", "describe a card: board, firmware, register blocks", cli_info},
     {"selftest", "every operation on a backend against cpu, bit for bit", cli_selftest},
     {"bench", "measure throughput (quire bench codec, card, allreduce)", cli_bench},
+    {"sched", "replay the GPU cluster trace with placement policies (quire sched replay)",
+     cli_sched},
     {"version", "print the version", cli_version},
 };
 

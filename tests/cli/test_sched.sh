@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# quire sched replay on a slice of the trace (tests/data/sched/): every policy runs, the
+# table, CSVs and plot script are written, the same seed gives the same figures, and bad
+# input is a clear error (exit 1 naming FILE:LINE, exit 2 for bad usage).
+# Usage: test_sched.sh path/to/quire
+set -u
+Q=$1
+D=tests/data/sched
+. tests/cli/report.sh
+T=$(mktemp -d "${TMPDIR:-/tmp}/quire-sched-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+expect() {
+	name=$1 code=$2 pattern=$3
+	shift 4
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq "$code" ] && { [ -z "$pattern" ] || printf '%s' "$out" | grep -q -- "$pattern"; }; then
+		ok "$name"
+	else
+		ko "$name: exit $rc (want $code), output: $(printf '%s' "$out" | head -3)"
+	fi
+}
+
+R="$Q sched replay --pods $D/pods-slice.csv --nodes $D/nodes-slice.csv --nodes-count 16 --quiet"
+expect "replay: every policy, two loads" 0 "12 runs in" -- $R --load 0.5,0.9 --seed 3 --out "$T/a"
+for p in first-fit best-fit least-loaded tetris random fgd; do
+	if grep -q "^$p,0.9,3," "$T/a/runs.csv" && grep -q "^$p,0.5,1," "$T/a/summary.csv"; then
+		ok "runs.csv and summary.csv have $p"
+	else
+		ko "runs.csv or summary.csv lacks $p"
+	fi
+done
+[ -s "$T/a/series.csv" ] && [ -s "$T/a/replay.gp" ] && ok "series.csv and replay.gp written" ||
+	ko "series.csv or replay.gp missing"
+if command -v gnuplot >/dev/null 2>&1; then
+	[ -s "$T/a/replay.png" ] && ok "replay.png written" || ko "no replay.png with gnuplot installed"
+fi
+# Deterministic: the same seed gives the same figures (all but the wall time, the last column).
+$R --load 0.7 --seed 5 --out "$T/b" --no-plot >/dev/null 2>&1
+$R --load 0.7 --seed 5 --out "$T/c" --no-plot >/dev/null 2>&1
+if [ -s "$T/b/runs.csv" ] && [ "$(sed 's/,[^,]*$//' "$T/b/runs.csv")" = "$(sed 's/,[^,]*$//' "$T/c/runs.csv")" ]; then
+	ok "same seed, same figures"
+else
+	ko "same seed, different figures"
+fi
+$R --load 0.7 --seed 6 --out "$T/d" --no-plot >/dev/null 2>&1
+if [ "$(sed 's/,[^,]*$//' "$T/b/runs.csv")" != "$(sed 's/,[^,]*$//' "$T/d/runs.csv")" ]; then
+	ok "another seed, another cluster"
+else
+	ko "seeds 5 and 6 gave the same figures"
+fi
+expect "no gnuplot: the PNG is skipped, said" 0 "replay.png: skipped: gnuplot is not installed" -- \
+	env PATH=/nonexistent $R --policy first-fit --out "$T/n"
+expect "--no-plot says so" 0 "replay.png: skipped (--no-plot)" -- $R --policy fgd --out "$T/e" --no-plot
+expect "--qos-priority runs" 0 "fgd" -- $R --policy fgd,random --qos-priority --out "$T/f" --no-plot
+
+# Bad input: the file and line.
+head -5 $D/pods-slice.csv >"$T/bad.csv"
+echo "openb-pod-x,12000,16384,1,abc,,LS,Running,0,10,0" >>"$T/bad.csv"
+expect "malformed pod row" 1 "bad.csv:6: gpu_milli 'abc' is not an integer" -- \
+	$R --pods "$T/bad.csv" --out "$T/g"
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,4,H100\n' >"$T/h100.csv"
+expect "unknown GPU model" 1 "h100.csv:2: unknown GPU model 'H100'" -- \
+	$R --nodes "$T/h100.csv" --out "$T/g"
+expect "unknown model given a speed" 0 "runs in" -- $R --nodes "$T/h100.csv" --speed H100=2 \
+	--policy fgd --out "$T/g" --no-plot
+expect "missing pods file" 1 "nope.csv: No such file" -- $R --pods "$T/nope.csv" --out "$T/g"
+expect "load out of reach" 1 "out of reach" -- $R --load 9 --out "$T/g" --no-plot
+expect "unknown policy" 2 "unknown policy 'worst-fit'" -- $R --policy worst-fit
+expect "bad load" 2 "bad --load" -- $R --load 0
+expect "bad speed" 2 "bad speed factor" -- $R --speed T4=-1
+expect "pods required" 2 "are required" -- "$Q" sched replay --nodes $D/nodes-slice.csv
+expect "sched help" 0 "replay" -- "$Q" sched --help
+expect "replay help" 0 "--nodes-count" -- "$Q" sched replay --help
+echo "sched cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
