@@ -164,6 +164,15 @@ def _out(out, like, n, dtype, where, what):
     return out, _Mem(out, where, what, dtype, n, writable=True)
 
 
+def _disjoint(out, mems, where):
+    """Refuse an output that shares memory with an input: the C API reads each input
+    while it writes the output."""
+    for what, m in mems:
+        if m.count and out.count and m.addr < out.addr + out.nbytes and \
+                out.addr < m.addr + m.nbytes:
+            raise _bad("QUIRE_ERR_INVALID", where, f"out shares memory with {what}")
+
+
 def _ptrs(mems):
     arr = (ctypes.c_void_p * len(mems))(*[m.addr for m in mems])
     return arr
@@ -273,6 +282,7 @@ def encode(x, format="bfp8", residual=None, shared_exp=None, out=None, exp_out=N
     rm = _Mem(residual, w, "residual", np.float32, xm.count, writable=True) \
         if residual is not None else None
     vals, vm = _out(out, x, xm.count, _VAL_DTYPE[_ENCODE_VALS[format]], w, "out")
+    _disjoint(vm, [("x", xm)] + ([("residual", rm)] if rm else []), w)
     exp, sm, em = None, None, None
     if format != "fp16":
         if shared_exp is not None:
@@ -322,6 +332,7 @@ def sum(inputs, acc_format="int32", acc=None, out=None):
     am = _Mem(acc, w, "acc", _VAL_DTYPE[acc_format], n, copy_ok=True) if acc is not None \
         else None
     y, ym = _out(out, first, n, _VAL_DTYPE[acc_format], w, "out")
+    _disjoint(ym, [(f"inputs[{i}]", m) for i, m in enumerate(ms)], w)
     _check(lib.quire_codec_sum(FORMATS[in_fmt], af, len(ms), n, _ptrs(ms),
                                am.addr if am else None, ym.addr), w)
     return y
@@ -359,7 +370,7 @@ def reduce(xs, format="bfp8", op="sum", residuals=None, out=None):
     for i, m in enumerate(ms):
         if m.count != n:
             raise _bad("QUIRE_ERR_SIZE", w, f"xs[{i}]: {m.count} elements, xs[0] {n}")
-    rp = None
+    rp, rms = None, []
     if residuals is not None:
         residuals = list(residuals)
         if len(residuals) != len(xs):
@@ -368,6 +379,8 @@ def reduce(xs, format="bfp8", op="sum", residuals=None, out=None):
                for i, r in enumerate(residuals)]
         rp = _ptrs(rms)
     y, ym = _out(out, xs[0], n, np.float32, w, "out")
+    _disjoint(ym, [(f"xs[{i}]", m) for i, m in enumerate(ms)] +
+              [(f"residuals[{i}]", m) for i, m in enumerate(rms)], w)
     _check(lib.quire_codec_allreduce(f, _consts.OPS[op], len(ms), n, _ptrs(ms), rp, ym.addr), w)
     return y
 
