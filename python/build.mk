@@ -11,7 +11,7 @@ $(BUILD)/python/quire/%.py: python/quire/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 $(BUILD)/python/quire/_consts.py: python/gen_consts.py include/quire/status.h \
-		include/quire/format.h host/include/quire.h
+		include/quire/format.h include/quire/cmd.h host/include/quire.h
 	@mkdir -p $(dir $@)
 	$(PYTHON) python/gen_consts.py include host/include $@
 all: $(PY_PKG)

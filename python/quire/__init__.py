@@ -29,10 +29,11 @@ _ENCODE_VALS = {"bfp8": "int8", "bfp16": "int16", "fp16": "fp16"}
 
 class QuireError(Exception):
     """A quire status other than QUIRE_OK: .status (the code), .name ("QUIRE_ERR_SIZE"),
-    .text (quire_strerror), .detail (what was wrong, if known), .where (the call)."""
+    .text (quire_strerror), .detail (what was wrong, if known), .where (the call),
+    .detail_code (a card operation's enum quire_detail, 0 if none)."""
 
-    def __init__(self, status, where, detail=None):
-        self.status = int(status)
+    def __init__(self, status, where, detail=None, detail_code=0):
+        self.status, self.detail_code = int(status), int(detail_code)
         self.name = STATUS.get(self.status, f"status {self.status}")
         self.text = lib.quire_strerror(self.status).decode()
         self.where, self.detail = where, detail
@@ -44,9 +45,9 @@ class QuireTimeoutError(QuireError, TimeoutError):
     """QUIRE_ERR_TIMEOUT or QUIRE_ERR_UNRESPONSIVE: a card or a peer stood still."""
 
 
-def _error(status, where, detail=None):
+def _error(status, where, detail=None, detail_code=0):
     timeout = status in (_CODE["QUIRE_ERR_TIMEOUT"], _CODE["QUIRE_ERR_UNRESPONSIVE"])
-    return (QuireTimeoutError if timeout else QuireError)(status, where, detail)
+    return (QuireTimeoutError if timeout else QuireError)(status, where, detail, detail_code)
 
 
 def _check(status, where, detail=None):

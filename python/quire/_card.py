@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from . import _consts, _native as _n
-from . import _bad, _check, _fmt, _torch
+from . import _bad, _check, _error, _fmt, _torch
 
 lib = _n.lib
 
@@ -216,7 +216,9 @@ class Comm(_Child):
         finally:
             if req:
                 lib.quire_req_free(req)
-        _check(st, where, f"descriptor field {detail}" if st and detail else None)
+        if st:
+            name = _consts.DETAILS.get(detail, str(detail))
+            raise _error(st, where, f"about: {name}" if detail else None, detail)
 
     def _args(self, where, src, dst, count, format, op, ef):
         sb, so = _place(src, where, "src")

@@ -143,6 +143,42 @@ class Against_C(Tmp):
                 self.assertEqual(bits(v), bits(want), f"step {step}")
 
 
+class Cluster(Tmp):
+    """Ranks in processes of their own, each with a simulated card (quire-cluster), meeting
+    without MPI: the same bits on every rank, and the CPU codec's for the same gradients."""
+
+    def ranks(self, w, leave=None):
+        n = 3000
+        rank = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cluster_rank.py")
+        cmd = " & ".join(f"QUIRE_RANK={r} {sys.executable} {rank} {BUILD} {w} {n} "
+                         f"{self.path('y')}{' --leave' if r == leave else ''} >{self.path(f'log{r}')} 2>&1"
+                         for r in range(w))
+        waits = " ; ".join(f"wait %{r + 1}; echo $? >{self.path(f'rc{r}')}" for r in range(w))
+        env = dict(os.environ, QUIRE_TIMEOUT_MS="1500", QUIRE_SIM=os.path.join(BUILD, "bin", "quire-sim"))
+        subprocess.run([os.path.join(BUILD, "bin", "quire-cluster"), "-n", str(w), "--", "sh", "-c",
+                        f"{cmd} & {waits}"], env=env, timeout=60, capture_output=True)
+        return n, [int(self.read(f"rc{r}")) for r in range(w)]
+
+    def test_two_ranks(self):
+        w = 2
+        n, rcs = self.ranks(w)
+        self.assertEqual(rcs, [0] * w, [self.read(f"log{r}") for r in range(w)])
+        res = [np.zeros(n, np.float32) for _ in range(w)]
+        for step in range(2):
+            xs = [np.random.default_rng(100 * step + r).standard_normal(n).astype(np.float32)
+                  for r in range(w)]
+            want = bits(quire.reduce(xs, "bfp8", residuals=res))
+            for r in range(w):
+                self.assertEqual(self.read(f"y.{r}.{step}.f32"), want, f"rank {r} step {step}")
+
+    def test_a_rank_that_leaves(self):
+        n, rcs = self.ranks(2, leave=1)
+        self.assertEqual(rcs, [3, 0])
+        self.assertRegex(self.read("log0").decode(),
+                         "QuireTimeoutError QUIRE_ERR_TIMEOUT|QuireError QUIRE_ERR_PEER")
+        self.assertIn("about: net", self.read("log0").decode())  # the card says where
+
+
 class Errors(Tmp):
     def test_bad_uri(self):
         e = self.status("QUIRE_ERR_NO_DEVICE", quire.Context, "nonsense")
