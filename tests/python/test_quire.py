@@ -179,6 +179,50 @@ class Cluster(Tmp):
         self.assertIn("about: net", self.read("log0").decode())  # the card says where
 
 
+@unittest.skipIf(torch is None, NO_TORCH)
+class DDPHook(Tmp):
+    """quire.torch.register on 2 processes over Gloo: the same bits on both ranks, each
+    bucket's result quire_codec_allreduce's (MEAN, error feedback) for the same gradients,
+    through buckets DDP rebuilds."""
+
+    def test_two_ranks(self):
+        import socket
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = str(s.getsockname()[1])
+        rank = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddp_rank.py")
+        procs = [subprocess.Popen([sys.executable, rank, BUILD, str(r), "2", port,
+                                   self.path("ddp")], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT) for r in range(2)]
+        outs = [p.communicate(timeout=60)[0] for p in procs]
+        self.assertEqual([p.returncode for p in procs], [0, 0], outs)
+        got = [torch.load(self.path(f"ddp.{r}")) for r in range(2)]
+        self.assertEqual(b"".join(map(bits, got[0]["params"])),
+                         b"".join(map(bits, got[1]["params"])))
+        recs = [g["records"] for g in got]
+        self.assertEqual(len(recs[0]), len(recs[1]))
+        self.assertGreater(len(recs[0]), 3)  # several buckets a step
+        sizes = {}
+        res = [{}, {}]  # each rank's residual per parameter, as the hook keeps them
+        for a, b in zip(*recs):
+            self.assertEqual((a[0], a[1]), (b[0], b[1]))  # the same step and bucket
+            sizes.setdefault(a[0], []).append(tuple(a[1]))
+            self.assertEqual(bits(a[3]), bits(b[3]))  # the same bits on every rank
+            params = a[1]
+            counts = [p.numel() for p in got[0]["params"]]
+            rr = [torch.cat([res[k][p] if p in res[k] else torch.zeros(counts[p])
+                             for p in params]) for k in range(2)]
+            want = quire.reduce([a[2], b[2]], "bfp8", "mean", residuals=rr)
+            self.assertEqual(bits(a[3]), bits(want), f"step {a[0]} bucket {params}")
+            for k in range(2):
+                off = 0
+                for p in params:
+                    res[k][p] = rr[k][off:off + counts[p]].clone()
+                    off += counts[p]
+        self.assertNotEqual(sizes[0], sizes[1])  # DDP rebuilt its buckets after step 0
+        self.assertGreater(got[0]["bytes"], 0)
+
+
 class Errors(Tmp):
     def test_bad_uri(self):
         e = self.status("QUIRE_ERR_NO_DEVICE", quire.Context, "nonsense")
