@@ -20,6 +20,9 @@ class _State:
         self.group, self.format, self.error_feedback = group, format, error_feedback
         self.residuals = {}  # id(parameter) -> its fp32 residual (flat)
         self.bytes_sent = 0  # payload bytes this rank handed to the process group
+        # The QuireError of a failed bucket: DDP's reducer hands it on to backward() as a
+        # RuntimeError whose text is the QuireError's, this keeps the error itself.
+        self.error = None
 
     def residual(self, bucket):
         """The bucket's residual, in its layout (its parameters in order, flat)."""
@@ -68,11 +71,14 @@ def _hook(state, bucket):
     state.residual_now = state.residual(bucket) if state.error_feedback else None
     try:
         y = allreduce_bucket(state, g)
-    except RuntimeError as e:  # the process group's own failure (a peer gone)
-        if isinstance(e, quire.QuireError):
-            raise
-        raise quire.QuireError(quire._CODE["QUIRE_ERR_PEER"], "quire.torch",
-                               f"bucket {bucket.index()}: {e}") from e
+    except quire.QuireError as e:
+        state.error = e
+        raise
+    except RuntimeError as e:  # the process group's own failure: a peer gone or silent
+        code = "QUIRE_ERR_TIMEOUT" if "timed out" in str(e).lower() else "QUIRE_ERR_PEER"
+        state.error = quire._error(quire._CODE[code], "quire.torch",
+                                   f"bucket {bucket.index()}: {e}")
+        raise state.error from e
     if state.error_feedback:
         state.keep(bucket, state.residual_now)
     fut = torch.futures.Future()
@@ -84,7 +90,8 @@ def register(ddp_model, format="bfp8", error_feedback=True, backend="cpu", group
     """Make ddp_model all-reduce its gradients in quire's format (bfp8 or bfp16), with error
     feedback if asked, through its process group (backend "cpu": the CPU codec, the group
     carries the integers). Returns the hook's state (bytes_sent counts this rank's
-    payload bytes)."""
+    payload bytes; error the QuireError of a bucket that failed: a peer that went away is
+    QUIRE_ERR_PEER, one silent for the group's timeout QUIRE_ERR_TIMEOUT)."""
     if format not in _FORMATS:
         raise quire.QuireError(quire._CODE["QUIRE_ERR_FORMAT"], "quire.torch.register",
                                f"format {format!r}: one of {', '.join(_FORMATS)}")

@@ -185,17 +185,27 @@ class DDPHook(Tmp):
     bucket's result quire_codec_allreduce's (MEAN, error feedback) for the same gradients,
     through buckets DDP rebuilds."""
 
-    def test_two_ranks(self):
+    def ranks(self, *args):
         import socket
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = str(s.getsockname()[1])
         rank = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddp_rank.py")
         procs = [subprocess.Popen([sys.executable, rank, BUILD, str(r), "2", port,
-                                   self.path("ddp")], stdout=subprocess.PIPE,
+                                   self.path("ddp"), *args], stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT) for r in range(2)]
-        outs = [p.communicate(timeout=60)[0] for p in procs]
-        self.assertEqual([p.returncode for p in procs], [0, 0], outs)
+        outs = [p.communicate(timeout=60)[0].decode() for p in procs]
+        return [p.returncode for p in procs], outs
+
+    def test_a_rank_that_dies(self):
+        rcs, outs = self.ranks("--die")
+        self.assertEqual(rcs, [3, 0], outs)
+        self.assertRegex(outs[0], "rank 0 step 2: RuntimeError; state.error "
+                         "(QuireError QUIRE_ERR_PEER|QuireTimeoutError QUIRE_ERR_TIMEOUT)")
+
+    def test_two_ranks(self):
+        rcs, outs = self.ranks()
+        self.assertEqual(rcs, [0, 0], outs)
         got = [torch.load(self.path(f"ddp.{r}")) for r in range(2)]
         self.assertEqual(b"".join(map(bits, got[0]["params"])),
                          b"".join(map(bits, got[1]["params"])))
