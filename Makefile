@@ -48,6 +48,7 @@ include tests/build.mk
 include tests/xrt/build.mk
 include rtl/engines/build.mk
 include examples/build.mk
+include python/build.mk
 include tests/fuzz/build.mk
 include rtl/build.mk
 include rtl/report/build.mk

@@ -51,6 +51,9 @@ const char *cli_output_file(const struct cli_output *o);
 int cli_output_write(const struct cli_output *o, const void *data, size_t bytes);
 int cli_output_commit(struct cli_output *o);
 void cli_output_abort(struct cli_output *o);
+/* Refuse (print, non-zero) an output that is the same file as one of the n inputs, before
+ * anything is read: an encode must not replace the gradients it encodes. */
+int cli_output_not_input(const char *out, const char *const *in, int n);
 
 /* "64MiB", "1G", "4096" -> bytes; 0 on a malformed value. */
 uint64_t cli_parse_size(const char *s);

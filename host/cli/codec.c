@@ -96,6 +96,10 @@ static int codec_encode(int argc, char **argv)
 	if (resid_path && fmt == QUIRE_FMT_FP16)
 		return cli_usage_error("codec encode", "--residual applies to bfp8 and bfp16 only");
 
+	const char *in[] = {argv[optind], resid_path};
+	if (cli_output_not_input(argv[optind + 1], in, resid_path ? 2 : 1) ||
+	    (resid_path && cli_output_not_input(resid_path, in, 1)))
+		return CLI_EXIT_FAIL;
 	size_t n = 0;
 	float *x = cli_read_f32(argv[optind], &n);
 	if (!x)
@@ -165,6 +169,8 @@ static int codec_decode(int argc, char **argv)
 	if (argc - optind != 2)
 		return cli_usage_error("codec decode", "expected IN and OUT.f32, got %d file(s)",
 				       argc - optind);
+	if (cli_output_not_input(argv[optind + 1], (const char *const *)&argv[optind], 1))
+		return CLI_EXIT_FAIL;
 	struct quire_encoded e;
 	int st = quire_encoded_read(argv[optind], &e);
 	if (st == QUIRE_ERR_IO)
@@ -227,6 +233,8 @@ static int codec_reduce(int argc, char **argv)
 	if (w < 1 || w > (int)QUIRE_MAX_WORKERS)
 		return cli_usage_error("codec reduce", "expected 1 to %u input files, got %d",
 				       QUIRE_MAX_WORKERS, w);
+	if (cli_output_not_input(out, (const char *const *)&argv[optind], w))
+		return CLI_EXIT_FAIL;
 	float **x = calloc((size_t)w, sizeof(*x));
 	float *y = NULL;
 	int rc = CLI_EXIT_FAIL;

@@ -123,6 +123,18 @@ int cli_output_open(struct cli_output *o, const char *path)
 	return 0;
 }
 
+int cli_output_not_input(const char *out, const char *const *in, int n)
+{
+	struct stat so, si;
+	if (stat(out, &so) != 0 || !S_ISREG(so.st_mode))
+		return 0; /* a new file, or a device written in place: no input of ours */
+	for (int k = 0; k < n; k++)
+		if (stat(in[k], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+			return cli_fail("%s: the output is also the input %s: name another output",
+					out, in[k]);
+	return 0;
+}
+
 const char *cli_output_file(const struct cli_output *o)
 {
 	return o->tmp ? o->tmp : o->path;

@@ -52,6 +52,17 @@ expect "unknown short option" 2 "unknown option '-z'" -- "$Q" codec decode -z "$
 expect "missing option value" 2 "needs a value" -- "$Q" codec encode "$T/exact.f32" "$T/x" --format
 expect "format required" 2 "format is required" -- "$Q" codec encode "$T/exact.f32" "$T/x"
 expect "unknown format" 2 "unknown format 'bfp4'" -- "$Q" codec encode --format bfp4 "$T/exact.f32" "$T/x"
+# An output that is one of the inputs is refused, and the input left as it was.
+cp "$T/exact.f32" "$T/same.f32"
+ln -s same.f32 "$T/link.f32"
+expect "encode over its input refused" 1 "output is also the input" -- "$Q" codec encode --format bfp8 "$T/same.f32" "$T/same.f32"
+expect "encode over its input through a link refused" 1 "output is also the input" -- "$Q" codec encode --format bfp8 "$T/same.f32" "$T/link.f32"
+expect "residual that is the input refused" 1 "output is also the input" -- "$Q" codec encode --format bfp8 --residual "$T/same.f32" "$T/same.f32" "$T/x"
+expect "reduce over an input refused" 1 "output is also the input" -- "$Q" codec reduce --format bfp8 --out "$T/same.f32" "$T/exact.f32" "$T/same.f32"
+expect "the input left as it was" 0 "" -- cmp "$T/exact.f32" "$T/same.f32"
+"$Q" codec encode --format bfp8 "$T/exact.f32" "$T/same.qt"
+expect "decode over its input refused" 1 "output is also the input" -- "$Q" codec decode "$T/same.qt" "$T/same.qt"
+rm -f "$T/same.f32" "$T/link.f32" "$T/same.qt"
 expect "wrong file count" 2 "expected IN.f32 and OUT" -- "$Q" codec encode --format bfp8 "$T/exact.f32"
 expect "missing input" 1 "nope.f32: No such file" -- "$Q" codec encode --format bfp8 "$T/nope.f32" "$T/x"
 expect "misshapen input" 1 "five.bin: size 5 is not a multiple of 4" -- "$Q" codec encode --format bfp8 "$T/five.bin" "$T/x"

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""One rank of a DDP job for tests/python/test_quire.py: a small model, Gloo, the quire
+hook (bfp8, error feedback), 3 steps. Each hook call appends to OUT.RANK: the step, the
+parameters of the bucket (their positions in the model), this rank's gradients in and the
+result out; after the steps, the model's parameters.
+--die: rank 1 ends itself after step 1 (DDP has rebuilt its buckets); the others must raise a quire error in step 2
+(printed: its class and status), not hang.
+Usage: ddp_rank.py BUILD RANK W PORT OUT [--die]"""
+import datetime
+import os
+import sys
+
+build, rank, w, port, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], \
+    sys.argv[5]
+sys.path.insert(0, os.path.join(build, "python"))
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+from torch.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
+import quire.torch  # noqa: E402
+
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+die = "--die" in sys.argv
+dist.init_process_group("gloo", rank=rank, world_size=w,
+                        timeout=datetime.timedelta(seconds=10 if die else 60))
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(20, 600), torch.nn.ReLU(), torch.nn.Linear(600, 500),
+                            torch.nn.ReLU(), torch.nn.Linear(500, 5))
+# Buckets of 0.1 MB after the first (1 MB, DDP's own): several a step, rebuilt after step 0.
+ddp = DDP(model, bucket_cap_mb=0.1)
+pos = {id(p): k for k, p in enumerate(model.parameters())}
+records, step = [], 0
+register = ddp.register_comm_hook
+
+
+def recording(state, hook):
+    """quire.torch.register's hook, with what it was given and what it returned noted."""
+    def rec(st, bucket):
+        g = bucket.buffer().clone()
+        fut = hook(st, bucket)
+        records.append((step, [pos[id(p)] for p in bucket.parameters()], g,
+                        fut.value().clone()))
+        return fut
+    register(state, rec)
+
+
+ddp.register_comm_hook = recording
+state = quire.torch.register(ddp, "bfp8", error_feedback=True)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+gen = torch.Generator().manual_seed(1 + rank)
+for step in range(3):
+    if die and step == 2 and rank == 1:
+        os._exit(0)  # gone, without a word to the others
+    x, y = torch.randn(16, 20, generator=gen), torch.randint(0, 5, (16,), generator=gen)
+    opt.zero_grad()
+    try:
+        torch.nn.functional.cross_entropy(ddp(x), y).backward()
+    except Exception as e:
+        q = state.error
+        print(f"rank {rank} step {step}: {type(e).__name__}; state.error "
+              f"{type(q).__name__} {getattr(q, 'name', '-')}: {e}", flush=True)
+        os._exit(3)
+    opt.step()
+torch.save({"records": records, "params": [p.detach().clone() for p in model.parameters()],
+            "bytes": state.bytes_sent}, f"{out}.{rank}")
+dist.barrier()  # no rank leaves while another still talks to it
+dist.destroy_process_group()
