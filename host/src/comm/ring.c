@@ -69,15 +69,6 @@ static void segment(const struct pass *p, int k, size_t *off, size_t *len)
 	*len = QUIRE_RING_SEG_BLOCKS(blocks, w, kk);
 }
 
-static float canonical(float t)
-{
-	if (t == t)
-		return t;
-	uint32_t b = QUIRE_NAN_BITS; /* as the REDUCE engine: one NaN whatever the inputs */
-	memcpy(&t, &b, 4);
-	return t;
-}
-
 /* This rank's contribution to units [off, off + len), in p->val, at out. */
 static int local(struct pass *p, size_t off, size_t len, void *out)
 {
@@ -95,6 +86,62 @@ static int local(struct pass *p, size_t off, size_t len, void *out)
 	/* Each element is encoded once per collective, so its residual is final here. */
 	return quire_codec_encode(f, len, p->x + off, p->resid ? p->resid + off : NULL,
 				  p->exp + off / QUIRE_BFP_BLOCK, NULL, out);
+}
+
+/* o = s + l in fp32, element by element (each element its own chain: vectorizes without
+ * reordering any sum); a NaN is the one quiet NaN, as the REDUCE engine gives. o may be s. */
+static void add_floats(size_t n, const float *s, const float *restrict l, float *o)
+{
+	float nan;
+	uint32_t b = QUIRE_NAN_BITS;
+	memcpy(&nan, &b, 4);
+	for (size_t i = 0; i < n; i++) {
+		float t = s[i] + l[i];
+		o[i] = t != t ? nan : t;
+	}
+}
+
+/* out (TO) = loc (L) + in (IN, or none); exact: the ring picks TO so no sum overflows. */
+#define ADD_INTS(L, IN, TO)                                                                        \
+	do {                                                                                       \
+		const L *restrict l_ = loc;                                                        \
+		const IN *restrict s_ = in;                                                        \
+		TO *restrict o_ = out;                                                             \
+		if (!s_)                                                                           \
+			for (size_t i = 0; i < n; i++)                                             \
+				o_[i] = (TO)l_[i];                                                 \
+		else                                                                               \
+			for (size_t i = 0; i < n; i++)                                             \
+				o_[i] = (TO)((TO)l_[i] + (TO)s_[i]);                               \
+	} while (0)
+
+/* Integer partial sums: this rank's contribution (val) plus what came in: one contribution
+ * (val) when narrow, else a partial sum (part). Integer sums are exact, so the same in any
+ * order; plain loops the compiler vectorizes, where the codec's generic sum is scalar. */
+static void add_ints(enum quire_format val, enum quire_format part, size_t n, const void *loc,
+		     const void *in, int narrow, void *out)
+{
+	if (val == QUIRE_FMT_INT8 && part == QUIRE_FMT_INT16) {
+		if (narrow)
+			ADD_INTS(int8_t, int8_t, int16_t);
+		else
+			ADD_INTS(int8_t, int16_t, int16_t);
+	} else if (val == QUIRE_FMT_INT8) { /* int32 partials: bfp8 over more than 258 ranks */
+		if (narrow)
+			ADD_INTS(int8_t, int8_t, int32_t);
+		else
+			ADD_INTS(int8_t, int32_t, int32_t);
+	} else if (val == QUIRE_FMT_INT16) {
+		if (narrow)
+			ADD_INTS(int16_t, int16_t, int32_t);
+		else
+			ADD_INTS(int16_t, int32_t, int32_t);
+	} else { /* int32 into int64 */
+		if (narrow)
+			ADD_INTS(int32_t, int32_t, int64_t);
+		else
+			ADD_INTS(int32_t, int64_t, int64_t);
+	}
 }
 
 /* out <- in (a partial sum, or one contribution when narrow; NULL: none) plus this rank's
@@ -116,35 +163,23 @@ static int combine(struct pass *p, size_t off, size_t len, const void *in, int n
 	int st = local(p, off, len, p->loc);
 	if (st)
 		return st;
-	if (f == QUIRE_FMT_INT32) { /* int64 partial sums: exact for any W */
-		const int32_t *l = (const int32_t *)p->loc;
-		int64_t *o = out;
-		for (size_t i = 0; i < len; i++)
-			o[i] = (int64_t)l[i] + (!in      ? 0
-						: narrow ? ((const int32_t *)in)[i]
-							 : ((const int64_t *)in)[i]);
+	if (f == QUIRE_FMT_INT32 || f == QUIRE_FMT_BFP8 || f == QUIRE_FMT_BFP16) {
+		add_ints(p->val, p->part, len, p->loc, in, narrow, out);
 		return QUIRE_OK;
 	}
 	if (f == QUIRE_FMT_FP32) {
-		const float *l = (const float *)p->loc, *s = in;
-		float *o = out;
-		for (size_t i = 0; i < len; i++)
-			o[i] = canonical(s[i] + l[i]);
+		add_floats(len, in, (const float *)p->loc, out);
 		return QUIRE_OK;
 	}
 	if (f == QUIRE_FMT_FP16) { /* fp16 widens exactly; add in fp32, round to fp16 */
 		st = quire_codec_decode(f, f, len, in, NULL, 1, p->fa);
 		if (!st)
 			st = quire_codec_decode(f, f, len, p->loc, NULL, 1, p->fb32);
-		for (size_t i = 0; !st && i < len; i++)
-			p->fa[i] = canonical(p->fa[i] + p->fb32[i]);
+		if (!st)
+			add_floats(len, p->fa, p->fb32, p->fa);
 		return st ? st : quire_codec_encode(f, len, p->fa, NULL, NULL, NULL, out);
 	}
-	/* BFP: exact integer sums, in any order the same. */
-	const void *two[2] = {p->loc, in};
-	if (!in || narrow)
-		return quire_codec_sum(p->val, p->part, in ? 2 : 1, len, two, NULL, out);
-	return quire_codec_sum(p->val, p->part, 1, len, two, in, out);
+	return QUIRE_ERR_FORMAT;
 }
 
 /* The owner's last addition: the finished sum in p->fin at out; *flag set on overflow. */
