@@ -160,15 +160,15 @@ static int combine(struct pass *p, size_t off, size_t len, const void *in, int n
 	}
 	if (!in && p->val == p->part)
 		return local(p, off, len, out);
+	if (f == QUIRE_FMT_FP32) { /* the contribution is the caller's own fp32 */
+		add_floats(len, in, p->x + off, out);
+		return QUIRE_OK;
+	}
 	int st = local(p, off, len, p->loc);
 	if (st)
 		return st;
 	if (f == QUIRE_FMT_INT32 || f == QUIRE_FMT_BFP8 || f == QUIRE_FMT_BFP16) {
 		add_ints(p->val, p->part, len, p->loc, in, narrow, out);
-		return QUIRE_OK;
-	}
-	if (f == QUIRE_FMT_FP32) {
-		add_floats(len, in, (const float *)p->loc, out);
 		return QUIRE_OK;
 	}
 	if (f == QUIRE_FMT_FP16) { /* fp16 widens exactly; add in fp32, round to fp16 */
