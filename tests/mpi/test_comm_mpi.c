@@ -422,6 +422,34 @@ static void cross_checks(struct quire_ctx *cpu, struct quire_comm *world)
 		report(0, "the network directory %s is empty", net);
 }
 
+/* cpu: a rank that stays silent fails the others' collective with QUIRE_ERR_TIMEOUT
+ * within the communicator's limit, never a hang; the communicator then refuses more. */
+static void silent_rank(struct quire_ctx *ctx)
+{
+	if (world_size < 2)
+		return;
+	struct quire_comm *comm;
+	int limit = 300, silent = world_rank == world_size - 1, ok = 1;
+	ok &= quire_comm_from_mpi_timeout(ctx, MPI_COMM_WORLD, limit, &comm) == QUIRE_OK;
+	struct quire_buf *x;
+	quire_buf_alloc(ctx, 4 * 100, &x);
+	memset(quire_buf_ptr(x), 0, 4 * 100);
+	if (!silent) {
+		struct quire_allreduce_args a = {QUIRE_FMT_FP32, QUIRE_OP_SUM, 100,
+						 {x, 0},         {x, 0},       NULL};
+		double t0 = MPI_Wtime();
+		ok &= quire_allreduce(comm, &a, NULL) == QUIRE_ERR_TIMEOUT;
+		double t = MPI_Wtime() - t0;
+		ok &= t >= 0.25 &&
+		      t < 0.25 + 2.0 * world_size; /* each rank waits once for its left */
+		ok &= quire_allreduce(comm, &a, NULL) == QUIRE_ERR_PEER;
+	}
+	report(ok, "a silent rank: QUIRE_ERR_TIMEOUT on the others after %d ms, then refused",
+	       limit);
+	quire_comm_free(comm);
+	quire_buf_free(x);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -454,8 +482,10 @@ int main(int argc, char **argv)
 	bfp_and_float_checks(ctx, world);
 	ef_check(ctx, world);
 	other_collectives(ctx, world);
-	if (strcmp(backend, "cpu") == 0)
+	if (strcmp(backend, "cpu") == 0) {
 		cross_checks(ctx, world);
+		silent_rank(ctx);
+	}
 	if (world_rank == 0)
 		printf("mpi %s W=%d: %d passed, %d failed\n", backend, world_size, passed, failed);
 	quire_comm_free(world);
