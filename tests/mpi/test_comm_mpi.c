@@ -296,6 +296,11 @@ static void other_collectives(struct quire_ctx *ctx, struct quire_comm *world)
 	/* Bad arguments are refused before anything moves. */
 	ra.format = QUIRE_FMT_INT8;
 	ok = quire_allreduce(world, &ra, NULL) == QUIRE_ERR_FORMAT;
+	ra.format = QUIRE_FMT_FP32;
+	ra.src = (struct quire_ref){x, 4}; /* src one element past its buffer */
+	ok &= quire_allreduce(world, &ra, NULL) == QUIRE_ERR_RANGE;
+	ok &= quire_reduce_scatter(world, &ra, NULL) == QUIRE_ERR_RANGE;
+	ra.src = (struct quire_ref){x, 0};
 	ra.format = QUIRE_FMT_FP16;
 	ra.ef = (struct quire_ef *)1;
 	ok &= quire_allreduce(world, &ra, NULL) == QUIRE_ERR_INVALID;

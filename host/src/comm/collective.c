@@ -130,7 +130,8 @@ int quire_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a,
 		return st;
 	if (c->card_id)
 		return quire_card_allreduce(c, a, req);
-	return done_req(c, quire_ring_allreduce(c, a, y, 0), req);
+	const float *x = ref_ptr(&a->src, a->count * 4, &st);
+	return st ? st : done_req(c, quire_ring_allreduce(c, a, x, y, 0), req);
 }
 
 int quire_reduce_scatter(struct quire_comm *c, const struct quire_allreduce_args *a,
@@ -146,7 +147,8 @@ int quire_reduce_scatter(struct quire_comm *c, const struct quire_allreduce_args
 		return st;
 	if (c->card_id)
 		return quire_card_reduce_scatter(c, a, req);
-	return done_req(c, quire_ring_allreduce(c, a, mine, 1), req);
+	const float *x = ref_ptr(&a->src, a->count * 4, &st);
+	return st ? st : done_req(c, quire_ring_allreduce(c, a, x, mine, 1), req);
 }
 
 int quire_broadcast(struct quire_comm *c, struct quire_ref buf, size_t bytes, int root,

@@ -414,12 +414,11 @@ static int carve(struct pass *p, size_t units, int8_t **exps)
 	return QUIRE_OK;
 }
 
-int quire_ring_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a, float *y,
-			 int scatter)
+int quire_ring_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a, const float *x,
+			 float *y, int scatter)
 {
 	if (c->failed)
 		return QUIRE_ERR_PEER;
-	const float *x = (const float *)((const uint8_t *)a->src.buf->ptr + a->src.offset);
 	size_t w = (size_t)c->size;
 	struct pass p = {.c = c,
 			 .a = a,
