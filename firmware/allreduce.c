@@ -302,14 +302,8 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	if (!c)
 		return st;
 	uint32_t w = c->size;
-	struct pass p = {.fw = fw,
-			 .c = c,
-			 .d = d,
-			 .n = d->count,
-			 .val = d->format,
-			 .part = d->format,
-			 .fin = d->format,
-			 .mean_w = d->flags & QUIRE_CMD_F_MEAN ? w : 0};
+	struct pass p = {
+	    .fw = fw, .c = c, .d = d, .n = d->count, .mean_w = d->flags & QUIRE_CMD_F_MEAN ? w : 0};
 	if (d->opcode == QUIRE_OPC_REDUCE_SCATTER) {
 		uint32_t len;
 		p.scatter = 1;
@@ -319,22 +313,9 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 			return fw_comm_end(fw, c, QUIRE_ERR_SIZE, detail);
 		}
 	}
-	switch (d->format) {
-	case QUIRE_FMT_BFP8:
-		p.val = QUIRE_FMT_INT8;
-		p.part = p.fin =
-		    w <= QUIRE_BFP8_INT16_MAX_WORKERS ? QUIRE_FMT_INT16 : QUIRE_FMT_INT32;
-		break;
-	case QUIRE_FMT_BFP16:
-		p.val = QUIRE_FMT_INT16;
-		p.part = p.fin = QUIRE_FMT_INT32;
-		break;
-	case QUIRE_FMT_INT32:
-		p.part = QUIRE_FMT_INT64;
-		break;
-	default: /* FP16 and FP32 travel as themselves */
-		break;
-	}
+	p.val = QUIRE_RING_VAL(d->format); /* FP16 and FP32 travel as themselves */
+	p.part = QUIRE_RING_PART(d->format, w);
+	p.fin = QUIRE_RING_FIN(d->format, w);
 	/* As many elements per frame as the wider of the two wire formats allows. */
 	uint32_t wide = quire_fw_format_bytes(p.part) > quire_fw_format_bytes(p.fin)
 			    ? quire_fw_format_bytes(p.part)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libquire_mpi: communicators from MPI (link -lquire_mpi). On the cpu backend
- * MPI carries the collectives (integer MPI_SUM is exact, so results are the
- * cards' bits); on cards MPI only introduces the cards to each other.
+ * the host runs the cards' ring with MPI point-to-point messages as its links
+ * (so results are the cards' bits); on cards MPI only introduces the cards to
+ * each other.
  */
 #ifndef QUIRE_MPI_H
 #define QUIRE_MPI_H
@@ -18,7 +19,9 @@ extern "C" {
 /*
  * A communicator of the ranks of comm, each with its context. MPI must be
  * initialised; every rank of comm calls this. cpu backend: collectives over
- * a duplicate of comm (quire's traffic never mixes with the caller's). Cards:
+ * a duplicate of comm (quire's traffic never mixes with the caller's); with
+ * timeout_ms > 0 a collective waits at most that long for any message of a
+ * peer, then fails with QUIRE_ERR_TIMEOUT (0: no limit but MPI's). Cards:
  * the ranks exchange their cards' addresses over comm, then the cards run the
  * collectives on their network; a collective waits at most timeout_ms for a
  * peer (0: 5000) and then fails with QUIRE_ERR_TIMEOUT on every rank.

@@ -60,6 +60,27 @@ enum quire_opcode {
 #define QUIRE_RING_SEG_FIRST(blocks, size, k)                                                      \
 	((k) * ((blocks) / (size)) + ((k) < (blocks) % (size) ? (k) : (blocks) % (size)))
 
+/*
+ * The ring's schedule, shared by the cards' firmware and the host's ring
+ * (host/src/comm/ring.c). Reduce-scatter step s (and all-gather step s) of
+ * member r sends segment STEP_SEG, so segment k adds the members in the order
+ * k+1, k+2, ..., k. On the wire (enum quire_format): step 0 carries one
+ * contribution (VAL), later reduce-scatter steps partial sums (PART, the
+ * narrowest integer that cannot overflow), the all-gather finished sums (FIN).
+ */
+#define QUIRE_RING_STEP_SEG(r, size, s) (((r) + (size)-1 - (s)) % (size))
+#define QUIRE_RING_VAL(fmt)                                                                        \
+	((fmt) == QUIRE_FMT_BFP8    ? QUIRE_FMT_INT8                                               \
+	 : (fmt) == QUIRE_FMT_BFP16 ? QUIRE_FMT_INT16                                              \
+				    : (fmt))
+#define QUIRE_RING_PART(fmt, size)                                                                 \
+	((fmt) == QUIRE_FMT_BFP8                                                                   \
+	     ? ((size) <= QUIRE_BFP8_INT16_MAX_WORKERS ? QUIRE_FMT_INT16 : QUIRE_FMT_INT32)        \
+	 : (fmt) == QUIRE_FMT_BFP16 ? QUIRE_FMT_INT32                                              \
+	 : (fmt) == QUIRE_FMT_INT32 ? QUIRE_FMT_INT64                                              \
+				    : (fmt))
+#define QUIRE_RING_FIN(fmt, size) ((fmt) == QUIRE_FMT_INT32 ? (fmt) : QUIRE_RING_PART(fmt, size))
+
 /* flags */
 #define QUIRE_CMD_F_EF 0x01 /* ENCODE, EXPONENTS: error feedback with the residual at aux */
 #define QUIRE_CMD_F_SHARED_EXP                                                                     \

@@ -7,7 +7,9 @@
  * every rank checks its own result bit for bit against the same references on
  * both backends: BFP against quire_codec_allreduce of all inputs, in every rank
  * order (all permutations up to W = 4, some beyond); fp16/fp32 against a
- * separate implementation of the documented ring order. Rank 0 prints the
+ * separate implementation of the documented ring order. On cpu it also opens a
+ * simulated card per rank and compares the two backends directly, bit for bit,
+ * in every format (bfp8 with error feedback, int32 too). Rank 0 prints the
  * checks and "mpi <backend> W=..: N passed, N failed"; the exit status is
  * non-zero on any failure on any rank.
  */
@@ -294,6 +296,11 @@ static void other_collectives(struct quire_ctx *ctx, struct quire_comm *world)
 	/* Bad arguments are refused before anything moves. */
 	ra.format = QUIRE_FMT_INT8;
 	ok = quire_allreduce(world, &ra, NULL) == QUIRE_ERR_FORMAT;
+	ra.format = QUIRE_FMT_FP32;
+	ra.src = (struct quire_ref){x, 4}; /* src one element past its buffer */
+	ok &= quire_allreduce(world, &ra, NULL) == QUIRE_ERR_RANGE;
+	ok &= quire_reduce_scatter(world, &ra, NULL) == QUIRE_ERR_RANGE;
+	ra.src = (struct quire_ref){x, 0};
 	ra.format = QUIRE_FMT_FP16;
 	ra.ef = (struct quire_ef *)1;
 	ok &= quire_allreduce(world, &ra, NULL) == QUIRE_ERR_INVALID;
@@ -309,6 +316,145 @@ static void other_collectives(struct quire_ctx *ctx, struct quire_comm *world)
 	quire_buf_free(full);
 }
 
+/* A network directory for this job's simulated cards (rank 0 makes it), and one card's URI. */
+static void sim_uri(char *net, size_t net_size, char *uri, size_t uri_size)
+{
+	if (world_rank == 0 && !mkdtemp(strcpy(net, "/tmp/quire-mpi-net-XXXXXX")))
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	MPI_Bcast(net, (int)net_size, MPI_CHAR, 0, MPI_COMM_WORLD);
+	snprintf(uri, uri_size, "sim:inproc,net=%s,addr=%d", net, 10 + world_rank);
+}
+
+/* One collective on each backend from the same inputs: the same status and bits. */
+static int same_on_both(struct quire_ctx *ctx[2], struct quire_comm *comm[2], enum quire_format fmt,
+			enum quire_reduce_op op, size_t n, struct quire_ef *ef[2], int scatter,
+			const float *x)
+{
+	float *y[2];
+	int st[2];
+	size_t off = 0, len = n;
+	if (scatter)
+		quire_comm_chunk(n, world_size, world_rank, &off, &len);
+	for (int b = 0; b < 2; b++) {
+		struct quire_buf *xb, *yb;
+		quire_buf_alloc(ctx[b], 4 * n, &xb);
+		quire_buf_alloc(ctx[b], 4 * n, &yb);
+		memcpy(quire_buf_ptr(xb), x, 4 * n);
+		memset(quire_buf_ptr(yb), 0x5a, 4 * n);
+		struct quire_allreduce_args a = {fmt, op, n, {xb, 0}, {yb, 0}, ef ? ef[b] : NULL};
+		struct quire_req *req;
+		st[b] = scatter ? quire_reduce_scatter(comm[b], &a, &req)
+				: quire_allreduce(comm[b], &a, &req);
+		if (!st[b]) {
+			st[b] = quire_wait(req, QUIRE_WAIT_DEFAULT);
+			quire_req_free(req);
+		}
+		y[b] = malloc(4 * n);
+		memcpy(y[b], quire_buf_ptr(yb), 4 * n);
+		quire_buf_free(xb);
+		quire_buf_free(yb);
+	}
+	int ok = st[0] == st[1] && (st[0] == QUIRE_OK || st[0] == QUIRE_ERR_OVERFLOW) &&
+		 memcmp(y[0], y[1], 4 * len) == 0;
+	free(y[0]);
+	free(y[1]);
+	return ok;
+}
+
+/* cpu over MPI against simulated cards, directly: every format, sizes that end mid-block. */
+static void cross_checks(struct quire_ctx *cpu, struct quire_comm *world)
+{
+	char net[64] = "", uri[128];
+	sim_uri(net, sizeof(net), uri, sizeof(uri));
+	struct quire_ctx *card;
+	struct quire_comm *cards;
+	if (quire_open(uri, &card) || quire_comm_from_mpi(card, MPI_COMM_WORLD, &cards)) {
+		fprintf(stderr, "rank %d: cannot open a communicator on %s\n", world_rank, uri);
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	struct quire_ctx *ctx[2] = {cpu, card};
+	struct quire_comm *comm[2] = {world, cards};
+	static const size_t sizes[] = {1, 65, 4099, 100003};
+	static const enum quire_format fmts[] = {QUIRE_FMT_FP32, QUIRE_FMT_FP16, QUIRE_FMT_BFP8,
+						 QUIRE_FMT_BFP16};
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s];
+		float *x = malloc(4 * n);
+		input(world_rank, 200 + (int)s, n, x);
+		for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
+			for (int mean = 0; mean < 2; mean++)
+				for (int scatter = 0; scatter < 2; scatter++)
+					report(same_on_both(ctx, comm, fmts[f],
+							    mean ? QUIRE_OP_MEAN : QUIRE_OP_SUM, n,
+							    NULL, scatter, x),
+					       "cpu = sim: %s %s %s W=%d n=%zu",
+					       scatter ? "reduce-scatter" : "allreduce",
+					       quire_format_name(fmts[f]), mean ? "mean" : "sum",
+					       world_size, n);
+		/* int32: exact sums of wide values, then one that leaves int32 on some elements. */
+		int32_t *v = (int32_t *)x;
+		for (size_t i = 0; i < n; i++)
+			v[i] =
+			    (int32_t)((uint32_t)(i * 2654435761u) ^ (uint32_t)world_rank * 40503u) /
+			    (world_size + 1);
+		report(same_on_both(ctx, comm, QUIRE_FMT_INT32, QUIRE_OP_SUM, n, NULL, 0, x),
+		       "cpu = sim: allreduce int32 W=%d n=%zu", world_size, n);
+		for (size_t i = 0; i < n; i += 7)
+			v[i] = i % 2 ? INT32_MAX : INT32_MIN;
+		report(same_on_both(ctx, comm, QUIRE_FMT_INT32, QUIRE_OP_SUM, n, NULL, 0, x),
+		       "cpu = sim: allreduce int32 W=%d n=%zu, overflow saturated and reported",
+		       world_size, n);
+		/* bfp8 with error feedback: each step's result depends on the residuals the steps
+		 * before left, so equal results step after step show equal residuals too. */
+		struct quire_ef *ef[2];
+		quire_ef_create(cpu, n, &ef[0]);
+		quire_ef_create(card, n, &ef[1]);
+		int ok = 1;
+		for (int step = 0; step < 3; step++) {
+			input(world_rank, 300 + step, n, x);
+			ok &= same_on_both(ctx, comm, QUIRE_FMT_BFP8, QUIRE_OP_MEAN, n, ef, 0, x);
+		}
+		report(ok, "cpu = sim: allreduce bfp8 + error feedback W=%d n=%zu, 3 steps",
+		       world_size, n);
+		quire_ef_free(ef[0]);
+		quire_ef_free(ef[1]);
+		free(x);
+	}
+	quire_comm_free(cards);
+	quire_close(card);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (world_rank == 0 && rmdir(net) != 0)
+		report(0, "the network directory %s is empty", net);
+}
+
+/* cpu: a rank that stays silent fails the others' collective with QUIRE_ERR_TIMEOUT
+ * within the communicator's limit, never a hang; the communicator then refuses more. */
+static void silent_rank(struct quire_ctx *ctx)
+{
+	if (world_size < 2)
+		return;
+	struct quire_comm *comm;
+	int limit = 300, silent = world_rank == world_size - 1, ok = 1;
+	ok &= quire_comm_from_mpi_timeout(ctx, MPI_COMM_WORLD, limit, &comm) == QUIRE_OK;
+	struct quire_buf *x;
+	quire_buf_alloc(ctx, 4 * 100, &x);
+	memset(quire_buf_ptr(x), 0, 4 * 100);
+	if (!silent) {
+		struct quire_allreduce_args a = {QUIRE_FMT_FP32, QUIRE_OP_SUM, 100,
+						 {x, 0},         {x, 0},       NULL};
+		double t0 = MPI_Wtime();
+		ok &= quire_allreduce(comm, &a, NULL) == QUIRE_ERR_TIMEOUT;
+		double t = MPI_Wtime() - t0;
+		ok &= t >= 0.25 &&
+		      t < 0.25 + 2.0 * world_size; /* each rank waits once for its left */
+		ok &= quire_allreduce(comm, &a, NULL) == QUIRE_ERR_PEER;
+	}
+	report(ok, "a silent rank: QUIRE_ERR_TIMEOUT on the others after %d ms, then refused",
+	       limit);
+	quire_comm_free(comm);
+	quire_buf_free(x);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -318,10 +464,7 @@ int main(int argc, char **argv)
 	/* sim: one card per rank in this process, on a network in a directory rank 0 makes. */
 	char net[64] = "", uri[128] = "cpu";
 	if (strcmp(backend, "sim") == 0) {
-		if (world_rank == 0 && !mkdtemp(strcpy(net, "/tmp/quire-mpi-net-XXXXXX")))
-			MPI_Abort(MPI_COMM_WORLD, 2);
-		MPI_Bcast(net, sizeof(net), MPI_CHAR, 0, MPI_COMM_WORLD);
-		snprintf(uri, sizeof(uri), "sim:inproc,net=%s,addr=%d", net, 10 + world_rank);
+		sim_uri(net, sizeof(net), uri, sizeof(uri));
 	} else if (strcmp(backend, "cpu") != 0) {
 		fprintf(stderr, "usage: test_comm_mpi [cpu|sim]\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
@@ -344,6 +487,10 @@ int main(int argc, char **argv)
 	bfp_and_float_checks(ctx, world);
 	ef_check(ctx, world);
 	other_collectives(ctx, world);
+	if (strcmp(backend, "cpu") == 0) {
+		cross_checks(ctx, world);
+		silent_rank(ctx);
+	}
 	if (world_rank == 0)
 		printf("mpi %s W=%d: %d passed, %d failed\n", backend, world_size, passed, failed);
 	quire_comm_free(world);

@@ -1,15 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Collectives on the host (the cpu backend): the cards' arithmetic, step for
- * step, with the transport moving integers and bytes.
- *
- * BFP all-reduce: local exponents -> max over ranks -> encode with the shared
- * exponents -> exact integer sum over ranks (int16 for bfp8 with W <= 258,
- * else int32) -> decode. FP16/FP32: every rank gathers every vector and adds
- * them in the documented ring order (quire_comm_chunk), fp16 partial sums
- * rounded to fp16 at every hop as the cards' ring does, so all ranks and both
- * backends hold the same bits. INT32: summed in int64, a sum out of int32
- * range is reported.
+ * Communicators: the public collectives, sent to the cards (card.c) or run on
+ * the host's ring over a transport (ring.c: the cpu backend over MPI); the
+ * communicator of one rank; error-feedback state; the ring's wire model.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,28 +27,9 @@ void quire_comm_free(struct quire_comm *c)
 		quire_card_comm_free(c);
 	else
 		c->ops->free(c);
-	free(c->scratch);
-	free(c);
-}
-
-/* At least `bytes` of scratch, 64-byte aligned parts carved by the caller; NULL if out of memory.
- */
-static void *scratch(struct quire_comm *c, size_t bytes)
-{
-	if (bytes > c->scratch_bytes) {
-		void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-		if (!p)
-			return NULL;
+	if (!c->failed) /* else messages given up on may still land in it: kept */
 		free(c->scratch);
-		c->scratch = p;
-		c->scratch_bytes = bytes;
-	}
-	return c->scratch;
-}
-
-static size_t up64(size_t v)
-{
-	return (v + 63) & ~(size_t)63;
+	free(c);
 }
 
 void quire_comm_chunk(size_t count, int size, int k, size_t *offset, size_t *len)
@@ -126,118 +100,6 @@ static void *ref_ptr(const struct quire_ref *r, size_t bytes, int *st)
 	return (uint8_t *)r->buf->ptr + r->offset;
 }
 
-static int allreduce_bfp(struct quire_comm *c, const struct quire_allreduce_args *a, const float *x,
-			 float *resid, float *y)
-{
-	size_t n = a->count, nb = QUIRE_BFP_BLOCKS(n);
-	int narrow =
-	    a->format == QUIRE_FMT_BFP8 && (uint32_t)c->size <= QUIRE_BFP8_INT16_MAX_WORKERS;
-	enum quire_format val = a->format == QUIRE_FMT_BFP8 ? QUIRE_FMT_INT8 : QUIRE_FMT_INT16;
-	enum quire_format acc = narrow ? QUIRE_FMT_INT16 : QUIRE_FMT_INT32;
-	size_t qb = up64(n * quire_format_bytes(val, 1)), sb = up64(n * quire_format_bytes(acc, 1));
-	uint8_t *base = scratch(c, up64(nb) + qb + sb);
-	if (!base)
-		return QUIRE_ERR_NOMEM;
-	int8_t *exp = (int8_t *)base;
-	void *q = base + up64(nb), *sum = base + up64(nb) + qb;
-	int st = QUIRE_OK;
-	if (!st)
-		st = quire_codec_exponents(a->format, n, x, resid, exp);
-	if (!st)
-		st = c->ops->max_i8(c, exp, nb);
-	if (!st)
-		st = quire_codec_encode(a->format, n, x, resid, exp, NULL, q);
-	if (!st) { /* widen, then the exact sum travels in the narrowest integer that holds it */
-		const void *in[1] = {q};
-		st = quire_codec_sum(val, acc, 1, n, in, NULL, sum);
-	}
-	if (!st)
-		st = c->ops->sum_int(c, sum, n, acc);
-	if (!st)
-		st = quire_codec_decode(a->format, acc, n, sum, exp,
-					a->op == QUIRE_OP_MEAN ? (uint32_t)c->size : 1, y);
-	return st;
-}
-
-static int allreduce_float(struct quire_comm *c, const struct quire_allreduce_args *a,
-			   const float *x, float *y)
-{
-	size_t n = a->count, w = (size_t)c->size;
-	int half = a->format == QUIRE_FMT_FP16;
-	size_t eb = half ? 2 : 4;
-	uint8_t *base =
-	    scratch(c, up64(n * eb) + up64(n * eb * w) + (half ? n * 4 * w + n * 2 : 0));
-	if (!base)
-		return QUIRE_ERR_NOMEM;
-	uint8_t *mine = base, *all = base + up64(n * eb);
-	float *wide = half ? (float *)(all + up64(n * eb * w)) : NULL;
-	uint16_t *hop = half ? (uint16_t *)(wide + n * w) : NULL;
-	int st = QUIRE_OK;
-	if (!st && half)
-		st = quire_codec_encode(QUIRE_FMT_FP16, n, x, NULL, NULL, NULL, mine);
-	else if (!st)
-		memcpy(mine, x, n * 4);
-	if (!st)
-		st = c->ops->allgather(c, mine, all, n * eb);
-	/* fp16 widens exactly to fp32, so widening first changes no sum. */
-	if (!st && half)
-		st = quire_codec_decode(QUIRE_FMT_FP16, QUIRE_FMT_FP16, n * w, all, NULL, 1, wide);
-	const float *v = half ? wide : (const float *)all;
-	float canonical_nan;
-	uint32_t nan_bits = QUIRE_NAN_BITS;
-	memcpy(&canonical_nan, &nan_bits, 4);
-	/* Chunk k: ranks k+1, k+2, ..., k in turn (the ring order), then the mean's division.
-	 * fp16 partial sums are fp16, as on the cards' ring: each hop adds in fp32 and rounds.
-	 * Each element is its own chain of additions: the loops vectorize across elements
-	 * without reordering any sum. */
-	for (int k = 0; k < c->size && !st; k++) {
-		size_t off, len;
-		quire_comm_chunk(n, c->size, k, &off, &len);
-		float *out = y + off;
-		const float *first = v + (size_t)(k + 1) % w * n + off;
-		memcpy(out, first, len * 4);
-		for (size_t j = 1; j < w && !st; j++) {
-			const float *in = v + (size_t)(k + 1 + (int)j) % w * n + off;
-			for (size_t i = 0; i < len; i++) {
-				float t = out[i] + in[i];
-				out[i] = t != t ? canonical_nan : t; /* as the REDUCE engine */
-			}
-			if (half && len) {
-				st = quire_codec_encode(QUIRE_FMT_FP16, len, out, NULL, NULL, NULL,
-							hop);
-				if (!st)
-					st = quire_codec_decode(QUIRE_FMT_FP16, QUIRE_FMT_FP16, len,
-								hop, NULL, 1, out);
-			}
-		}
-		if (a->op == QUIRE_OP_MEAN) {
-			const float div = (float)c->size;
-			for (size_t i = 0; i < len; i++)
-				out[i] = out[i] / div;
-		}
-	}
-	return st;
-}
-
-static int allreduce_int32(struct quire_comm *c, size_t n, const int32_t *x, int32_t *y)
-{
-	int64_t *s = scratch(c, n * sizeof(int64_t));
-	if (!s)
-		return QUIRE_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++)
-		s[i] = x[i];
-	int st = c->ops->sum_i64(c, s, n);
-	for (size_t i = 0; !st && i < n; i++) {
-		if (s[i] > INT32_MAX || s[i] < INT32_MIN) {
-			st = QUIRE_ERR_OVERFLOW; /* saturated, reported: never wrapped */
-			s[i] = s[i] > INT32_MAX ? INT32_MAX : INT32_MIN;
-		}
-	}
-	for (size_t i = 0; i < n && (st == QUIRE_OK || st == QUIRE_ERR_OVERFLOW); i++)
-		y[i] = (int32_t)s[i];
-	return st;
-}
-
 static int check_args(struct quire_comm *c, const struct quire_allreduce_args *a)
 {
 	if (!c || !a)
@@ -257,20 +119,6 @@ static int check_args(struct quire_comm *c, const struct quire_allreduce_args *a
 	return QUIRE_OK;
 }
 
-static int allreduce_into(struct quire_comm *c, const struct quire_allreduce_args *a, float *y)
-{
-	int st = QUIRE_OK;
-	const float *x = ref_ptr(&a->src, a->count * 4, &st);
-	if (st)
-		return st;
-	float *resid = a->ef ? quire_buf_ptr(a->ef->resid) : NULL;
-	if (a->format == QUIRE_FMT_BFP8 || a->format == QUIRE_FMT_BFP16)
-		return allreduce_bfp(c, a, x, resid, y);
-	if (a->format == QUIRE_FMT_INT32)
-		return allreduce_int32(c, a->count, (const int32_t *)x, (int32_t *)y);
-	return allreduce_float(c, a, x, y);
-}
-
 int quire_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a,
 		    struct quire_req **req)
 {
@@ -282,7 +130,8 @@ int quire_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a,
 		return st;
 	if (c->card_id)
 		return quire_card_allreduce(c, a, req);
-	return done_req(c, allreduce_into(c, a, y), req);
+	const float *x = ref_ptr(&a->src, a->count * 4, &st);
+	return st ? st : done_req(c, quire_ring_allreduce(c, a, x, y, 0), req);
 }
 
 int quire_reduce_scatter(struct quire_comm *c, const struct quire_allreduce_args *a,
@@ -298,14 +147,8 @@ int quire_reduce_scatter(struct quire_comm *c, const struct quire_allreduce_args
 		return st;
 	if (c->card_id)
 		return quire_card_reduce_scatter(c, a, req);
-	float *y = malloc(a->count * 4);
-	if (!y)
-		return QUIRE_ERR_NOMEM;
-	st = allreduce_into(c, a, y);
-	if (st == QUIRE_OK || st == QUIRE_ERR_OVERFLOW)
-		memcpy(mine, y + off, len * 4);
-	free(y);
-	return done_req(c, st, req);
+	const float *x = ref_ptr(&a->src, a->count * 4, &st);
+	return st ? st : done_req(c, quire_ring_allreduce(c, a, x, mine, 1), req);
 }
 
 int quire_broadcast(struct quire_comm *c, struct quire_ref buf, size_t bytes, int root,
@@ -319,7 +162,7 @@ int quire_broadcast(struct quire_comm *c, struct quire_ref buf, size_t bytes, in
 		return st;
 	if (c->card_id)
 		return quire_card_broadcast(c, buf, bytes, root, req);
-	return done_req(c, c->ops->bcast(c, p, bytes, root), req);
+	return done_req(c, quire_ring_broadcast(c, p, bytes, root), req);
 }
 
 int quire_allgather(struct quire_comm *c, struct quire_ref src, struct quire_ref dst, size_t bytes,
@@ -334,7 +177,7 @@ int quire_allgather(struct quire_comm *c, struct quire_ref src, struct quire_ref
 		return st;
 	if (c->card_id)
 		return quire_card_allgather(c, src, dst, bytes, req);
-	return done_req(c, c->ops->allgather(c, s, d, bytes), req);
+	return done_req(c, quire_ring_allgather(c, s, d, bytes), req);
 }
 
 int quire_barrier(struct quire_comm *c, struct quire_req **req)
@@ -348,35 +191,29 @@ int quire_barrier(struct quire_comm *c, struct quire_req **req)
 
 /* ---- a communicator of one rank: same code path, nothing to move ---- */
 
-static int self_max_i8(struct quire_comm *c, int8_t *buf, size_t n)
+/* Never called: the ring moves nothing on one rank. */
+static int self_isend(struct quire_comm *c, const void *buf, size_t bytes, int flag,
+		      struct quire_xfer *x)
 {
-	(void)c, (void)buf, (void)n;
-	return QUIRE_OK;
+	(void)c, (void)buf, (void)bytes, (void)flag, (void)x;
+	return QUIRE_ERR_INVALID;
 }
 
-static int self_sum_int(struct quire_comm *c, void *buf, size_t n, enum quire_format fmt)
+static int self_irecv(struct quire_comm *c, void *buf, size_t bytes, struct quire_xfer *x)
 {
-	(void)c, (void)buf, (void)n, (void)fmt;
-	return QUIRE_OK;
+	(void)c, (void)buf, (void)bytes, (void)x;
+	return QUIRE_ERR_INVALID;
 }
 
-static int self_sum_i64(struct quire_comm *c, int64_t *buf, size_t n)
+static int self_wait(struct quire_comm *c, struct quire_xfer *x, int *flag)
 {
-	(void)c, (void)buf, (void)n;
-	return QUIRE_OK;
+	(void)c, (void)x, (void)flag;
+	return QUIRE_ERR_INVALID;
 }
 
-static int self_allgather(struct quire_comm *c, const void *send, void *recv, size_t bytes)
+static void self_abandon(struct quire_comm *c, struct quire_xfer *x)
 {
-	(void)c;
-	memmove(recv, send, bytes);
-	return QUIRE_OK;
-}
-
-static int self_bcast(struct quire_comm *c, void *buf, size_t bytes, int root)
-{
-	(void)c, (void)buf, (void)bytes, (void)root;
-	return QUIRE_OK;
+	(void)c, (void)x;
 }
 
 static int self_barrier(struct quire_comm *c)
@@ -391,11 +228,10 @@ static void self_free(struct quire_comm *c)
 }
 
 static const struct quire_comm_ops self_ops = {
-    .max_i8 = self_max_i8,
-    .sum_int = self_sum_int,
-    .sum_i64 = self_sum_i64,
-    .allgather = self_allgather,
-    .bcast = self_bcast,
+    .isend = self_isend,
+    .irecv = self_irecv,
+    .wait = self_wait,
+    .abandon = self_abandon,
     .barrier = self_barrier,
     .free = self_free,
 };

@@ -8,13 +8,26 @@
 
 #include "host/src/core/core.h"
 
+/* One message in flight; the transport keeps its own handle in it. */
+struct quire_xfer {
+	uint64_t opaque[4];
+};
+
+/*
+ * A host transport: point-to-point messages round the ring, to rank + 1 and from
+ * rank - 1, which arrive in the order they were sent. A message carries a flag
+ * (0 or 1; the int32 overflow mark) beside its bytes. The ring (ring.c) runs
+ * every collective over these, as the cards' firmware runs them over its port.
+ */
 struct quire_comm_ops {
-	int (*max_i8)(struct quire_comm *c, int8_t *buf, size_t n); /* in place, all ranks */
-	int (*sum_int)(struct quire_comm *c, void *buf, size_t n,
-		       enum quire_format fmt); /* INT16/INT32, exact, in place */
-	int (*sum_i64)(struct quire_comm *c, int64_t *buf, size_t n);
-	int (*allgather)(struct quire_comm *c, const void *send, void *recv, size_t bytes);
-	int (*bcast)(struct quire_comm *c, void *buf, size_t bytes, int root);
+	int (*isend)(struct quire_comm *c, const void *buf, size_t bytes, int flag,
+		     struct quire_xfer *x);
+	int (*irecv)(struct quire_comm *c, void *buf, size_t bytes, struct quire_xfer *x);
+	/* Completes x; a receive's flag into *flag (may be NULL). */
+	int (*wait)(struct quire_comm *c, struct quire_xfer *x, int *flag);
+	/* Gives up on x after a failure: its buffer may still be written until the
+	 * communicator is freed. */
+	void (*abandon)(struct quire_comm *c, struct quire_xfer *x);
 	int (*barrier)(struct quire_comm *c);
 	void (*free)(struct quire_comm *c);
 };
@@ -31,6 +44,9 @@ struct quire_comm {
 	 * registration) on every call, which dominated large all-reduces. */
 	void *scratch;
 	size_t scratch_bytes;
+	/* A host collective failed with messages still posted into scratch: the
+	 * communicator refuses every later collective (QUIRE_ERR_PEER). */
+	int failed;
 };
 
 struct quire_ef {
@@ -53,5 +69,11 @@ int quire_card_allgather(struct quire_comm *c, struct quire_ref src, struct quir
 			 size_t bytes, struct quire_req **req);
 int quire_card_barrier(struct quire_comm *c, struct quire_req **req);
 void quire_card_comm_free(struct quire_comm *c);
+
+/* ring.c: collectives on host transports, the cards' ring over c->ops. */
+int quire_ring_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a, const float *x,
+			 float *y, int scatter);
+int quire_ring_allgather(struct quire_comm *c, const void *src, void *dst, size_t bytes);
+int quire_ring_broadcast(struct quire_comm *c, void *buf, size_t bytes, int root);
 
 #endif

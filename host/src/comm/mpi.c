@@ -1,21 +1,37 @@
 // SPDX-License-Identifier: MIT
 /*
- * libquire_mpi: the MPI transport of communicators. Every primitive is one
- * MPI collective on a duplicate of the caller's communicator, with errors
- * returned (MPI_ERRORS_RETURN) instead of aborting the job where MPI allows.
+ * libquire_mpi: the MPI transport of communicators. The cpu backend's
+ * collectives are the cards' ring (ring.c) over MPI point-to-point messages
+ * to the next rank and from the previous one, on a duplicate of the caller's
+ * communicator, with errors returned (MPI_ERRORS_RETURN) instead of aborting
+ * the job where MPI allows. With a timeout, a wait that sees no message for
+ * that long fails with QUIRE_ERR_TIMEOUT rather than hang on a silent peer.
  */
 #include <limits.h>
+#include <sched.h>
 #include <string.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "quire_mpi.h"
 #include "comm.h"
 
-#define PIECE ((size_t)1 << 30) /* MPI counts are int */
+struct mpi_priv {
+	MPI_Comm comm;
+	int timeout_ms; /* 0: wait as long as MPI does */
+};
 
-static MPI_Comm mpi_of(struct quire_comm *c)
+_Static_assert(sizeof(MPI_Request) <= sizeof(((struct quire_xfer *)0)->opaque),
+	       "an MPI request fits a quire_xfer");
+
+static struct mpi_priv *priv_of(struct quire_comm *c)
 {
-	return *(MPI_Comm *)c->priv;
+	return c->priv;
+}
+
+static MPI_Request *req_of(struct quire_xfer *x)
+{
+	return (MPI_Request *)(void *)x->opaque;
 }
 
 static int status_of(int mpi_err)
@@ -23,72 +39,76 @@ static int status_of(int mpi_err)
 	return mpi_err == MPI_SUCCESS ? QUIRE_OK : QUIRE_ERR_PEER;
 }
 
-static int allreduce_pieces(struct quire_comm *c, void *buf, size_t n, size_t elem, MPI_Datatype t,
-			    MPI_Op op)
-{
-	for (size_t i = 0; i < n; i += PIECE) {
-		size_t len = n - i < PIECE ? n - i : PIECE;
-		int err =
-		    MPI_Allreduce(MPI_IN_PLACE, (char *)buf + i * elem, (int)len, t, op, mpi_of(c));
-		if (err != MPI_SUCCESS)
-			return status_of(err);
-	}
-	return QUIRE_OK;
-}
-
-static int mpi_max_i8(struct quire_comm *c, int8_t *buf, size_t n)
-{
-	return allreduce_pieces(c, buf, n, 1, MPI_INT8_T, MPI_MAX);
-}
-
-static int mpi_sum_int(struct quire_comm *c, void *buf, size_t n, enum quire_format fmt)
-{
-	if (fmt == QUIRE_FMT_INT16)
-		return allreduce_pieces(c, buf, n, 2, MPI_INT16_T, MPI_SUM);
-	return allreduce_pieces(c, buf, n, 4, MPI_INT32_T, MPI_SUM);
-}
-
-static int mpi_sum_i64(struct quire_comm *c, int64_t *buf, size_t n)
-{
-	return allreduce_pieces(c, buf, n, 8, MPI_INT64_T, MPI_SUM);
-}
-
-static int mpi_allgather(struct quire_comm *c, const void *send, void *recv, size_t bytes)
+static int mpi_isend(struct quire_comm *c, const void *buf, size_t bytes, int flag,
+		     struct quire_xfer *x)
 {
 	if (bytes > INT_MAX)
 		return QUIRE_ERR_SIZE;
+	int to = (c->rank + 1) % c->size;
 	return status_of(
-	    MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mpi_of(c)));
+	    MPI_Isend(buf, (int)bytes, MPI_BYTE, to, flag ? 1 : 0, priv_of(c)->comm, req_of(x)));
 }
 
-static int mpi_bcast(struct quire_comm *c, void *buf, size_t bytes, int root)
+static int mpi_irecv(struct quire_comm *c, void *buf, size_t bytes, struct quire_xfer *x)
 {
-	for (size_t i = 0; i < bytes; i += PIECE) {
-		size_t len = bytes - i < PIECE ? bytes - i : PIECE;
-		int err = MPI_Bcast((char *)buf + i, (int)len, MPI_BYTE, root, mpi_of(c));
-		if (err != MPI_SUCCESS)
-			return status_of(err);
+	if (bytes > INT_MAX)
+		return QUIRE_ERR_SIZE;
+	int from = (c->rank + c->size - 1) % c->size;
+	/* Any tag: the tag is the message's flag; one sender, so messages match in order. */
+	return status_of(
+	    MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, MPI_ANY_TAG, priv_of(c)->comm, req_of(x)));
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int mpi_wait(struct quire_comm *c, struct quire_xfer *x, int *flag)
+{
+	MPI_Status s;
+	int err, done = 0, limit = priv_of(c)->timeout_ms;
+	if (limit <= 0) {
+		err = MPI_Wait(req_of(x), &s);
+	} else { /* poll, yielding the core, until the message is in or the peer is late */
+		double end = now_ms() + limit;
+		while ((err = MPI_Test(req_of(x), &done, &s)) == MPI_SUCCESS && !done) {
+			if (now_ms() > end)
+				return QUIRE_ERR_TIMEOUT;
+			sched_yield();
+		}
 	}
-	return QUIRE_OK;
+	if (err == MPI_SUCCESS && flag)
+		*flag = s.MPI_TAG == 1;
+	return status_of(err);
+}
+
+static void mpi_abandon(struct quire_comm *c, struct quire_xfer *x)
+{
+	(void)c;
+	MPI_Request *r = req_of(x);
+	if (*r != MPI_REQUEST_NULL)
+		MPI_Request_free(r); /* the buffers stay allocated until the communicator goes */
 }
 
 static int mpi_barrier(struct quire_comm *c)
 {
-	return status_of(MPI_Barrier(mpi_of(c)));
+	return status_of(MPI_Barrier(priv_of(c)->comm));
 }
 
 static void mpi_free(struct quire_comm *c)
 {
-	MPI_Comm_free((MPI_Comm *)c->priv);
+	MPI_Comm_free(&priv_of(c)->comm);
 	free(c->priv);
 }
 
 static const struct quire_comm_ops mpi_ops = {
-    .max_i8 = mpi_max_i8,
-    .sum_int = mpi_sum_int,
-    .sum_i64 = mpi_sum_i64,
-    .allgather = mpi_allgather,
-    .bcast = mpi_bcast,
+    .isend = mpi_isend,
+    .irecv = mpi_irecv,
+    .wait = mpi_wait,
+    .abandon = mpi_abandon,
     .barrier = mpi_barrier,
     .free = mpi_free,
 };
@@ -150,16 +170,20 @@ int quire_comm_from_mpi_timeout(struct quire_ctx *ctx, MPI_Comm comm, int timeou
 	*out = NULL;
 	if (quire_backend_caps(ctx) & QUIRE_BACKEND_CAP_CARD_NET)
 		return cards_from_mpi(ctx, comm, timeout_ms, out);
+	if (timeout_ms < 0)
+		return QUIRE_ERR_INVALID;
 	struct quire_comm *c = calloc(1, sizeof(*c));
-	MPI_Comm *dup = malloc(sizeof(*dup));
-	if (!c || !dup) {
+	struct mpi_priv *priv = malloc(sizeof(*priv));
+	if (!c || !priv) {
 		free(c);
-		free(dup);
+		free(priv);
 		return QUIRE_ERR_NOMEM;
 	}
+	priv->timeout_ms = timeout_ms;
+	MPI_Comm *dup = &priv->comm;
 	if (MPI_Comm_dup(comm, dup) != MPI_SUCCESS) {
 		free(c);
-		free(dup);
+		free(priv);
 		return QUIRE_ERR_PEER;
 	}
 	MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN);
@@ -167,13 +191,13 @@ int quire_comm_from_mpi_timeout(struct quire_ctx *ctx, MPI_Comm comm, int timeou
 	MPI_Comm_size(*dup, &c->size);
 	if ((uint32_t)c->size > QUIRE_MAX_WORKERS) {
 		MPI_Comm_free(dup);
-		free(dup);
+		free(priv);
 		free(c);
 		return QUIRE_ERR_SIZE;
 	}
 	c->ctx = ctx;
 	c->ops = &mpi_ops;
-	c->priv = dup;
+	c->priv = priv;
 	*out = c;
 	return QUIRE_OK;
 }
