@@ -26,3 +26,10 @@ $(QUIRE_CLUSTER): $(BUILD)/sim/cluster.o $(BUILD)/sim/locate.o
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 all: $(QUIRE_CLUSTER)
+
+# The emu's engines alone, golden beside fast (sim/bench_engines.c, docs/card.md).
+QUIRE_BENCH_EMU := $(BUILD)/bin/quire-bench-emu
+$(QUIRE_BENCH_EMU): $(BUILD)/sim/bench_engines.o $(LIBQUIRE_SIM_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< $(LIBQUIRE_SIM_A) -lpthread $(LDLIBS)
+all: $(QUIRE_BENCH_EMU)
