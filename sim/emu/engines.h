@@ -2,7 +2,7 @@
 /*
  * The emu's QUANT and REDUCE engines: the golden model (the hls/ C, as the card's
  * kernels are written) or the fast one (libquire's CPU codec, whose SIMD paths
- * tests/test_codec_simd.c proves bit-identical to hls/). Same arguments, same
+ * tests/test_codec.c proves bit-identical to hls/). Same arguments, same
  * statuses, same bytes; only the speed differs. QUIRE_EMU_ENGINES=golden in the
  * environment of a card process (or of a program using sim:inproc) picks the
  * golden engines; unset or "fast", the fast ones. docs/card.md.
