@@ -207,6 +207,19 @@ static void test_fp_encode_decode(void **state)
 					 QUIRE_OK);
 		}
 	}
+	/* every fp16 bit pattern, signalling NaNs with payloads included, sum and mean */
+	for (int k = 0; k < 2; k++)
+		for (uint32_t i = 0; i < 65536; i++)
+			((uint16_t *)at(g, k, OFF_IN))[i] = (uint16_t)i;
+	for (uint32_t i = 0; i < 65536; i += NMAX)
+		for (uint32_t mean = 0; mean < 5; mean++) {
+			uint32_t n = 65536 - i < NMAX ? 65536 - i : NMAX;
+			for (int k = 0; k < 2; k++)
+				memcpy(at(g, k, OFF_Q), (uint16_t *)at(g, k, OFF_IN) + i, 2 * n);
+			assert_int_equal(quant(g, QUIRE_QUANT_OP_DECODE, QUIRE_FMT_FP16,
+					       QUIRE_FMT_FP16, 0, n, mean),
+					 QUIRE_OK);
+		}
 	/* bad arguments give the kernel's own statuses */
 	assert_int_equal(quant(g, QUIRE_QUANT_OP_DECODE, QUIRE_FMT_FP16, QUIRE_FMT_INT8, 0, 64, 0),
 			 QUIRE_ERR_FORMAT);
