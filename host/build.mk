@@ -34,9 +34,14 @@ LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
 
 # libquire_sim: the card model in a process (the emu, its network port, the native firmware
 # and the kernels), for sim:inproc and the tests; libquire loads it on demand. It exports
-# quire_sim_inproc_open alone (host/libquire_sim.map).
+# quire_sim_inproc_open alone (host/libquire_sim.map). The emu's fast engines call the CPU
+# codec through libquire's public API, so the codec's objects (built once, from the one
+# copy in src/codec/) go into libquire_sim too: it needs no libquire to load.
+CODEC_OBJS := $(BUILD)/host/src/codec/codec.o $(BUILD)/host/src/codec/simd_avx2.o \
+	$(BUILD)/host/src/codec/simd_avx512.o
 LIBQUIRE_SIM_OBJS := $(BUILD)/host/src/backend/inproc_card.o $(BUILD)/sim/emu/emu.o \
-	$(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o $(FW_NATIVE_OBJS) $(HLS_OBJS)
+	$(BUILD)/sim/emu/engines.o $(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o \
+	$(FW_NATIVE_OBJS) $(HLS_OBJS) $(CODEC_OBJS)
 LIBQUIRE_SIM_A  := $(BUILD)/lib/libquire_sim.a
 LIBQUIRE_SIM_SO := $(BUILD)/lib/libquire_sim.so.$(QUIRE_VERSION)
 $(LIBQUIRE_SIM_A): $(LIBQUIRE_SIM_OBJS)

@@ -10,6 +10,7 @@
  * itself follows real time.
  */
 #include "emu.h"
+#include "engines.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -332,8 +333,8 @@ static int run_quant(struct emu *e, const uint64_t *a, uint64_t *cycles)
 		       !(y = card_ptr(e, a[QUIRE_QUANT_ARG_Y], 4 * n, 4))))
 		return QUIRE_ERR_RANGE;
 	*cycles = n / 16 + 64;
-	return quire_quant_top(op, fmt, vf, flags, (uint32_t)n, (uint32_t)a[QUIRE_QUANT_ARG_MEAN_W],
-			       x, resid, exp, q, y);
+	return quire_emu_quant(quire_emu_engines_golden(), op, fmt, vf, flags, (uint32_t)n,
+			       (uint32_t)a[QUIRE_QUANT_ARG_MEAN_W], x, resid, exp, q, y);
 }
 
 static int run_reduce(struct emu *e, const uint64_t *a, uint64_t *cycles)
@@ -357,7 +358,8 @@ static int run_reduce(struct emu *e, const uint64_t *a, uint64_t *cycles)
 	if (!in || !out || ((flags & QUIRE_REDUCE_ACC_IN) && !acc_in))
 		return QUIRE_ERR_RANGE;
 	*cycles = n * w * in_b / 64 + 64;
-	return quire_reduce_top(op, (uint32_t)a[QUIRE_REDUCE_ARG_IN_FMT],
+	return quire_emu_reduce(quire_emu_engines_golden(), op,
+				(uint32_t)a[QUIRE_REDUCE_ARG_IN_FMT],
 				(uint32_t)a[QUIRE_REDUCE_ARG_ACC_FMT], (uint32_t)w, (uint32_t)n,
 				(uint32_t)stride, flags, in, acc_in, out);
 }
@@ -603,6 +605,8 @@ static const struct quire_device_ops emu_ops = {
 
 struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 {
+	if (quire_emu_engines_golden() < 0)
+		return NULL; /* a bad QUIRE_EMU_ENGINES, said on stderr */
 	struct emu *e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
