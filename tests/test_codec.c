@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * libquire's CPU codec: every implementation this CPU has (scalar, AVX2,
- * AVX-512) against the hls/ kernels, bit for bit, on the same vectors; the
+ * AVX-512) against the hls/ kernels, bit for bit, on the same vectors (every
+ * fp16 pattern among them); the
  * caller's floating-point mode does not change a bit; bad arguments are
  * refused; encoded files round-trip, and damaged ones and headers the writer
  * never writes are refused.
@@ -138,6 +139,76 @@ static void test_fast_path_matches_hls(void **state)
 		free(x);
 		free(r);
 	}
+}
+
+/*
+ * fp16 decode, sum and mean, of every binary16 pattern, and fp16 encode of
+ * fp32 patterns covering every sign, exponent (NaN, Inf, subnormals) and the
+ * top 12 fraction bits, plus each fp16 value and its fp32 neighbours (the
+ * rounding ties): each implementation against the hls/ kernel, bit for bit.
+ */
+static void test_fp16_every_pattern(void **state)
+{
+	(void)state;
+	enum { NH = 65536, NE = (1 << 20) + 3 * NH };
+	uint16_t *h = malloc(NH * 2), *gq = malloc(NE * 2), *q = malloc(NE * 2);
+	float *gold = malloc(NH * 4), *y = malloc(NH * 4);
+	uint32_t *xb = malloc(NE * 4);
+	for (uint32_t i = 0; i < NH; i++)
+		h[i] = (uint16_t)i;
+	for (uint32_t i = 0; i < (1u << 20); i++)
+		xb[i] = i << 12 | ((i * 0x9e3779b9u) >> 20);
+	for (uint32_t i = 0; i < NH; i++) {
+		uint32_t w = quire_fp16_to_fp32((uint16_t)i);
+		xb[(1 << 20) + 3 * i] = w;
+		xb[(1 << 20) + 3 * i + 1] = w + 1;
+		xb[(1 << 20) + 3 * i + 2] = w + 0x1000; /* half an fp16 ulp above, for normals */
+	}
+	/* Widening is exact: a signalling NaN keeps its payload and stays signalling. */
+	assert_int_equal(quire_fp16_to_fp32(0x7c01), 0x7f802000u);
+	assert_int_equal(
+	    quire_quant_encode(QUIRE_FMT_FP16, NE, 0, (const float *)xb, NULL, NULL, (uint8_t *)gq),
+	    QUIRE_OK);
+	static const uint32_t means[] = {0, 1, 3, 1000003};
+	for (size_t k = 0; k < sizeof(impls) / sizeof(impls[0]); k++) {
+		if (quire_codec_use(impls[k]) != QUIRE_OK)
+			continue;
+		const char *impl = quire_codec_impl_name();
+		for (size_t m = 0; m < sizeof(means) / sizeof(means[0]); m++) {
+			assert_int_equal(quire_quant_decode(QUIRE_FMT_FP16, QUIRE_FMT_FP16, NH,
+							    means[m], (const uint8_t *)h, NULL,
+							    gold),
+					 QUIRE_OK);
+			memset(y, 0xa5, NH * 4);
+			assert_int_equal(quire_codec_decode(QUIRE_FMT_FP16, QUIRE_FMT_FP16, NH, h,
+							    NULL, means[m], y),
+					 QUIRE_OK);
+			for (uint32_t i = 0; i < NH; i++) {
+				uint32_t a, b;
+				memcpy(&a, &y[i], 4);
+				memcpy(&b, &gold[i], 4);
+				if (a != b)
+					fail_msg(
+					    "%s fp16 decode mean_w %u of %04x: %08x, hls/ %08x",
+					    impl, means[m], i, a, b);
+			}
+		}
+		memset(q, 0xa5, NE * 2);
+		assert_int_equal(
+		    quire_codec_encode(QUIRE_FMT_FP16, NE, (const float *)xb, NULL, NULL, NULL, q),
+		    QUIRE_OK);
+		for (uint32_t i = 0; i < NE; i++)
+			if (q[i] != gq[i])
+				fail_msg("%s fp16 encode of %08x: %04x, hls/ %04x", impl, xb[i],
+					 q[i], gq[i]);
+	}
+	quire_codec_use(QUIRE_CODEC_AUTO);
+	free(h);
+	free(gq);
+	free(q);
+	free(gold);
+	free(y);
+	free(xb);
 }
 
 static void test_decode_sums_and_reduce(void **state)
@@ -476,6 +547,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fast_path_matches_hls),
+	    cmocka_unit_test(test_fp16_every_pattern),
 	    cmocka_unit_test(test_decode_sums_and_reduce),
 	    cmocka_unit_test(test_caller_fp_mode_ignored),
 	    cmocka_unit_test(test_bad_arguments),

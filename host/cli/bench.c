@@ -54,6 +54,7 @@ enum op {
 	OP_ENC_BFP16,
 	OP_ENC_FP16,
 	OP_DEC_BFP8,
+	OP_DEC_FP16,
 	OP_SUM_BFP8,
 	OP_ALLREDUCE_BFP8,
 };
@@ -75,6 +76,9 @@ static int run_op(struct bench *b, enum op op)
 		return quire_codec_encode(QUIRE_FMT_FP16, b->n, b->x, NULL, NULL, NULL, b->q16);
 	case OP_DEC_BFP8:
 		return quire_codec_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, b->n, b->q8, b->exp, 1,
+					  b->y);
+	case OP_DEC_FP16: /* of what the fp16 encode row wrote, which runs first each round */
+		return quire_codec_decode(QUIRE_FMT_FP16, QUIRE_FMT_FP16, b->n, b->q16, NULL, 1,
 					  b->y);
 	case OP_SUM_BFP8:
 		return quire_codec_sum(QUIRE_FMT_INT8, QUIRE_FMT_INT32, BENCH_WORKERS, b->n,
@@ -199,6 +203,7 @@ static int bench_codec(int argc, char **argv)
 	    {OP_ENC_BFP16, "encode bfp16", 1, 0},
 	    {OP_ENC_FP16, "encode fp16", 1, 0},
 	    {OP_DEC_BFP8, "decode bfp8", 1, 0},
+	    {OP_DEC_FP16, "decode fp16 (a sum, mean_w 1)", 1, 0},
 	    {OP_SUM_BFP8, "reduce bfp8, W=4 (exact int32 sum)", BENCH_WORKERS, 0},
 	    {OP_ALLREDUCE_BFP8, "all-reduce bfp8, W=4, local (end to end)", BENCH_WORKERS, 0},
 	};

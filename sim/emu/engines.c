@@ -66,10 +66,8 @@ static int quant_fast(uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flag
 		return 1;
 	}
 	uint32_t vb = quire_int_format_bytes(val_fmt);
-	/* An fp16 sum (mean_w 0 or 1) stays on the kernel: F16C quiets a signalling NaN,
-	 * which the kernel passes on with its payload (a codec difference, docs/card.md). */
 	if (op == QUIRE_QUANT_OP_DECODE &&
-	    ((fmt == QUIRE_FMT_FP16 && val_fmt == QUIRE_FMT_FP16 && mean_w > 1 && aligned(q, 2)) ||
+	    ((fmt == QUIRE_FMT_FP16 && val_fmt == QUIRE_FMT_FP16 && aligned(q, 2)) ||
 	     (is_bfp(fmt) && vb && aligned(q, vb)))) {
 		*st = quire_codec_decode((enum quire_format)fmt, (enum quire_format)val_fmt, n, q,
 					 exp, mean_w, y);

@@ -4,7 +4,7 @@
  * instruction set, chosen at run time. Every entry works on whole 64-element
  * blocks (or whole vectors); the dispatcher hands the remainder to the hls/
  * C model, which is also the scalar fallback. Results are bit-identical to
- * hls/ (tests/test_codec_simd.c checks it).
+ * hls/ (tests/test_codec.c checks it, every fp16 pattern included).
  */
 #ifndef QUIRE_CODEC_SIMD_H
 #define QUIRE_CODEC_SIMD_H

@@ -45,6 +45,9 @@ static inline void avx2_store_i8(int8_t *p, __m256i v)
 #define vf_bits            _mm256_castps_si256
 #define vf_from_bits       _mm256_castsi256_ps
 #define vi_and             _mm256_and_si256
+#define vi_andnot          _mm256_andnot_si256
+#define vi_sub             _mm256_sub_epi32
+#define vi_srai            _mm256_srai_epi32
 #define vi_add             _mm256_add_epi32
 #define vi_maxu32          _mm256_max_epu32
 #define vi_hmaxu32         avx2_hmaxu32

@@ -24,6 +24,9 @@
 #define vf_bits            _mm512_castps_si512
 #define vf_from_bits       _mm512_castsi512_ps
 #define vi_and             _mm512_and_si512
+#define vi_andnot          _mm512_andnot_si512
+#define vi_sub             _mm512_sub_epi32
+#define vi_srai            _mm512_srai_epi32
 #define vi_add             _mm512_add_epi32
 #define vi_maxu32          _mm512_max_epu32
 #define vi_hmaxu32(v)      ((uint32_t)_mm512_reduce_max_epu32(v))

@@ -5,11 +5,12 @@
  *
  *   VF, VI, VL          float vector, int32 vector, lanes
  *   vf_load/vf_store, vf_add, vf_sub, vf_mul, vf_div, vf_min, vf_max, vf_set1
- *   vf_bits(VF)->VI, vi_and, vi_maxu32, vi_hmaxu32(VI)->uint32_t, vi_set1
+ *   vf_bits(VF)->VI, vi_and, vi_andnot(a, b) = ~a & b, vi_sub, vi_srai(VI, n),
+ *   vi_maxu32, vi_hmaxu32(VI)->uint32_t, vi_set1
  *   vf_rne(VF)->VI      round to nearest even (MXCSR default, set by the dispatcher)
  *   vi_to_vf(VI)->VF    exact below 2^24, else rounded to nearest even
  *   vi_load_i8/i16/i32(p), vi_store_i8/i16(p, VI), vf_from_bits(VI)
- *   vh_load(p)->VF, vh_store(p, VF)   binary16 <-> fp32, RNE
+ *   vh_load(p)->VF, vh_store(p, VF)   binary16 <-> fp32 (F16C), RNE
  *   SIMD_NAME           suffix of the exported table
  *
  * Why the arithmetic is exact (docs/contract-bfp.md asks for exact products):
@@ -181,11 +182,27 @@ static void FN(fp16_encode)(const float *x, size_t n, uint16_t *h)
 		vh_store(h + i, vf_load(x + i));
 }
 
+/*
+ * binary16 -> fp32 widened exactly, as hls/ does (docs/contract-bfp.md): F16C
+ * sets the quiet bit of a signalling NaN (0x7c01 -> 0x7fc02000, not 0x7f802000),
+ * so it is cleared again in the lanes whose input is one: |h| in
+ * [0x7c01, 0x7dff] (exponent all ones, quiet bit 9 clear, payload not 0).
+ * Branch-free integer work: u = |h| - 0x7c01 is in [0, 0x1fe] exactly there,
+ * where ~u & (u - 0x1ff) has its sign bit set.
+ */
+static inline VF vh_load_exact(const uint16_t *p)
+{
+	VI t = vi_and(vi_load_i16((const int16_t *)p), vi_set1(0x7fff));
+	VI u = vi_sub(t, vi_set1(0x7c01));
+	VI snan = vi_srai(vi_andnot(u, vi_sub(u, vi_set1(0x1ff))), 31);
+	return vf_from_bits(vi_andnot(vi_and(snan, vi_set1(0x400000)), vf_bits(vh_load(p))));
+}
+
 static void FN(fp16_decode)(const uint16_t *h, size_t n, uint32_t mean_w, float *y)
 {
 	const VF div = vf_set1((float)(mean_w > 1 ? mean_w : 1));
 	for (size_t i = 0; i < n; i += VL) {
-		VF v = vh_load(h + i);
+		VF v = vh_load_exact(h + i);
 		vf_store(y + i, mean_w > 1 ? vf_div(v, div) : v);
 	}
 }
