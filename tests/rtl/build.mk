@@ -92,8 +92,10 @@ $(RTL_MEAN_TB): tests/rtl/tb_card_mean.cpp $(RTL_MEAN_VDIR)/Vquire_card_mean__AL
 	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_MEAN_VDIR) -o $@ $< $(RTL_MEAN_VDIR)/Vquire_card_mean__ALL.a \
 		$(RTL_VERILATED_OBJS) $(BUILD)/hls/quant.o $(BUILD)/hls/reduce.o -lz -pthread
 rtl: $(RTL_MEAN_TB)
-rtl-test: $(RTL_MEAN_TB)
+rtl-test: rtl-mean-test
+rtl-mean-test: $(RTL_MEAN_TB)
 	$(RTL_MEAN_TB)
+.PHONY: rtl-mean-test
 ifeq ($(HAVE_VERILATOR),1)
 test: $(RTL_MEAN_TB)
 endif
