@@ -20,8 +20,10 @@ Yosys 0.23 (Debian 12) reads SystemVerilog packages and `pkg::NAME`, but not an
 `import pkg::*;` (neither in a module header nor anywhere else) nor a cast to a user
 type `type_t'(x)`. So every top is first flattened into one file under --work: each
 package imported is written once at compilation-unit scope (its body without the
-`package`/`endpackage` lines; a name defined twice is an error), the imports are
-dropped, and `type_t'(` becomes `W'(` with W the width of a typedef declared
+`package`/`endpackage` lines), the imports are
+dropped, as is `pkg::` before a name of it (a name defined twice is an error unless
+both are the same line; a package only named as `pkg::NAME` stays a package), `int'(e)`
+becomes `$signed(32'(e))`, and `type_t'(` becomes `W'(` with W the width of a typedef declared
 `typedef [enum] logic [H:L] type_t`. Nor does it read a packed array of more than
 one dimension (`logic [Lanes-1:0][31:0] x`): such a declaration becomes the same
 bits in one dimension (`logic [(Lanes)*32-1:0] x`; a packed array's element 0 is
