@@ -75,13 +75,13 @@ module quire_card_bar
   localparam int unsigned Words      = 32'h700 / 4;
 
   typedef logic [8:0] index_t;
-  typedef logic [31:0] words_t [Words];
 
   function automatic index_t word(logic [31:0] block, logic [31:0] register);
     return index_t'((block + register) >> 2);
   endfunction
 
-  words_t      bar_q;
+  // The words as a packed array: Yosys 0.23 copies no whole unpacked array.
+  logic [Words-1:0][31:0] bar_q;
   logic [31:0] epoch_q;
   logic        irq_q;
 
@@ -147,8 +147,8 @@ module quire_card_bar
                         ~(host_irq_clear ? host_wdata_i : 32'd0);
 
   // The words at reset: headers and ID from quire_card_pkg, everything else 0.
-  function automatic words_t reset_words();
-    words_t w;
+  function automatic logic [Words-1:0][31:0] reset_words();
+    logic [Words-1:0][31:0] w;
     for (int unsigned i = 0; i < Words; i++) w[i] = 32'd0;
     w[word(RbId, RB_TYPE)]          = RB_TYPE_ID;
     w[word(RbId, RB_VERSION)]       = RB_ID_VERSION;
@@ -186,11 +186,11 @@ module quire_card_bar
       w[word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_KIND)] = i + 1;
     end
     w[word(RbNetport, NET_COUNT)]   = 32'd1;
-    return w;
+    reset_words = w;
   endfunction
 
   // The next words: the firmware first, the host last, so in one cycle the host's write wins.
-  words_t bar_d;
+  logic [Words-1:0][31:0] bar_d;
   always_comb begin : next_words
     bar_d = bar_q;
     if (fw_write) bar_d[fw_addr_i[10:2]] = fw_wdata_i;

@@ -210,8 +210,8 @@ module quire_card_net
 
   // The slot's line `l` (lines before the first read 0).
   function automatic logic [511:0] slot_line(slot_t s, logic [31:0] l);
-    if (l[31] || l >= SlotLines) return 512'd0;
-    return slot_mem[32'(s) * SlotLines + l];
+    if (l[31] || l >= SlotLines) slot_line = 512'd0;
+    else slot_line = slot_mem[32'(s) * SlotLines + l];
   endfunction
 
   // ---- the receiver
@@ -227,7 +227,7 @@ module quire_card_net
     for (int i = Slots - 1; i >= 0; i--) begin
       if (!used_q[i]) begin
         have_free = 1'b1;
-        free_slot = slot_t'(i);
+        free_slot = SlotBits'(i);
       end
     end
   end

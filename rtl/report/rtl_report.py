@@ -20,8 +20,10 @@ Yosys 0.23 (Debian 12) reads SystemVerilog packages and `pkg::NAME`, but not an
 `import pkg::*;` (neither in a module header nor anywhere else) nor a cast to a user
 type `type_t'(x)`. So every top is first flattened into one file under --work: each
 package imported is written once at compilation-unit scope (its body without the
-`package`/`endpackage` lines; a name defined twice is an error), the imports are
-dropped, and `type_t'(` becomes `W'(` with W the width of a typedef declared
+`package`/`endpackage` lines), the imports are
+dropped, as is `pkg::` before a name of it (a name defined twice is an error unless
+both are the same line; a package only named as `pkg::NAME` stays a package), `int'(e)`
+becomes `$signed(32'(e))`, and `type_t'(` becomes `W'(` with W the width of a typedef declared
 `typedef [enum] logic [H:L] type_t`. Nor does it read a packed array of more than
 one dimension (`logic [Lanes-1:0][31:0] x`): such a declaration becomes the same
 bits in one dimension (`logic [(Lanes)*32-1:0] x`; a packed array's element 0 is
@@ -82,18 +84,37 @@ def flatten(srcs):
     name_re = re.compile(r"\b(?:localparam|parameter)\b[^=;]*?\b(\w+)\s*=|\btypedef\b[^;]*?\b(\w+)\s*;", re.S)
     for name in imported:
         path, body = packages[name]
+        kept = []
+        for line in body.splitlines(keepends=True):
+            m = name_re.search(line)
+            if m and line.rstrip().endswith(";"):
+                ident = m.group(1) or m.group(2)
+                if ident in defined:
+                    # The same definition in two packages (a status code each
+                    # generated from include/quire/) is written once.
+                    if defined[ident][1] != line.strip():
+                        raise SystemExit(f"rtl_report: {ident} defined in {defined[ident][0]} and {name}")
+                    continue
+                defined[ident] = (name, line.strip())
+            kept.append(line)
+        body = "".join(kept)
         for m in name_re.finditer(body):
             ident = m.group(1) or m.group(2)
-            if ident in defined:
-                raise SystemExit(f"rtl_report: {ident} defined in {defined[ident]} and {name}")
-            defined[ident] = name
+            if ident not in defined:
+                defined[ident] = (name, None)
         out.append(f"// package {name} ({path}) at compilation-unit scope\n{body}\n")
     widths = {}
     for text in [b for _, b in packages.values()] + [t for _, t in modules]:
         for m in re.finditer(r"\btypedef\s+(?:enum\s+)?logic\s*\[\s*(\d+)\s*:\s*(\d+)\s*\]\s*(?:\{[^}]*\}\s*)?(\w+)\s*;", text, re.S):
             widths[m.group(3)] = int(m.group(1)) - int(m.group(2)) + 1
+    for name, (path, body) in packages.items():
+        if name not in imported:
+            # Only named as `pkg::NAME`: left a package, which Yosys reads.
+            out.append(f"// {path}\npackage {name};\n{lower_sv(body)}\nendpackage\n")
     for path, text in modules:
         text = lower_sv(flatten_packed(import_re.sub("", text)))
+        for name in imported:
+            text = re.sub(rf"\b{name}::", "", text)
         for name, width in widths.items():
             text = re.sub(rf"\b{name}'\(", f"{width}'(", text)
         out.append(f"// {path}\n{text}\n")
@@ -116,13 +137,19 @@ def close_bracket(text, i):
 def flatten_packed(text):
     """Packed arrays of two dimensions, `[A:0][H:0]`, as one dimension (see the module's comment)."""
     widths = {}
-    decl_re = re.compile(r"\blogic\s*\[([^\[\]]+?)-1\s*:\s*0\]\s*\[\s*(\d+)\s*:\s*0\s*\]([^;\n]*)")
+    decl_re = re.compile(r"\blogic\s*\[\s*([^\[\]:]+?)\s*:\s*0\]\s*\[\s*([^\[\]:]+?)\s*:\s*0\s*\]([^;\n]*)")
+
+    def size(hi):
+        """The element count of `[hi:0]`."""
+        if hi.isdigit():
+            return int(hi) + 1
+        return hi[:-2].strip() if hi.replace(" ", "").endswith("-1") else f"({hi}+1)"
 
     def decl(m):
-        width = int(m.group(2)) + 1
+        width = size(m.group(2))
         for name in re.findall(r"\b([A-Za-z_]\w*)\b", m.group(3).split("//")[0].split("=")[0]):
             widths[name] = width
-        return f"logic [({m.group(1)})*{width}-1:0]{m.group(3)}"
+        return f"logic [({size(m.group(1))})*{width}-1:0]{m.group(3)}"
     text = decl_re.sub(decl, text)
     for name, width in widths.items():
         out, pos = [], 0
@@ -168,8 +195,26 @@ def split_top(text):
     return parts + [cur]
 
 
+def int_casts(text):
+    """`int'(e)` as `$signed(32'(e))`: the same signed 32 bits."""
+    out, pos = [], 0
+    for m in re.finditer(r"\bint'\(", text):
+        if m.start() < pos:
+            continue
+        depth, j = 0, m.end() - 1
+        for j in range(m.end() - 1, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            if depth == 0:
+                break
+        out.append(text[pos:m.start()] + "$signed(32'" + int_casts(text[m.end() - 1:j + 1]) + ")")
+        pos = j + 1
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def lower_sv(text):
-    """`inside`, named assignment patterns and `return` as Yosys 0.23 reads them."""
+    """`inside`, named assignment patterns, `return` and `int'()` as Yosys 0.23 reads them."""
+    text = int_casts(text)
     def inside(m):
         return "(" + " || ".join(f"{m.group(1)} == {v.strip()}" for v in split_top(m.group(2))) + ")"
     text = re.sub(r"([\w.]+(?:\[[^\]]*\])?)\s+inside\s*\{([^{}]*)\}", inside, text)
@@ -181,7 +226,7 @@ def lower_sv(text):
 
     def function(m):
         return re.sub(r"\breturn\s+([^;]+);", rf"{m.group(1)} = \1;", m.group(0))
-    return re.sub(r"\bfunction\s+automatic\s+\w+\s+(\w+)\s*\(.*?\bendfunction\b", function, text, flags=re.S)
+    return re.sub(r"\bfunction\s+automatic\s+(?:\w+\s*)?(?:\[[^\]]*\]\s*)?(\w+)\s*\(.*?\bendfunction\b", function, text, flags=re.S)
 
 
 def classify(cell):
