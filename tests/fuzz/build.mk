@@ -4,16 +4,26 @@
 # fuzz_encoded, the encoded-file reader (tests/fuzz/corpus-encoded).
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
+comma := ,
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-label -Iinclude -I. -I$(BUILD)/gen
 FUZZ_BIN := build-fuzz/fuzz_card
 FUZZ_SRCS := tests/fuzz/fuzz_card.c tests/fuzz/fuzz_host.c $(SIM_SRCS) $(FW_SRCS) hls/quant.c hls/reduce.c hls/mlp.c hls/crc32.c
+# The card model's fast engines call libquire's CPU codec (sim/emu/engines.c): its files need
+# their own ISA flags (runtime dispatch), so they are compiled one by one, instrumented alike.
+FUZZ_CODEC_SRCS := host/src/codec/codec.c host/src/codec/simd_avx2.c host/src/codec/simd_avx512.c
+FUZZ_CODEC_OBJS := $(FUZZ_CODEC_SRCS:%.c=build-fuzz/obj/%.o)
+build-fuzz/obj/%.o: %.c $(wildcard include/quire/*.h host/include/*.h host/src/codec/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(subst -fsanitize=fuzzer$(comma),-fsanitize=fuzzer-no-link$(comma),$(FUZZ_FLAGS)) \
+		-Ihost/include $(EXTRA_CFLAGS_$<) -c -o $@ $<
 FUZZ_ENCODED_BIN := build-fuzz/fuzz_encoded
 FUZZ_ENCODED_SRCS := tests/fuzz/fuzz_encoded.c host/src/codec/encoded_file.c host/src/status.c
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(BOARDS_H) $(wildcard include/quire/*.h firmware/*.h hls/*.h sim/*.h sim/emu/*.h)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_CODEC_OBJS) $(BOARDS_H) $(wildcard include/quire/*.h firmware/*.h hls/*.h sim/*.h sim/emu/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -DQUIRE_FW_NATIVE -o $@ $(FUZZ_SRCS) -lz -lpthread
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ihost/include -DQUIRE_FW_NATIVE -o $@ $(FUZZ_SRCS) $(FUZZ_CODEC_OBJS) \
+		-lz -lpthread
 
 $(FUZZ_ENCODED_BIN): $(FUZZ_ENCODED_SRCS) $(wildcard include/quire/*.h host/include/*.h)
 	@mkdir -p $(dir $@)

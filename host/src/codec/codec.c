@@ -26,6 +26,17 @@
 static _Atomic(const struct quire_codec_simd *) g_simd;
 static atomic_int g_chosen; /* 0 until the first choice is made */
 
+#ifdef QUIRE_X86
+#include <cpuid.h>
+
+/* F16C from CPUID itself: clang's __builtin_cpu_supports does not know "f16c". */
+static int cpu_has_f16c(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+	return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+}
+#endif
+
 static int cpu_has(enum quire_codec_impl impl)
 {
 #ifdef QUIRE_X86
@@ -33,7 +44,7 @@ static int cpu_has(enum quire_codec_impl impl)
 	if (impl == QUIRE_CODEC_AVX512)
 		return __builtin_cpu_supports("avx512f");
 	if (impl == QUIRE_CODEC_AVX2)
-		return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+		return __builtin_cpu_supports("avx2") && cpu_has_f16c();
 #endif
 	return impl == QUIRE_CODEC_SCALAR;
 }
