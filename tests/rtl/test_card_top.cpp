@@ -116,7 +116,7 @@ class EmuCard : public Card {
 // The host side of one card: its blocks, its rings, and the indices sim.c keeps.
 struct Host {
 	Card &card;
-	uint32_t id = 0, cmdq = 0, cplq = 0, irq = 0, counters = 0;
+	uint32_t id = 0, cmdq = 0, cplq = 0, irq = 0, engines = 0, counters = 0;
 	uint32_t prod = 0, cpl_cons = 0, cpl_phase = 1;
 
 	explicit Host(Card &c) : card(c) {}
@@ -134,13 +134,15 @@ struct Host {
 				cplq = off;
 			else if (type == QUIRE_RB_TYPE_IRQ)
 				irq = off;
+			else if (type == QUIRE_RB_TYPE_ENGINES)
+				engines = off;
 			else if (type == QUIRE_RB_TYPE_COUNTERS)
 				counters = off;
 			if (!(off = card.rd(off + QUIRE_RB_NEXT)))
 				break;
 		}
 		return card.rd(id + QUIRE_ID_MAGIC) == QUIRE_ID_MAGIC_VALUE && cmdq && cplq && irq &&
-		       counters;
+		       engines && counters;
 	}
 
 	bool wait_running()
@@ -341,6 +343,35 @@ quire_cmd codec(uint32_t seq, uint8_t opcode, uint16_t fmt, uint32_t n)
 	return c;
 }
 
+// One engine descriptor on both cards from the same host memory image (at kSrc): the two
+// completions, the engine's cycles on the RTL card (its ENGINES record), and the bytes of the
+// data area that differ between the cards afterwards.
+struct Both {
+	bool got;
+	quire_cpl rc, ec;
+	uint64_t cycles;
+	uint32_t diff, first;
+};
+
+Both run_on_both(Host &rh, Host &eh, const quire_cmd &cmd, const std::vector<uint8_t> &image,
+		 uint32_t engine)
+{
+	for (Host *h : {&rh, &eh})
+		std::memcpy(h->card.host() + kSrc, image.data(), image.size());
+	uint32_t rec = rh.engines + QUIRE_ENG_RECORD(engine - 1) + QUIRE_ENG_CYCLES;
+	uint32_t c0 = rh.card.rd(rec);
+	Both r{};
+	rh.submit(cmd);
+	eh.submit(cmd);
+	r.got = rh.reap(r.rc) && eh.reap(r.ec);
+	r.cycles = rh.card.rd(rec) - c0;
+	for (uint32_t i = kSrc; i < kDataEnd; i++) {
+		if (rh.card.host()[i] != eh.card.host()[i] && !r.diff++)
+			r.first = i;
+	}
+	return r;
+}
+
 // One codec command on both cards from the same host memory: the completions and every
 // byte of the data area (outputs, residuals, exponents, and nothing else written) equal.
 void codec_case(Host &rh, Host &eh, const char *what, quire_cmd cmd, uint64_t &quant_cycles)
@@ -370,35 +401,23 @@ void codec_case(Host &rh, Host &eh, const char *what, quire_cmd cmd, uint64_t &q
 		image[kExp - kSrc + cmd.reserved[0] - 1] = 0x81;
 		cmd.reserved[0] = 0;
 	}
-	for (Host *h : {&rh, &eh})
-		std::memcpy(h->card.host() + kSrc, image.data(), image.size());
-	uint32_t rec = QUIRE_ENG_RECORD(QUIRE_ENGINE_QUANT - 1) + QUIRE_ENG_CYCLES;
-	uint32_t eng = 0x400; // the ENGINES block of both cards
-	uint32_t c0 = rh.card.rd(eng + rec);
-	quire_cpl rc, ec;
-	rh.submit(cmd);
-	eh.submit(cmd);
-	bool got = rh.reap(rc) && eh.reap(ec);
-	quant_cycles = rh.card.rd(eng + rec) - c0;
-	uint32_t diff = 0, first = 0;
-	for (uint32_t i = kSrc; i < kDataEnd; i++) {
-		if (rh.card.host()[i] != eh.card.host()[i] && !diff++)
-			first = i;
-	}
-	if (diff && std::getenv("QUIRE_TEST_DEBUG")) {
-		uint32_t w = first & ~3u, x, r, e, xs;
-		std::memcpy(&r, rh.card.host() + w, 4);
+	Both r = run_on_both(rh, eh, cmd, image, QUIRE_ENGINE_QUANT);
+	quant_cycles = r.cycles;
+	if (r.diff && std::getenv("QUIRE_TEST_DEBUG")) {
+		uint32_t w = r.first & ~3u, x, rv, e, xs;
+		std::memcpy(&rv, rh.card.host() + w, 4);
 		std::memcpy(&e, eh.card.host() + w, 4);
 		std::memcpy(&xs, &image[w - kSrc], 4);
 		std::memcpy(&x, &image[kSrc - kSrc + (w - kAux)], 4);
 		std::printf("     at 0x%" PRIx32 ": rtl 0x%08" PRIx32 " emu 0x%08" PRIx32 " (before 0x%08" PRIx32
 			    ", x 0x%08" PRIx32 ", exp %d)\n",
-			    w, r, e, xs, x, int(int8_t(image[kExp - kSrc + (w - kAux) / 256])));
+			    w, rv, e, xs, x, int(int8_t(image[kExp - kSrc + (w - kAux) / 256])));
 	}
 	char line[400];
 	std::snprintf(line, sizeof line, "%s (n %" PRIu32 "): rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32 ")",
-		      what, n, describe(rc).c_str(), diff, first);
-	check(got && same(rc, ec) && diff == 0, diff || !same(rc, ec) ? std::string(line) + "; emu " + describe(ec) : line);
+		      what, n, describe(r.rc).c_str(), r.diff, r.first);
+	check(r.got && same(r.rc, r.ec) && r.diff == 0,
+	      r.diff || !same(r.rc, r.ec) ? std::string(line) + "; emu " + describe(r.ec) : line);
 }
 
 void codec_tests(Host &rh, Host &eh)
@@ -557,30 +576,16 @@ void reduce_case(Host &rh, Host &eh, const char *what, uint16_t in_fmt, uint16_t
 		uint32_t v = reduce_value(in_fmt, kind);
 		std::memcpy(&image[off], &v, in_b);
 	}
-	for (Host *h : {&rh, &eh})
-		std::memcpy(h->card.host() + kSrc, image.data(), image.size());
-	uint32_t rec = QUIRE_ENG_RECORD(QUIRE_ENGINE_REDUCE - 1) + QUIRE_ENG_CYCLES;
-	uint32_t eng = 0x400;
-	uint32_t c0 = rh.card.rd(eng + rec);
-	quire_cpl rc, ec;
-	rh.submit(cmd);
-	eh.submit(cmd);
-	bool got = rh.reap(rc) && eh.reap(ec);
-	uint64_t cycles = rh.card.rd(eng + rec) - c0;
+	Both r = run_on_both(rh, eh, cmd, image, QUIRE_ENGINE_REDUCE);
 	if (cycles_out)
-		*cycles_out = cycles;
-	uint32_t diff = 0, first = 0;
-	for (uint32_t i = kSrc; i < kDataEnd; i++) {
-		if (rh.card.host()[i] != eh.card.host()[i] && !diff++)
-			first = i;
-	}
-	bool ok = got && same(rc, ec) && diff == 0;
+		*cycles_out = r.cycles;
+	bool ok = r.got && same(r.rc, r.ec) && r.diff == 0;
 	char line[400];
 	std::snprintf(line, sizeof line,
 		      "%s (W %" PRIu32 ", n %" PRIu32 "): rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32
 		      "), %" PRIu64 " engine cycles",
-		      what, w, n, describe(rc).c_str(), diff, first, cycles);
-	check(ok, ok ? std::string(line) : std::string(line) + "; emu " + describe(ec));
+		      what, w, n, describe(r.rc).c_str(), r.diff, r.first, r.cycles);
+	check(ok, ok ? std::string(line) : std::string(line) + "; emu " + describe(r.ec));
 }
 
 void reduce_tests(Host &rh, Host &eh)
@@ -665,29 +670,15 @@ std::vector<uint8_t> mlp_image(uint32_t layers, const uint32_t *width)
 uint64_t mlp_case(Host &rh, Host &eh, const char *what, const quire_cmd &cmd,
 		  const std::vector<uint8_t> &image)
 {
-	for (Host *h : {&rh, &eh})
-		std::memcpy(h->card.host() + kSrc, image.data(), image.size());
-	uint32_t rec = QUIRE_ENG_RECORD(QUIRE_ENGINE_MLP - 1) + QUIRE_ENG_CYCLES;
-	uint32_t eng = 0x400;
-	uint32_t c0 = rh.card.rd(eng + rec);
-	quire_cpl rc, ec;
-	rh.submit(cmd);
-	eh.submit(cmd);
-	bool got = rh.reap(rc) && eh.reap(ec);
-	uint64_t cycles = rh.card.rd(eng + rec) - c0;
-	uint32_t diff = 0, first = 0;
-	for (uint32_t i = kSrc; i < kDataEnd; i++) {
-		if (rh.card.host()[i] != eh.card.host()[i] && !diff++)
-			first = i;
-	}
+	Both r = run_on_both(rh, eh, cmd, image, QUIRE_ENGINE_MLP);
 	char line[400];
 	std::snprintf(line, sizeof line,
 		      "%s: rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32 "), %" PRIu64
 		      " engine cycles",
-		      what, describe(rc).c_str(), diff, first, cycles);
-	bool ok = got && same(rc, ec) && diff == 0;
-	check(ok, ok ? std::string(line) : std::string(line) + "; emu " + describe(ec));
-	return cycles;
+		      what, describe(r.rc).c_str(), r.diff, r.first, r.cycles);
+	bool ok = r.got && same(r.rc, r.ec) && r.diff == 0;
+	check(ok, ok ? std::string(line) : std::string(line) + "; emu " + describe(r.ec));
+	return r.cycles;
 }
 
 quire_cmd mlp_load(uint32_t seq, uint32_t len)
