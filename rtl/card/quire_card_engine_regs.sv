@@ -7,7 +7,7 @@
 // written, written only while the engine is idle); any other offset reads
 // 0xffff_ffff. It also keeps the engine's record for the ENGINES block:
 // operations done, and cycles from START to DONE summed over them.
-// Every engine controller of the card (quire_card_quant, quire_card_mlp)
+// Every engine controller of the card (quire_card_quant, quire_card_reduce, quire_card_mlp)
 // has one; the controller says when it is idle and when a run finishes.
 module quire_card_engine_regs
   import quire_card_pkg::*;

@@ -8,7 +8,7 @@
 // in the cycle the last line moves: a read's data is in rd_data_o from the
 // next cycle on. Three cycles for an aligned read, four otherwise; one for a
 // write within a line, two across. The engine controllers of the card
-// (quire_card_quant, quire_card_mlp) each have one.
+// (quire_card_quant, quire_card_reduce, quire_card_mlp) each have one.
 module quire_card_line_mover #(
   parameter int unsigned LineBits = 21
 ) (

@@ -15,11 +15,11 @@
 //     -> quire_reduce_fp_sum, the fixed-order fp32 sums, stored as fp32 or
 //     fp16 (the accumulator input read in that format too);
 //   MAX_EXP: the same over int8 block exponents -> quire_reduce_max_exp.
-// Card memory is reached a line (64 bytes) a cycle through the wide port: a
-// read of 64 bytes at any byte address takes its line and the next, a write
-// its line and, when it crosses, the next, with byte enables; a chunk's sums
-// (up to 512 bytes) are written 64 bytes at a time. One beat at a time (read,
-// compute, write), not yet overlapped.
+// The register window is quire_card_engine_regs and card memory is reached
+// through quire_card_line_mover (a line, 64 bytes, a cycle; a read at any byte
+// address takes its line and the next, a write its line and, when it crosses,
+// the next); a chunk's sums (up to 512 bytes) are written 64 bytes at a time.
+// One beat at a time (read, compute, write), not yet overlapped.
 // Where the emu differs: the cycles reported (ENGINES record, CYCLES)
 // are the cycles from START to DONE, not the emu's estimate.
 module quire_card_reduce
@@ -53,28 +53,29 @@ module quire_card_reduce
   output logic [31:0]         cycles_o
 );
 
-  localparam int unsigned NumArgs = ENGINE_MAX_ARGS;
+  // ---- the register window (quire_card_engine_regs: CTRL, RETURN, the arguments, the record)
+  logic                             start;
+  logic [ENGINE_MAX_ARGS-1:0][63:0] args_q;
+  logic                             idle, finish;
+  logic [31:0]                      status_q;
 
-  // ---- the register window (emu.c hal_read / hal_write of an engine)
-  logic [63:0] args_q [NumArgs];
-  logic [31:0] ctrl_q, ret_q;
-  logic        start;
-  logic [11:0] arg_off;
-  logic [3:0]  arg_idx;
-  logic        arg_hit;
-  assign arg_off = addr_i - 12'(ENGINE_ARG0);
-  assign arg_idx = 4'(arg_off / 12'(ENGINE_ARG_STEP));
-  assign arg_hit = {20'd0, addr_i} >= ENGINE_ARG0 &&
-                   {20'd0, addr_i} < ENGINE_ARG0 + ENGINE_ARG_STEP * ENGINE_MAX_ARGS;
-  assign start   = req_i && we_i && {20'd0, addr_i} == ENGINE_CTRL && (wdata_i & ENGINE_START) != 0;
-
-  always_comb begin : read_regs
-    if ({20'd0, addr_i} == ENGINE_CTRL)        rdata_o = ctrl_q;
-    else if ({20'd0, addr_i} == ENGINE_RETURN) rdata_o = ret_q;
-    else if (arg_hit)                          rdata_o = addr_i[2] ? args_q[arg_idx][63:32]
-                                                                   : args_q[arg_idx][31:0];
-    else                                       rdata_o = 32'hffff_ffff;
-  end
+  quire_card_engine_regs u_regs (
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .req_i    (req_i),
+    .we_i     (we_i),
+    .addr_i   (addr_i),
+    .wdata_i  (wdata_i),
+    .rdata_o  (rdata_o),
+    .idle_i   (idle),
+    .finish_i (finish),
+    .status_i (status_q),
+    .start_o  (start),
+    .args_o   (args_q),
+    .done_o   (done_o),
+    .ops_o    (ops_o),
+    .cycles_o (cycles_o)
+  );
 
   // ---- the arguments, as run_reduce reads them
   logic [31:0] op, in_fmt, acc_fmt, w, n, stride, flags;
@@ -163,17 +164,16 @@ module quire_card_reduce
   // ---- the mover
   typedef enum logic [3:0] {
     S_IDLE, S_CHECK, S_CHUNK, S_ACC_RD, S_ACC_GOT, S_IN_RD, S_FEED, S_WAIT, S_OUT, S_OUT_NEXT,
-    S_DONE, S_RD0, S_RD1, S_RD2, S_WR0, S_WR1
+    S_DONE, S_RD, S_WR
   } state_e;
 
   state_e       state_q, ret_state_q;
-  logic [31:0]  status_q, cycles_q, ops_q, busy_q;
   logic [31:0]  i0_q, k_q, in_off_q;
   logic [2:0]   piece_q;
   logic         overflow_q;
   logic [31:0]  rd_addr_q, wr_addr_q;
   logic [6:0]   wr_bytes_q;
-  logic [511:0] rd_buf_q, lo_q, wr_data_q;
+  logic [511:0] rd_buf_q, wr_data_q;
   logic [4095:0] acc_raw_q, out_buf_q;
 
   logic [31:0] left, lanes, total, piece_off;
@@ -288,56 +288,36 @@ module quire_card_reduce
     end
   end
 
-  // A read of 64 bytes at any byte address: its line, then the next.
-  logic [5:0]    rd_off, wr_off;
-  logic [1023:0] rd_pair, wr_pair;
-  logic [127:0]  wr_mask;
-  assign rd_off  = rd_addr_q[5:0];
-  assign wr_off  = wr_addr_q[5:0];
-  assign rd_pair = {mem_rdata_i, lo_q} >> (10'd8 * 10'(rd_off));
-  assign wr_pair = {512'd0, wr_data_q} << (10'd8 * 10'(wr_off));
-  assign wr_mask = ((128'd1 << wr_bytes_q) - 128'd1) << wr_off;
+  // Card memory: a read of 64 bytes at any byte address, a write of up to 64
+  // (quire_card_line_mover), while the state is S_RD or S_WR.
+  logic mv_done;
+  assign idle   = state_q == S_IDLE;
+  assign finish = state_q == S_DONE;
 
-  always_comb begin : mem_port
-    mem_req_o   = 1'b0;
-    mem_we_o    = 1'b0;
-    mem_be_o    = 64'd0;
-    mem_line_o  = rd_addr_q[LineBits+5:6];
-    mem_wdata_o = wr_pair[511:0];
-    unique case (state_q)
-      S_RD0: mem_req_o = 1'b1;
-      S_RD1: begin
-        mem_req_o  = rd_off != 6'd0;
-        mem_line_o = rd_addr_q[LineBits+5:6] + 1'b1;
-      end
-      S_WR0: begin
-        mem_req_o  = 1'b1;
-        mem_we_o   = 1'b1;
-        mem_be_o   = wr_mask[63:0];
-        mem_line_o = wr_addr_q[LineBits+5:6];
-      end
-      S_WR1: begin
-        mem_req_o   = 1'b1;
-        mem_we_o    = 1'b1;
-        mem_be_o    = wr_mask[127:64];
-        mem_line_o  = wr_addr_q[LineBits+5:6] + 1'b1;
-        mem_wdata_o = wr_pair[1023:512];
-      end
-      default: ;
-    endcase
-  end
+  quire_card_line_mover #(.LineBits (LineBits)) u_mover (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .rd_i        (state_q == S_RD),
+    .rd_addr_i   (rd_addr_q),
+    .wr_i        (state_q == S_WR),
+    .wr_addr_i   (wr_addr_q),
+    .wr_data_i   (wr_data_q),
+    .wr_bytes_i  (wr_bytes_q),
+    .done_o      (mv_done),
+    .rd_data_o   (rd_buf_q),
+    .mem_req_o   (mem_req_o),
+    .mem_we_o    (mem_we_o),
+    .mem_be_o    (mem_be_o),
+    .mem_line_o  (mem_line_o),
+    .mem_wdata_o (mem_wdata_o),
+    .mem_rdata_i (mem_rdata_i)
+  );
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : regs
     if (!rst_ni) begin
-      for (int unsigned i = 0; i < NumArgs; i++) args_q[i] <= 64'd0;
-      ctrl_q      <= 32'd0;
-      ret_q       <= 32'd0;
       state_q     <= S_IDLE;
       ret_state_q <= S_IDLE;
       status_q    <= 32'd0;
-      cycles_q    <= 32'd0;
-      ops_q       <= 32'd0;
-      busy_q      <= 32'd0;
       i0_q        <= 32'd0;
       k_q         <= 32'd0;
       in_off_q    <= 32'd0;
@@ -346,23 +326,12 @@ module quire_card_reduce
       rd_addr_q   <= 32'd0;
       wr_addr_q   <= 32'd0;
       wr_bytes_q  <= 7'd0;
-      rd_buf_q    <= '0;
-      lo_q        <= '0;
       wr_data_q   <= '0;
       acc_raw_q   <= '0;
       out_buf_q   <= '0;
-      done_o      <= 1'b0;
     end else begin
-      done_o <= 1'b0;
-      if (req_i && we_i && arg_hit && state_q == S_IDLE) begin
-        if (addr_i[2]) args_q[arg_idx][63:32] <= wdata_i;
-        else           args_q[arg_idx][31:0]  <= wdata_i;
-      end
-      if (state_q != S_IDLE) busy_q <= busy_q + 32'd1;
       unique case (state_q)
         S_IDLE: if (start) begin
-          ctrl_q     <= 32'd0;
-          busy_q     <= 32'd1;
           i0_q       <= 32'd0;
           overflow_q <= 1'b0;
           state_q    <= S_CHECK;
@@ -385,7 +354,7 @@ module quire_card_reduce
         S_ACC_RD: begin
           rd_addr_q   <= a_acc_in[31:0] + (i0_q << acc_sh) + piece_off;
           ret_state_q <= S_ACC_GOT;
-          state_q     <= S_RD0;
+          state_q     <= S_RD;
         end
         S_ACC_GOT: begin
           acc_raw_q[512*piece_q +: 512] <= rd_buf_q;
@@ -400,7 +369,7 @@ module quire_card_reduce
         S_IN_RD: begin
           rd_addr_q   <= a_in[31:0] + in_off_q;
           ret_state_q <= S_FEED;
-          state_q     <= S_RD0;
+          state_q     <= S_RD;
         end
         S_FEED: if (fed) begin
           if (last) begin
@@ -423,7 +392,7 @@ module quire_card_reduce
           wr_data_q   <= out_buf_q[512*piece_q +: 512];
           wr_bytes_q  <= total - piece_off >= 32'd64 ? 7'd64 : 7'(total - piece_off);
           ret_state_q <= S_OUT_NEXT;
-          state_q     <= S_WR0;
+          state_q     <= S_WR;
         end
         S_OUT_NEXT: begin
           if (piece_off + 32'd64 < total) begin
@@ -434,41 +403,15 @@ module quire_card_reduce
             state_q <= S_CHUNK;
           end
         end
-        S_DONE: begin
-          ret_q    <= status_q;
-          ctrl_q   <= ENGINE_DONE | ENGINE_IDLE;
-          ops_q    <= ops_q + 32'd1;
-          cycles_q <= cycles_q + busy_q;
-          done_o   <= 1'b1;
-          state_q  <= S_IDLE;
-        end
-        S_RD0: state_q <= S_RD1;
-        S_RD1: begin
-          lo_q <= mem_rdata_i;
-          if (rd_off == 6'd0) begin
-            rd_buf_q <= mem_rdata_i;
-            state_q  <= ret_state_q;
-          end else begin
-            state_q <= S_RD2;
-          end
-        end
-        S_RD2: begin
-          rd_buf_q <= rd_pair[511:0];
-          state_q  <= ret_state_q;
-        end
-        S_WR0: state_q <= wr_mask[127:64] != 64'd0 ? S_WR1 : ret_state_q;
-        S_WR1: state_q <= ret_state_q;
+        S_DONE: state_q <= S_IDLE;
+        S_RD, S_WR: if (mv_done) state_q <= ret_state_q;
         default: state_q <= S_IDLE;
       endcase
     end
   end
 
-  assign ops_o    = ops_q;
-  assign cycles_o = cycles_q;
-
   logic unused_bits;
-  assign unused_bits = ^{arg_off[2:0], rd_pair[1023:512], a_in[63:32], a_acc_in[63:32],
-                         a_out[63:32], rd_addr_q[31:LineBits+6], wr_addr_q[31:LineBits+6],
-                         in_fmt[31:4], acc_fmt[31:4], in_int};
+  assign unused_bits = ^{a_in[63:32], a_acc_in[63:32], a_out[63:32], in_fmt[31:4],
+                         acc_fmt[31:4], in_int};
 
 endmodule
