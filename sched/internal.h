@@ -19,4 +19,9 @@ static inline uint64_t sched_splitmix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+struct sched_policy;
+struct sched_decision;
+/* The neural policy's choose() (sched/neural.c): p->state is a struct sched_neural. */
+int sched_neural_choose(struct sched_policy *p, const struct sched_decision *d);
+
 #endif /* QUIRE_SCHED_INTERNAL_H */

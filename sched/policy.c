@@ -241,6 +241,11 @@ const char *const sched_policy_names[] = {
 
 int sched_policy_get(const char *name, struct sched_policy *p)
 {
+	if (strcmp(name, "neural") == 0) {
+		*p = (struct sched_policy){"neural", SCHED_NEED_FEATURES, sched_neural_choose, 0,
+					   NULL};
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
 		if (strcmp(policies[i].name, name) == 0) {
 			*p = policies[i];

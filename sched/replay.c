@@ -52,6 +52,7 @@ struct job {
 	double arrival; /* after compression */
 	double start, finish;
 	uint32_t node, gpu_mask;
+	int started;
 };
 
 struct heap {
@@ -182,7 +183,16 @@ out:
 	return rc;
 }
 
-/* The replay's whole state. */
+/* What the state held between two events adds to the run's integrals, over [lo, hi]; and
+ * the time series' samples before t. */
+struct acct {
+	double lo, hi;
+	double alloc, frag, idle; /* integrals of the shares */
+	double *series_t, *series_alloc, *series_frag;
+	size_t ns, sk;
+};
+
+/* The replay's whole state; a rollout works on a copy (sim_copy). */
 struct sim {
 	const struct sched_config *cfg;
 	struct sched_policy *policy;
@@ -202,6 +212,21 @@ struct sim {
 	size_t *failed_scan; /* per class: the scan it last failed in */
 	size_t scan;
 	size_t decisions;
+	struct heap h; /* running pods by finish time */
+	uint32_t *queue[SCHED_QOS_COUNT];
+	size_t qlen[SCHED_QOS_COUNT];
+	size_t next, done; /* the next arrival; pods finished */
+	double t_prev;     /* the last event's time */
+	int pass_q;        /* the pass under way: queue, position, pods kept so far */
+	size_t pass_i, pass_w;
+	int rollout; /* a rollout's copy: no progress, no labels */
+	/* Labelling (cfg->label): the rollouts' copy and its base policy, per candidate. */
+	struct sim *roll;
+	struct sched_policy base;
+	struct sched_rollout *ro;
+	uint8_t *pick;
+	uint32_t *horizon;
+	uint64_t label_rng;
 };
 
 static int class_of(struct sim *s, const struct sched_pod *p)
@@ -344,7 +369,7 @@ static void features(struct sim *s, const struct sched_pod *p, double waited, si
 	}
 }
 
-static void place(struct sim *s, uint32_t j, const struct sched_cand *c, double now, struct heap *h)
+static void place(struct sim *s, uint32_t j, const struct sched_cand *c, double now)
 {
 	struct job *jb = &s->jobs[j];
 	const struct sched_node *n = &s->nodes[c->node];
@@ -356,9 +381,10 @@ static void place(struct sim *s, uint32_t j, const struct sched_cand *c, double 
 	jb->node = c->node;
 	jb->gpu_mask = c->gpu_mask;
 	jb->start = now;
+	jb->started = 1;
 	double speed = jb->pod->ngpu ? s->cl.models->speed[n->model] : 1.0;
 	jb->finish = now + jb->dref / speed;
-	heap_push(h, jb->finish, j);
+	heap_push(&s->h, jb->finish, j);
 }
 
 static void release(struct sim *s, uint32_t j)
@@ -372,34 +398,244 @@ static void release(struct sim *s, uint32_t j)
 	s->nfrag[jb->node] = f;
 }
 
-/* Tries pod j now: 1 placed, 0 left queued, -1 the policy chose an infeasible one. */
-static int try_place(struct sim *s, uint32_t j, double now, struct heap *h)
+/* The fragmented share of the cluster's GPUs now. */
+static double frag_share(const struct sim *s)
+{
+	double gpus = (double)s->cl.gpu_milli_total / SCHED_MILLI;
+	return gpus ? (double)s->frag_sum / (double)s->total_count / SCHED_MILLI / gpus : 0;
+}
+
+static void account(struct sim *s, struct acct *a, double t)
+{
+	double alloc = (double)s->cl.gpu_milli_alloc / (double)s->cl.gpu_milli_total;
+	double fragg = frag_share(s);
+	double lo = s->t_prev > a->lo ? s->t_prev : a->lo;
+	double hi = t < a->hi ? t : a->hi;
+	if (hi > lo) {
+		a->alloc += alloc * (hi - lo);
+		a->frag += fragg * (hi - lo);
+		a->idle += (1.0 - alloc) * (hi - lo);
+	}
+	while (a->sk < a->ns && a->series_t[a->sk] < t) {
+		a->series_alloc[a->sk] = alloc;
+		a->series_frag[a->sk] = fragg;
+		a->sk++;
+	}
+}
+
+static int pass(struct sim *s, double t, char *err, size_t errlen);
+static int advance(struct sim *s, double t_stop, struct acct *a, char *err, size_t errlen);
+
+/* s's state copied into d, with pod j out of the queue (it is being placed). */
+static void sim_copy(struct sim *d, const struct sim *s, uint32_t j)
+{
+	size_t nc = s->cl.count;
+	memcpy(d->state, s->state, nc * sizeof(*s->state));
+	memcpy(d->nfrag, s->nfrag, nc * sizeof(*s->nfrag));
+	memcpy(d->jobs, s->jobs, s->njobs * sizeof(*s->jobs));
+	memcpy(d->failed_scan, s->failed_scan, s->nclasses * sizeof(*s->failed_scan));
+	memcpy(d->h.t, s->h.t, s->h.n * sizeof(*s->h.t));
+	memcpy(d->h.j, s->h.j, s->h.n * sizeof(*s->h.j));
+	d->h.n = s->h.n;
+	d->frag_sum = s->frag_sum;
+	d->cl.gpu_milli_alloc = s->cl.gpu_milli_alloc;
+	d->scan = s->scan;
+	d->next = s->next;
+	d->done = s->done;
+	d->t_prev = s->t_prev;
+	/* The queues as they stand mid-pass: before pass_q compacted, pass_q kept so far and
+	 * not yet visited, after it untouched. */
+	for (int q = 0; q < SCHED_QOS_COUNT; q++) {
+		size_t n = 0;
+		for (size_t i = 0; i < s->qlen[q]; i++) {
+			int in = q != s->pass_q || i < s->pass_w || i >= s->pass_i;
+			if (in && s->queue[q][i] != j)
+				d->queue[q][n++] = s->queue[q][i];
+		}
+		d->qlen[q] = n;
+	}
+}
+
+/* Rolls out candidate c of pod j's decision on s->roll with FGD to t_end; scores the
+ * horizon's pods (s->horizon[0..nh)). */
+static int rollout(struct sim *s, uint32_t j, const struct sched_cand *c, double now, double t_end,
+		   size_t nh, struct sched_rollout *ro, char *err, size_t errlen)
+{
+	struct sim *d = s->roll;
+	sim_copy(d, s, j);
+	place(d, j, c, now);
+	struct acct a = {now, t_end, 0, 0, 0, NULL, NULL, NULL, 0, 0};
+	if (pass(d, now, err, errlen) || advance(d, t_end, &a, err, errlen))
+		return -1;
+	account(d, &a, t_end);
+	memset(ro, 0, sizeof(*ro));
+	ro->done = 1;
+	ro->frag = a.frag * (double)d->cl.gpu_milli_total / SCHED_MILLI;
+	for (size_t k = 0; k < nh; k++) {
+		const struct job *jb = &d->jobs[s->horizon[k]];
+		if (jb->started) {
+			ro->wait += jb->start - jb->arrival;
+			ro->run += jb->finish - jb->start;
+		} else {
+			ro->wait += t_end - jb->arrival;
+			ro->run += jb->dref;
+			ro->pending++;
+		}
+	}
+	return 0;
+}
+
+/* The rollouts of one sampled decision (docs/sched.md), handed to cfg->label->emit. */
+static int label(struct sim *s, uint32_t j, double now, const struct sched_decision *dec, int base,
+		 char *err, size_t errlen)
+{
+	const struct sched_label_config *lc = s->cfg->label;
+	size_t count = dec->count, hend = s->next + lc->horizon;
+	if (s->next >= s->njobs)
+		return 0; /* no arrival left: no horizon to look at */
+	if (hend > s->njobs)
+		hend = s->njobs;
+	double t_end = s->jobs[hend - 1].arrival;
+	/* The candidates rolled out: the base's choice, the topk by dfrag, the best by dfrag
+	 * of each GPU model present (speed is what FGD does not see). */
+	memset(s->pick, 0, count);
+	s->pick[base] = 1;
+	for (size_t r = 0; r < lc->topk; r++) {
+		int best = -1;
+		for (size_t i = 0; i < count; i++)
+			if (s->feasible[i] && !s->pick[i] &&
+			    (best < 0 || s->cand[i].dfrag < s->cand[best].dfrag))
+				best = (int)i;
+		if (best < 0)
+			break;
+		s->pick[best] = 1;
+	}
+	for (int m = -1; m < s->cl.models->count; m++) {
+		int best = -1;
+		for (size_t i = 0; i < count; i++)
+			if (s->feasible[i] && s->nodes[s->cand[i].node].model == m &&
+			    (best < 0 || s->cand[i].dfrag < s->cand[best].dfrag))
+				best = (int)i;
+		if (best >= 0)
+			s->pick[best] = 1;
+	}
+	/* The horizon's pods: queued now (j among them), then the arrivals up to hend. */
+	size_t nh = 0;
+	for (int q = 0; q < SCHED_QOS_COUNT; q++)
+		for (size_t i = 0; i < s->qlen[q]; i++)
+			if (q != s->pass_q || i < s->pass_w || i >= s->pass_i)
+				s->horizon[nh++] = s->queue[q][i];
+	for (size_t i = s->next; i < hend; i++)
+		s->horizon[nh++] = (uint32_t)i;
+	for (size_t i = 0; i < count; i++) {
+		memset(&s->ro[i], 0, sizeof(s->ro[i]));
+		if (s->pick[i] &&
+		    rollout(s, j, &s->cand[i], now, t_end, nh, &s->ro[i], err, errlen))
+			return -1;
+	}
+	return lc->emit(lc->arg, dec, base, s->ro, err, errlen);
+}
+
+/* Tries pod j now: 1 placed, 0 left queued, -1 an error (err set). */
+static int try_place(struct sim *s, uint32_t j, double now, char *err, size_t errlen)
 {
 	struct job *jb = &s->jobs[j];
 	if (s->failed_scan[jb->cls] == s->scan)
 		return 0; /* the same requests found no room in this scan */
-	size_t count;
-	if (!candidates(s, jb->pod, &count)) {
+	size_t count, nfeas;
+	if (!(nfeas = candidates(s, jb->pod, &count))) {
 		s->failed_scan[jb->cls] = s->scan;
 		return 0;
 	}
-	if (s->policy->needs & (SCHED_NEED_DFRAG | SCHED_NEED_FEATURES))
+	/* A decision is labelled with probability rate when it is a choice at all. */
+	int lab = 0;
+	if (s->cfg->label && !s->rollout && nfeas >= 2)
+		lab = (double)(sched_splitmix(&s->label_rng) >> 11) * 0x1p-53 < s->cfg->label->rate;
+	unsigned needs = s->policy->needs | (lab ? SCHED_NEED_FEATURES : 0);
+	if (needs & (SCHED_NEED_DFRAG | SCHED_NEED_FEATURES))
 		dfrag(s, jb->pod, count);
-	if (s->policy->needs & SCHED_NEED_FEATURES)
+	if (needs & SCHED_NEED_FEATURES)
 		features(s, jb->pod, now - jb->arrival, count);
 	struct sched_decision d = {
-	    &s->cl,      jb->pod,
-	    now,         now - jb->arrival,
-	    count,       s->cand,
-	    s->feasible, (s->policy->needs & SCHED_NEED_FEATURES) ? s->features : NULL};
+	    &s->cl, jb->pod, now,         now - jb->arrival,
+	    count,  s->cand, s->feasible, (needs & SCHED_NEED_FEATURES) ? s->features : NULL};
 	int k = s->policy->choose(s->policy, &d);
 	s->decisions++;
+	if (k == SCHED_CHOOSE_FAILED)
+		return sched_fail(err, errlen, "policy %s failed", s->policy->name);
 	if (k < 0)
 		return 0;
 	if ((size_t)k >= count || !s->feasible[k])
+		return sched_fail(err, errlen, "policy %s chose an infeasible candidate",
+				  s->policy->name);
+	if (lab && label(s, j, now, &d, k, err, errlen))
 		return -1;
-	place(s, j, &s->cand[k], now, h);
+	place(s, j, &s->cand[k], now);
 	return 1;
+}
+
+/* One pass over the queue in order at time t, placing every pod that fits now. */
+static int pass(struct sim *s, double t, char *err, size_t errlen)
+{
+	s->scan++;
+	for (int q = 0; q < SCHED_QOS_COUNT; q++) {
+		size_t w = 0;
+		for (size_t i = 0; i < s->qlen[q]; i++) {
+			s->pass_q = q;
+			s->pass_i = i;
+			s->pass_w = w;
+			int pr = try_place(s, s->queue[q][i], t, err, errlen);
+			if (pr < 0)
+				return -1;
+			if (pr == 0)
+				s->queue[q][w++] = s->queue[q][i];
+		}
+		s->qlen[q] = w;
+	}
+	s->pass_q = -1;
+	return 0;
+}
+
+/* Events (completions first, then arrivals, then a pass) up to t_stop, or to the end. */
+static int advance(struct sim *s, double t_stop, struct acct *a, char *err, size_t errlen)
+{
+	const struct sched_config *cfg = s->cfg;
+	while (s->done < s->njobs) {
+		double t = INFINITY;
+		if (s->next < s->njobs)
+			t = s->jobs[s->next].arrival;
+		if (s->h.n && s->h.t[0] <= t)
+			t = s->h.t[0];
+		if (t == INFINITY)
+			return sched_fail(err, errlen,
+					  "%zu pods queued with nothing running: cannot happen",
+					  s->njobs - s->done);
+		if (t > t_stop)
+			break;
+		account(s, a, t);
+		s->t_prev = t;
+		while (s->h.n && s->h.t[0] == t) {
+			release(s, s->h.j[0]);
+			heap_pop(&s->h);
+			s->done++;
+			if (cfg->progress && !s->rollout && s->done % 256 == 0)
+				cfg->progress(cfg->progress_arg, s->done, s->njobs);
+		}
+		while (s->next < s->njobs && s->jobs[s->next].arrival == t) {
+			int q = cfg->qos_priority ? s->jobs[s->next].pod->qos : 0;
+			s->queue[q][s->qlen[q]++] = (uint32_t)s->next;
+			s->next++;
+		}
+		if (pass(s, t, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
 }
 
 static int by_creation(const void *a, const void *b)
@@ -410,115 +646,37 @@ static int by_creation(const void *a, const void *b)
 	return x->pod < y->pod ? -1 : x->pod > y->pod;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int run(struct sim *s, struct sched_result *r, char *err, size_t errlen)
 {
 	const struct sched_config *cfg = s->cfg;
 	size_t n = s->njobs;
-	struct heap h = {malloc(n * sizeof(double)), malloc(n * sizeof(uint32_t)), 0};
-	uint32_t *queue[SCHED_QOS_COUNT];
-	size_t qlen[SCHED_QOS_COUNT] = {0};
-	int rc = 0;
-	for (int q = 0; q < SCHED_QOS_COUNT; q++)
-		queue[q] = malloc(n * sizeof(uint32_t));
 	size_t ns = cfg->series < 2 ? 2 : cfg->series;
 	r->series_t = calloc(ns, sizeof(double));
 	r->series_alloc = calloc(ns, sizeof(double));
 	r->series_frag = calloc(ns, sizeof(double));
-	if (!h.t || !h.j || !queue[0] || !queue[1] || !queue[2] || !queue[3] || !r->series_t ||
-	    !r->series_alloc || !r->series_frag) {
-		rc = sched_fail(err, errlen, "out of memory");
-		goto out;
-	}
+	if (!r->series_t || !r->series_alloc || !r->series_frag)
+		return sched_fail(err, errlen, "out of memory");
 	r->nseries = ns;
 	for (size_t k = 0; k < ns; k++)
 		r->series_t[k] = r->window * (double)k / (double)(ns - 1);
-	double gpus = (double)s->cl.gpu_milli_total / SCHED_MILLI;
-	double total_count = 0;
-	for (size_t i = 0; i < s->nclasses; i++)
-		total_count += (double)s->classes[i].count;
-	double t_prev = 0, int_alloc = 0, int_frag = 0, int_idle = 0;
-	size_t next = 0, done = 0, sk = 0;
-	while (done < n) {
-		/* The next event: an arrival or a completion, completions first at equal times. */
-		double t = INFINITY;
-		if (next < n)
-			t = s->jobs[next].arrival;
-		if (h.n && h.t[0] <= t)
-			t = h.t[0];
-		if (t == INFINITY) {
-			rc = sched_fail(err, errlen,
-					"%zu pods queued with nothing running: cannot happen",
-					n - done);
-			goto out;
-		}
-		/* Integrate the state held since t_prev over the arrival window, and sample it. */
-		double alloc = (double)s->cl.gpu_milli_alloc / (double)s->cl.gpu_milli_total;
-		double fragg = gpus ? (double)s->frag_sum / total_count / SCHED_MILLI / gpus : 0;
-		double idle = 1.0 - alloc;
-		double hi = t < r->window ? t : r->window;
-		if (hi > t_prev) {
-			int_alloc += alloc * (hi - t_prev);
-			int_frag += fragg * (hi - t_prev);
-			int_idle += idle * (hi - t_prev);
-		}
-		while (sk < ns && r->series_t[sk] < t) {
-			r->series_alloc[sk] = alloc;
-			r->series_frag[sk] = fragg;
-			sk++;
-		}
-		t_prev = t;
-		while (h.n && h.t[0] == t) {
-			release(s, h.j[0]);
-			heap_pop(&h);
-			done++;
-			if (cfg->progress && done % 256 == 0)
-				cfg->progress(cfg->progress_arg, done, n);
-		}
-		while (next < n && s->jobs[next].arrival == t) {
-			int q = cfg->qos_priority ? s->jobs[next].pod->qos : 0;
-			queue[q][qlen[q]++] = (uint32_t)next;
-			next++;
-		}
-		/* One pass over the queue in order, placing every pod that fits now. */
-		s->scan++;
-		for (int q = 0; q < SCHED_QOS_COUNT; q++) {
-			size_t w = 0;
-			for (size_t i = 0; i < qlen[q]; i++) {
-				int pr = try_place(s, queue[q][i], t, &h);
-				if (pr < 0) {
-					rc = sched_fail(err, errlen,
-							"policy %s chose an infeasible candidate",
-							s->policy->name);
-					goto out;
-				}
-				if (pr == 0)
-					queue[q][w++] = queue[q][i];
-			}
-			qlen[q] = w;
-		}
+	struct acct a = {0,  r->window, 0, 0, 0, r->series_t, r->series_alloc, r->series_frag,
+			 ns, 0};
+	if (advance(s, INFINITY, &a, err, errlen))
+		return -1;
+	for (; a.sk < ns; a.sk++) { /* samples at the last event's time: the state after it */
+		r->series_alloc[a.sk] =
+		    (double)s->cl.gpu_milli_alloc / (double)s->cl.gpu_milli_total;
+		r->series_frag[a.sk] = frag_share(s);
 	}
-	for (; sk < ns; sk++) { /* samples at the last event's time: the state after it */
-		r->series_alloc[sk] = (double)s->cl.gpu_milli_alloc / (double)s->cl.gpu_milli_total;
-		r->series_frag[sk] =
-		    gpus ? (double)s->frag_sum / total_count / SCHED_MILLI / gpus : 0;
-	}
-	r->makespan = t_prev;
-	r->alloc = int_alloc / r->window;
-	r->frag = int_frag / r->window;
-	r->frag_idle = int_idle > 0 ? int_frag / int_idle : 0;
+	r->makespan = s->t_prev;
+	r->alloc = a.alloc / r->window;
+	r->frag = a.frag / r->window;
+	r->frag_idle = a.idle > 0 ? a.frag / a.idle : 0;
 	r->decisions = s->decisions;
 	/* Per-pod metrics. */
 	double *jct = malloc(n * sizeof(double));
-	if (!jct) {
-		rc = sched_fail(err, errlen, "out of memory");
-		goto out;
-	}
+	if (!jct)
+		return sched_fail(err, errlen, "out of memory");
 	double sj = 0, sw = 0, sb = 0;
 	double qb[SCHED_QOS_COUNT] = {0};
 	for (size_t i = 0; i < n; i++) {
@@ -548,12 +706,71 @@ static int run(struct sim *s, struct sched_result *r, char *err, size_t errlen)
 		}
 	r->jain = sched_jain(x, nx);
 	free(jct);
-out:
-	free(h.t);
-	free(h.j);
+	return 0;
+}
+
+/* The arrays of a sim (the replay's, or a rollout's copy). */
+static int sim_alloc(struct sim *s, size_t nc, size_t npods)
+{
+	s->state = calloc(nc, sizeof(*s->state));
+	s->nfrag = calloc(nc, sizeof(*s->nfrag));
+	s->cand = malloc(nc * SCHED_MAX_GPUS * sizeof(*s->cand));
+	s->feasible = malloc(nc * SCHED_MAX_GPUS);
+	s->features = malloc(nc * SCHED_MAX_GPUS * SCHED_FEATURES * sizeof(float));
+	s->jobs = calloc(npods, sizeof(*s->jobs));
+	s->failed_scan = calloc(npods, sizeof(size_t));
+	s->h.t = malloc(npods * sizeof(double));
+	s->h.j = malloc(npods * sizeof(uint32_t));
+	int bad = !s->state || !s->nfrag || !s->cand || !s->feasible || !s->features || !s->jobs ||
+		  !s->failed_scan || !s->h.t || !s->h.j;
 	for (int q = 0; q < SCHED_QOS_COUNT; q++)
-		free(queue[q]);
-	return rc;
+		bad |= !(s->queue[q] = malloc(npods * sizeof(uint32_t)));
+	return bad ? -1 : 0;
+}
+
+static void sim_free(struct sim *s)
+{
+	free(s->state);
+	free(s->nfrag);
+	free(s->cand);
+	free(s->feasible);
+	free(s->features);
+	free(s->jobs);
+	free(s->failed_scan);
+	free(s->h.t);
+	free(s->h.j);
+	for (int q = 0; q < SCHED_QOS_COUNT; q++)
+		free(s->queue[q]);
+}
+
+/* The rollouts' copy of s (its arrays; the rest shared or set by sim_copy). */
+static int label_setup(struct sim *s, size_t npods, char *err, size_t errlen)
+{
+	const struct sched_label_config *lc = s->cfg->label;
+	size_t nc = s->cl.count;
+	if (!lc->emit || !(lc->rate >= 0 && lc->rate <= 1) || lc->horizon < 1)
+		return sched_fail(err, errlen, "bad label configuration (rate, horizon, emit)");
+	s->roll = calloc(1, sizeof(*s->roll));
+	s->ro = calloc(nc * SCHED_MAX_GPUS, sizeof(*s->ro));
+	s->pick = malloc(nc * SCHED_MAX_GPUS);
+	s->horizon = malloc(npods * sizeof(uint32_t));
+	if (!s->roll || !s->ro || !s->pick || !s->horizon || sim_alloc(s->roll, nc, npods))
+		return sched_fail(err, errlen, "out of memory");
+	struct sim *d = s->roll;
+	d->cfg = s->cfg;
+	sched_policy_get("fgd", &s->base);
+	d->policy = &s->base;
+	d->cl = s->cl;
+	d->cl.state = d->state;
+	d->nodes = s->nodes;
+	d->classes = s->classes;
+	d->nclasses = s->nclasses;
+	d->njobs = s->njobs;
+	d->total_count = s->total_count;
+	d->pass_q = -1;
+	d->rollout = 1;
+	s->label_rng = lc->seed ^ 0x1abe1ed0dec15100ull;
+	return 0;
 }
 
 int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_node *nodes,
@@ -565,6 +782,7 @@ int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_
 	memset(r, 0, sizeof(*r));
 	s.cfg = cfg;
 	s.policy = p;
+	s.pass_q = -1;
 	int rc = -1;
 	if (!(cfg->load > 0) || !(cfg->tau > 0) || cfg->max_gap < 0 || nnodes == 0 || npods == 0)
 		return sched_fail(err, errlen,
@@ -573,16 +791,8 @@ int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_
 	size_t nc = cfg->nodes_count && cfg->nodes_count < nnodes ? cfg->nodes_count : nnodes;
 	size_t *idx = malloc(nnodes * sizeof(size_t));
 	s.nodes = malloc(nc * sizeof(*s.nodes));
-	s.state = calloc(nc, sizeof(*s.state));
-	s.nfrag = calloc(nc, sizeof(*s.nfrag));
-	s.cand = malloc(nc * SCHED_MAX_GPUS * sizeof(*s.cand));
-	s.feasible = malloc(nc * SCHED_MAX_GPUS);
-	s.features = malloc(nc * SCHED_MAX_GPUS * SCHED_FEATURES * sizeof(float));
-	s.jobs = calloc(npods, sizeof(*s.jobs));
 	s.classes = calloc(npods, sizeof(*s.classes));
-	s.failed_scan = calloc(npods, sizeof(size_t));
-	if (!idx || !s.nodes || !s.state || !s.nfrag || !s.cand || !s.feasible || !s.features ||
-	    !s.jobs || !s.classes || !s.failed_scan) {
+	if (!idx || !s.nodes || !s.classes || sim_alloc(&s, nc, npods)) {
 		sched_fail(err, errlen, "out of memory");
 		goto out;
 	}
@@ -674,6 +884,8 @@ int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_
 	}
 	if (compress(s.jobs, s.njobs, cfg, cap, r, err, errlen))
 		goto out;
+	if (cfg->label && label_setup(&s, npods, err, errlen))
+		goto out;
 	p->rng = cfg->seed ^ 0x7a11d0c0ffee0001ull;
 	rc = run(&s, r, err, errlen);
 	if (rc)
@@ -681,13 +893,14 @@ int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_
 out:
 	free(idx);
 	free(s.nodes);
-	free(s.state);
-	free(s.nfrag);
-	free(s.cand);
-	free(s.feasible);
-	free(s.features);
-	free(s.jobs);
 	free(s.classes);
-	free(s.failed_scan);
+	sim_free(&s);
+	if (s.roll) {
+		sim_free(s.roll);
+		free(s.roll);
+	}
+	free(s.ro);
+	free(s.pick);
+	free(s.horizon);
 	return rc;
 }

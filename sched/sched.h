@@ -163,10 +163,92 @@ struct sched_policy {
 	void *state;  /* a policy's own (a network's weights) */
 };
 
-/* "first-fit", "best-fit", "least-loaded", "tetris", "random", "fgd". 0, or -1. */
+/* "first-fit", "best-fit", "least-loaded", "tetris", "random", "fgd", or "neural" (whose
+ * state must then be set to a struct sched_neural). 0, or -1. */
 int sched_policy_get(const char *name, struct sched_policy *p);
-/* The names, NULL-terminated. */
+/* The heuristics' names (what "all" means), NULL-terminated; "neural" is not among them. */
 extern const char *const sched_policy_names[];
+
+/* ---- The neural policy (sched/neural.c) --------------------------------------------------- */
+
+/* Features to the int8 network inputs: q = clamp(rne(x * sched_feature_gain[f]), -128, 127),
+ * a fixed scale per feature (docs/sched.md lists them); the exporter folds them into the
+ * first layer. */
+extern const float sched_feature_gain[SCHED_FEATURES];
+void sched_quantize_features(const float *features, size_t count, int8_t *q);
+
+/* A float MLP (the fp32 reference of an int8 model): widths[0] == SCHED_FEATURES, ReLU on
+ * hidden layers, one output. Weights [out][in] then biases, per layer. */
+#define SCHED_MLP_MAX_LAYERS 4
+#define SCHED_MLP_MAX_WIDTH  256
+struct sched_fp32 {
+	int layers;
+	int width[SCHED_MLP_MAX_LAYERS + 1];
+	float *w[SCHED_MLP_MAX_LAYERS], *b[SCHED_MLP_MAX_LAYERS];
+};
+/* Reads the text format the exporter writes (docs/sched.md); errors name FILE:LINE. */
+int sched_fp32_read(const char *path, struct sched_fp32 *m, char *err, size_t errlen);
+void sched_fp32_free(struct sched_fp32 *m);
+/* The float score of one candidate's features. */
+float sched_fp32_score(const struct sched_fp32 *m, const float *features);
+
+/*
+ * The neural policy's state: a scorer (the int8 network through libquire, given by the
+ * caller: sched/ links no library) and, optionally, the fp32 reference whose choice is
+ * compared at every decision. The choice is the feasible candidate with the largest int8
+ * score, ties to the lowest index (docs/contract-mlp.md).
+ */
+struct sched_neural {
+	/* Scores count candidates (int8 rows of SCHED_FEATURES); 0, or non-zero with err. */
+	int (*score)(void *arg, const int8_t *q, const uint8_t *feasible, size_t count,
+		     int32_t *scores, char *err, size_t errlen);
+	void *arg;
+	const struct sched_fp32 *fp32; /* may be NULL */
+	size_t compared, agree;        /* decisions; same node chosen by int8 and fp32 */
+	int8_t *q;
+	int32_t *scores;
+	size_t cap;
+	char err[SCHED_ERR_LEN]; /* why choose() returned SCHED_CHOOSE_FAILED */
+};
+void sched_neural_free(struct sched_neural *n);
+
+/* What choose() returns when the policy failed (the replay stops with its error). */
+#define SCHED_CHOOSE_FAILED (-2)
+
+/* ---- Parts of a trace: train / select / evaluation ---------------------------------------- */
+
+enum sched_part { SCHED_PART_ALL, SCHED_PART_TRAIN, SCHED_PART_SELECT, SCHED_PART_EVAL };
+/* "all", "train", "select", "eval"; -1 for another name. */
+int sched_part_parse(const char *name);
+/* The part of the pod on data row `row` (0: the first row after the header): row mod 10
+ * in 0..5 train, 6..7 select, 8..9 eval (docs/sched.md). */
+int sched_part_of(size_t row);
+/* Keeps the pods of one part, in order (in place); returns how many are left. */
+size_t sched_pods_part(struct sched_pod *pods, size_t count, int part);
+
+/* ---- Labels from lookahead rollouts ------------------------------------------------------- */
+
+/* One rolled-out candidate: the horizon's pods (queued at the decision, and the arrivals up
+ * to the horizon's end) and the fragmentation over the horizon. */
+struct sched_rollout {
+	uint8_t done;     /* rolled out (else the fields are 0) */
+	double wait;      /* sum of queueing delays (s); pods not started: till the end */
+	double run;       /* sum of run times (s) on the GPU taken; not started: speed 1.0 */
+	double frag;      /* integral of the fragmented GPUs over the horizon (GPU-s) */
+	uint32_t pending; /* horizon pods not started by its end */
+};
+
+struct sched_label_config {
+	double rate;    /* share of decisions with >= 2 feasible candidates labelled */
+	size_t horizon; /* arrivals after the decision the horizon spans (>= 1) */
+	size_t topk;    /* candidates by FGD's dfrag rolled out, plus the best of each GPU model */
+	uint64_t seed;  /* of the sampling of decisions */
+	/* One labelled decision (features set): base is the replay policy's choice; ro has
+	 * d->count entries. Non-zero stops the replay with err. */
+	int (*emit)(void *arg, const struct sched_decision *d, int base,
+		    const struct sched_rollout *ro, char *err, size_t errlen);
+	void *arg;
+};
 
 /* ---- A replay ----------------------------------------------------------------------------- */
 
@@ -181,6 +263,9 @@ struct sched_config {
 	/* Called now and then with done/total pods; may be NULL. */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
+	/* Lookahead rollouts at sampled decisions (sched dataset); NULL: none. The base
+	 * policy of the rollouts is FGD. */
+	const struct sched_label_config *label;
 };
 void sched_config_default(struct sched_config *c);
 

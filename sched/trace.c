@@ -428,3 +428,33 @@ int sched_read_nodes(const char *path, const struct sched_models *m, struct sche
 	return read_rows(path, node_cols, N_COLS, node_row_v, m, sizeof(**nodes), "nodes",
 			 (void **)nodes, count, err, errlen);
 }
+
+/* ---- Parts of the trace ------------------------------------------------------------------- */
+
+int sched_part_parse(const char *name)
+{
+	static const char *const names[] = {"all", "train", "select", "eval"};
+	for (int i = 0; i < 4; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* Interleaved, not by time: each part spans the whole trace (its quiet weeks, its busy
+ * month, its long pods) and the parts are disjoint. */
+int sched_part_of(size_t row)
+{
+	size_t r = row % 10;
+	return r < 6 ? SCHED_PART_TRAIN : r < 8 ? SCHED_PART_SELECT : SCHED_PART_EVAL;
+}
+
+size_t sched_pods_part(struct sched_pod *pods, size_t count, int part)
+{
+	if (part == SCHED_PART_ALL)
+		return count;
+	size_t n = 0;
+	for (size_t i = 0; i < count; i++)
+		if (sched_part_of(i) == part)
+			pods[n++] = pods[i];
+	return n;
+}
