@@ -1,9 +1,36 @@
 # SPDX-License-Identifier: MIT
 # sched/: the trace replay and the placement policies, linked into the quire CLI and
-# test_sched (not part of libquire: a scheduler's own code).
+# test_sched (not part of libquire: a scheduler's own code). test_sched also runs the
+# neural policy's scorer (host/cli/sched_mlp.c) on libquire's cpu backend.
 SCHED_SRCS := sched/trace.c sched/policy.c sched/replay.c sched/neural.c
 SCHED_OBJS := $(SCHED_SRCS:%.c=$(BUILD)/%.o)
 SCHED_TEST := $(BUILD)/tests/test_sched
-$(SCHED_TEST): $(BUILD)/tests/test_sched.o $(SCHED_OBJS)
+# (Included before host/build.mk: its variables are not set yet where prerequisites are read.)
+$(SCHED_TEST): $(BUILD)/tests/test_sched.o $(SCHED_OBJS) $(BUILD)/host/cli/sched_mlp.o \
+		$(BUILD)/lib/libquire.a $(BUILD)/lib/libquire_sim.a
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $(BUILD)/tests/test_sched.o \
+		$(SCHED_OBJS) $(BUILD)/host/cli/sched_mlp.o $(LIBQUIRE_A) $(LIBQUIRE_SIM_A) \
+		-lcmocka $(LDLIBS)
+
+# The neural policy's model (docs/sched.md, "Training"): lookahead-rollout labels of the
+# trace's train part, training and int8 export with Debian's Python and torch, selection
+# on the select part. `make sched-train` rewrites sched/model/; `make sched-train-check`
+# trains into build/ and compares with the shipped model byte for byte.
+SCHED_DATA ?= ../shared/data/alibaba-gpu-v2023
+SCHED_PYTHON ?= /usr/bin/python3
+SCHED_MODEL_OUT ?= sched/model
+SCHED_TRAIN_DIR := $(BUILD)/sched-train
+.PHONY: sched-train sched-train-check
+sched-train: $(BUILD)/bin/quire
+	@mkdir -p $(SCHED_TRAIN_DIR)
+	$(QUIRE_CLI) sched dataset --pods $(SCHED_DATA)/pods.csv \
+		--nodes $(SCHED_DATA)/nodes-gpu.csv --part train --out $(SCHED_TRAIN_DIR)/train.qsds
+	$(SCHED_PYTHON) sched/train/train.py --data $(SCHED_TRAIN_DIR)/train.qsds \
+		--quire $(QUIRE_CLI) --pods $(SCHED_DATA)/pods.csv \
+		--nodes $(SCHED_DATA)/nodes-gpu.csv --work $(SCHED_TRAIN_DIR) --out $(SCHED_MODEL_OUT)
+sched-train-check: $(BUILD)/bin/quire
+	$(MAKE) --no-print-directory sched-train SCHED_MODEL_OUT=$(BUILD)/sched-check
+	for f in sched.qmlp sched.fp32 train.txt; do \
+		cmp $(BUILD)/sched-check/$$f sched/model/$$f || exit 1; done
+	@echo "sched-train-check: the model is reproduced bit for bit"

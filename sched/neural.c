@@ -193,19 +193,30 @@ int sched_neural_choose(struct sched_policy *p, const struct sched_decision *d)
 		if (d->feasible[i] && (best < 0 || n->scores[i] > n->scores[best]))
 			best = (int)i;
 	if (n->fp32 && best >= 0) {
-		int fb = -1;
-		float fs = 0;
+		/* The fp32 network on the same inputs (q / gain: the features on the int8
+		 * grid, as it was trained), and on the raw features. */
+		int fb = -1, rb = -1;
+		float fs = 0, rs = 0;
 		for (size_t i = 0; i < d->count; i++) {
 			if (!d->feasible[i])
 				continue;
-			float s = sched_fp32_score(n->fp32, d->features + i * SCHED_FEATURES);
+			float x[SCHED_FEATURES];
+			for (int f = 0; f < SCHED_FEATURES; f++)
+				x[f] = (float)n->q[i * SCHED_FEATURES + f] / sched_feature_gain[f];
+			float s = sched_fp32_score(n->fp32, x);
+			float r = sched_fp32_score(n->fp32, d->features + i * SCHED_FEATURES);
 			if (fb < 0 || s > fs) {
 				fb = (int)i;
 				fs = s;
 			}
+			if (rb < 0 || r > rs) {
+				rb = (int)i;
+				rs = r;
+			}
 		}
 		n->compared++;
 		n->agree += d->cand[fb].node == d->cand[best].node;
+		n->agree_raw += d->cand[rb].node == d->cand[best].node;
 	}
 	return best;
 }

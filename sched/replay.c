@@ -357,9 +357,12 @@ static void features(struct sim *s, const struct sched_pod *p, double waited, si
 		    clamp01((double)(gfree - (int64_t)p->ngpu * p->milli) / gcap);
 		f[SCHED_F_TAKEN_FREE_AFTER] =
 		    clamp01(ntaken ? (double)tfree / ((double)ntaken * SCHED_MILLI) : 0);
-		/* dfrag over the class count is milli-GPUs, within +-(node capacity). */
-		f[SCHED_F_DFRAG] =
-		    clamp01(0.5 + (double)c->dfrag / ((double)s->total_count * 2.0 * gcap));
+		/* dfrag over the class count is milli-GPUs, within +-(node capacity): r in
+		 * [-1, 1], half of it within +-0.02, so a signed log spreads it over the
+		 * int8 steps of the network's input (same order: FGD's choice unchanged). */
+		double r = (double)c->dfrag / ((double)s->total_count * gcap);
+		double lg = log1p(fabs(r) * 1e4) / log1p(1e4);
+		f[SCHED_F_DFRAG] = clamp01(0.5 + 0.5 * (r < 0 ? -lg : lg));
 		f[SCHED_F_QOS_LS] = p->qos == SCHED_QOS_LS || p->qos == SCHED_QOS_GUARANTEED;
 		f[SCHED_F_QOS_BE] = p->qos == SCHED_QOS_BE;
 		f[SCHED_F_WAIT] = clamp01(log1p(waited) / log1p(86400.0));

@@ -195,8 +195,9 @@ float sched_fp32_score(const struct sched_fp32 *m, const float *features);
 /*
  * The neural policy's state: a scorer (the int8 network through libquire, given by the
  * caller: sched/ links no library) and, optionally, the fp32 reference whose choice is
- * compared at every decision. The choice is the feasible candidate with the largest int8
- * score, ties to the lowest index (docs/contract-mlp.md).
+ * compared at every decision. The network's inputs are the features on the int8 grid,
+ * q / gain: the fp32 reference sees them too. The choice is the feasible candidate with the largest
+ * int8 score, ties to the lowest index (docs/contract-mlp.md).
  */
 struct sched_neural {
 	/* Scores count candidates (int8 rows of SCHED_FEATURES); 0, or non-zero with err. */
@@ -204,7 +205,9 @@ struct sched_neural {
 		     int32_t *scores, char *err, size_t errlen);
 	void *arg;
 	const struct sched_fp32 *fp32; /* may be NULL */
-	size_t compared, agree;        /* decisions; same node chosen by int8 and fp32 */
+	/* Decisions compared; the same node chosen by int8 and by fp32 on the int8 grid's
+	 * inputs (what it was trained on), and on the raw float features. */
+	size_t compared, agree, agree_raw;
 	int8_t *q;
 	int32_t *scores;
 	size_t cap;

@@ -15,6 +15,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <zlib.h>
+
+#include "hls/mlp.h"
+#include "host/cli/sched_mlp.h"
+#include "quire.h"
 #include "sched/sched.h"
 
 static struct sched_models models;
@@ -445,6 +450,315 @@ static void test_replay_by_hand(void **state)
 	}
 }
 
+/* The parts: data row mod 10, 0-5 train, 6-7 select, 8-9 eval; disjoint and complete. */
+static void test_parts(void **state)
+{
+	(void)state;
+	assert_int_equal(sched_part_parse("eval"), SCHED_PART_EVAL);
+	assert_int_equal(sched_part_parse("test"), -1);
+	assert_int_equal(sched_part_of(0), SCHED_PART_TRAIN);
+	assert_int_equal(sched_part_of(5), SCHED_PART_TRAIN);
+	assert_int_equal(sched_part_of(6), SCHED_PART_SELECT);
+	assert_int_equal(sched_part_of(17), SCHED_PART_SELECT);
+	assert_int_equal(sched_part_of(18), SCHED_PART_EVAL);
+	struct sched_pod pods[25];
+	size_t total = 0;
+	for (int part = SCHED_PART_TRAIN; part <= SCHED_PART_EVAL; part++) {
+		for (int i = 0; i < 25; i++)
+			pods[i].line = i;
+		size_t n = sched_pods_part(pods, 25, part);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(sched_part_of((size_t)pods[i].line), part);
+		total += n;
+	}
+	assert_int_equal(total, 25);
+}
+
+struct label_log {
+	int records;
+	int base;
+	size_t count;
+	struct sched_rollout ro[4];
+	float speed[4];
+};
+
+static int keep_label(void *arg, const struct sched_decision *d, int base,
+		      const struct sched_rollout *ro, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	struct label_log *l = arg;
+	l->records++;
+	l->base = base;
+	l->count = d->count;
+	for (size_t i = 0; i < d->count && i < 4; i++) {
+		l->ro[i] = ro[i];
+		l->speed[i] = d->features[i * SCHED_FEATURES + SCHED_F_SPEED];
+	}
+	return 0;
+}
+
+/*
+ * Rollouts by hand. Nodes A (T4, speed 0.45) and B (V100M16, 1.0), one GPU each. p0 (one
+ * GPU, 1000 s) at 0, p1 (one GPU, 100 s) at 10. Load 0.5: the window's GPU work is p0's
+ * 1000 s (p1 arrives at the window's end), 1000 / (1.45 W) = 0.5, W = 1379.31 s, c = W / 10.
+ * p0's decision is the only one with two feasible candidates; FGD takes A (equal dfrag,
+ * lowest index). Horizon 1: up to p1's arrival at W, p1 placed there by FGD.
+ *   A: p0 runs 1000 / 0.45 = 2222.22 s; p1 takes B: 100 s. run 2322.22, wait 0.
+ *   B: p0 runs 1000 s, ends at 1000; p1 takes A (lowest index): 222.22 s. run 1222.22.
+ * No fragmentation: each node is either fully free or fully taken.
+ */
+static void test_rollouts_by_hand(void **state)
+{
+	(void)state;
+	struct sched_node nodes[2] = {gpu_node(1, "T4"), gpu_node(1, "V100M16")};
+	struct sched_pod pods[2];
+	memset(pods, 0, sizeof(pods));
+	const int64_t at[2] = {0, 10}, dur[2] = {1000, 100};
+	for (int i = 0; i < 2; i++) {
+		snprintf(pods[i].name, sizeof(pods[i].name), "p%d", i);
+		pods[i].cpu = 1000;
+		pods[i].mem = 1024;
+		pods[i].ngpu = 1;
+		pods[i].milli = 1000;
+		pods[i].creation = pods[i].scheduled = at[i];
+		pods[i].deletion = at[i] + dur[i];
+	}
+	struct label_log log;
+	memset(&log, 0, sizeof(log));
+	struct sched_label_config lc = {1.0, 1, 4, 7, keep_label, &log};
+	struct sched_config cfg;
+	sched_config_default(&cfg);
+	cfg.load = 0.5;
+	cfg.label = &lc;
+	struct sched_policy p;
+	struct sched_result r;
+	char err[SCHED_ERR_LEN];
+	sched_policy_get("fgd", &p);
+	if (sched_replay(pods, 2, nodes, 2, &models, &cfg, &p, &r, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(fabs(r.window - 1379.3103) < 1e-3);
+	sched_result_free(&r);
+	assert_int_equal(log.records, 1);
+	assert_int_equal(log.count, 2);
+	assert_int_equal(log.base, 0);
+	assert_true(log.ro[0].done && log.ro[1].done);
+	assert_true(fabs(log.ro[0].run - (1000 / 0.45 + 100)) < 1e-6);
+	assert_true(fabs(log.ro[1].run - (1000 + 100 / 0.45)) < 1e-6);
+	assert_true(log.ro[0].wait == 0 && log.ro[1].wait == 0);
+	assert_true(log.ro[0].frag == 0 && log.ro[1].frag == 0);
+	assert_int_equal(log.ro[0].pending, 0);
+	assert_true(fabsf(log.speed[0] - 0.225f) < 1e-6f && fabsf(log.speed[1] - 0.5f) < 1e-6f);
+	/* The labels change no replay: the same figures without them. */
+	struct sched_result r2;
+	cfg.label = NULL;
+	if (sched_replay(pods, 2, nodes, 2, &models, &cfg, &p, &r2, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(r2.avg_jct == 1000 / 0.45 / 2 + 50 && r2.decisions == 2);
+	sched_result_free(&r2);
+}
+
+/* A model image [SCHED_FEATURES, 8, 1] of pseudo-random weights, valid by construction. */
+static size_t tiny_model(uint8_t *img, uint32_t n0, uint32_t seed)
+{
+	const uint32_t w[3] = {n0, 8, 1};
+	uint8_t *p = img + QUIRE_MLP_HEADER_BYTES;
+	uint32_t x = seed;
+#define NEXT() (x = x * 1664525u + 1013904223u, x >> 8)
+	for (int l = 0; l < 2; l++) {
+		for (uint32_t i = 0; i < w[l] * w[l + 1]; i++)
+			*p++ = (uint8_t)NEXT();
+		p += (4 - (w[l] * w[l + 1]) % 4) % 4;
+		for (uint32_t o = 0; o < w[l + 1]; o++, p += 4) {
+			int32_t b = (int32_t)(NEXT() % 2001) - 1000;
+			memcpy(p, &b, 4);
+		}
+		if (l == 1)
+			break;
+		for (uint32_t o = 0; o < w[l + 1]; o++, p += 4) {
+			int32_t m = (int32_t)(0x40000000u + NEXT() % 0x3fffffffu);
+			memcpy(p, &m, 4);
+		}
+		for (uint32_t o = 0; o < w[l + 1]; o++)
+			*p++ = (uint8_t)(40 + NEXT() % 4);
+		p += (4 - w[l + 1] % 4) % 4;
+	}
+#undef NEXT
+	uint32_t payload = (uint32_t)(p - img) - QUIRE_MLP_HEADER_BYTES;
+	uint32_t crc = (uint32_t)crc32(0, img + QUIRE_MLP_HEADER_BYTES, payload);
+	uint32_t magic = QUIRE_MLP_MAGIC;
+	uint16_t version = QUIRE_MLP_VERSION, layers = 2, zero = 0;
+	memset(img, 0, QUIRE_MLP_HEADER_BYTES);
+	memcpy(img + QUIRE_MLP_HDR_MAGIC, &magic, 4);
+	memcpy(img + QUIRE_MLP_HDR_VERSION, &version, 2);
+	memcpy(img + QUIRE_MLP_HDR_LAYERS, &layers, 2);
+	for (int l = 0; l < 3; l++) {
+		uint16_t v = (uint16_t)w[l];
+		memcpy(img + QUIRE_MLP_HDR_WIDTH + 2 * l, &v, 2);
+	}
+	memcpy(img + QUIRE_MLP_HDR_FLAGS, &zero, 2);
+	memcpy(img + QUIRE_MLP_HDR_PAYLOAD_BYTES, &payload, 4);
+	memcpy(img + QUIRE_MLP_HDR_PAYLOAD_CRC, &crc, 4);
+	return (size_t)(p - img);
+}
+
+static const char *write_bin(const char *name, const uint8_t *b, size_t n)
+{
+	static char path[256];
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+	return path;
+}
+
+/*
+ * The neural policy scoring through libquire (cpu backend, MLP_LOAD and MLP_SCORE) chooses
+ * what the golden model (hls/mlp.c) chooses on the same features quantized here by the
+ * documented gains; the best-scoring candidate of all, made infeasible, is never chosen.
+ */
+static void test_neural_golden(void **state)
+{
+	(void)state;
+	static uint8_t img[4096];
+	size_t len = tiny_model(img, SCHED_FEATURES, 12345);
+	const char *path = write_bin("tiny.qmlp", img, len);
+	struct quire_ctx *ctx;
+	assert_int_equal(quire_open("cpu", &ctx), QUIRE_OK);
+	struct sched_mlp mlp;
+	char err[SCHED_ERR_LEN];
+	if (sched_mlp_load(&mlp, ctx, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	static struct quire_mlp_net net;
+	assert_int_equal(quire_mlp_load(img, (uint32_t)len, &net), QUIRE_OK);
+	enum { C = 300 };
+	static float feat[C * SCHED_FEATURES];
+	static int8_t q[C * SCHED_FEATURES];
+	static uint8_t feas[C];
+	static int32_t gold[C];
+	static struct sched_cand cand[C];
+	struct sched_neural nn;
+	memset(&nn, 0, sizeof(nn));
+	nn.score = sched_mlp_score;
+	nn.arg = &mlp;
+	struct sched_policy p;
+	assert_int_equal(sched_policy_get("neural", &p), 0);
+	p.state = &nn;
+	uint32_t x = 99;
+	for (int round = 0; round < 20; round++) {
+		size_t count = 1 + (size_t)(round * 17) % C;
+		for (size_t i = 0; i < count * SCHED_FEATURES; i++) {
+			x = x * 1664525u + 1013904223u;
+			feat[i] = (float)(x >> 8) / (float)(1u << 24);
+			float v = rintf(feat[i] * sched_feature_gain[i % SCHED_FEATURES]);
+			q[i] = (int8_t)(v > 127 ? 127 : v);
+		}
+		for (size_t i = 0; i < count; i++) {
+			feas[i] = 1;
+			cand[i] = (struct sched_cand){(uint32_t)i, 0, 0};
+		}
+		uint32_t all, choice;
+		assert_int_equal(quire_mlp_score(&net, (uint32_t)count, q, feas, gold, &all),
+				 QUIRE_OK);
+		if (count > 1)
+			feas[all] = 0; /* the mask must keep the best of all out */
+		int st = quire_mlp_score(&net, (uint32_t)count, q, feas, gold, &choice);
+		struct sched_decision d = {NULL, NULL, 0, 0, count, cand, feas, feat};
+		int k = p.choose(&p, &d);
+		if (st == QUIRE_ERR_NO_FEASIBLE) {
+			assert_int_equal(k, -1);
+			continue;
+		}
+		assert_int_equal(st, QUIRE_OK);
+		assert_int_equal(k, (int)choice);
+		assert_true(feas[k]);
+	}
+	assert_true(mlp.calls >= 20);
+	sched_mlp_close(&mlp);
+	quire_close(ctx);
+	sched_neural_free(&nn);
+	unlink(path);
+}
+
+/* Model files that are missing, truncated, for another feature count, or corrupt. */
+static void test_model_errors(void **state)
+{
+	(void)state;
+	static uint8_t img[4096];
+	size_t len = tiny_model(img, SCHED_FEATURES, 7);
+	struct quire_ctx *ctx;
+	assert_int_equal(quire_open("cpu", &ctx), QUIRE_OK);
+	struct sched_mlp mlp;
+	char err[SCHED_ERR_LEN];
+	char missing[300];
+	snprintf(missing, sizeof(missing), "%s/none.qmlp", tmpdir);
+	assert_int_not_equal(sched_mlp_load(&mlp, ctx, missing, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "none.qmlp"));
+	const char *p = write_bin("short.qmlp", img, 20);
+	assert_int_not_equal(sched_mlp_load(&mlp, ctx, p, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "offset 20: truncated"));
+	unlink(p);
+	p = write_bin("cut.qmlp", img, len - 8);
+	assert_int_not_equal(sched_mlp_load(&mlp, ctx, p, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "MLP_LOAD refused"));
+	unlink(p);
+	static uint8_t bad[4096];
+	memcpy(bad, img, len);
+	bad[len - 1] ^= 1; /* the CRC no longer matches */
+	p = write_bin("crc.qmlp", bad, len);
+	assert_int_not_equal(sched_mlp_load(&mlp, ctx, p, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "MLP_LOAD refused"));
+	unlink(p);
+	size_t l2 = tiny_model(bad, 16, 7);
+	p = write_bin("n16.qmlp", bad, l2);
+	assert_int_not_equal(sched_mlp_load(&mlp, ctx, p, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "input width 16"));
+	unlink(p);
+	quire_close(ctx);
+}
+
+/* The fp32 reference: a one-layer network scored by hand, and its file's errors. */
+static void test_fp32_file(void **state)
+{
+	(void)state;
+	char text[2048];
+	int n = snprintf(text, sizeof(text), "QSF32 1 1 %d 1\n", SCHED_FEATURES);
+	for (int i = 0; i < SCHED_FEATURES; i++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%s%d", i ? " " : "", i + 1);
+	snprintf(text + n, sizeof(text) - (size_t)n, "\n-0.5\n");
+	struct sched_fp32 m;
+	char err[SCHED_ERR_LEN];
+	const char *path = write_tmp("m.fp32", text);
+	if (sched_fp32_read(path, &m, err, sizeof(err)))
+		fail_msg("%s", err);
+	float x[SCHED_FEATURES] = {0};
+	x[0] = 1.0f;
+	x[2] = 0.5f; /* 1 * 1 + 3 * 0.5 - 0.5 = 2 */
+	assert_true(sched_fp32_score(&m, x) == 2.0f);
+	sched_fp32_free(&m);
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+	    {"QMLP\n", ":1: not an fp32 model"},
+	    {"QSF32 1 1 16 1\n", ":1: widths must start"},
+	    {"QSF32 1 5 17 1\n", ":1: bad layer count"},
+	    {"QSF32 1 1 17 1\n1 2 3\n", ":2: number 4 of 17"},
+	    {"QSF32 1 1 17 1\n", ":2: truncated"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		path = write_tmp("m.fp32", bad[i].text);
+		assert_int_not_equal(sched_fp32_read(path, &m, err, sizeof(err)), 0);
+		if (!strstr(err, bad[i].want))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err, bad[i].want);
+	}
+	snprintf(text + n, sizeof(text) - (size_t)n, "\n-0.5\n7\n");
+	path = write_tmp("m.fp32", text);
+	assert_int_not_equal(sched_fp32_read(path, &m, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, ":4: data after the last layer"));
+	unlink(path);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -466,10 +780,13 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_frag_measure), cmocka_unit_test(test_policies_choose),
-	    cmocka_unit_test(test_jain),         cmocka_unit_test(test_models),
-	    cmocka_unit_test(test_bad_pods),     cmocka_unit_test(test_bad_nodes),
-	    cmocka_unit_test(test_replay),       cmocka_unit_test(test_replay_by_hand),
+	    cmocka_unit_test(test_frag_measure),  cmocka_unit_test(test_policies_choose),
+	    cmocka_unit_test(test_jain),          cmocka_unit_test(test_models),
+	    cmocka_unit_test(test_bad_pods),      cmocka_unit_test(test_bad_nodes),
+	    cmocka_unit_test(test_replay),        cmocka_unit_test(test_replay_by_hand),
+	    cmocka_unit_test(test_parts),         cmocka_unit_test(test_rollouts_by_hand),
+	    cmocka_unit_test(test_neural_golden), cmocka_unit_test(test_model_errors),
+	    cmocka_unit_test(test_fp32_file),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "sched/sched.h"
+#include "sched_mlp.h"
 
 #define MAX_LIST 16
 
@@ -33,7 +34,13 @@ static void replay_help(FILE *out)
 		"  --seed S[,S...]      seeds of the sampling and the random policy (default 1)\n"
 		"  --load L[,L...]      target GPU load in the arrival window (default 0.7)\n"
 		"  --policy P[,P...]    first-fit, best-fit, least-loaded, tetris, random, fgd,\n"
-		"                       or all (default all)\n"
+		"                       neural, or all (the heuristics; default all)\n"
+		"  --part P             pods of one part of the trace: all (default), train,\n"
+		"                       select, eval (data row mod 10: 0-5, 6-7, 8-9)\n"
+		"  --model-file FILE    the neural policy's int8 model image (default\n"
+		"                       sched/model/sched.qmlp)\n"
+		"  --fp32-file FILE     its fp32 reference: int8/fp32 choices compared\n"
+		"  --backend URI        libquire backend scoring the neural policy (default cpu)\n"
 		"  --qos-priority       queue by QoS class (LS, Guaranteed, Burstable, BE) first\n"
 		"  --max-gap SEC        trace inter-arrival gaps capped at SEC before compression\n"
 		"                       (default 3600; 0: no cap)\n"
@@ -61,6 +68,90 @@ static int parse_doubles(const char *s, double *v, int max, int *count)
 		v[(*count)++] = x;
 	}
 	return *count ? 0 : -1;
+}
+
+/* The trace of --pods and --nodes, with --speed's factors, cut to one part: 0, or the
+ * exit status (the error said). */
+static int load_trace(const char *cmd, const char *pods_path, const char *nodes_path,
+		      const char *speed_list, int part, struct sched_models *models,
+		      struct sched_pod **pods, size_t *npods, struct sched_node **nodes,
+		      size_t *nnodes)
+{
+	char err[SCHED_ERR_LEN];
+	sched_models_default(models);
+	if (speed_list && sched_models_parse(models, speed_list, err, sizeof(err)))
+		return cli_usage_error(cmd, "--speed: %s", err);
+	if (sched_read_pods(pods_path, models, pods, npods, err, sizeof(err)))
+		return cli_fail("%s", err);
+	if (sched_read_nodes(nodes_path, models, nodes, nnodes, err, sizeof(err))) {
+		free(*pods);
+		return cli_fail("%s", err);
+	}
+	*npods = sched_pods_part(*pods, *npods, part);
+	return 0;
+}
+
+/* --seed and --load lists: whole seeds, loads in (0, 10]. 0, or the usage error's status. */
+static int parse_runs(const char *cmd, int opt, const char *arg, double *v, int *n)
+{
+	if (parse_doubles(arg, v, MAX_LIST, n))
+		return cli_usage_error(cmd, "bad --%s '%s'", opt == 's' ? "seed" : "load", arg);
+	for (int i = 0; i < *n; i++) {
+		if (opt == 's' && (v[i] < 0 || v[i] != floor(v[i]) || v[i] > 1e9))
+			return cli_usage_error(cmd, "bad --seed '%s' (whole numbers)", arg);
+		if (opt == 'l' && !(v[i] > 0 && v[i] <= 10))
+			return cli_usage_error(cmd, "bad --load '%s' (0 < L <= 10)", arg);
+	}
+	return 0;
+}
+
+/* The options sched replay and sched dataset share. */
+struct trace_opts {
+	const char *pods, *nodes, *speed;
+	int part;
+	double loads[MAX_LIST], seeds[MAX_LIST];
+	int nload, nseed;
+	struct sched_config *cfg;
+};
+
+/* One shared option: 0, the usage error's status, or -1 when c is not one of them. */
+static int trace_opt(const char *cmd, int c, const char *arg, struct trace_opts *o)
+{
+	char *end;
+	switch (c) {
+	case 'p':
+		o->pods = arg;
+		return 0;
+	case 'n':
+		o->nodes = arg;
+		return 0;
+	case 'S':
+		o->speed = arg;
+		return 0;
+	case 'N':
+		errno = 0;
+		o->cfg->nodes_count = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-')
+			return cli_usage_error(cmd, "bad --nodes-count '%s'", arg);
+		return 0;
+	case 's':
+	case 'l':
+		return parse_runs(cmd, c, arg, c == 's' ? o->seeds : o->loads,
+				  c == 's' ? &o->nseed : &o->nload);
+	case 'g':
+		errno = 0;
+		o->cfg->max_gap = strtod(arg, &end);
+		if (errno || end == arg || *end || !(o->cfg->max_gap >= 0) ||
+		    !isfinite(o->cfg->max_gap))
+			return cli_usage_error(cmd, "bad --max-gap '%s'", arg);
+		return 0;
+	case 'A':
+		if ((o->part = sched_part_parse(arg)) < 0)
+			return cli_usage_error(cmd, "bad --part '%s' (all, train, select, eval)",
+					       arg);
+		return 0;
+	}
+	return -1;
 }
 
 struct progress {
@@ -214,6 +305,63 @@ static int write_plot(const char *dir, const char *const *pol, int npol, const d
 	return 0;
 }
 
+static void neural_close(struct quire_ctx *ctx, struct sched_mlp *mlp, struct sched_fp32 *fp32,
+			 struct sched_neural *nn)
+{
+	sched_mlp_close(mlp);
+	quire_close(ctx);
+	sched_fp32_free(fp32);
+	sched_neural_free(nn);
+}
+
+/*
+ * The neural policy against the best heuristic of the run at each load (the lowest mean
+ * average JCT among the others): ratios of the means, and the fragmented GPU shares.
+ */
+static void print_versus(const char *const *pol, int npol, int neural, const double *loads,
+			 int nload, int nseed, const double (*met)[M_COUNT], const double *agree,
+			 const double *agree_raw, const double *compared)
+{
+	printf("\nneural against the best heuristic at each load (lowest mean avg JCT), and FGD; "
+	       "ratios of the means over the seeds\n%-6s %-13s %10s %11s %12s %12s %12s\n",
+	       "load", "against", "JCT ratio", "wait ratio", "p95 ratio", "frag neural",
+	       "frag best");
+	for (int li = 0; li < nload; li++) {
+		double mean[MAX_LIST][M_COUNT];
+		for (int pi = 0; pi < npol; pi++)
+			for (int k = 0; k < M_COUNT; k++) {
+				double v[MAX_LIST];
+				for (int si = 0; si < nseed; si++)
+					v[si] = met[(li * npol + pi) * nseed + si][k];
+				mean[pi][k] = mean_of(v, nseed);
+			}
+		int best = -1, fgd = -1;
+		for (int pi = 0; pi < npol; pi++) {
+			if (pi != neural && (best < 0 || mean[pi][M_JCT] < mean[best][M_JCT]))
+				best = pi;
+			if (strcmp(pol[pi], "fgd") == 0)
+				fgd = pi;
+		}
+		/* The best by JCT, and FGD (the paper's policy) when it is not that one. */
+		for (int k = 0; k < 2; k++) {
+			int o = k == 0 ? best : fgd;
+			if (o < 0 || (k == 1 && fgd == best))
+				continue;
+			const double *n = mean[neural], *b = mean[o];
+			printf("%-6.2f %-13s %10.3f %11.3f %12.3f %11.1f%% %11.1f%%\n", loads[li],
+			       pol[o], n[M_JCT] / b[M_JCT],
+			       b[M_WAIT] > 0 ? n[M_WAIT] / b[M_WAIT] : NAN, n[M_P95] / b[M_P95],
+			       100 * n[M_FRAG], 100 * b[M_FRAG]);
+		}
+	}
+	for (int li = 0; li < nload; li++)
+		if (compared[li] > 0)
+			printf("int8 and fp32 choose the same node at load %.2f: %.0f of %.0f "
+			       "decisions (%.2f%%); fp32 on the raw features: %.2f%%\n",
+			       loads[li], agree[li], compared[li], 100 * agree[li] / compared[li],
+			       100 * agree_raw[li] / compared[li]);
+}
+
 static int replay(int argc, char **argv)
 {
 	static const struct option opts[] = {{"pods", required_argument, 0, 'p'},
@@ -228,67 +376,28 @@ static int replay(int argc, char **argv)
 					     {"out", required_argument, 0, 'o'},
 					     {"no-plot", no_argument, 0, 'x'},
 					     {"quiet", no_argument, 0, 'Q'},
+					     {"part", required_argument, 0, 'A'},
+					     {"model-file", required_argument, 0, 'M'},
+					     {"fp32-file", required_argument, 0, 'F'},
+					     {"backend", required_argument, 0, 'B'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *pods_path = NULL, *nodes_path = NULL, *out = "results/sched";
-	const char *policy_list = "all", *speed_list = NULL;
-	double loads[MAX_LIST] = {0.7}, seedv[MAX_LIST] = {1};
-	int nload = 1, nseed = 1, plot = 1, quiet = 0;
+	const char *out = "results/sched", *policy_list = "all";
+	const char *model_path = "sched/model/sched.qmlp", *fp32_path = NULL, *backend = "cpu";
+	int plot = 1, quiet = 0;
 	struct sched_config cfg;
 	sched_config_default(&cfg);
-	char *end;
-	int c;
+	struct trace_opts o = {NULL, NULL, NULL, SCHED_PART_ALL, {0.7}, {1}, 1, 1, &cfg};
+	int c, st;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p':
-			pods_path = optarg;
-			break;
-		case 'n':
-			nodes_path = optarg;
-			break;
-		case 'N':
-			errno = 0;
-			cfg.nodes_count = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-')
-				return cli_usage_error("sched replay", "bad --nodes-count '%s'",
-						       optarg);
-			break;
-		case 's':
-			if (parse_doubles(optarg, seedv, MAX_LIST, &nseed))
-				return cli_usage_error("sched replay", "bad --seed '%s'", optarg);
-			for (int i = 0; i < nseed; i++)
-				if (seedv[i] < 0 || seedv[i] != floor(seedv[i]) || seedv[i] > 1e15)
-					return cli_usage_error("sched replay",
-							       "bad --seed '%s' (whole numbers)",
-							       optarg);
-			break;
-		case 'l':
-			if (parse_doubles(optarg, loads, MAX_LIST, &nload))
-				return cli_usage_error("sched replay", "bad --load '%s'", optarg);
-			for (int i = 0; i < nload; i++)
-				if (!(loads[i] > 0 && loads[i] <= 10))
-					return cli_usage_error("sched replay",
-							       "bad --load '%s' (0 < L <= 10)",
-							       optarg);
-			break;
 		case 'P':
 			policy_list = optarg;
 			break;
 		case 'q':
 			cfg.qos_priority = 1;
-			break;
-		case 'g':
-			errno = 0;
-			cfg.max_gap = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(cfg.max_gap >= 0) ||
-			    !isfinite(cfg.max_gap))
-				return cli_usage_error("sched replay", "bad --max-gap '%s'",
-						       optarg);
-			break;
-		case 'S':
-			speed_list = optarg;
 			break;
 		case 'o':
 			out = optarg;
@@ -299,16 +408,28 @@ static int replay(int argc, char **argv)
 		case 'Q':
 			quiet = 1;
 			break;
+		case 'M':
+			model_path = optarg;
+			break;
+		case 'F':
+			fp32_path = optarg;
+			break;
+		case 'B':
+			backend = optarg;
+			break;
 		case 'h':
 			replay_help(stdout);
 			return 0;
 		default:
-			return cli_bad_option("sched replay", c, argv);
+			if ((st = trace_opt("sched replay", c, optarg, &o)) < 0)
+				return cli_bad_option("sched replay", c, argv);
+			if (st)
+				return st;
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("sched replay", "unexpected argument '%s'", argv[optind]);
-	if (!pods_path || !nodes_path)
+	if (!o.pods || !o.nodes)
 		return cli_usage_error("sched replay", "--pods and --nodes are required");
 	const char *pol[MAX_LIST];
 	int npol = 0;
@@ -326,7 +447,7 @@ static int replay(int argc, char **argv)
 				return cli_usage_error(
 				    "sched replay",
 				    "unknown policy '%s' (first-fit, best-fit, least-loaded, "
-				    "tetris, random, fgd, all)",
+				    "tetris, random, fgd, neural, all)",
 				    t);
 			if (npol == MAX_LIST)
 				return cli_usage_error("sched replay", "too many policies");
@@ -336,21 +457,53 @@ static int replay(int argc, char **argv)
 			return cli_usage_error("sched replay", "empty --policy");
 	}
 	struct sched_models models;
-	sched_models_default(&models);
 	char err[SCHED_ERR_LEN];
-	if (speed_list && sched_models_parse(&models, speed_list, err, sizeof(err)))
-		return cli_usage_error("sched replay", "--speed: %s", err);
 	struct sched_pod *pods = NULL;
 	struct sched_node *nodes = NULL;
 	size_t npods = 0, nnodes = 0;
-	if (sched_read_pods(pods_path, &models, &pods, &npods, err, sizeof(err)))
-		return cli_fail("%s", err);
-	if (sched_read_nodes(nodes_path, &models, &nodes, &nnodes, err, sizeof(err))) {
-		free(pods);
-		return cli_fail("%s", err);
-	}
+	st = load_trace("sched replay", o.pods, o.nodes, o.speed, o.part, &models, &pods, &npods,
+			&nodes, &nnodes);
+	if (st)
+		return st;
+	/* The neural policy: its model loaded on the backend, its fp32 reference read. */
+	int neural = -1;
+	for (int i = 0; i < npol; i++)
+		if (strcmp(pol[i], "neural") == 0)
+			neural = i;
+	struct quire_ctx *ctx = NULL;
+	struct sched_mlp mlp;
+	struct sched_fp32 fp32;
+	struct sched_neural nn;
+	memset(&mlp, 0, sizeof(mlp));
+	memset(&fp32, 0, sizeof(fp32));
+	memset(&nn, 0, sizeof(nn));
+	double agree[MAX_LIST] = {0}, agree_raw[MAX_LIST] = {0}, compared[MAX_LIST] = {0};
 	int rc = 0;
-	int runs = npol * nload * nseed;
+	if (neural >= 0) {
+		if (cli_open("sched replay", backend, &ctx)) {
+			free(pods);
+			free(nodes);
+			return CLI_EXIT_FAIL;
+		}
+		if (sched_mlp_load(&mlp, ctx, model_path, err, sizeof(err))) {
+			rc = cli_fail("%s", err);
+			neural_close(ctx, &mlp, &fp32, &nn);
+			free(pods);
+			free(nodes);
+			return rc;
+		}
+		if (fp32_path && sched_fp32_read(fp32_path, &fp32, err, sizeof(err))) {
+			rc = cli_fail("%s", err);
+			neural_close(ctx, &mlp, &fp32, &nn);
+			free(pods);
+			free(nodes);
+			return rc;
+		}
+		nn.score = sched_mlp_score;
+		nn.arg = &mlp;
+		nn.fp32 = fp32_path ? &fp32 : NULL;
+	}
+	int runs = npol * o.nload * o.nseed;
 	double(*met)[M_COUNT] = calloc((size_t)runs, sizeof(*met));
 	FILE *fr = NULL, *fs = NULL, *fsd = NULL, *fsum = NULL;
 	char path[1100];
@@ -384,13 +537,17 @@ static int replay(int argc, char **argv)
 	int run = 0;
 	size_t info_pods[MAX_LIST] = {0}, info_unpl[MAX_LIST] = {0}, info_gpus[MAX_LIST] = {0};
 	size_t info_never = 0, info_nodes = 0;
-	for (int li = 0; li < nload; li++)
+	for (int li = 0; li < o.nload; li++)
 		for (int pi = 0; pi < npol; pi++)
-			for (int si = 0; si < nseed; si++) {
+			for (int si = 0; si < o.nseed; si++) {
 				struct sched_policy p;
 				sched_policy_get(pol[pi], &p);
-				cfg.load = loads[li];
-				cfg.seed = (uint64_t)seedv[si];
+				if (pi == neural) {
+					p.state = &nn;
+					nn.compared = nn.agree = nn.agree_raw = 0;
+				}
+				cfg.load = o.loads[li];
+				cfg.seed = (uint64_t)o.seeds[si];
 				pg.policy = pol[pi];
 				pg.load = cfg.load;
 				pg.seed = cfg.seed;
@@ -402,16 +559,22 @@ static int replay(int argc, char **argv)
 						 err, sizeof(err))) {
 					if (pg.on)
 						fputc('\n', stderr);
-					rc =
-					    cli_fail("replay (%s, load %g, seed %llu): %s", pol[pi],
-						     cfg.load, (unsigned long long)cfg.seed, err);
+					rc = cli_fail(
+					    "replay (%s, load %g, seed %llu): %s%s%s", pol[pi],
+					    cfg.load, (unsigned long long)cfg.seed, err,
+					    pi == neural ? ": " : "", pi == neural ? nn.err : "");
 					goto done;
 				}
 				clock_gettime(CLOCK_MONOTONIC, &b);
 				double wall = (double)(b.tv_sec - a.tv_sec) +
 					      (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-				double *m = met[(li * npol + pi) * nseed + si];
+				double *m = met[(li * npol + pi) * o.nseed + si];
 				metrics_of(&r, m);
+				if (pi == neural) {
+					agree[li] += (double)nn.agree;
+					agree_raw[li] += (double)nn.agree_raw;
+					compared[li] += (double)nn.compared;
+				}
 				info_pods[si] = r.pods;
 				info_never = r.never_scheduled;
 				info_unpl[si] = r.unplaceable;
@@ -430,7 +593,7 @@ static int replay(int argc, char **argv)
 					fprintf(fs, "%s,%g,%llu,%.1f,%.6f,%.6f\n", pol[pi],
 						cfg.load, (unsigned long long)cfg.seed,
 						r.series_t[k], r.series_alloc[k], r.series_frag[k]);
-				if (li == nload - 1 && si == 0) {
+				if (li == o.nload - 1 && si == 0) {
 					for (size_t k = 0; k < r.nseries; k++)
 						fprintf(fsd, "%.4f %.3f %.3f\n",
 							r.series_t[k] / 3600.0,
@@ -447,11 +610,12 @@ static int replay(int argc, char **argv)
 	double total = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	printf("quire sched replay: %s, %zu never scheduled in the trace (left out); %zu of %s's "
 	       "%zu nodes sampled per seed\n",
-	       pods_path, info_never, info_nodes, nodes_path, nnodes);
-	for (int si = 0; si < nseed; si++)
+	       o.pods, info_never, info_nodes, o.nodes, nnodes);
+	for (int si = 0; si < o.nseed; si++)
 		printf("  seed %llu: %zu GPUs, %zu pods replayed, %zu that fit no node left out\n",
-		       (unsigned long long)seedv[si], info_gpus[si], info_pods[si], info_unpl[si]);
-	if (nseed > 1)
+		       (unsigned long long)o.seeds[si], info_gpus[si], info_pods[si],
+		       info_unpl[si]);
+	if (o.nseed > 1)
 		printf("figures: mean +- sample standard deviation over the seeds\n");
 	if (!(fsum = open_out(out, "summary.csv", path, sizeof(path)))) {
 		rc = CLI_EXIT_FAIL;
@@ -466,48 +630,51 @@ static int replay(int argc, char **argv)
 		rc = CLI_EXIT_FAIL;
 		goto done;
 	}
-	for (int li = 0; li < nload; li++) {
-		printf("\nload %.2f\n%-13s %21s %21s %17s %15s %13s %13s %13s %11s\n", loads[li],
+	for (int li = 0; li < o.nload; li++) {
+		printf("\nload %.2f\n%-13s %21s %21s %17s %15s %13s %13s %13s %11s\n", o.loads[li],
 		       "policy", "avg JCT (s)", "p95 JCT (s)", "avg wait (s)", "bounded sld",
 		       "GPU alloc %", "frag GPU %", "frag/idle %", "Jain QoS");
 		for (int pi = 0; pi < npol; pi++) {
 			double v[M_COUNT][MAX_LIST];
 			for (int k = 0; k < M_COUNT; k++)
-				for (int si = 0; si < nseed; si++)
-					v[k][si] = met[(li * npol + pi) * nseed + si][k];
-			fprintf(fsum, "%s,%g,%d", pol[pi], loads[li], nseed);
+				for (int si = 0; si < o.nseed; si++)
+					v[k][si] = met[(li * npol + pi) * o.nseed + si][k];
+			fprintf(fsum, "%s,%g,%d", pol[pi], o.loads[li], o.nseed);
 			for (int k = 0; k < M_COUNT; k++)
-				fprintf(fsum, ",%.6g,%.6g", mean_of(v[k], nseed),
-					sd_of(v[k], nseed));
+				fprintf(fsum, ",%.6g,%.6g", mean_of(v[k], o.nseed),
+					sd_of(v[k], o.nseed));
 			fprintf(fsum, "\n");
 			printf("%-13s %11.0f +- %-6.0f %11.0f +- %-6.0f %8.0f +- %-6.0f %7.2f +- "
 			       "%-5.2f %5.1f +- %-4.1f %5.1f +- %-4.1f %5.1f +- %-4.1f %5.3f +- "
 			       "%-4.3f\n",
-			       pol[pi], mean_of(v[M_JCT], nseed), sd_of(v[M_JCT], nseed),
-			       mean_of(v[M_P95], nseed), sd_of(v[M_P95], nseed),
-			       mean_of(v[M_WAIT], nseed), sd_of(v[M_WAIT], nseed),
-			       mean_of(v[M_BSLD], nseed), sd_of(v[M_BSLD], nseed),
-			       100 * mean_of(v[M_ALLOC], nseed), 100 * sd_of(v[M_ALLOC], nseed),
-			       100 * mean_of(v[M_FRAG], nseed), 100 * sd_of(v[M_FRAG], nseed),
-			       100 * mean_of(v[M_FRAGIDLE], nseed),
-			       100 * sd_of(v[M_FRAGIDLE], nseed), mean_of(v[M_JAIN], nseed),
-			       sd_of(v[M_JAIN], nseed));
+			       pol[pi], mean_of(v[M_JCT], o.nseed), sd_of(v[M_JCT], o.nseed),
+			       mean_of(v[M_P95], o.nseed), sd_of(v[M_P95], o.nseed),
+			       mean_of(v[M_WAIT], o.nseed), sd_of(v[M_WAIT], o.nseed),
+			       mean_of(v[M_BSLD], o.nseed), sd_of(v[M_BSLD], o.nseed),
+			       100 * mean_of(v[M_ALLOC], o.nseed), 100 * sd_of(v[M_ALLOC], o.nseed),
+			       100 * mean_of(v[M_FRAG], o.nseed), 100 * sd_of(v[M_FRAG], o.nseed),
+			       100 * mean_of(v[M_FRAGIDLE], o.nseed),
+			       100 * sd_of(v[M_FRAGIDLE], o.nseed), mean_of(v[M_JAIN], o.nseed),
+			       sd_of(v[M_JAIN], o.nseed));
 		}
 	}
 	for (int pi = 0; pi < npol; pi++) {
-		for (int li = 0; li < nload; li++) {
+		for (int li = 0; li < o.nload; li++) {
 			double v[3][MAX_LIST];
-			for (int si = 0; si < nseed; si++) {
-				const double *m = met[(li * npol + pi) * nseed + si];
+			for (int si = 0; si < o.nseed; si++) {
+				const double *m = met[(li * npol + pi) * o.nseed + si];
 				v[0][si] = m[M_JCT];
 				v[1][si] = m[M_BSLD];
 				v[2][si] = 100 * m[M_FRAG];
 			}
-			fprintf(fdat, "%g %.3f %.4f %.4f\n", loads[li], mean_of(v[0], nseed),
-				mean_of(v[1], nseed), mean_of(v[2], nseed));
+			fprintf(fdat, "%g %.3f %.4f %.4f\n", o.loads[li], mean_of(v[0], o.nseed),
+				mean_of(v[1], o.nseed), mean_of(v[2], o.nseed));
 		}
 		fprintf(fdat, "\n\n");
 	}
+	if (neural >= 0)
+		print_versus(pol, npol, neural, o.loads, o.nload, o.nseed,
+			     (const double(*)[M_COUNT])met, agree, agree_raw, compared);
 	int bad = fclose(fdat) != 0;
 	bad |= fclose(fsum) != 0;
 	fsum = NULL;
@@ -520,7 +687,7 @@ static int replay(int argc, char **argv)
 	printf("\n%d runs in %.1f s on one core; wrote %s/runs.csv, summary.csv, series.csv\n",
 	       runs, total, out);
 	if (plot)
-		rc = write_plot(out, pol, npol, loads, nload) ? CLI_EXIT_FAIL : 0;
+		rc = write_plot(out, pol, npol, o.loads, o.nload) ? CLI_EXIT_FAIL : 0;
 	else
 		printf("replay.png: skipped (--no-plot)\n");
 done:
@@ -535,11 +702,196 @@ done:
 	free(met);
 	free(pods);
 	free(nodes);
+	if (neural >= 0)
+		neural_close(ctx, &mlp, &fp32, &nn);
+	return rc;
+}
+
+/* ---- quire sched dataset ------------------------------------------------------------------ */
+
+static void dataset_help(FILE *out)
+{
+	fprintf(out,
+		"Usage: quire sched dataset --pods FILE --nodes FILE --out FILE [OPTIONS]\n\n"
+		"Replays a part of the trace with FGD and, at sampled decisions, rolls out\n"
+		"candidates with FGD for a bounded horizon; writes every sampled decision's\n"
+		"features, mask and rollout outcomes for training (docs/sched.md, \"The\n"
+		"dataset file\").\n\n"
+		"  --pods FILE, --nodes FILE, --nodes-count N, --max-gap SEC, --speed M=F[,...]\n"
+		"                       as for sched replay\n"
+		"  --part P               all, train (default), select, eval\n"
+		"  --seed S[,S...]      cluster seeds (default 11,12,13)\n"
+		"  --load L[,L...]      target loads (default 0.5,0.7,0.9)\n"
+		"  --rate R             share of decisions (with 2 or more feasible candidates)\n"
+		"                       labelled (default 0.25)\n"
+		"  --horizon N          arrivals after a decision its rollouts span (default 32)\n"
+		"  --topk K             candidates with the lowest FGD score rolled out, beside\n"
+		"                       the best of each GPU model (default 4)\n"
+		"  --out FILE           the dataset file\n");
+}
+
+struct dataset {
+	FILE *f;
+	float load;
+	uint32_t seed;
+	size_t records, rollouts;
+};
+
+/* One record of the dataset file (docs/sched.md): little-endian, as the hosts quire runs on. */
+static int emit_record(void *arg, const struct sched_decision *d, int base,
+		       const struct sched_rollout *ro, char *err, size_t errlen)
+{
+	struct dataset *ds = arg;
+	uint32_t count = (uint32_t)d->count;
+	int32_t b = base;
+	int ok = fwrite(&count, 4, 1, ds->f) == 1 && fwrite(&b, 4, 1, ds->f) == 1 &&
+		 fwrite(&ds->load, 4, 1, ds->f) == 1 && fwrite(&ds->seed, 4, 1, ds->f) == 1 &&
+		 fwrite(d->features, sizeof(float) * SCHED_FEATURES, count, ds->f) == count &&
+		 fwrite(d->feasible, 1, count, ds->f) == count;
+	for (uint32_t i = 0; i < count && ok; i++)
+		ok = fputc(ro[i].done, ds->f) != EOF;
+	for (int field = 0; field < 3 && ok; field++)
+		for (uint32_t i = 0; i < count && ok; i++) {
+			double v = field == 0 ? ro[i].wait : field == 1 ? ro[i].run : ro[i].frag;
+			ok = fwrite(&v, 8, 1, ds->f) == 1;
+		}
+	for (uint32_t i = 0; i < count && ok; i++) {
+		ok = fwrite(&ro[i].pending, 4, 1, ds->f) == 1;
+		ds->rollouts += ro[i].done;
+	}
+	ds->records++;
+	if (!ok)
+		snprintf(err, errlen, "write error");
+	return ok ? 0 : -1;
+}
+
+static int dataset(int argc, char **argv)
+{
+	static const struct option opts[] = {{"pods", required_argument, 0, 'p'},
+					     {"nodes", required_argument, 0, 'n'},
+					     {"nodes-count", required_argument, 0, 'N'},
+					     {"seed", required_argument, 0, 's'},
+					     {"load", required_argument, 0, 'l'},
+					     {"max-gap", required_argument, 0, 'g'},
+					     {"speed", required_argument, 0, 'S'},
+					     {"part", required_argument, 0, 'A'},
+					     {"rate", required_argument, 0, 'r'},
+					     {"horizon", required_argument, 0, 'H'},
+					     {"topk", required_argument, 0, 'k'},
+					     {"out", required_argument, 0, 'o'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	const char *out = NULL;
+	struct sched_config cfg;
+	sched_config_default(&cfg);
+	struct trace_opts o = {NULL, NULL, NULL, SCHED_PART_TRAIN, {0.5, 0.7, 0.9}, {11, 12, 13},
+			       3,    3,    &cfg};
+	struct sched_label_config lc = {0.25, 32, 4, 0, emit_record, NULL};
+	char *end;
+	int c, rc;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		unsigned long v;
+		switch (c) {
+		case 'H':
+		case 'k':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || v > 1000000 ||
+			    (c == 'H' && v == 0))
+				return cli_usage_error("sched dataset", "bad --%s '%s'",
+						       c == 'H' ? "horizon" : "topk", optarg);
+			if (c == 'H')
+				lc.horizon = v;
+			else
+				lc.topk = v;
+			break;
+		case 'r':
+			errno = 0;
+			lc.rate = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(lc.rate >= 0 && lc.rate <= 1))
+				return cli_usage_error("sched dataset", "bad --rate '%s' (0..1)",
+						       optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			dataset_help(stdout);
+			return 0;
+		default:
+			if ((rc = trace_opt("sched dataset", c, optarg, &o)) < 0)
+				return cli_bad_option("sched dataset", c, argv);
+			if (rc)
+				return rc;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("sched dataset", "unexpected argument '%s'", argv[optind]);
+	if (!o.pods || !o.nodes || !out)
+		return cli_usage_error("sched dataset", "--pods, --nodes and --out are required");
+	struct sched_models models;
+	char err[SCHED_ERR_LEN];
+	struct sched_pod *pods = NULL;
+	struct sched_node *nodes = NULL;
+	size_t npods = 0, nnodes = 0;
+	rc = load_trace("sched dataset", o.pods, o.nodes, o.speed, o.part, &models, &pods, &npods,
+			&nodes, &nnodes);
+	if (rc)
+		return rc;
+	struct dataset ds = {fopen(out, "wb"), 0, 0, 0, 0};
+	if (!ds.f) {
+		rc = cli_fail("%s: %s", out, strerror(errno));
+		goto done;
+	}
+	/* Header: magic, version, features, their int8 gains. */
+	uint32_t hdr[4] = {0x53445351u /* "QSDS" */, 1, SCHED_FEATURES, 0};
+	if (fwrite(hdr, 4, 4, ds.f) != 4 ||
+	    fwrite(sched_feature_gain, sizeof(float), SCHED_FEATURES, ds.f) != SCHED_FEATURES) {
+		rc = cli_fail("%s: write error", out);
+		goto done;
+	}
+	lc.arg = &ds;
+	cfg.label = &lc;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int li = 0; li < o.nload; li++)
+		for (int si = 0; si < o.nseed; si++) {
+			struct sched_policy p;
+			sched_policy_get("fgd", &p);
+			cfg.load = o.loads[li];
+			cfg.seed = (uint64_t)o.seeds[si];
+			lc.seed = cfg.seed * 1000003u + (uint64_t)(o.loads[li] * 1000);
+			ds.load = (float)o.loads[li];
+			ds.seed = (uint32_t)cfg.seed;
+			size_t before = ds.records;
+			struct sched_result r;
+			if (sched_replay(pods, npods, nodes, nnodes, &models, &cfg, &p, &r, err,
+					 sizeof(err))) {
+				rc = cli_fail("dataset (load %g, seed %llu): %s", cfg.load,
+					      (unsigned long long)cfg.seed, err);
+				goto done;
+			}
+			printf("load %.2f seed %llu: %zu pods, %zu decisions, %zu labelled\n",
+			       cfg.load, (unsigned long long)cfg.seed, r.pods, r.decisions,
+			       ds.records - before);
+			sched_result_free(&r);
+		}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("wrote %s: %zu decisions, %zu rollouts, %.1f s\n", out, ds.records, ds.rollouts,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+done:
+	if (ds.f && fclose(ds.f) != 0 && !rc)
+		rc = cli_fail("%s: write error", out);
+	free(pods);
+	free(nodes);
 	return rc;
 }
 
 static const struct cli_command sched_commands[] = {
     {"replay", "replay the GPU trace with each placement policy and compare them", replay},
+    {"dataset", "lookahead-rollout labels of a part of the trace, for training", dataset},
 };
 
 int cli_sched(int argc, char **argv)

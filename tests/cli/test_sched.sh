@@ -74,5 +74,32 @@ expect "bad speed" 2 "bad speed factor" -- $R --speed T4=-1
 expect "pods required" 2 "are required" -- "$Q" sched replay --nodes $D/nodes-slice.csv
 expect "sched help" 0 "replay" -- "$Q" sched --help
 expect "replay help" 0 "--nodes-count" -- "$Q" sched replay --help
+
+# The neural policy with the shipped model, on the cpu backend; its loader's errors.
+expect "neural with the shipped model, int8/fp32 compared" 0 "int8 and fp32 choose the same node" -- \
+	$R --policy fgd,neural --part eval --load 0.3 --fp32-file sched/model/sched.fp32 --out "$T/nn" --no-plot
+grep -q "^neural,0.3,1," "$T/nn/runs.csv" && ok "runs.csv has neural" || ko "runs.csv lacks neural"
+head -c 20 sched/model/sched.qmlp >"$T/short.qmlp"
+expect "truncated model" 1 "short.qmlp: offset 20: truncated" -- \
+	$R --policy neural --model-file "$T/short.qmlp" --out "$T/g"
+expect "missing model" 1 "none.qmlp: No such file" -- \
+	$R --policy neural --model-file "$T/none.qmlp" --out "$T/g"
+expect "bad part" 2 "bad --part" -- $R --part test
+# The dataset: rollouts written, and read back by the training's reader with the count said.
+DS="$Q sched dataset --pods $D/pods-slice.csv --nodes $D/nodes-slice.csv --nodes-count 16"
+out=$($DS --seed 3 --load 0.7 --rate 0.5 --horizon 8 --out "$T/ds.qsds" 2>&1)
+n=$(printf '%s' "$out" | sed -n 's/^wrote .*: \([0-9]*\) decisions.*/\1/p')
+py=/usr/bin/python3
+if [ -z "$n" ] || [ "$n" -eq 0 ]; then
+	ko "sched dataset: $(printf '%s' "$out" | tail -1)"
+elif ! $py -c "import numpy" 2>/dev/null; then
+	ok "sched dataset: $n decisions (no numpy: not read back)"
+else
+	got=$(cd sched/train && $py -c "import dataset, sys; g, d = dataset.read(sys.argv[1]); \
+assert all(x.feasible[x.base] and x.rolled[x.base] for x in d); print(len(d))" "$T/ds.qsds" 2>&1)
+	[ "$got" = "$n" ] && ok "sched dataset: $n decisions, read back" ||
+		ko "sched dataset: wrote $n, read back '$got'"
+fi
+expect "dataset needs --out" 2 "are required" -- $DS
 echo "sched cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

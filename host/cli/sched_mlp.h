@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The neural placement policy's scorer: the int8 network run through libquire with the
+ * MLP_LOAD and MLP_SCORE commands (quire_run), on whatever backend the context has. Thin
+ * on purpose: the one place to switch to a batched scoring API.
+ */
+#ifndef QUIRE_CLI_SCHED_MLP_H
+#define QUIRE_CLI_SCHED_MLP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <quire.h>
+
+struct sched_mlp {
+	struct quire_ctx *ctx; /* the caller's */
+	struct quire_buf *feat, *scores, *feas;
+	uint64_t calls; /* MLP_SCORE commands run */
+};
+
+/* Reads a model image file and loads it with MLP_LOAD (its input width must be the
+ * scheduler's feature count). 0, or non-zero with err ("FILE: what", "FILE: offset N: what"). */
+int sched_mlp_load(struct sched_mlp *m, struct quire_ctx *ctx, const char *path, char *err,
+		   size_t errlen);
+/* struct sched_neural's scorer: count candidates, in calls of up to 1,024. */
+int sched_mlp_score(void *arg, const int8_t *q, const uint8_t *feasible, size_t count,
+		    int32_t *scores, char *err, size_t errlen);
+void sched_mlp_close(struct sched_mlp *m);
+
+#endif /* QUIRE_CLI_SCHED_MLP_H */

@@ -1,0 +1,261 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Trains the scheduler's scoring network (docs/sched.md, "The neural policy").
+
+Behaviour cloning of lookahead rollouts: each decision of the dataset (`quire sched
+dataset`, train part of the trace) is labelled with its best rolled-out candidate; one MLP
+scores every candidate, a softmax over the decision's feasible candidates is fitted to the
+label. Several candidates (label settings x epochs) are quantized to int8 and replayed by
+`quire sched replay --part select`; the best is written as the model image (QMLP) and its
+fp32 reference. Deterministic: fixed seeds, one thread, deterministic algorithms; the same
+dataset gives the same bytes.
+"""
+import argparse
+import csv
+import os
+import struct
+import subprocess
+import sys
+import zlib
+
+import numpy as np
+import torch
+
+import dataset
+
+HIDDEN = (64, 32)  # 17-64-32-1: 3,168 weights, 3,168 MACs per candidate
+EPOCHS = (10, 20)  # checkpoints considered for selection
+BATCH = 32  # decisions per step
+LR = 2e-3
+# Label settings: (lam, tau). A candidate's rollout cost is wait + run + lam * frag (s and
+# GPU-s over the horizon's pods); the best replaces the base's (FGD's) choice as the label
+# only when it is cheaper by more than tau of the base's cost.
+LABELS = ((1.0, 0.01), (10.0, 0.01), (100.0, 0.01))
+SELECT_LOADS = "0.5,0.7,0.9"
+SELECT_SEEDS = "1,2,3"
+FRAG_SLACK = 1.05  # a candidate's select-part fragmentation may exceed FGD's by 5% at most
+
+
+def labels(decs, lam, tau):
+    out = []
+    for d in decs:
+        r = np.flatnonzero(d.rolled)
+        cost = d.wait + d.run + lam * d.frag
+        best = int(r[np.argmin(cost[r])])  # lowest index among equal costs
+        base = d.base
+        out.append(best if cost[base] - cost[best] > tau * abs(cost[base]) else base)
+    return np.array(out, dtype=np.int64)
+
+
+def grid(x, gains):
+    """The features on the int8 grid, q / gain (sched_quantize_features): the network's
+    inputs, in training and in the fp32 reference alike."""
+    g = gains.astype(np.float32)
+    return (np.clip(np.rint(x.astype(np.float32) * g), -128, 127) / g).astype(np.float32)
+
+
+def pad(decs, nf):
+    cmax = max(len(d.feasible) for d in decs)
+    x = np.zeros((len(decs), cmax, nf), np.float32)
+    m = np.zeros((len(decs), cmax), bool)
+    for i, d in enumerate(decs):
+        x[i, : len(d.feasible)] = d.grid
+        m[i, : len(d.feasible)] = d.feasible
+    return torch.from_numpy(x), torch.from_numpy(m)
+
+
+class Net(torch.nn.Module):
+    def __init__(self, nf):
+        super().__init__()
+        w = (nf,) + HIDDEN + (1,)
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in zip(w, w[1:]))
+
+    def forward(self, x):
+        for i, l in enumerate(self.layers):
+            x = l(x)
+            if i < len(self.layers) - 1:
+                x = torch.relu(x)
+        return x.squeeze(-1)
+
+
+def train(x, m, y, nf, seed, log):
+    """The network after each epoch in EPOCHS (float64 numpy weights and biases)."""
+    torch.manual_seed(seed)
+    net = Net(nf)
+    opt = torch.optim.Adam(net.parameters(), lr=LR)
+    gen = torch.Generator().manual_seed(seed)
+    yt = torch.from_numpy(y)
+    snaps = {}
+    for epoch in range(1, max(EPOCHS) + 1):
+        perm = torch.randperm(len(y), generator=gen)
+        total = 0.0
+        for s in range(0, len(y), BATCH):
+            idx = perm[s : s + BATCH]
+            logits = net(x[idx]).masked_fill(~m[idx], -1e9)
+            loss = torch.nn.functional.cross_entropy(logits, yt[idx], reduction="sum")
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss)
+        if epoch in EPOCHS:
+            with torch.no_grad():
+                acc = float((net(x).masked_fill(~m, -1e9).argmax(1) == yt).double().mean())
+            log(f"  epoch {epoch}: loss {total / len(y):.4f}, label accuracy {100 * acc:.1f}%")
+            snaps[epoch] = [(l.weight.detach().double().numpy().copy(),
+                             l.bias.detach().double().numpy().copy()) for l in net.layers]
+    return snaps
+
+
+def forward_float(layers, x):
+    for i, (w, b) in enumerate(layers):
+        x = x @ w.T + b
+        if i < len(layers) - 1:
+            x = np.maximum(x, 0)
+    return x
+
+
+def quantize(layers, gains, calib):
+    """docs/contract-mlp.md's recipe: per-output-channel int8 weights, the fixed input gains
+    folded into layer 0, hidden output scales from the largest activation on calib, int32
+    biases, (M, s) with M in [2^30, 2^31). Returns [(wq, bq, M, s)]."""
+    out = []
+    s_in = None  # layer 0's inputs are the integers q = rint(x * gain)
+    a = calib
+    for i, (w, b) in enumerate(layers):
+        weff = w / gains[None, :] if i == 0 else w * s_in
+        sw = np.abs(weff).max(axis=1) / 127.0
+        sw[sw == 0] = 1.0
+        wq = np.rint(weff / sw[:, None]).astype(np.int64)
+        bq = np.rint(b / sw).astype(np.int64)
+        if np.abs(bq).max() >= 1 << 30:
+            raise SystemExit("a quantized bias is out of range (|b| >= 2^30)")
+        if i == len(layers) - 1:
+            out.append((wq, bq, None, None))
+            break
+        a = np.maximum(a @ w.T + b, 0)
+        s_out = max(float(a.max()), 1e-12) / 127.0
+        mant, ex = np.frexp(sw / s_out)  # sw / s_out = mant * 2^ex, mant in [0.5, 1)
+        mq = np.rint(mant * 2.0**31).astype(np.int64)
+        sh = 31 - ex.astype(np.int64)
+        over = mq == 1 << 31
+        mq[over] >>= 1
+        sh[over] -= 1
+        if (sh < 0).any() or (sh > 62).any():
+            raise SystemExit("a requantization shift is out of 0..62")
+        out.append((wq, bq, mq, sh))
+        s_in = s_out
+    return out
+
+
+def image(q, widths):
+    """The model image of include/quire/mlp.h."""
+    pay = bytearray()
+
+    def pad4():
+        pay.extend(b"\0" * (-len(pay) % 4))
+
+    for wq, bq, mq, sh in q:
+        pay.extend(wq.astype(np.int8).tobytes())
+        pad4()
+        pay.extend(bq.astype("<i4").tobytes())
+        if mq is not None:
+            pay.extend(mq.astype("<i4").tobytes())
+            pay.extend(sh.astype(np.uint8).tobytes())
+            pad4()
+    w5 = list(widths) + [0] * (5 - len(widths))
+    hdr = struct.pack("<IHH5HHIII", 0x504C4D51, 1, len(q), *w5, 0, len(pay),
+                      zlib.crc32(bytes(pay)) & 0xFFFFFFFF, 0)
+    return hdr + bytes(pay)
+
+
+def fp32_text(layers, widths):
+    lines = ["QSF32 1 %d %s" % (len(layers), " ".join(map(str, widths)))]
+    for w, b in layers:
+        for row in w.astype(np.float32):
+            lines.append(" ".join("%.9g" % v for v in row))
+        lines.append(" ".join("%.9g" % v for v in b.astype(np.float32)))
+    return "\n".join(lines) + "\n"
+
+
+def write_model(layers, gains, calib, path):
+    widths = [layers[0][0].shape[1]] + [w.shape[0] for w, _ in layers]
+    # The fp32 reference is the float32 network; quantize from the same float32 values.
+    layers = [(w.astype(np.float32).astype(np.float64), b.astype(np.float32).astype(np.float64))
+              for w, b in layers]
+    with open(path + ".qmlp", "wb") as f:
+        f.write(image(quantize(layers, gains, calib), widths))
+    with open(path + ".fp32", "w") as f:
+        f.write(fp32_text(layers, widths))
+
+
+def replay_select(args, model, out):
+    """Means over the seeds per (policy, load) of the select part: {(p, load): row}."""
+    cmd = [args.quire, "sched", "replay", "--pods", args.pods, "--nodes", args.nodes,
+           "--part", "select", "--policy", "fgd,neural", "--model-file", model + ".qmlp",
+           "--load", SELECT_LOADS, "--seed", SELECT_SEEDS, "--quiet", "--no-plot",
+           "--out", out]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "summary.csv")) as f:
+        return {(r["policy"], r["load"]): r for r in csv.DictReader(f)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", required=True, help="dataset of the train part")
+    ap.add_argument("--quire", required=True, help="the quire CLI")
+    ap.add_argument("--pods", required=True)
+    ap.add_argument("--nodes", required=True)
+    ap.add_argument("--work", required=True, help="scratch directory")
+    ap.add_argument("--out", required=True, help="directory of sched.qmlp, sched.fp32")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    np.random.seed(args.seed)
+    os.makedirs(args.work, exist_ok=True)
+    os.makedirs(args.out, exist_ok=True)
+    report = []
+
+    def log(s):
+        print(s, flush=True)
+        report.append(s)
+
+    gains, decs = dataset.read(args.data)
+    nf = len(gains)
+    for d in decs:
+        d.grid = grid(d.features, gains)
+    x, m = pad(decs, nf)
+    calib = np.concatenate([d.grid[d.feasible] for d in decs]).astype(np.float64)
+    log(f"dataset {os.path.basename(args.data)}: {len(decs)} decisions, "
+        f"{int(m.sum())} feasible candidates, widths {nf}-{'-'.join(map(str, HIDDEN))}-1")
+    best = None
+    for k, (lam, tau) in enumerate(LABELS):
+        y = labels(decs, lam, tau)
+        changed = int((y != np.array([d.base for d in decs])).sum())
+        log(f"labels lam={lam} tau={tau}: {changed} of {len(y)} differ from FGD's choice")
+        snaps = train(x, m, y, nf, args.seed + k, log)
+        for epoch, layers in snaps.items():
+            name = os.path.join(args.work, f"cand-{k}-{epoch}")
+            write_model(layers, gains, calib, name)
+            s = replay_select(args, name, name + "-select")
+            loads = SELECT_LOADS.split(",")
+            jct = np.mean([float(s[("neural", l)]["avg_jct_s_mean"]) /
+                           float(s[("fgd", l)]["avg_jct_s_mean"]) for l in loads])
+            frag = np.mean([float(s[("neural", l)]["frag_share_mean"]) /
+                            float(s[("fgd", l)]["frag_share_mean"]) for l in loads])
+            wait = np.mean([float(s[("neural", l)]["avg_wait_s_mean"]) for l in loads])
+            ok = frag <= FRAG_SLACK
+            log(f"  select part, epoch {epoch}: avg JCT / FGD's {jct:.4f}, frag / FGD's "
+                f"{frag:.4f}, avg wait {wait:.0f} s{'' if ok else ' (frag too high)'}")
+            key = (not ok, jct, k, epoch)
+            if best is None or key < best[0]:
+                best = (key, layers, lam, tau, epoch)
+    _, layers, lam, tau, epoch = best
+    log(f"selected: labels lam={lam} tau={tau}, epoch {epoch}")
+    write_model(layers, gains, calib, os.path.join(args.out, "sched"))
+    with open(os.path.join(args.out, "train.txt"), "w") as f:
+        f.write("\n".join(report) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
