@@ -77,8 +77,18 @@ expect "replay help" 0 "--nodes-count" -- "$Q" sched replay --help
 
 # The neural policy with the shipped model, on the cpu backend; its loader's errors.
 expect "neural with the shipped model, int8/fp32 compared" 0 "int8 and fp32 choose the same node" -- \
-	$R --policy fgd,neural --part eval --load 0.3 --fp32-file sched/model/sched.fp32 --out "$T/nn" --no-plot
-grep -q "^neural,0.3,1," "$T/nn/runs.csv" && ok "runs.csv has neural" || ko "runs.csv lacks neural"
+	$R --policy all,neural --part eval --load 0.3 --fp32-file sched/model/sched.fp32 --out "$T/nn" --no-plot
+grep -q "^neural,0.3,1," "$T/nn/runs.csv" && grep -q "^tetris,0.3,1," "$T/nn/runs.csv" &&
+	ok "all,neural: runs.csv has the heuristics and neural" || ko "runs.csv lacks neural or tetris"
+# The same choices on the card model as on the cpu backend: the same figures.
+$R --policy neural --load 0.5,0.9 --out "$T/cpu" --no-plot >/dev/null 2>&1
+$R --policy neural --load 0.5,0.9 --backend sim --out "$T/sim" --no-plot >/dev/null 2>&1
+if [ -s "$T/sim/runs.csv" ] && [ "$(sed 's/,[^,]*$//' "$T/cpu/runs.csv")" = "$(sed 's/,[^,]*$//' "$T/sim/runs.csv")" ]; then
+	ok "neural: the same figures on sim as on cpu"
+else
+	ko "neural: sim and cpu differ (or sim did not run)"
+fi
+expect "a policy named twice" 2 "named twice" -- $R --policy fgd,all
 head -c 20 sched/model/sched.qmlp >"$T/short.qmlp"
 expect "truncated model" 1 "short.qmlp: offset 20: truncated" -- \
 	$R --policy neural --model-file "$T/short.qmlp" --out "$T/g"
