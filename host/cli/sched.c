@@ -325,7 +325,7 @@ static void print_versus(const char *const *pol, int npol, int neural, const dou
 	printf("\nneural against the best heuristic at each load (lowest mean avg JCT), and FGD; "
 	       "ratios of the means over the seeds\n%-6s %-13s %10s %11s %12s %12s %12s\n",
 	       "load", "against", "JCT ratio", "wait ratio", "p95 ratio", "frag neural",
-	       "frag best");
+	       "frag other");
 	for (int li = 0; li < nload; li++) {
 		double mean[MAX_LIST][M_COUNT];
 		for (int pi = 0; pi < npol; pi++)
@@ -348,9 +348,11 @@ static void print_versus(const char *const *pol, int npol, int neural, const dou
 			if (o < 0 || (k == 1 && fgd == best))
 				continue;
 			const double *n = mean[neural], *b = mean[o];
-			printf("%-6.2f %-13s %10.3f %11.3f %12.3f %11.1f%% %11.1f%%\n", loads[li],
-			       pol[o], n[M_JCT] / b[M_JCT],
-			       b[M_WAIT] > 0 ? n[M_WAIT] / b[M_WAIT] : NAN, n[M_P95] / b[M_P95],
+			char wait[16] = "-"; /* no ratio to a wait of 0 */
+			if (b[M_WAIT] > 0)
+				snprintf(wait, sizeof(wait), "%.3f", n[M_WAIT] / b[M_WAIT]);
+			printf("%-6.2f %-13s %10.3f %11s %12.3f %11.1f%% %11.1f%%\n", loads[li],
+			       pol[o], n[M_JCT] / b[M_JCT], wait, n[M_P95] / b[M_P95],
 			       100 * n[M_FRAG], 100 * b[M_FRAG]);
 		}
 	}
@@ -434,28 +436,32 @@ static int replay(int argc, char **argv)
 	const char *pol[MAX_LIST];
 	int npol = 0;
 	char pbuf[256];
-	if (strcmp(policy_list, "all") == 0) {
-		for (; sched_policy_names[npol]; npol++)
-			pol[npol] = sched_policy_names[npol];
-	} else {
-		if (snprintf(pbuf, sizeof(pbuf), "%s", policy_list) >= (int)sizeof(pbuf))
-			return cli_usage_error("sched replay", "--policy list too long");
-		char *save = NULL;
-		for (char *t = strtok_r(pbuf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			struct sched_policy tmp;
-			if (sched_policy_get(t, &tmp))
-				return cli_usage_error(
-				    "sched replay",
-				    "unknown policy '%s' (first-fit, best-fit, least-loaded, "
-				    "tetris, random, fgd, neural, all)",
-				    t);
+	/* "all" (the heuristics) may stand in a list: "all,neural". */
+	if (snprintf(pbuf, sizeof(pbuf), "%s", policy_list) >= (int)sizeof(pbuf))
+		return cli_usage_error("sched replay", "--policy list too long");
+	char *save = NULL;
+	for (char *t = strtok_r(pbuf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int all = strcmp(t, "all") == 0;
+		struct sched_policy tmp;
+		if (!all && sched_policy_get(t, &tmp))
+			return cli_usage_error(
+			    "sched replay",
+			    "unknown policy '%s' (first-fit, best-fit, least-loaded, "
+			    "tetris, random, fgd, neural, all)",
+			    t);
+		for (int k = 0; all ? sched_policy_names[k] != NULL : k < 1; k++) {
+			const char *name = all ? sched_policy_names[k] : t;
+			for (int i = 0; i < npol; i++)
+				if (strcmp(pol[i], name) == 0)
+					return cli_usage_error("sched replay",
+							       "policy '%s' named twice", name);
 			if (npol == MAX_LIST)
 				return cli_usage_error("sched replay", "too many policies");
-			pol[npol++] = t;
+			pol[npol++] = name;
 		}
-		if (!npol)
-			return cli_usage_error("sched replay", "empty --policy");
 	}
+	if (!npol)
+		return cli_usage_error("sched replay", "empty --policy");
 	struct sched_models models;
 	char err[SCHED_ERR_LEN];
 	struct sched_pod *pods = NULL;
