@@ -17,9 +17,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "quire/status.h"
+#include "sim/crc32_fast.h"
 
 struct quire_net_link {
 	int fd, stop_pipe[2];
@@ -45,9 +44,9 @@ static int port_path(struct sockaddr_un *sa, const char *dir, uint32_t addr)
 uint32_t quire_net_frame_crc(const uint8_t *f, uint32_t len)
 {
 	static const uint8_t zero[4];
-	uLong crc = crc32(0, f, QUIRE_FRAME_OFF_CRC);
-	crc = crc32(crc, zero, 4);
-	return (uint32_t)crc32(crc, f + QUIRE_FRAME_HDR_BYTES, len - QUIRE_FRAME_HDR_BYTES);
+	uint32_t crc = quire_sim_crc32(0, f, QUIRE_FRAME_OFF_CRC);
+	crc = quire_sim_crc32(crc, zero, 4);
+	return quire_sim_crc32(crc, f + QUIRE_FRAME_HDR_BYTES, len - QUIRE_FRAME_HDR_BYTES);
 }
 
 /* xorshift64*: a fixed generator, so a seeded fault run repeats. */

@@ -542,8 +542,10 @@ static const char bench_allreduce_help[] =
     "MPI_Allreduce of fp32 over TCP on loopback in the same run: algbw and busbw (NCCL's\n"
     "definitions, in fp32-equivalent GB/s), wire bytes per element and the ratio to MPI.\n"
     "Backends: cpu (MPI carries quire's data) and sim (W simulated cards started by\n"
-    "quire-cluster; the cards all-reduce over their own network, bytes counted by their ports).\n\n"
-    "  -b, --backend LIST comma-separated: cpu, sim (default cpu,sim)\n"
+    "quire-cluster; the cards all-reduce over their own network, bytes counted by their ports)\n"
+    "and sim-golden (the same cards computing with the hls/ C, QUIRE_EMU_ENGINES=golden: the\n"
+    "simulated cards as they were before their fast engines, for the speed-up in one run).\n\n"
+    "  -b, --backend LIST comma-separated: cpu, sim, sim-golden (default cpu,sim)\n"
     "  -w, --ranks LIST   comma-separated W (default 2,4)\n"
     "  -s, --min BYTES    smallest fp32 tensor (default 64KiB)\n"
     "  -S, --max BYTES    largest (default 64MiB); sizes go up 4x\n"
@@ -558,7 +560,8 @@ static int run_bench_mpi(const char *dir, const char *backend, int w, const char
 	snprintf(bench, sizeof(bench), "%s/quire-bench-allreduce", dir);
 	snprintf(cluster, sizeof(cluster), "%s/quire-cluster", dir);
 	snprintf(np, sizeof(np), "%d", w);
-	int sim = strcmp(backend, "sim") == 0;
+	int golden = strcmp(backend, "sim-golden") == 0,
+	    sim = golden || strcmp(backend, "sim") == 0;
 	const char *argv[40];
 	int k = 0;
 	if (sim) {
@@ -592,7 +595,12 @@ static int run_bench_mpi(const char *dir, const char *backend, int w, const char
 	for (size_t i = 0; i < sizeof(mpi) / sizeof(mpi[0]); i++)
 		argv[k++] = mpi[i];
 	argv[k] = NULL;
+	/* The cards read it when they start (sim/emu/engines.c); so do the ranks, to say so. */
+	if (golden)
+		setenv("QUIRE_EMU_ENGINES", "golden", 1);
 	int stopped_by, rc = cli_run_child(argv, " (apt-get install openmpi-bin)", &stopped_by);
+	if (golden)
+		unsetenv("QUIRE_EMU_ENGINES");
 	if (stopped_by)
 		return 128 + stopped_by; /* the user stopped it: nothing more to say */
 	if (rc != 0)
@@ -648,9 +656,9 @@ static int bench_allreduce(int argc, char **argv)
 	snprintf(list, sizeof(list), "%s", ranks);
 	snprintf(blist, sizeof(blist), "%s", backends);
 	for (char *save, *b = strtok_r(blist, ",", &save); b; b = strtok_r(NULL, ",", &save))
-		if (strcmp(b, "cpu") != 0 && strcmp(b, "sim") != 0)
-			return cli_usage_error("bench allreduce", "--backend: cpu or sim, not '%s'",
-					       b);
+		if (strcmp(b, "cpu") != 0 && strcmp(b, "sim") != 0 && strcmp(b, "sim-golden") != 0)
+			return cli_usage_error("bench allreduce",
+					       "--backend: cpu, sim or sim-golden, not '%s'", b);
 	for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		long w = strtol(tok, &end, 10);
 		if (*end || w < 1 || w > 64)

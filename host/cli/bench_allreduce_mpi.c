@@ -119,11 +119,16 @@ int main(int argc, char **argv)
 	}
 	struct quire_info info;
 	int cards = quire_get_info(ctx, &info) == QUIRE_OK && info.net.link == 1;
+	const char *engines = getenv("QUIRE_EMU_ENGINES"); /* the cards' (sim/emu/engines.c) */
+	int golden = cards && engines && !strcmp(engines, "golden");
 	if (rank == 0)
 		printf("quire bench allreduce: W=%d ranks, backend %s (%s), best of %d, GB/s of "
 		       "fp32-equivalent data\n%-10s %-10s %10s %10s %12s %10s\n",
-		       size, backend, cards ? "the cards' network" : "MPI transport", repeat,
-		       "size", "format", "algbw", "busbw", "wire B/elem", "x MPI");
+		       size, backend,
+		       golden  ? "the cards' network, golden engines: the hls/ C"
+		       : cards ? "the cards' network"
+			       : "MPI transport",
+		       repeat, "size", "format", "algbw", "busbw", "wire B/elem", "x MPI");
 	static const struct {
 		const char *label;
 		enum quire_format fmt;
