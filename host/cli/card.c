@@ -141,9 +141,10 @@ static int card_info(int argc, char **argv)
 	if (in.net.link)
 		printf(
 		    "network port   address %u, link up; %u frames sent (%llu bytes), %u received, "
-		    "%u bad, %u to no one\n",
+		    "%u bad, %u to no one, %llu sent again\n",
 		    in.net.addr, in.net.tx_frames, (unsigned long long)in.net.tx_bytes,
-		    in.net.rx_frames, in.net.rx_errors, in.net.tx_drops);
+		    in.net.rx_frames, in.net.rx_errors, in.net.tx_drops,
+		    (unsigned long long)in.net.retransmits);
 	else if (in.caps & QUIRE_CAP_NET || in.n_blocks)
 		printf("network port   link down (start the card on a network: quire-sim --net)\n");
 	if (in.n_blocks) {

@@ -213,6 +213,9 @@ struct quire_info {
 		uint32_t link, addr; /* link 1: up; addr: the port's network address */
 		uint32_t tx_frames, rx_frames, rx_errors, tx_drops;
 		uint64_t tx_bytes; /* frame bytes sent, headers included */
+		/* frames the port's link sent again after a loss (0 where the card does not
+		 * count them: the RTL card's link is its harness's) */
+		uint64_t retransmits;
 	} net;
 	uint32_t n_blocks; /* register blocks, as walked from BAR offset 0 */
 	struct {

@@ -59,7 +59,8 @@ class AllreduceArgs(ctypes.Structure):
 
 class _Net(ctypes.Structure):
     _fields_ = [("link", c_u32), ("addr", c_u32), ("tx_frames", c_u32), ("rx_frames", c_u32),
-                ("rx_errors", c_u32), ("tx_drops", c_u32), ("tx_bytes", ctypes.c_uint64)]
+                ("rx_errors", c_u32), ("tx_drops", c_u32), ("tx_bytes", ctypes.c_uint64),
+                ("retransmits", ctypes.c_uint64)]
 
 
 class _Block(ctypes.Structure):

@@ -117,7 +117,7 @@ static void bar_init(struct emu *e)
 	    {RB_CPLQ, QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, RB_IRQ},
 	    {RB_IRQ, QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION, RB_ENGINES},
 	    {RB_ENGINES, QUIRE_RB_TYPE_ENGINES, QUIRE_RB_ENGINES_VERSION, RB_NETPORT},
-	    {RB_NETPORT, QUIRE_RB_TYPE_NETPORT, QUIRE_RB_NETPORT_VERSION, RB_COUNTERS},
+	    {RB_NETPORT, QUIRE_RB_TYPE_NETPORT, QUIRE_RB_NETPORT_VERSION_RETX, RB_COUNTERS},
 	    {RB_COUNTERS, QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION, 0},
 	};
 	for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
@@ -160,6 +160,7 @@ static void net_counters(struct emu *e)
 	*reg(e, r, QUIRE_NET_TX_BYTES_LO) = (uint32_t)st.tx_bytes;
 	*reg(e, r, QUIRE_NET_TX_BYTES_HI) = (uint32_t)(st.tx_bytes >> 32);
 	*reg(e, r, QUIRE_NET_TX_DROPS) = (uint32_t)st.tx_drops;
+	*reg(e, RB_NETPORT, QUIRE_NET_RETRANSMITS) = (uint32_t)st.retransmits;
 }
 
 static uint64_t cycles_now(struct emu *e)
