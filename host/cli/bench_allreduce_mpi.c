@@ -290,6 +290,7 @@ int main(int argc, char **argv)
 	}
 	struct quire_info info;
 	int cards = quire_get_info(ctx, &info) == QUIRE_OK && info.net.link == 1;
+	uint64_t again0 = cards ? info.net.retransmits : 0;
 	const char *engines = getenv("QUIRE_EMU_ENGINES"); /* the cards' (sim/emu/engines.c) */
 	int golden = cards && engines && !strcmp(engines, "golden");
 	if (rank == 0)
@@ -364,6 +365,14 @@ int main(int argc, char **argv)
 		    cards
 			? "counted by the cards' network ports, frame headers included"
 			: "modelled for a ring on the cards' network (quire_allreduce_wire_bytes)");
+	uint64_t again = cards && !quire_get_info(ctx, &info) ? info.net.retransmits - again0 : 0,
+		 again_all = 0;
+	MPI_Reduce(&again, &again_all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (rank == 0 && cards)
+		printf(
+		    "frames sent again by the cards' links (lost, damaged or acknowledged late), "
+		    "all cards, all runs: %llu\n",
+		    (unsigned long long)again_all);
 	quire_comm_free(comm);
 	quire_close(ctx);
 	MPI_Finalize();
