@@ -537,7 +537,8 @@ out:
 
 static const char bench_allreduce_help[] =
     "Usage: quire bench allreduce [--backend LIST] [--ranks LIST] [--min BYTES] [--max BYTES]\n"
-    "                             [--repeat N] [--net-drop P] [--net-corrupt P] [--verify N]\n"
+    "                             [--repeat N] [--net-drop P] [--net-corrupt P] [--net-seed S]\n"
+    "                             [--verify N]\n"
     "All-reduce bandwidth, W ranks under mpirun, each format of quire beside OpenMPI's\n"
     "MPI_Allreduce of fp32 over TCP on loopback in the same run: algbw and busbw (NCCL's\n"
     "definitions, in fp32-equivalent GB/s), wire bytes per element and the ratio to MPI.\n"
@@ -553,6 +554,7 @@ static const char bench_allreduce_help[] =
     "      --net-drop P   the cards' network loses each frame (and each of its link's\n"
     "                     acknowledgements) with probability P; their link sends it again\n"
     "      --net-corrupt P  and damages each with probability P (sim backends)\n"
+    "      --net-seed S   seed of those faults (default: fixed)\n"
     "      --verify N     instead of bandwidth: N bfp8 all-reduces of --min bytes, each of new\n"
     "                     data, first on a loss-free network, then (with --net-drop or\n"
     "                     --net-corrupt) on the lossy one: how many give the loss-free bits\n"
@@ -563,7 +565,8 @@ static const char bench_allreduce_help[] =
 struct bench_run {
 	const char *min, *max, *repeat;
 	const char *drop, *corrupt; /* NULL: a loss-free network */
-	const char *verify;         /* NULL: bandwidth */
+	const char *seed;
+	const char *verify; /* NULL: bandwidth */
 	const char *dig_flag, *dig_file;
 };
 
@@ -589,6 +592,10 @@ static int run_bench_mpi(const char *dir, const char *backend, int w, const stru
 		if (br->corrupt) {
 			argv[k++] = "--net-corrupt";
 			argv[k++] = br->corrupt;
+		}
+		if (br->seed && (br->drop || br->corrupt)) {
+			argv[k++] = "--net-seed";
+			argv[k++] = br->seed;
 		}
 		argv[k++] = "--";
 	}
@@ -645,11 +652,13 @@ static int bench_allreduce(int argc, char **argv)
 					     {"repeat", required_argument, 0, 'r'},
 					     {"net-drop", required_argument, 0, 'D'},
 					     {"net-corrupt", required_argument, 0, 'C'},
+					     {"net-seed", required_argument, 0, 'E'},
 					     {"verify", required_argument, 0, 'V'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	const char *ranks = "2,4", *min = "64KiB", *max = "64MiB", *repeat = "5",
-		   *backends = "cpu,sim", *drop = NULL, *corrupt = NULL, *verify = NULL;
+		   *backends = "cpu,sim", *drop = NULL, *corrupt = NULL, *verify = NULL,
+		   *seed = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -668,6 +677,8 @@ static int bench_allreduce(int argc, char **argv)
 			*(c == 'D' ? &drop : &corrupt) = optarg;
 		else if (c == 'V')
 			verify = optarg;
+		else if (c == 'E')
+			seed = optarg;
 		else if (c == 'h')
 			return fputs(bench_allreduce_help, stdout), 0;
 		else
@@ -695,6 +706,8 @@ static int bench_allreduce(int argc, char **argv)
 					       "--net-%s: a probability, not '%s'",
 					       i ? "corrupt" : "drop", p);
 	}
+	if (seed && (strtoull(seed, &end, 10), *end || end == seed || *seed == '-'))
+		return cli_usage_error("bench allreduce", "--net-seed: a number, not '%s'", seed);
 	long nv = verify ? strtol(verify, &end, 10) : 0;
 	if (verify && (*end || end == verify || nv < 1 || nv > BENCH_ALLREDUCE_MAX_VERIFY))
 		return cli_usage_error("bench allreduce", "--verify: 1 to %d all-reduces, not '%s'",
@@ -735,8 +748,12 @@ static int bench_allreduce(int argc, char **argv)
 		snprintf(blist, sizeof(blist), "%s", backends);
 		for (char *bsave, *b = strtok_r(blist, ",", &bsave); b;
 		     b = strtok_r(NULL, ",", &bsave)) {
-			struct bench_run br = {sizes[0], sizes[1], repeat, drop,
-					       corrupt,  NULL,     NULL,   NULL};
+			struct bench_run br = {.min = sizes[0],
+					       .max = sizes[1],
+					       .repeat = repeat,
+					       .drop = drop,
+					       .corrupt = corrupt,
+					       .seed = seed};
 			int rc = 0, lossy = strcmp(b, "cpu") != 0 && (drop || corrupt);
 			if (verify) { /* the loss-free run's bits, then the lossy run against them
 				       */
