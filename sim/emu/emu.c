@@ -346,13 +346,19 @@ static uint32_t qe_mask(uint32_t log2)
 	return (uint32_t)((1ull << (log2 & 31)) - 1);
 }
 
+/* DESC is the descriptor at the command queue's CONSUMER, in this queue epoch. */
+static int qe_held(struct emu *e)
+{
+	const struct queue_engine *q = &e->qe;
+	return q->held && q->held_index == *reg(e, RB_CMDQ, QUIRE_Q_CONSUMER) &&
+	       q->held_epoch == e->epoch;
+}
+
 /* A descriptor waits at CONSUMER that DESC does not hold: the engine fetches it. */
 static int qe_wants_fetch(struct emu *e)
 {
-	struct queue_engine *q = &e->qe;
-	uint32_t cons = *reg(e, RB_CMDQ, QUIRE_Q_CONSUMER);
-	int held = q->held && q->held_index == cons && q->held_epoch == e->epoch;
-	return (q->ctrl & QUIRE_QE_ARM) && !held && *reg(e, RB_CMDQ, QUIRE_Q_PRODUCER) != cons;
+	return (e->qe.ctrl & QUIRE_QE_ARM) && !qe_held(e) &&
+	       *reg(e, RB_CMDQ, QUIRE_Q_PRODUCER) != *reg(e, RB_CMDQ, QUIRE_Q_CONSUMER);
 }
 
 static void qe_fetch(struct emu *e)
@@ -384,10 +390,7 @@ static uint32_t qe_desc_state(struct emu *e)
 	pthread_mutex_lock(&e->lock);
 	if (qe_wants_fetch(e))
 		qe_fetch(e);
-	struct queue_engine *q = &e->qe;
-	uint32_t cons = *reg(e, RB_CMDQ, QUIRE_Q_CONSUMER);
-	uint32_t v = q->held && q->held_index == cons && q->held_epoch == e->epoch ? QUIRE_QE_HELD
-										   : QUIRE_QE_IDLE;
+	uint32_t v = qe_held(e) ? QUIRE_QE_HELD : QUIRE_QE_IDLE;
 	pthread_mutex_unlock(&e->lock);
 	return v;
 }
