@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from . import _consts, _native as _n
-from . import _bad, _check, _error, _fmt, _torch
+from . import _Mem, _bad, _check, _error, _fmt, _out, _torch
 
 lib = _n.lib
 
@@ -80,7 +80,7 @@ class Context:
         h = ctypes.c_void_p()
         _check(lib.quire_ef_create(self.handle, count, ctypes.byref(h)), "Context.ef",
                f"{count} elements")
-        return self._adopt(ErrorFeedback(self, h))
+        return self._adopt(ErrorFeedback(self, h, count))
 
     def comm_self(self):
         """A communicator of this rank alone."""
@@ -176,8 +176,24 @@ class ErrorFeedback(_Child):
     """The residual of one tensor on one rank (quire_ef_create); reset() zeroes it."""
     _free_fn = staticmethod(lib.quire_ef_free)
 
+    def __init__(self, ctx, h, count):
+        super().__init__(ctx, h)
+        self.count = count
+
     def reset(self):
         lib.quire_ef_reset(self.handle)
+
+    def read(self, out=None):
+        """The residual, count float32: a new numpy array, or out (an array or tensor)."""
+        out, m = _out(out, out, self.count, np.float32, "ErrorFeedback.read", "out")
+        _check(lib.quire_ef_read(self.handle, m.addr, self.count), "ErrorFeedback.read")
+        return out
+
+    def write(self, residual):
+        """Make residual (count float32, an array or tensor) the state."""
+        m = _Mem(residual, "ErrorFeedback.write", "residual", np.float32, self.count,
+                 copy_ok=True)
+        _check(lib.quire_ef_write(self.handle, m.addr, self.count), "ErrorFeedback.write")
 
 
 def _place(x, where, what):
