@@ -85,7 +85,13 @@ class _Cards:
         # quire-cluster gives card r to the process whose QUIRE_RANK (or mpirun's rank) is
         # r; under torchrun only RANK is set: the group's rank names the card.
         os.environ.setdefault("QUIRE_RANK", str(rank))
-        self.ctx = quire.Context(uri)
+        try:
+            self.ctx = quire.Context(uri)
+        except quire.QuireError as e:
+            if uri != "sim:cluster" or "QUIRE_CLUSTER_DIR" in os.environ:
+                raise
+            raise quire._error(e.status, "quire.torch.register", "backend 'sim': no card for "
+                               "this rank; run the ranks inside quire-cluster -n W -- ...") from e
         self.comm = self.ctx.comm_rendezvous(rank=rank, size=size)
         self.buf, self.efs = None, {}
 

@@ -270,6 +270,31 @@ class DDPHook(Tmp):
         self.dies(2, "cpu")
         self.dies(2, "sim")
 
+    def test_register_errors(self):
+        # Outside quire-cluster there is no card for backend "sim": said, with what to do.
+        code = ("import os, sys, torch, torch.distributed as dist; import quire.torch\n"
+                "os.environ.update(MASTER_ADDR='127.0.0.1', MASTER_PORT=sys.argv[1])\n"
+                "dist.init_process_group('gloo', rank=0, world_size=1)\n"
+                "ddp = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(3, 3))\n"
+                "for kw in ({'backend': 'sim'}, {'backend': 'xrt'}, {'format': 'fp16'}):\n"
+                "    try:\n"
+                "        quire.torch.register(ddp, **kw)\n"
+                "    except quire.QuireError as e:\n"
+                "        print(e.name, e)\n")
+        import socket
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = str(s.getsockname()[1])
+        env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"))
+        env.pop("QUIRE_CLUSTER_DIR", None)
+        r = subprocess.run([sys.executable, "-c", code, port], env=env, capture_output=True,
+                           text=True, timeout=60)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 3, r.stdout + r.stderr)
+        self.assertRegex(lines[0], "^QUIRE_ERR_NO_DEVICE .*inside quire-cluster")
+        self.assertRegex(lines[1], "^QUIRE_ERR_NOT_SUPPORTED .*'xrt'")
+        self.assertRegex(lines[2], "^QUIRE_ERR_FORMAT .*'fp16'")
+
 
 class Errors(Tmp):
     def test_bad_uri(self):
