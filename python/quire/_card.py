@@ -104,6 +104,20 @@ class Context:
                "Context.comm_rendezvous", f"{directory}, rank {rank} of {size}")
         return self._adopt(Comm(self, h))
 
+    def comm_from_mpi(self, comm=None, timeout_ms=0):
+        """A communicator of the ranks of an MPI communicator (quire_comm_from_mpi of
+        libquire_mpi): on the cpu backend the ring runs over MPI's messages; on cards MPI
+        trades their addresses. comm: None (MPI_COMM_WORLD; MPI initialised here if it is
+        not yet, finalised at exit), an mpi4py communicator or an MPI_Comm handle (int).
+        timeout_ms: how long a collective waits for a silent peer, then QUIRE_ERR_TIMEOUT
+        (0: on cpu no limit but MPI's, on cards 5000)."""
+        from . import _mpi
+        h, qm = _mpi.handle(comm)
+        out = ctypes.c_void_p()
+        _check(qm.quire_comm_from_mpi_timeout(self.handle, h, int(timeout_ms),
+                                              ctypes.byref(out)), "Context.comm_from_mpi")
+        return self._adopt(Comm(self, out))
+
     def _adopt(self, child):
         self._children.append(child)
         return child

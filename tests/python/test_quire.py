@@ -190,6 +190,49 @@ class Cluster(Tmp):
         self.assertIn("about: net", self.read("log0").decode())  # the card says where
 
 
+@unittest.skipIf(not os.path.exists(os.path.join(BUILD, "lib", "libquire_mpi.so.0")) or
+                 subprocess.run(["sh", "-c", "command -v mpirun"], capture_output=True).returncode,
+                 "no MPI (apt-get install openmpi-bin libopenmpi-dev)")
+class MPIComm(Tmp):
+    """Context.comm_from_mpi: 3 ranks under mpirun on the cpu backend, the host's ring over
+    MPI: the same bits on every rank, the codec's for the same gradients."""
+
+    @staticmethod
+    def ring_fp32_mean(xs):
+        """fp32 in the ring's order (collectives.md): chunk k adds ranks k+1, ..., k."""
+        import ctypes
+        w, n = len(xs), len(xs[0])
+        y = np.empty(n, np.float32)
+        for k in range(w):
+            off, ln = ctypes.c_size_t(), ctypes.c_size_t()
+            quire._native.lib.quire_comm_chunk(n, w, k, ctypes.byref(off), ctypes.byref(ln))
+            part = slice(off.value, off.value + ln.value)
+            acc = xs[(k + 1) % w][part].copy()
+            for j in range(2, w + 1):
+                acc += xs[(k + j) % w][part]
+            y[part] = acc / np.float32(w)
+        return y
+
+    def test_three_ranks(self):
+        w, n = 3, 3000
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        rank = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_rank.py")
+        r = subprocess.run(["mpirun", "--oversubscribe", "-np", str(w), "--mca", "btl",
+                            "self,vader", "--mca", "btl_vader_single_copy_mechanism", "none",
+                            "--mca", "mpi_yield_when_idle", "1", sys.executable, rank, BUILD,
+                            str(n), self.path("y")], env=env, capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        res = [np.zeros(n, np.float32) for _ in range(w)]
+        for step in range(3):
+            xs = [np.random.default_rng(100 * step + k).standard_normal(n).astype(np.float32)
+                  for k in range(w)]
+            want = bits(quire.reduce(xs, "bfp8", residuals=res) if step < 2 else
+                        self.ring_fp32_mean(xs))
+            for k in range(w):
+                self.assertEqual(self.read(f"y.{k}.{step}.f32"), want, f"rank {k} step {step}")
+
+
 @unittest.skipIf(torch is None, NO_TORCH)
 class DDPHook(Tmp):
     """quire.torch.register on 2 and 4 processes over Gloo, on the cpu backend and on
