@@ -359,6 +359,14 @@ void quire_comm_chunk(size_t count, int size, int k, size_t *offset, size_t *len
 struct quire_ef;
 int quire_ef_create(struct quire_ctx *ctx, size_t count, struct quire_ef **ef);
 void quire_ef_reset(struct quire_ef *ef);
+/*
+ * The residual, count fp32 values, copied out (read) or in (write): to carry error
+ * feedback across a change of layout, as when a trainer regroups its gradients (PyTorch
+ * DDP rebuilds its buckets). Not while a collective with ef is in flight. QUIRE_OK;
+ * QUIRE_ERR_INVALID for NULL; QUIRE_ERR_SIZE if count is not the ef's.
+ */
+int quire_ef_read(const struct quire_ef *ef, float *dst, size_t count);
+int quire_ef_write(struct quire_ef *ef, const float *src, size_t count);
 void quire_ef_free(struct quire_ef *ef);
 
 struct quire_allreduce_args {

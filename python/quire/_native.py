@@ -119,6 +119,8 @@ _PROTOS = {
     "quire_ef_create": (c_int, [c_vp, c_size, PP]),
     "quire_ef_reset": (None, [c_vp]),
     "quire_ef_free": (None, [c_vp]),
+    "quire_ef_read": (c_int, [c_vp, c_vp, c_size]),
+    "quire_ef_write": (c_int, [c_vp, c_vp, c_size]),
     "quire_allreduce": (c_int, [c_vp, ctypes.POINTER(AllreduceArgs), PP]),
     "quire_reduce_scatter": (c_int, [c_vp, ctypes.POINTER(AllreduceArgs), PP]),
     "quire_broadcast": (c_int, [c_vp, Ref, c_size, c_int, PP]),
