@@ -241,24 +241,22 @@ static const char *const pod_cols[P_COLS] = {
     "name", "cpu_milli", "memory_mib",    "num_gpu",       "gpu_milli",     "gpu_spec",
     "qos",  "pod_phase", "creation_time", "deletion_time", "scheduled_time"};
 
-static int pod_row(struct csv *c, const int *col, const struct sched_models *m, struct sched_pod *p,
-		   char *err, size_t errlen)
+/* A pod's requests (cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec and, unless q is
+ * NULL, qos) from their fields, checked. */
+static int pod_request(const struct csv *c, const char *cpu, const char *mem, const char *ngpu,
+		       const char *milli, const char *spec, const char *q,
+		       const struct sched_models *m, struct sched_pod *p, char *err, size_t errlen)
 {
-	const char *const *f = (const char *const *)c->field;
 	int64_t v;
-	memset(p, 0, sizeof(*p));
-	p->line = c->line;
-	if (copy_name(c, p->name, f[col[P_NAME]], err, errlen))
-		return -1;
-	if (parse_int(c, f[col[P_CPU]], "cpu_milli", 0, 100000000, &v, err, errlen))
+	if (parse_int(c, cpu, "cpu_milli", 0, 100000000, &v, err, errlen))
 		return -1;
 	p->cpu = (int32_t)v;
-	if (parse_int(c, f[col[P_MEM]], "memory_mib", 0, INT64_C(1) << 40, &p->mem, err, errlen))
+	if (parse_int(c, mem, "memory_mib", 0, INT64_C(1) << 40, &p->mem, err, errlen))
 		return -1;
-	if (parse_int(c, f[col[P_NGPU]], "num_gpu", 0, SCHED_MAX_GPUS, &v, err, errlen))
+	if (parse_int(c, ngpu, "num_gpu", 0, SCHED_MAX_GPUS, &v, err, errlen))
 		return -1;
 	p->ngpu = (int32_t)v;
-	if (parse_int(c, f[col[P_MILLI]], "gpu_milli", 0, SCHED_MILLI, &v, err, errlen))
+	if (parse_int(c, milli, "gpu_milli", 0, SCHED_MILLI, &v, err, errlen))
 		return -1;
 	p->milli = (int32_t)v;
 	if (p->ngpu == 0 && p->milli != 0)
@@ -269,7 +267,6 @@ static int pod_row(struct csv *c, const int *col, const struct sched_models *m, 
 				  "%s:%d: num_gpu %d with gpu_milli 0 (1..1000 expected)", c->path,
 				  c->line, p->ngpu);
 	/* gpu_spec: empty or "nan" for any model, else models joined by '|'. */
-	const char *spec = f[col[P_SPEC]];
 	if (*spec && strcmp(spec, "nan") != 0) {
 		char buf[256];
 		if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
@@ -290,8 +287,9 @@ static int pod_row(struct csv *c, const int *col, const struct sched_models *m, 
 			return sched_fail(err, errlen, "%s:%d: empty gpu_spec '%s'", c->path,
 					  c->line, spec);
 	}
-	const char *q = f[col[P_QOS]];
 	p->qos = -1;
+	if (!q)
+		return 0;
 	for (int i = 0; i < SCHED_QOS_COUNT; i++)
 		if (strcmp(q, qos_names[i]) == 0)
 			p->qos = i;
@@ -299,6 +297,20 @@ static int pod_row(struct csv *c, const int *col, const struct sched_models *m, 
 		return sched_fail(err, errlen,
 				  "%s:%d: unknown qos '%s' (LS, Guaranteed, Burstable, BE)",
 				  c->path, c->line, q);
+	return 0;
+}
+
+static int pod_row(struct csv *c, const int *col, const struct sched_models *m, struct sched_pod *p,
+		   char *err, size_t errlen)
+{
+	const char *const *f = (const char *const *)c->field;
+	memset(p, 0, sizeof(*p));
+	p->line = c->line;
+	if (copy_name(c, p->name, f[col[P_NAME]], err, errlen))
+		return -1;
+	if (pod_request(c, f[col[P_CPU]], f[col[P_MEM]], f[col[P_NGPU]], f[col[P_MILLI]],
+			f[col[P_SPEC]], f[col[P_QOS]], m, p, err, errlen))
+		return -1;
 	if (parse_int(c, f[col[P_CREATE]], "creation_time", 0, INT64_C(1) << 50, &p->creation, err,
 		      errlen) ||
 	    parse_opt_time(c, f[col[P_DELETE]], "deletion_time", &p->deletion, err, errlen) ||
@@ -427,4 +439,149 @@ int sched_read_nodes(const char *path, const struct sched_models *m, struct sche
 {
 	return read_rows(path, node_cols, N_COLS, node_row_v, m, sizeof(**nodes), "nodes",
 			 (void **)nodes, count, err, errlen);
+}
+
+/* ---- One decision's input (quire sched place, docs/sched-api.md) ------------------------- */
+
+void sched_place_free(struct sched_place *pl)
+{
+	free(pl->nodes);
+	free(pl->state);
+	free(pl->classes);
+	memset(pl, 0, sizeof(*pl));
+}
+
+static int want_fields(const struct csv *c, int n, const char *what, char *err, size_t errlen)
+{
+	if (c->nfields != n)
+		return sched_fail(err, errlen, "%s:%d: %s row: %d fields, %d expected (%s)",
+				  c->path, c->line, c->field[0], c->nfields, n, what);
+	return 0;
+}
+
+static const char task_fields[] =
+    "task,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,waited_s";
+static const char node_fields[] =
+    "node,sn,cpu_milli,memory_mib,gpu,model,cpu_free,memory_free,gpu_free";
+static const char class_fields[] = "class,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,count";
+
+static int place_node(struct csv *c, const struct sched_models *m, struct sched_node *nd,
+		      struct sched_nstate *st, char *err, size_t errlen)
+{
+	static const int col[N_COLS] = {1, 2, 3, 4, 5}; /* sn, cpu_milli, memory_mib, gpu, model */
+	if (want_fields(c, 9, node_fields, err, errlen) || node_row(c, col, m, nd, err, errlen))
+		return -1;
+	int64_t v;
+	memset(st, 0, sizeof(*st));
+	if (parse_int(c, c->field[6], "cpu_free", 0, nd->cpu, &v, err, errlen) ||
+	    parse_int(c, c->field[7], "memory_free", 0, nd->mem, &st->mem_free, err, errlen))
+		return -1;
+	st->cpu_free = (int32_t)v;
+	/* gpu_free: the free milli-GPUs of each GPU, joined by '|'; empty for no GPU. */
+	char buf[128];
+	const char *g = c->field[8];
+	if (snprintf(buf, sizeof(buf), "%s", strcmp(g, "nan") == 0 ? "" : g) >= (int)sizeof(buf))
+		return sched_fail(err, errlen, "%s:%d: gpu_free too long", c->path, c->line);
+	int k = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save), k++) {
+		if (k == nd->ngpu)
+			return sched_fail(err, errlen,
+					  "%s:%d: gpu_free '%s': more values than the node's %d "
+					  "GPUs",
+					  c->path, c->line, g, nd->ngpu);
+		if (parse_int(c, t, "gpu_free", 0, SCHED_MILLI, &v, err, errlen))
+			return -1;
+		st->gpu_free[k] = (int32_t)v;
+	}
+	if (k != nd->ngpu)
+		return sched_fail(err, errlen,
+				  "%s:%d: gpu_free '%s': %d values for the node's %d GPUs (free "
+				  "milli-GPUs of each, joined by '|')",
+				  c->path, c->line, g, k, nd->ngpu);
+	return 0;
+}
+
+int sched_read_place(FILE *f, const char *name, const struct sched_models *m,
+		     struct sched_place *pl, char *err, size_t errlen)
+{
+	memset(pl, 0, sizeof(*pl));
+	struct csv *c = calloc(1, sizeof(*c));
+	if (!c)
+		return sched_fail(err, errlen, "%s: out of memory", name);
+	c->f = f;
+	c->path = name;
+	size_t cap = 0, ccap = 0, scap = 0;
+	int task_line = 0, r;
+	while ((r = csv_row(c, err, errlen)) > 0) {
+		const char *kind = c->field[0];
+		if (*kind == '#')
+			continue; /* a comment */
+		if (strcmp(kind, "task") == 0) {
+			if (task_line)
+				r = sched_fail(err, errlen,
+					       "%s:%d: a second task row (the first at "
+					       "line %d): one decision, one task",
+					       name, c->line, task_line);
+			else if (!want_fields(c, 8, task_fields, err, errlen) &&
+				 !pod_request(c, c->field[1], c->field[2], c->field[3], c->field[4],
+					      c->field[5], c->field[6], m, &pl->pod, err, errlen)) {
+				char *end;
+				errno = 0;
+				pl->waited = strtod(c->field[7], &end);
+				if (!*c->field[7] || *end || errno || !(pl->waited >= 0) ||
+				    pl->waited > 1e12)
+					r = sched_fail(err, errlen,
+						       "%s:%d: waited_s '%s' is not a number of "
+						       "seconds from 0",
+						       name, c->line, c->field[7]);
+				task_line = c->line;
+				pl->pod.line = c->line;
+				snprintf(pl->pod.name, sizeof(pl->pod.name), "task");
+			} else
+				r = -1;
+		} else if (strcmp(kind, "node") == 0) {
+			if (pl->count == SCHED_PLACE_MAX_NODES)
+				r = sched_fail(err, errlen, "%s:%d: more than %d nodes", name,
+					       c->line, SCHED_PLACE_MAX_NODES);
+			else if (grow((void **)&pl->nodes, &cap, pl->count, sizeof(*pl->nodes)) ||
+				 grow((void **)&pl->state, &scap, pl->count, sizeof(*pl->state)))
+				r = sched_fail(err, errlen, "%s: out of memory", name);
+			else if (place_node(c, m, &pl->nodes[pl->count], &pl->state[pl->count], err,
+					    errlen))
+				r = -1;
+			else
+				pl->count++;
+		} else if (strcmp(kind, "class") == 0) {
+			struct sched_pod p = {0};
+			int64_t n;
+			if (want_fields(c, 7, class_fields, err, errlen) ||
+			    pod_request(c, c->field[1], c->field[2], c->field[3], c->field[4],
+					c->field[5], NULL, m, &p, err, errlen) ||
+			    parse_int(c, c->field[6], "count", 1, INT64_C(1) << 40, &n, err,
+				      errlen))
+				r = -1;
+			else if (grow((void **)&pl->classes, &ccap, pl->nclasses,
+				      sizeof(*pl->classes)))
+				r = sched_fail(err, errlen, "%s: out of memory", name);
+			else
+				pl->classes[pl->nclasses++] =
+				    (struct sched_class){p.cpu, p.mem, p.ngpu, p.milli, p.spec, n};
+		} else
+			r = sched_fail(err, errlen,
+				       "%s:%d: row kind '%.40s': task, node or class expected",
+				       name, c->line, kind);
+		if (r < 0)
+			break;
+	}
+	free(c);
+	if (r == 0 && !task_line)
+		r = sched_fail(err, errlen, "%s: no task row (%s)", name, task_fields);
+	if (r == 0 && !pl->count)
+		r = sched_fail(err, errlen, "%s: no node row (%s)", name, node_fields);
+	if (r < 0) {
+		sched_place_free(pl);
+		return -1;
+	}
+	return 0;
 }

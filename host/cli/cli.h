@@ -80,5 +80,8 @@ int cli_bench(int argc, char **argv);
 size_t cli_model_image(uint8_t *img, uint32_t layers, const uint32_t *w, uint64_t *rng);
 /* quire sched: the trace replay of sched/. */
 int cli_sched(int argc, char **argv);
+/* quire sched place and quire sched bench (sched_place.c). */
+int cli_sched_place(int argc, char **argv);
+int cli_sched_bench(int argc, char **argv);
 
 #endif /* QUIRE_CLI_H */
