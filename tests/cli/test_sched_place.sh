@@ -5,7 +5,8 @@
 # node that feature says; the same answer and scores on cpu, the simulated card and
 # opencl (when PoCL is there); the choice is the feasible argmax of the scores printed;
 # no fit is 'none' (exit 3); malformed rows, corrupt or truncated models and bad usage
-# are clear errors (exit 1 naming stdin:LINE or the model's offset, exit 2).
+# are clear errors (exit 1 naming stdin:LINE or the model's offset, exit 2); quire sched
+# bench prints its rows.
 # Usage: test_sched_place.sh BUILD
 set -u
 B=$1
@@ -136,5 +137,12 @@ expect "16-input model" 1 "takes 16 inputs; a candidate has 17" "$IN" -- $P "$T/
 expect "missing model" 1 "No such file" "$IN" -- $P "$T/none.qmlp"
 expect "--model-file required" 2 "is required" "$IN" -- "$Q" sched place
 expect "place help" 0 "gpu_free" "" -- "$Q" sched place --help
+# quire sched bench: a row per backend and size (the figures themselves are not checked).
+expect "bench: cpu, 32 and 1024 candidates" 0 "^cpu  *1024  *[0-9.][0-9.]*  *- " "" -- \
+	"$Q" sched bench --backend cpu --repeat 3
+expect "bench: --widths" 0 "model: 17-8-1 (" "" -- "$Q" sched bench --backend cpu --repeat 1 \
+	--widths 17,8,1
+expect "bench: bad --widths" 2 "the last 1" "" -- "$Q" sched bench --widths 17,8
+expect "bench: bad --model" 2 "rtl, not 'emu'" "" -- "$Q" sched bench --model emu
 echo "sched place: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
