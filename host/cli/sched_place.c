@@ -21,7 +21,7 @@
 #include "quire.h"
 #include "sched/sched.h"
 
-#define RTL_CLOCK_MHZ 250.0 /* the card's clock the RTL is built for (docs/rtl.md) */
+#define RTL_CLOCK_MHZ 250.0 /* the card's clock the RTL is built for (docs/rtl-card.md) */
 
 static const char place_help[] =
     "Usage: quire sched place --model-file FILE [--backend URI] [--speed M=F,...] [--verbose]\n"

@@ -9,8 +9,9 @@
  *   "sim:cluster", "sim:inproc"), quire_get_info, buffers the card reaches, and
  *   operations submitted as requests (quire_submit, then quire_test or
  *   quire_wait; quire_run submits, waits and frees), the int8 MLP's MLP_LOAD
- *   and MLP_SCORE among them, and quire_model_* over them for a scheduler. A card that shows no progress for the timeout
- *   (QUIRE_TIMEOUT_MS, default 5000 ms; quire_set_timeout) makes its context
+ *   and MLP_SCORE among them (quire_model_* over them for a scheduler). A card
+ *   that shows no progress for the timeout (QUIRE_TIMEOUT_MS, default 5000 ms;
+ *   quire_set_timeout) makes its context
  *   fail with QUIRE_ERR_TIMEOUT, then QUIRE_ERR_UNRESPONSIVE, until quire_reset.
  * - Collectives across ranks on communicators (quire_comm): all-reduce,
  *   reduce-scatter, broadcast, all-gather, barrier, with error-feedback state;
