@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * quire sched place: one placement decision from the command line (the task and the nodes
- * as CSV on stdin, the features of sched/, the model scored through libquire's
+ * as CSV or JSON on stdin, the features of sched/, the model scored through libquire's
  * quire_model_* on any backend); quire sched bench: the decision latency of that API for
  * 32 and 1024 candidates on each backend, the RTL card in card cycles. docs/sched-api.md.
  */
@@ -25,14 +25,16 @@
 
 static const char place_help[] =
     "Usage: quire sched place --model-file FILE [--backend URI] [--speed M=F,...] [--verbose]\n"
-    "One placement decision: the task and the candidate nodes come as CSV on stdin,\n"
+    "One placement decision: the task and the candidate nodes come on stdin as CSV,\n"
     "one row each, the kind first (docs/sched-api.md):\n"
     "  task,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,waited_s\n"
     "  node,sn,cpu_milli,memory_mib,gpu,model,cpu_free,memory_free,gpu_free\n"
     "  class,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,count   (optional)\n"
     "(gpu_free: each GPU's free milli-GPUs joined by '|'; class rows: the target\n"
     "workload of the fragmentation feature, by default the task alone; '#' lines are\n"
-    "comments). The features of docs/sched.md are scored by the model and the feasible\n"
+    "comments), or as JSON: {\"task\": {KEY: VALUE, ...}, \"nodes\": [{...}, ...],\n"
+    "\"classes\": [...]} with the same keys (gpu_free and gpu_spec may be arrays).\n"
+    "The features of docs/sched.md are scored by the model and the feasible\n"
     "candidate with the largest score is printed: the node's name, and the GPUs it\n"
     "takes. Exit 0; 3 when the task fits no node (prints 'none'); 1 on bad input.\n\n"
     "  -m, --model-file FILE  model image (include/quire/mlp.h) with 17 inputs\n"

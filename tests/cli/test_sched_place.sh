@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# quire sched place: one decision from CSV on stdin, with small models made here by the
+# quire sched place: one decision from CSV or JSON on stdin, with small models made here by the
 # tests' own model writer (tests/ref/mlp_ref.py): a model that scores one feature picks the
 # node that feature says; the same answer and scores on cpu, the simulated card and
 # opencl (when PoCL is there); the choice is the feasible argmax of the scores printed;
@@ -119,12 +119,50 @@ expect "not an integer" 1 "stdin:3: memory_mib '1e6' is not an integer" \
 expect "short row" 1 "stdin:2: node row: 4 fields, 9 expected" "$H\nnode,n1,32000,65536\n" -- \
 	$P "$T/random.qmlp"
 expect "unknown row kind" 1 "stdin:1: row kind 'tusk'" "tusk,1\n" -- $P "$T/random.qmlp"
-expect "no task" 1 "stdin: no task row" "node,n1,32000,65536,2,T4,16000,30000,1000|1\n" -- \
+expect "no task" 1 "stdin: no task (" "node,n1,32000,65536,2,T4,16000,30000,1000|1\n" -- \
 	$P "$T/random.qmlp"
-expect "no node" 1 "stdin: no node row" "$H\n" -- $P "$T/random.qmlp"
+expect "no node" 1 "stdin: no node (" "$H\n" -- $P "$T/random.qmlp"
 expect "two tasks" 1 "stdin:2: a second task row" "$H\n$H\n" -- $P "$T/random.qmlp"
 expect "bad class" 1 "stdin:3: count 0 outside" "$H\nnode,n1,32000,65536,0,,1,1,\nclass,0,0,0,0,,0\n" -- \
 	$P "$T/random.qmlp"
+
+# The same input as JSON: the same candidates, features, scores and choice.
+cat >"$T/in.json" <<'JSON'
+
+{
+  "task": {"cpu_milli": 4000, "memory_mib": 8192, "num_gpu": 1, "gpu_milli": 500,
+           "qos": "LS", "waited_s": 30},
+  "nodes": [
+    {"sn": "n1", "cpu_milli": 32000, "memory_mib": 65536, "gpu": 2, "model": "T4",
+     "cpu_free": 16000, "memory_free": 30000, "gpu_free": [1000, 600]},
+    {"sn": "n2", "cpu_milli": 64000, "memory_mib": 131072, "gpu": 8, "model": "V100M16",
+     "cpu_free": 60000, "memory_free": 100000,
+     "gpu_free": [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000]},
+    {"sn": "n3", "cpu_milli": 8000, "memory_mib": 16384, "gpu": 1, "model": "A10",
+     "cpu_free": 8000, "memory_free": 16384, "gpu_free": [200]},
+    {"sn": "cpu1", "cpu_milli": 96000, "memory_mib": 393216, "gpu": 0,
+     "cpu_free": 90000, "memory_free": 300000}
+  ],
+  "classes": []
+}
+JSON
+$P "$T/random.qmlp" --verbose <"$T/in.json" >"$T/vj" 2>&1
+cmp -s "$T/v" "$T/vj" && ok "JSON: the same decision as the CSV" ||
+	ko "JSON differs from CSV: $(diff "$T/v" "$T/vj" | head -4)"
+J=$(cat "$T/in.json")
+jexpect() { # jexpect NAME PATTERN SED-SCRIPT: the JSON edited, exit 1 with PATTERN
+	expect "JSON: $1" 1 "$2" "$(printf '%s' "$J" | sed "$3")" -- $P "$T/random.qmlp"
+}
+jexpect "free above capacity, the node's line" "stdin:6: cpu_free 36000 outside 0..32000" \
+	's/"cpu_free": 16000/"cpu_free": 36000/'
+jexpect "missing key" "stdin:3: task without 'qos'" 's/"qos": "LS", //'
+jexpect "unknown key" "stdin:8: unknown key 'color' in a node" 's/"sn": "n2",/"sn": "n2", "color": 1,/'
+jexpect "broken array" "stdin:12: JSON: ',' or ']' expected in an array, not '}'" 's/\[200\]/[200/'
+jexpect "not an integer" "stdin:6: gpu_free '6e2' is not an integer" 's/1000, 600/1000, 6e2/'
+jexpect "unknown GPU model" "stdin:11: unknown GPU model 'A100'" 's/"A10"/"A100"/'
+jexpect "trailing text" "nothing expected after the object" 's/^}$/} x/'
+expect "JSON: cut short" 1 "JSON ends early" '{"task":' -- $P "$T/random.qmlp"
+expect "JSON: empty object" 1 "stdin: no task (" '{}' -- $P "$T/random.qmlp"
 
 # Bad models: the offset at fault.
 head -c 100 "$T/random.qmlp" >"$T/trunc.qmlp"
