@@ -2,7 +2,8 @@
 # `make fuzz`: libFuzzer (clang), FUZZ_SECONDS for each target, each starting from its corpus:
 # fuzz_card, the firmware's validator and command loop on the card model (tests/fuzz/corpus);
 # fuzz_encoded, the encoded-file reader (tests/fuzz/corpus-encoded); fuzz_model, the model
-# image loader (seeds: the golden models, tests/data/mlp_golden).
+# image loader (seeds: the golden models, tests/data/mlp_golden); fuzz_place, the input of
+# quire sched place, CSV or JSON (tests/fuzz/corpus-place).
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 comma := ,
@@ -23,6 +24,8 @@ FUZZ_ENCODED_SRCS := tests/fuzz/fuzz_encoded.c host/src/codec/encoded_file.c hos
 FUZZ_MODEL_BIN := build-fuzz/fuzz_model
 FUZZ_MODEL_SRCS := tests/fuzz/fuzz_model.c host/src/core/model_check.c hls/mlp.c hls/crc32.c \
 	host/src/status.c
+FUZZ_PLACE_BIN := build-fuzz/fuzz_place
+FUZZ_PLACE_SRCS := tests/fuzz/fuzz_place.c sched/trace.c
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_CODEC_OBJS) $(BOARDS_H) $(wildcard include/quire/*.h firmware/*.h hls/*.h sim/*.h sim/emu/*.h)
 	@mkdir -p $(dir $@)
@@ -37,12 +40,19 @@ $(FUZZ_MODEL_BIN): $(FUZZ_MODEL_SRCS) $(wildcard include/quire/*.h host/include/
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Ihost/include -o $@ $(FUZZ_MODEL_SRCS)
 
-fuzz: $(FUZZ_BIN) $(FUZZ_ENCODED_BIN) $(FUZZ_MODEL_BIN)
-	@mkdir -p build-fuzz/corpus build-fuzz/corpus-encoded build-fuzz/corpus-model
+$(FUZZ_PLACE_BIN): $(FUZZ_PLACE_SRCS) sched/sched.h sched/internal.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_PLACE_SRCS)
+
+fuzz: $(FUZZ_BIN) $(FUZZ_ENCODED_BIN) $(FUZZ_MODEL_BIN) $(FUZZ_PLACE_BIN)
+	@mkdir -p build-fuzz/corpus build-fuzz/corpus-encoded build-fuzz/corpus-model \
+		build-fuzz/corpus-place
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
 		build-fuzz/corpus tests/fuzz/corpus
 	$(FUZZ_ENCODED_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
 		build-fuzz/corpus-encoded tests/fuzz/corpus-encoded
 	$(FUZZ_MODEL_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
 		build-fuzz/corpus-model tests/data/mlp_golden
+	$(FUZZ_PLACE_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
+		build-fuzz/corpus-place tests/fuzz/corpus-place
 .PHONY: fuzz
