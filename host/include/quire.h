@@ -339,7 +339,8 @@ int quire_model_score(struct quire_model *model, uint32_t count, const int8_t *f
 		      uint32_t width, const uint8_t *feasible, int32_t *scores, uint32_t *choice);
 /* Card cycles of the last quire_model_score (0 on the cpu backend). */
 uint32_t quire_model_cycles(const struct quire_model *model);
-/* Free the model's buffers (the card's engine keeps the weights until the next load). */
+/* Free the model's buffers (the card's engine keeps the weights until the next load).
+ * Free models before quire_close of their context, as requests. */
 void quire_model_free(struct quire_model *model);
 
 /* ---- Collectives across ranks ------------------------------------------------------------ */

@@ -40,7 +40,8 @@ static int load_on_card(struct quire_model *m)
 {
 	struct quire_op op = {.opcode = QUIRE_OPC_MLP_LOAD, .count = m->len, .src = {m->image, 0}};
 	int st = quire_run(m->ctx, &op, NULL);
-	m->loaded_at = m->ctx->mlp_loads;
+	/* A load that failed is tried again by the next score. */
+	m->loaded_at = m->ctx->mlp_loads - (st != QUIRE_OK);
 	return st;
 }
 
