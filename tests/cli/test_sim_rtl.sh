@@ -3,7 +3,7 @@
 # quire-sim --model rtl: the RTL card (Verilator) served as a card process, met by the
 # same clients as the emu: quire info, quire selftest (engines the card does not name
 # are skipped, the rest bit for bit against cpu), libquire's tests/test_api.c and
-# tests/test_sched_api.c, quire sched bench, quire
+# tests/test_sched_api.c, quire sched place and bench, quire
 # bench card; an idle card sleeps;
 # the card process is ended and nothing is left. Needs quire-sim-rtl (make rtl).
 # Usage: test_sim_rtl.sh BUILD
@@ -105,6 +105,25 @@ if [ $rc -eq 0 ] && grep -q "l2_wide_c1024 on sim:$T/card.sock: 1024 candidates"
 	ok "tests/test_sched_api.c on the RTL card: $(grep "l2_wide_c1024 on sim:$T" "$T/sapi")"
 else
 	ko "tests/test_sched_api.c on the RTL card (exit $rc): $(grep -m5 -e FAIL -e ERROR "$T/sapi")"
+fi
+# quire sched place on it: a random 17-64-32-1 model (tests/ref/mlp_ref.py's writer), the
+# same candidates, int8 features, scores and choice as on cpu.
+R=$(dirname "$0")/..
+if "${PYTHON:-python3}" -c "import random, sys; sys.path.insert(0, sys.argv[1]); import mlp_ref as r; \
+W = [17, 64, 32, 1]; open(sys.argv[2], 'wb').write(r.image(W, r.random_model(random.Random(3), W)))" \
+	"$R/ref" "$T/place.qmlp"; then
+	for b in cpu "sim:$T/card.sock"; do
+		QUIRE_TIMEOUT_MS=60000 timeout 120 "$Q" sched place --model-file "$T/place.qmlp" \
+			--backend "$b" --verbose <"$R/fuzz/corpus-place/place.csv" 2>&1 |
+			grep -v '^#' >"$T/place.$(echo "$b" | cut -c1-3)"
+	done
+	if [ -s "$T/place.cpu" ] && cmp -s "$T/place.cpu" "$T/place.sim"; then
+		ok "quire sched place on the RTL card: as on cpu, chose $(tail -1 "$T/place.sim")"
+	else
+		ko "quire sched place on the RTL card differs from cpu: $(diff "$T/place.cpu" "$T/place.sim" | head -4)"
+	fi
+else
+	ko "quire sched place on the RTL card: the model writer failed"
 fi
 # The decision latency on it, in card cycles (one call timed per figure).
 timeout 120 "$Q" sched bench --backend "sim:$T/card.sock" --repeat 1 >"$T/sbench" 2>&1
