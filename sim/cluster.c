@@ -37,6 +37,8 @@ static const char usage[] =
     "                       Verilator (quire-sim --model rtl; much slower)\n"
     "      --net-drop P     each card loses each frame it sends with probability P\n"
     "      --net-corrupt P  each card flips a bit of each frame it sends with probability P\n"
+    "                       (the cards' link sends them again: docs/network.md)\n"
+    "      --net-seed S     seed of those faults (default: fixed)\n"
     "      --verbose        the cards say when hosts come and go\n"
     "Example:\n"
     "  quire-cluster -n 4 -- mpirun -np 4 quire-train-dp --backend sim:cluster\n";
@@ -51,8 +53,8 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
-static pid_t start_card(const char *bin, int i, const char *model, const char *drop,
-			const char *corrupt, int verbose)
+static pid_t start_card(const char *bin, int i, const char *model, const char *const fault[3],
+			int verbose)
 {
 	char sock[128], addr[16];
 	snprintf(sock, sizeof(sock), "%s/card-%d.sock", dir, i);
@@ -72,14 +74,12 @@ static pid_t start_card(const char *bin, int i, const char *model, const char *d
 		argv[k++] = "--model";
 		argv[k++] = model;
 	}
-	if (drop) {
-		argv[k++] = "--net-drop";
-		argv[k++] = drop;
-	}
-	if (corrupt) {
-		argv[k++] = "--net-corrupt";
-		argv[k++] = corrupt;
-	}
+	static const char *const fault_opt[3] = {"--net-drop", "--net-corrupt", "--net-seed"};
+	for (int f = 0; f < 3; f++)
+		if (fault[f]) {
+			argv[k++] = fault_opt[f];
+			argv[k++] = fault[f];
+		}
 	argv[k] = NULL;
 	execvp(bin, (char *const *)argv);
 	fprintf(stderr,
@@ -191,11 +191,12 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {{"cards", required_argument, 0, 'n'},
 					     {"net-drop", required_argument, 0, 'D'},
 					     {"net-corrupt", required_argument, 0, 'C'},
+					     {"net-seed", required_argument, 0, 'S'},
 					     {"model", required_argument, 0, 'M'},
 					     {"verbose", no_argument, 0, 'v'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *drop = NULL, *corrupt = NULL, *model = NULL;
+	const char *fault[3] = {NULL, NULL, NULL}, *model = NULL; /* drop, corrupt, seed */
 	int c, verbose = 0;
 	char *end;
 	while ((c = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
@@ -213,7 +214,16 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			*(c == 'D' ? &drop : &corrupt) = optarg;
+			fault[c == 'D' ? 0 : 1] = optarg;
+		} else if (c == 'S') {
+			(void)strtoull(optarg, &end, 10);
+			if (!*optarg || *end || *optarg == '-') {
+				fprintf(stderr,
+					"quire-cluster: --net-seed wants a number, not %s\n",
+					optarg);
+				return 2;
+			}
+			fault[2] = optarg;
 		} else if (c == 'M') {
 			if (strcmp(optarg, "emu") != 0 && strcmp(optarg, "rtl") != 0) {
 				fprintf(stderr,
@@ -248,7 +258,7 @@ int main(int argc, char **argv)
 	char bin[PATH_MAX];
 	quire_sim_locate(bin, sizeof(bin));
 	for (int i = 0; i < n_cards; i++) {
-		cards[i] = start_card(bin, i, model, drop, corrupt, verbose);
+		cards[i] = start_card(bin, i, model, fault, verbose);
 		char p[128];
 		snprintf(p, sizeof(p), "%s/card-%d.pid", dir, i);
 		FILE *f = fopen(p, "w");

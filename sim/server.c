@@ -179,7 +179,8 @@ static const char usage[] =
     "  -n, --net DIR        attach the card's network port to the simulated network in DIR\n"
     "                       (a directory every card of the cluster shares)\n"
     "  -a, --addr N         the port's network address, 0-65535, unique in DIR\n"
-    "      --net-drop P     lose each frame sent with probability P (fault tests)\n"
+    "      --net-drop P     lose each frame sent with probability P (fault tests; the\n"
+    "                       link sends it again: docs/network.md)\n"
     "      --net-corrupt P  flip one bit of each frame sent with probability P\n"
     "      --net-seed S     seed of those faults (default: fixed)\n";
 

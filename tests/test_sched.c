@@ -240,6 +240,15 @@ static void test_bad_pods(void **state)
 	    {POD_HEADER "p1,1000,1024,1,500,,LS,Running,0,,0\n",
 	     ":2: scheduled pod without deletion_time"},
 	    {POD_HEADER "p1,1000,1024,1,\"500\",,LS,Running,0,100,0\n", ":2: NUL bytes or quotes"},
+	    {POD_HEADER "p1,1000,1024,1,500,,LS,Running,100,200,50\n",
+	     ":2: scheduled_time 50 before creation_time 100"},
+	    {POD_HEADER "p1,1000,1024,1,500,|,LS,Running,0,100,0\n", ":2: empty gpu_spec '|'"},
+	    {POD_HEADER "p1,1000,1024,2,0,,LS,Running,0,100,0\n", ":2: num_gpu 2 with gpu_milli 0"},
+	    {POD_HEADER "p1,1000,1024,1,500,,LS,Running,-5,100,0\n",
+	     ":2: creation_time -5 outside"},
+	    {POD_HEADER "a-name-of-more-than-forty-seven-characters-long-xx,1000,1024,1,500,,LS,"
+			"Running,0,100,0\n",
+	     ":2: name 'a-name-of-more-than-forty-seven-characters-long-xx' empty or longer"},
 	    {"name,cpu_milli\np1,1\n", ":1: no column 'memory_mib'"},
 	    {"", ": empty file"},
 	    {POD_HEADER, ": no pods"},
@@ -777,6 +786,35 @@ static int teardown(void **state)
 	return rmdir(tmpdir);
 }
 
+static void test_quantize_features(void **state)
+{
+	(void)state;
+	/* Each feature times its gain, rounded half to even, saturated to int8. */
+	float f[2 * SCHED_FEATURES] = {0};
+	f[SCHED_F_CPU_FREE] = 0.5f;                                    /* 63.5 -> 64 (even) */
+	f[SCHED_F_MEM_FREE] = 0.25f;                                   /* 31.75 -> 32 */
+	f[SCHED_F_GPU_FREE] = 0.75f;                                   /* 95.25 -> 95 */
+	f[SCHED_F_NODE_GPUS] = 1.0f;                                   /* 127 */
+	f[SCHED_F_SPEED] = 3.0f;                                       /* 381 -> 127 */
+	f[SCHED_F_REQ_CPU] = 0.125f;                                   /* gain 508: 63.5 -> 64 */
+	f[SCHED_F_REQ_MEM] = 0.5f;                                     /* 254 -> 127 */
+	f[SCHED_F_REQ_GPU] = -1.0f;                                    /* -508 -> -128 */
+	f[SCHED_FEATURES + SCHED_F_CPU_FREE] = 0.5f / 127.0f * 125.0f; /* second row: 62.5 -> 62 */
+	int8_t want[2 * SCHED_FEATURES] = {0};
+	want[SCHED_F_CPU_FREE] = 64;
+	want[SCHED_F_MEM_FREE] = 32;
+	want[SCHED_F_GPU_FREE] = 95;
+	want[SCHED_F_NODE_GPUS] = 127;
+	want[SCHED_F_SPEED] = 127;
+	want[SCHED_F_REQ_CPU] = 64;
+	want[SCHED_F_REQ_MEM] = 127;
+	want[SCHED_F_REQ_GPU] = -128;
+	want[SCHED_FEATURES + SCHED_F_CPU_FREE] = 62;
+	int8_t q[2 * SCHED_FEATURES];
+	sched_quantize_features(f, 2, q);
+	assert_memory_equal(q, want, sizeof(want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -786,7 +824,7 @@ int main(void)
 	    cmocka_unit_test(test_replay),        cmocka_unit_test(test_replay_by_hand),
 	    cmocka_unit_test(test_parts),         cmocka_unit_test(test_rollouts_by_hand),
 	    cmocka_unit_test(test_neural_golden), cmocka_unit_test(test_model_errors),
-	    cmocka_unit_test(test_fp32_file),
+	    cmocka_unit_test(test_fp32_file),     cmocka_unit_test(test_quantize_features),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -9,5 +9,6 @@
 #define BENCH_ALLREDUCE_MIN_BYTES  256u       /* 64 elements: one codec block */
 #define BENCH_ALLREDUCE_MAX_BYTES  (1u << 30) /* two such buffers per rank */
 #define BENCH_ALLREDUCE_MAX_REPEAT 1000
+#define BENCH_ALLREDUCE_MAX_VERIFY 100000 /* all-reduces of --verify */
 
 #endif
