@@ -706,18 +706,19 @@ static void test_model_errors(void **state)
 	assert_non_null(strstr(err, "none.qmlp"));
 	const char *p = write_bin("short.qmlp", img, 20);
 	assert_int_not_equal(sched_mlp_load(&mlp, ctx, p, err, sizeof(err)), 0);
-	assert_non_null(strstr(err, "offset 20: truncated"));
+	assert_non_null(strstr(err, "short.qmlp: offset"));
+	assert_non_null(strstr(err, "truncated"));
 	unlink(p);
 	p = write_bin("cut.qmlp", img, len - 8);
 	assert_int_not_equal(sched_mlp_load(&mlp, ctx, p, err, sizeof(err)), 0);
-	assert_non_null(strstr(err, "MLP_LOAD refused"));
+	assert_non_null(strstr(err, ": offset "));
 	unlink(p);
 	static uint8_t bad[4096];
 	memcpy(bad, img, len);
 	bad[len - 1] ^= 1; /* the CRC no longer matches */
 	p = write_bin("crc.qmlp", bad, len);
 	assert_int_not_equal(sched_mlp_load(&mlp, ctx, p, err, sizeof(err)), 0);
-	assert_non_null(strstr(err, "MLP_LOAD refused"));
+	assert_non_null(strstr(err, ": offset "));
 	unlink(p);
 	size_t l2 = tiny_model(bad, 16, 7);
 	p = write_bin("n16.qmlp", bad, l2);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The neural placement policy's scorer: the int8 network run through libquire with the
- * MLP_LOAD and MLP_SCORE commands (quire_run), on whatever backend the context has. Thin
- * on purpose: the one place to switch to a batched scoring API.
+ * The neural placement policy's scorer: the int8 network run through libquire's
+ * scheduler API (quire_model_*), on whatever backend the context has.
  */
 #ifndef QUIRE_CLI_SCHED_MLP_H
 #define QUIRE_CLI_SCHED_MLP_H
@@ -13,12 +12,11 @@
 #include <quire.h>
 
 struct sched_mlp {
-	struct quire_ctx *ctx; /* the caller's */
-	struct quire_buf *feat, *scores, *feas;
-	uint64_t calls; /* MLP_SCORE commands run */
+	struct quire_model *model; /* on the caller's context */
+	uint64_t calls;            /* quire_model_score calls (MLP_SCORE commands) */
 };
 
-/* Reads a model image file and loads it with MLP_LOAD (its input width must be the
+/* Reads a model image file, checks it and loads it (its input width must be the
  * scheduler's feature count). 0, or non-zero with err ("FILE: what", "FILE: offset N: what"). */
 int sched_mlp_load(struct sched_mlp *m, struct quire_ctx *ctx, const char *path, char *err,
 		   size_t errlen);
