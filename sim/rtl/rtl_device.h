@@ -3,9 +3,9 @@
  * The RTL card (rtl/card/ under Verilator, through sim/rtl/card_harness.h)
  * behind the device interface (sim/device.h), for C: what quire-sim-rtl serves
  * as `quire-sim --model rtl`. A host cannot tell it from the emu except by
- * speed, and by what it does not have yet (docs/rtl-card.md: no MLP, card memory
- * fixed at 128 MiB). Its network port, when given a network, is on the emu's
- * (sim/netlink.h): RTL and emu cards can share one.
+ * speed and its cycle counts (docs/rtl-card.md says where they differ). Its
+ * network port, when given a network, is on the emu's (sim/netlink.h, with its
+ * link layer's loss recovery): RTL and emu cards can share one.
  *
  * One thread owns the model and clocks it; MMIO calls hand their access to it
  * and wait for it, so the accesses happen between clock edges in their order.
