@@ -40,7 +40,7 @@ LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
 CODEC_OBJS := $(BUILD)/host/src/codec/codec.o $(BUILD)/host/src/codec/simd_avx2.o \
 	$(BUILD)/host/src/codec/simd_avx512.o
 LIBQUIRE_SIM_OBJS := $(BUILD)/host/src/backend/inproc_card.o $(BUILD)/sim/emu/emu.o \
-	$(BUILD)/sim/emu/engines.o $(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o \
+	$(BUILD)/sim/emu/engines.o $(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o $(BUILD)/sim/netudp.o \
 	$(FW_NATIVE_OBJS) $(HLS_OBJS) $(CODEC_OBJS)
 LIBQUIRE_SIM_A  := $(BUILD)/lib/libquire_sim.a
 LIBQUIRE_SIM_SO := $(BUILD)/lib/libquire_sim.so.$(QUIRE_VERSION)

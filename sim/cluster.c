@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,6 +37,12 @@ static const char usage[] =
     "  -n, --cards W        cards, 1-64\n"
     "      --model M        the cards' model: emu (default) or rtl, the RTL card under\n"
     "                       Verilator (quire-sim --model rtl; much slower)\n"
+    "      --net udp:HOST[:BASE],...\n"
+    "                       the cards' network over UDP instead of Unix sockets in the\n"
+    "                       directory: entry i is card i's host (one entry: all on it),\n"
+    "                       card i listens on UDP port BASE+i (BASE default 47100)\n"
+    "      --netns NS,...   (root) card i runs in network namespace NS number i (of\n"
+    "                       ip netns; one name: all cards), e.g. one per simulated host\n"
     "      --net-drop P     each card loses each frame it sends with probability P\n"
     "      --net-corrupt P  each card flips a bit of each frame it sends with probability P\n"
     "      --verbose        the cards say when hosts come and go\n"
@@ -45,6 +53,27 @@ static volatile sig_atomic_t got_signal;
 static char dir[QUIRE_SIM_DIR_MAX]; /* $TMPDIR/quire-cluster-XXXXXX */
 static pid_t cards[MAX_CARDS];
 static int n_cards;
+static const char *net_name;   /* --net: udp:..., else the directory */
+static char *netns[MAX_CARDS]; /* --netns: card i's namespace (or netns[0] for all) */
+static int n_netns;
+
+/* Enters card i's network namespace (ip netns's /run/netns/NAME); in the card's child. */
+static int enter_netns(int i)
+{
+	if (!n_netns)
+		return 0;
+	const char *name = netns[n_netns == 1 ? 0 : i];
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
+		fprintf(stderr, "quire-cluster: cannot enter network namespace %s: %s\n", name,
+			strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
 
 static void on_signal(int sig)
 {
@@ -64,7 +93,10 @@ static pid_t start_card(const char *bin, int i, const char *model, const char *d
 	if (getppid() != parent)
 		_exit(1);
 	setpgid(0, 0); /* a terminal's Ctrl-C reaches the launcher, which ends the command first */
-	const char *argv[16] = {"quire-sim", "--socket", sock, "--net", dir, "--addr", addr};
+	if (enter_netns(i) != 0)
+		_exit(1);
+	const char *argv[16] = {"quire-sim", "--socket", sock, "--net", net_name ? net_name : dir,
+				"--addr",    addr};
 	int k = 7;
 	if (!verbose)
 		argv[k++] = "--quiet";
@@ -193,6 +225,8 @@ int main(int argc, char **argv)
 					     {"net-corrupt", required_argument, 0, 'C'},
 					     {"model", required_argument, 0, 'M'},
 					     {"verbose", no_argument, 0, 'v'},
+					     {"net", required_argument, 0, 'N'},
+					     {"netns", required_argument, 0, 'S'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	const char *drop = NULL, *corrupt = NULL, *model = NULL;
@@ -222,6 +256,26 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			model = optarg;
+		} else if (c == 'N') {
+			if (strncmp(optarg, "udp:", 4) != 0) {
+				fprintf(
+				    stderr,
+				    "quire-cluster: --net wants udp:HOST[:BASE],..., not '%s'\n",
+				    optarg);
+				return 2;
+			}
+			net_name = optarg;
+		} else if (c == 'S') {
+			n_netns = 0;
+			for (char *save, *t = strtok_r(optarg, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save)) {
+				if (n_netns == MAX_CARDS || strchr(t, '/') || !strcmp(t, "..")) {
+					fprintf(stderr, "quire-cluster: --netns: up to %d names\n",
+						MAX_CARDS);
+					return 2;
+				}
+				netns[n_netns++] = t;
+			}
 		} else if (c == 'v') {
 			verbose = 1;
 		} else if (c == 'h') {
@@ -234,6 +288,11 @@ int main(int argc, char **argv)
 	}
 	if (n_cards == 0 || optind >= argc) {
 		fputs(usage, stderr);
+		return 2;
+	}
+	if (n_netns > 1 && n_netns != n_cards) {
+		fprintf(stderr, "quire-cluster: --netns wants one name or %d, not %d\n", n_cards,
+			n_netns);
 		return 2;
 	}
 	struct sigaction sa = {.sa_handler = on_signal};

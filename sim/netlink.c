@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The simulated network's wire (netlink.h): Unix datagram sockets in a
- * directory, one per port, a receive thread per port, and the faults a test
- * injects on the sending side.
+ * directory, one per port, or UDP sockets (netudp.c, a network named "udp:..."),
+ * a receive thread per port, and the faults a test injects on the sending side,
+ * above either transport.
  */
 #include "sim/netlink.h"
 
@@ -20,9 +21,11 @@
 #include <zlib.h>
 
 #include "quire/status.h"
+#include "sim/netudp.h"
 
 struct quire_net_link {
 	int fd, stop_pipe[2];
+	struct quire_net_udp *udp; /* the UDP transport (fd is its socket), else Unix sockets */
 	pthread_t rx_thread;
 	int have_thread;
 	struct quire_net_rx_ops rx;
@@ -64,7 +67,7 @@ int quire_net_link_send(struct quire_net_link *l, uint32_t dst, uint8_t *f, uint
 {
 	*nobody = 0;
 	struct sockaddr_un sa;
-	if (port_path(&sa, l->dir, dst))
+	if (!l->udp && port_path(&sa, l->dir, dst))
 		return QUIRE_ERR_RANGE;
 	if (l->drop > 0 && uniform(l) < l->drop)
 		return QUIRE_OK; /* sent, and lost on the way */
@@ -72,6 +75,8 @@ int quire_net_link_send(struct quire_net_link *l, uint32_t dst, uint8_t *f, uint
 		uint32_t bit = (uint32_t)(uniform(l) * 8.0 * len);
 		f[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 	}
+	if (l->udp)
+		return quire_net_udp_send(l->udp, dst, f, len);
 	if (sendto(l->fd, f, len, MSG_DONTWAIT, (struct sockaddr *)&sa, sizeof(sa)) == (ssize_t)len)
 		return QUIRE_OK;
 	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
@@ -96,10 +101,42 @@ static void *rx_main(void *arg)
 			return NULL;
 		if (!(fds[0].revents & POLLIN))
 			continue;
+		if (l->udp) { /* 0: half a frame, or nothing for us */
+			uint32_t n = quire_net_udp_recv(l->udp, l->buf, sizeof(l->buf));
+			if (n)
+				l->rx.deliver(l->ctx, l->buf, n);
+			continue;
+		}
 		ssize_t n = recv(l->fd, l->buf, sizeof(l->buf), MSG_DONTWAIT);
 		if (n >= 0)
 			l->rx.deliver(l->ctx, l->buf, (uint32_t)n);
 	}
+}
+
+static int start_rx(struct quire_net_link *l, struct quire_net_link **out)
+{
+	if (pthread_create(&l->rx_thread, NULL, rx_main, l) != 0) {
+		quire_net_link_close(l);
+		return QUIRE_ERR_NOMEM;
+	}
+	l->have_thread = 1;
+	*out = l;
+	return QUIRE_OK;
+}
+
+static int open_udp(struct quire_net_link *l, const struct quire_netport_config *cfg,
+		    struct quire_net_link **out)
+{
+	int st = quire_net_udp_open(cfg->dir, cfg->addr, &l->udp);
+	if (st == QUIRE_OK && pipe2(l->stop_pipe, O_CLOEXEC) != 0)
+		st = QUIRE_ERR_IO;
+	if (st != QUIRE_OK) {
+		quire_net_udp_close(l->udp);
+		free(l);
+		return st;
+	}
+	l->fd = quire_net_udp_fd(l->udp);
+	return start_rx(l, out);
 }
 
 int quire_net_link_open(const struct quire_netport_config *cfg, const struct quire_net_rx_ops *rx,
@@ -118,6 +155,8 @@ int quire_net_link_open(const struct quire_netport_config *cfg, const struct qui
 	l->corrupt = cfg->corrupt;
 	l->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ull;
 	l->stop_pipe[0] = l->stop_pipe[1] = -1;
+	if (quire_net_udp_is(cfg->dir))
+		return open_udp(l, cfg, out);
 	snprintf(l->dir, sizeof(l->dir), "%s", cfg->dir);
 	if (port_path(&l->self, cfg->dir, cfg->addr)) {
 		free(l);
@@ -140,13 +179,7 @@ int quire_net_link_open(const struct quire_netport_config *cfg, const struct qui
 		free(l);
 		return st;
 	}
-	if (pthread_create(&l->rx_thread, NULL, rx_main, l) != 0) {
-		quire_net_link_close(l);
-		return QUIRE_ERR_NOMEM;
-	}
-	l->have_thread = 1;
-	*out = l;
-	return QUIRE_OK;
+	return start_rx(l, out);
 }
 
 void quire_net_link_close(struct quire_net_link *l)
@@ -157,9 +190,13 @@ void quire_net_link_close(struct quire_net_link *l)
 		(void)!write(l->stop_pipe[1], "x", 1);
 		pthread_join(l->rx_thread, NULL);
 	}
-	close(l->fd);
 	close(l->stop_pipe[0]);
 	close(l->stop_pipe[1]);
-	unlink(l->self.sun_path);
+	if (l->udp) {
+		quire_net_udp_close(l->udp);
+	} else {
+		close(l->fd);
+		unlink(l->self.sun_path);
+	}
 	free(l);
 }
