@@ -138,6 +138,16 @@ $(BENCH_ALLREDUCE): $(BUILD)/host/cli/bench_allreduce_mpi.o $(LIBQUIRE_MPI_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -lquire_mpi -lquire \
 		-Wl,-rpath,'$$ORIGIN/../lib' $(MPI_LIBS) $(LDLIBS)
 all: $(BENCH_ALLREDUCE)
+
+# Gloo's ring all-reduce beside quire's under `quire bench allreduce --link`, where
+# libgloo-dev is installed.
+ifneq ($(wildcard /usr/include/gloo/allreduce_ring_chunked.h),)
+BENCH_GLOO := $(BUILD)/bin/quire-bench-gloo
+$(BENCH_GLOO): host/cli/bench_allreduce_gloo.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror $(SAN_FLAGS) $(LDFLAGS) -o $@ $< -lgloo
+all: $(BENCH_GLOO)
+endif
 install: install-mpi
 install-mpi: $(LIBQUIRE_MPI_SO)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

@@ -537,7 +537,7 @@ out:
 
 static const char bench_allreduce_help[] =
     "Usage: quire bench allreduce [--backend LIST] [--ranks LIST] [--min BYTES] [--max BYTES]\n"
-    "                             [--repeat N]\n"
+    "                             [--repeat N] [--link RATE[,delay=TIME]]\n"
     "All-reduce bandwidth, W ranks under mpirun, each format of quire beside OpenMPI's\n"
     "MPI_Allreduce of fp32 over TCP on loopback in the same run: algbw and busbw (NCCL's\n"
     "definitions, in fp32-equivalent GB/s), wire bytes per element and the ratio to MPI.\n"
@@ -548,7 +548,26 @@ static const char bench_allreduce_help[] =
     "  -s, --min BYTES    smallest fp32 tensor (default 64KiB)\n"
     "  -S, --max BYTES    largest (default 64MiB); sizes go up 4x\n"
     "  -r, --repeat N     runs per figure, best kept (default 5)\n"
+    "  -l, --link RATE[,delay=TIME]\n"
+    "                     (root) over shaped links instead of loopback: each rank, and its\n"
+    "                     host's card, in a network namespace of its own, veth pairs to a\n"
+    "                     bridge shaped with tc tbf to RATE each way (e.g. 2gbit; TIME,\n"
+    "                     e.g. 1ms, needs netem); Gloo's ring all-reduce in the same run\n"
+    "                     (x Gloo). The cards' network is UDP. Namespaces and processes\n"
+    "                     are removed however the run ends (docs/bench-link.md)\n"
     "  -h, --help         this text\n";
+
+int bench_mpirun_argv(const char **argv, int k, const char *np, const char *ifaces)
+{
+	const char *mpi[] = {"mpirun",   "--oversubscribe", "-np",
+			     np,         "--mca",           "btl",
+			     "self,tcp", "--mca",           "btl_tcp_if_include",
+			     ifaces,     "--mca",           "mpi_yield_when_idle",
+			     "1"};
+	for (size_t i = 0; i < sizeof(mpi) / sizeof(mpi[0]); i++)
+		argv[k++] = mpi[i];
+	return k;
+}
 
 /* One mpirun of quire-bench-allreduce: W ranks, on a backend; inside quire-cluster for sim. */
 static int run_bench_mpi(const char *dir, const char *backend, int w, const char *min,
@@ -567,30 +586,12 @@ static int run_bench_mpi(const char *dir, const char *backend, int w, const char
 		argv[k++] = np;
 		argv[k++] = "--";
 	}
-	const char *mpi[] = {"mpirun",
-			     "--oversubscribe",
-			     "-np",
-			     np,
-			     "--mca",
-			     "btl",
-			     "self,tcp",
-			     "--mca",
-			     "btl_tcp_if_include",
-			     "lo",
-			     "--mca",
-			     "mpi_yield_when_idle",
-			     "1",
-			     bench,
-			     "--backend",
-			     sim ? "sim:cluster" : "cpu",
-			     "--min",
-			     min,
-			     "--max",
-			     max,
-			     "--repeat",
-			     repeat};
-	for (size_t i = 0; i < sizeof(mpi) / sizeof(mpi[0]); i++)
-		argv[k++] = mpi[i];
+	k = bench_mpirun_argv(argv, k, np, "lo");
+	const char *rest[] = {bench,   "--backend", sim ? "sim:cluster" : "cpu",
+			      "--min", min,         "--max",
+			      max,     "--repeat",  repeat};
+	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
+		argv[k++] = rest[i];
 	argv[k] = NULL;
 	int stopped_by, rc = cli_run_child(argv, " (apt-get install openmpi-bin)", &stopped_by);
 	if (stopped_by)
@@ -602,20 +603,20 @@ static int run_bench_mpi(const char *dir, const char *backend, int w, const char
 
 static int bench_allreduce(int argc, char **argv)
 {
-	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
-					     {"ranks", required_argument, 0, 'w'},
-					     {"min", required_argument, 0, 's'},
-					     {"max", required_argument, 0, 'S'},
-					     {"repeat", required_argument, 0, 'r'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"backend", required_argument, 0, 'b'}, {"ranks", required_argument, 0, 'w'},
+	    {"min", required_argument, 0, 's'},     {"max", required_argument, 0, 'S'},
+	    {"repeat", required_argument, 0, 'r'},  {"link", required_argument, 0, 'l'},
+	    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
 	const char *ranks = "2,4", *min = "64KiB", *max = "64MiB", *repeat = "5",
-		   *backends = "cpu,sim";
+		   *backends = "cpu,sim", *link = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:w:s:S:r:h", opts, NULL)) != -1) {
-		if (c == 'b')
+	while ((c = getopt_long(argc, argv, ":b:w:s:S:r:l:h", opts, NULL)) != -1) {
+		if (c == 'l')
+			link = optarg;
+		else if (c == 'b')
 			backends = optarg;
 		else if (c == 'w')
 			ranks = optarg;
@@ -675,6 +676,8 @@ static int bench_allreduce(int argc, char **argv)
 	char sizes[2][64];
 	snprintf(sizes[0], sizeof(sizes[0]), "%llu", (unsigned long long)lo);
 	snprintf(sizes[1], sizeof(sizes[1]), "%llu", (unsigned long long)hi);
+	if (link)
+		return bench_link(self, link, backends, ranks, sizes[0], sizes[1], repeat);
 	snprintf(list, sizeof(list), "%s", ranks);
 	for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		snprintf(blist, sizeof(blist), "%s", backends);
