@@ -95,16 +95,22 @@ static void *rx_main(void *arg)
 		if (!l->rx.room(l->ctx)) /* full: the senders wait (EAGAIN) */
 			return NULL;
 		struct pollfd fds[2] = {{l->fd, POLLIN, 0}, {l->stop_pipe[0], POLLIN, 0}};
-		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+		int wait_ms = l->udp ? quire_net_udp_wait_ms(l->udp) : -1;
+		int ready = poll(fds, 2, wait_ms);
+		if (ready < 0 && errno != EINTR)
 			return NULL;
+		if (ready == 0 && l->udp) { /* a datagram is late: lost once it is too late */
+			if (quire_net_udp_tick(l->udp, &l->rx, l->ctx, sizeof(l->buf)) != 0)
+				return NULL;
+			continue;
+		}
 		if (fds[1].revents)
 			return NULL;
 		if (!(fds[0].revents & POLLIN))
 			continue;
-		if (l->udp) { /* 0: half a frame, or nothing for us */
-			uint32_t n = quire_net_udp_recv(l->udp, l->buf, sizeof(l->buf));
-			if (n)
-				l->rx.deliver(l->ctx, l->buf, n);
+		if (l->udp) {
+			if (quire_net_udp_recv(l->udp, &l->rx, l->ctx, sizeof(l->buf)) != 0)
+				return NULL;
 			continue;
 		}
 		ssize_t n = recv(l->fd, l->buf, sizeof(l->buf), MSG_DONTWAIT);

@@ -41,6 +41,7 @@ static double best_time(MPI_Comm comm, int repeat, int (*fn)(void *), void *arg)
 }
 
 struct case_arg {
+	int status; /* of quire's last all-reduce */
 	struct quire_comm *comm;
 	struct quire_allreduce_args a;
 	float *x, *y;
@@ -50,7 +51,7 @@ struct case_arg {
 static int run_quire(void *p)
 {
 	struct case_arg *c = p;
-	return quire_allreduce(c->comm, &c->a, NULL);
+	return c->status = quire_allreduce(c->comm, &c->a, NULL);
 }
 
 static int run_mpi(void *p)
@@ -181,7 +182,8 @@ int main(int argc, char **argv)
 		float *x = quire_buf_ptr(xb);
 		for (size_t i = 0; i < n; i++)
 			x[i] = (float)((i * 2654435761u + (size_t)rank) % 2001) / 1000.0f - 1.0f;
-		struct case_arg c = {comm,
+		struct case_arg c = {0,
+				     comm,
 				     {QUIRE_FMT_FP32, QUIRE_OP_SUM, n, {xb, 0}, {yb, 0}, NULL},
 				     x,
 				     quire_buf_ptr(yb),
@@ -216,8 +218,8 @@ int main(int argc, char **argv)
 				wire = all / size / (repeat + 1) / (double)n;
 			}
 			if (t < 0) {
-				if (rank == 0)
-					printf("%-10s quire %-4s failed\n", sz, fmts[f].label);
+				fprintf(stderr, "rank %d: %s quire %s all-reduce failed: %s\n",
+					rank, sz, fmts[f].label, quire_strerror(c.status));
 				MPI_Abort(MPI_COMM_WORLD, 1);
 			}
 			if (gloo.n)
