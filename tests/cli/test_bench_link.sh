@@ -67,7 +67,7 @@ else
 			kill -KILL $q
 			continue
 		fi
-		tree=$(descendants $q)
+		tree=$(descendants $q | tr "\n" " ")
 		t0=$(now)
 		kill -$sig $q
 		wait $q
