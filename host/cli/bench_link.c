@@ -312,6 +312,9 @@ int bench_link(const char *self, const char *link, const char *backends, const c
 	if (geteuid() != 0)
 		return cli_fail("bench allreduce --link: needs root (it makes network namespaces, "
 				"veth pairs and tc qdiscs); run it as root, or without --link");
+	if (run_words(0, "ip -V") != 0 || run_words(0, "tc -V") != 0)
+		return cli_fail(
+		    "bench allreduce --link: needs ip and tc (apt-get install iproute2)");
 	char gloo[PATH_MAX];
 	snprintf(gloo, sizeof(gloo), "%s/quire-bench-gloo", self);
 	if (access(gloo, X_OK) != 0)
