@@ -54,6 +54,28 @@ run_as() { # run_as TAG LABEL FMT QUIRE-CLUSTER-OPTIONS...: ok/ko against the Un
 	fi
 }
 
+# One launcher per rank (quire-cluster --rank-card, as under mpirun): each starts its own
+# card (address = rank) in the directory the ranks share, and runs its rank.
+rank_cards() { # rank_cards TAG LABEL FMT QUIRE-CLUSTER-OPTIONS...
+	tag=$1 label=$2 fmt=$3
+	shift 3
+	mkdir -p "$T/shared-$tag"
+	p=
+	for r in 0 1 2 3; do
+		QUIRE_RANK=$r QUIRE_CLUSTER_DIR="$T/shared-$tag" "$CL" --rank-card "$@" -- \
+			"$DUMP" 4 "$fmt" $N $ROUNDS "$T/$tag-$fmt-$r" >"$T/$tag-$r.log" 2>&1 &
+		p="$p $!"
+	done
+	bad=0
+	for i in $p; do wait "$i" || bad=1; done
+	if [ $bad -eq 0 ] && same_as_unix "$tag" "$fmt"; then
+		ok "$label: 4 launchers of one card each, $fmt all-reduce: the same bytes as over Unix sockets, every rank"
+	else
+		ko "$label: 4 launchers of one card each, $fmt: $(cat "$T/$tag"-?.log | tail -3)"
+	fi
+	if ls "$T/shared-$tag" | grep -q "^card-"; then ko "$label: card files left: $(ls "$T/shared-$tag")"; fi
+}
+
 "$CL" -n 2 --net udp:nowhere -- true >"$T/out" 2>&1
 if [ $? -ne 0 ] && grep -q "card 0 did not start" "$T/out"; then ok "quire-cluster --net udp:nowhere refused"; else ko "--net udp:nowhere: $(cat "$T/out")"; fi
 "$SIM" --socket "$T/c.sock" --net udp:127.0.0.1,127.0.0.1 --addr 2 --quiet >"$T/out" 2>&1
@@ -67,6 +89,9 @@ for fmt in fp32 bfp8; do
 	fi
 	run_as lo "UDP on loopback" "$fmt" --net "udp:127.0.0.1:$BASE"
 done
+rank_cards rlo "UDP on loopback" fp32 --net "udp:127.0.0.1:$BASE"
+QUIRE_RANK=0 "$CL" -n 4 --rank-card -- true >"$T/out" 2>&1
+if [ $? -eq 2 ] && grep -q "rank-card wants no -n" "$T/out"; then ok "--rank-card with -n refused"; else ko "--rank-card -n 4: $(cat "$T/out")"; fi
 
 # Two hosts: namespace A holds cards 0 and 1 (192.0.2.1), B cards 2 and 3 (192.0.2.2),
 # one veth pair between them shaped to 1 Gbit/s each way, MTU 9000.
@@ -94,6 +119,7 @@ else
 		run_as two "2 hosts (namespaces) x 2 cards, 1 Gbit/s" "$fmt" --net "$two" \
 			--netns "$NS_A,$NS_A,$NS_B,$NS_B"
 	done
+	rank_cards rtwo "2 hosts (namespaces), 1 Gbit/s" bfp8 --net "$two" --netns "$NS_A,$NS_A,$NS_B,$NS_B"
 	# The cards crossed the link: tc counted their bytes on A's side.
 	sent=$(tc -n "$NS_A" -s qdisc show dev qa | sed -n 's/.*Sent \([0-9]*\) bytes.*/\1/p' | head -1)
 	if [ "${sent:-0}" -gt 1000000 ]; then ok "the frames went through the shaped link ($sent bytes from A)"; else ko "nothing went through the link (${sent:-?} bytes)"; fi
