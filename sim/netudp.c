@@ -23,7 +23,7 @@
 #define PIECE_BYTES 65000u     /* frame bytes per datagram: under IPv4's 65507 with the tag */
 #define MAX_PIECES  2u         /* QUIRE_NET_FRAME_MAX + 1 fits in two */
 #define HOLD        64u        /* datagrams of a sender held while an earlier one is missing */
-#define GAP_MS      5          /* how long a missing datagram may be late before it is lost */
+#define GAP_MS      20         /* how long a missing datagram may be late before it is lost */
 #define RCVBUF      (32 << 20) /* as root (SO_RCVBUFFORCE); else what net.core.rmem_max allows */
 #define SNDBUF      (1 << 20)
 

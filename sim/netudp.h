@@ -14,7 +14,7 @@
  * most 65507 bytes and a frame up to 65568. Datagrams between two ports are numbered,
  * so that the receiver hands frames on in the order they were sent, as on a link
  * (between network namespaces the kernel can swap two datagrams: each crosses a veth on
- * whichever CPU sends it); one still missing 5 ms after a later one came is lost, and
+ * whichever CPU sends it); one still missing 20 ms after a later one came is lost, and
  * so is its frame, as a frame lost on a link. The receiver joins the pieces. UDP has no push-back
  * from a full receiver: a sender is held back only by its own socket buffer (EAGAIN), frames beyond
  * the receiver's socket buffer are lost.
