@@ -99,20 +99,18 @@ static void *rx_main(void *arg)
 		int ready = poll(fds, 2, wait_ms);
 		if (ready < 0 && errno != EINTR)
 			return NULL;
-		if (ready == 0 && l->udp) { /* a datagram is late: lost once it is too late */
-			if (quire_net_udp_tick(l->udp, &l->rx, l->ctx, sizeof(l->buf)) != 0)
+		if (ready > 0 && fds[1].revents)
+			return NULL;
+		if (l->udp) { /* a datagram, then those that waited too long behind a late one */
+			int in = ready > 0 && (fds[0].revents & POLLIN);
+			if ((in &&
+			     quire_net_udp_recv(l->udp, &l->rx, l->ctx, sizeof(l->buf)) != 0) ||
+			    quire_net_udp_tick(l->udp, &l->rx, l->ctx, sizeof(l->buf)) != 0)
 				return NULL;
 			continue;
 		}
-		if (fds[1].revents)
-			return NULL;
 		if (!(fds[0].revents & POLLIN))
 			continue;
-		if (l->udp) {
-			if (quire_net_udp_recv(l->udp, &l->rx, l->ctx, sizeof(l->buf)) != 0)
-				return NULL;
-			continue;
-		}
 		ssize_t n = recv(l->fd, l->buf, sizeof(l->buf), MSG_DONTWAIT);
 		if (n >= 0)
 			l->rx.deliver(l->ctx, l->buf, (uint32_t)n);
