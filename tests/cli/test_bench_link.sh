@@ -3,8 +3,9 @@
 # quire bench allreduce --link (host/cli/bench_link.c, docs/bench-link.md): a bad --link
 # is refused, so is a run that is not root; as root, a short W=2 run over 1 Gbit/s links
 # prints OpenMPI, Gloo and quire rows for the cpu and sim backends, and afterwards no
-# network namespace, veth or process of it is left; the same after SIGTERM and SIGINT in
-# the middle of a run, and a SIGKILLed run's namespaces go with the next run.
+# network namespace, veth or process of it is left; the same after a run that fails half
+# way (delay= where the kernel has no netem), after SIGTERM and SIGINT in the middle of a
+# run, and a SIGKILLed run's namespaces go with the next run.
 # Usage: test_bench_link.sh BUILD
 set -u
 B=$1
@@ -54,6 +55,20 @@ else
 	check "no namespace left" [ "$(ours $q)" -eq 0 ]
 	check "the stale namespaces of a killed run removed" [ "$(ours "$stale")" -eq 0 ]
 	[ "$(ours "$stale")" -eq 0 ] || ip netns del "quire-bench-$stale-hub"
+
+	# A run that fails half way through building the links (delay= without netem here; with
+	# netem it runs): namespaces gone all the same.
+	"$Q" bench allreduce --link 1gbit,delay=1ms --ranks 2 --min 64KiB --max 64KiB --repeat 1 \
+		--backend cpu >"$T/delay.log" 2>&1 &
+	q=$!
+	wait $q
+	rc=$?
+	if grep -q "needs tc's netem" "$T/delay.log"; then
+		check "delay= without netem: refused, exit $rc ($(grep -m1 "needs tc's netem" "$T/delay.log" | cut -c1-70)...)" [ $rc -ne 0 ]
+	else
+		check "delay=1ms with netem: the run passes" [ $rc -eq 0 ]
+	fi
+	check "delay=: no namespace left" [ "$(ours $q)" -eq 0 ]
 
 	# Stopped in the middle: exit 128+N, namespaces, veths and processes gone.
 	for s in TERM:15 INT:2; do
