@@ -71,7 +71,7 @@ help:
 	@echo "make [all]          build libquire (+ libquire_mpi), the CLI, quire-sim, quire-cluster, firmware, examples, tests into $(BUILD)/"
 	@echo "make test           the test suite (SANITIZE=1: under ASan + UBSan, in build-san/)"
 	@echo "make valgrind       the unit tests under valgrind memcheck"
-	@echo "make fuzz           libFuzzer over the firmware's validator and command loop, and the encoded-file reader (FUZZ_SECONDS=60 each)"
+	@echo "make fuzz           libFuzzer over the firmware's validator and command loop, the encoded-file reader and the model loader (FUZZ_SECONDS=60 each)"
 	@echo "make bench          codec throughput against memcpy (quire bench codec, 64 MiB), written to docs/figures/codec.txt"
 	@echo "make demo           the main job: data-parallel training, 4 MPI ranks on 4 simulated cards (DEMO_ARGS=...),"
 	@echo "                    into results/demo; QUIRE_DEMO_BACKEND=cpu: MPI carries the gradients, into results/demo-cpu;"

@@ -37,3 +37,12 @@ demo:
 	@echo "make demo needs MPI: apt-get install openmpi-bin libopenmpi-dev (or: sh mk/deps.sh)"; exit 1
 endif
 .PHONY: demo-codec
+
+# PyTorch: a small CNN under DDP, 4 processes over Gloo, fp32 / PyTorch's fp16 hook /
+# quire bfp8 with error feedback (cpu backend and simulated cards); examples/torch_ddp.py.
+# DEMO_TORCH_ARGS: e.g. --full (all 60000 images, 10 epochs), --no-sim, --epochs 1.
+DEMO_TORCH_ARGS ?=
+# (python-pkg: python/build.mk, read after this file, knows the package's files.)
+demo-torch: python-pkg $(LIBQUIRE_SO) $(QUIRE_SIM) $(QUIRE_CLUSTER)
+	$(QUIRE_PYTHON) examples/torch_ddp.py $(BUILD) $(DEMO_TORCH_ARGS)
+.PHONY: demo-torch

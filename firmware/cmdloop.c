@@ -17,7 +17,18 @@ static uint64_t ring_base(struct quire_fw *fw, uint32_t block)
 	       hal_bar_read(fw, block, QUIRE_Q_BASE_LO);
 }
 
-/* The queues' setup, for the epoch just begun. */
+static void qe_write(struct quire_fw *fw, uint32_t reg, uint32_t v)
+{
+	hal_write32(fw, QUIRE_CARD_QUEUE + reg, v);
+}
+
+static uint32_t qe_read(struct quire_fw *fw, uint32_t reg)
+{
+	return hal_read32(fw, QUIRE_CARD_QUEUE + reg);
+}
+
+/* The queues' setup, for the epoch just begun; the queue engine gets it too, and fetches
+ * descriptors from then on while both queues are up. */
 static void read_queues(struct quire_fw *fw)
 {
 	uint32_t need = QUIRE_Q_STATUS_ENABLED;
@@ -27,11 +38,35 @@ static void read_queues(struct quire_fw *fw)
 	fw->cpl_base = ring_base(fw, fw->bar.cplq);
 	fw->cmd_log2 = hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_SIZE_LOG2);
 	fw->cpl_log2 = hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_SIZE_LOG2);
+	if (!fw->qe)
+		return;
+	qe_write(fw, QUIRE_QE_CTRL, 0);
+	/* The engine fetches at the queue's CONSUMER: make it this epoch's index again, should
+	 * the command that was running when the host reset the queues have advanced it after
+	 * the reset (its own completion is refused then). */
+	hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_CONSUMER, fw->cmd_cons);
+	qe_write(fw, QUIRE_QE_EPOCH, fw->epoch);
+	qe_write(fw, QUIRE_QE_CMD_BASE_LO, (uint32_t)fw->cmd_base);
+	qe_write(fw, QUIRE_QE_CMD_BASE_HI, (uint32_t)(fw->cmd_base >> 32));
+	qe_write(fw, QUIRE_QE_CMD_LOG2, fw->cmd_log2);
+	qe_write(fw, QUIRE_QE_CPL_BASE_LO, (uint32_t)fw->cpl_base);
+	qe_write(fw, QUIRE_QE_CPL_BASE_HI, (uint32_t)(fw->cpl_base >> 32));
+	qe_write(fw, QUIRE_QE_CPL_LOG2, fw->cpl_log2);
+	qe_write(fw, QUIRE_QE_CTRL, fw->queues_up ? QUIRE_QE_ARM : 0);
+}
+
+/* A queue engine of a version this firmware knows, found by its header. A card without one
+ * answers all ones (the RTL card's trap handler, the emu's unmapped reads). */
+static uint32_t find_queue_engine(struct quire_fw *fw)
+{
+	return qe_read(fw, QUIRE_RB_TYPE) == QUIRE_QE_TYPE &&
+	       QUIRE_RB_VERSION_MAJOR(qe_read(fw, QUIRE_RB_VERSION)) ==
+		   QUIRE_RB_VERSION_MAJOR(QUIRE_QE_VERSION);
 }
 
 int quire_fw_init(struct quire_fw *fw)
 {
-	fw->cmd_cons = fw->cpl_prod = 0;
+	fw->cmd_cons = fw->cpl_prod = fw->cpl_cons = 0;
 	fw->cmds_ok = fw->cmds_err = 0;
 	fw->dma_bytes = 0;
 	fw->mlp_width0 = 0;
@@ -53,10 +88,15 @@ int quire_fw_init(struct quire_fw *fw)
 	fw->stopping = 0;
 	for (uint32_t i = 0; i < QUIRE_FW_MAX_COMMS; i++)
 		fw->comm[i].id = 0; /* before the first epoch check: nothing to drain yet */
+	fw->qe = find_queue_engine(fw);
 	read_queues(fw);
 	/* The completion's reserved words stay 0: post() writes only the others. */
-	for (uint32_t i = 0; i < QUIRE_CPL_WORDS; i++)
-		hal_mem_write32(fw, FW_CPL + 4 * i, 0);
+	for (uint32_t i = 0; i < QUIRE_CPL_WORDS; i++) {
+		if (fw->qe)
+			qe_write(fw, QUIRE_QE_CPL0 + 4 * i, 0);
+		else
+			hal_mem_write32(fw, FW_CPL + 4 * i, 0);
+	}
 	hal_bar_write(fw, fw->bar.id, QUIRE_ID_FW_BUILD, QUIRE_FW_BUILD_ID);
 	hal_bar_write(fw, fw->bar.id, QUIRE_ID_FW_STATE, QUIRE_FW_STATE_RUNNING);
 	return QUIRE_OK;
@@ -69,7 +109,7 @@ static int epoch_changed(struct quire_fw *fw)
 	if (e == fw->epoch)
 		return 0;
 	fw->epoch = e;
-	fw->cmd_cons = fw->cpl_prod = 0;
+	fw->cmd_cons = fw->cpl_prod = fw->cpl_cons = 0;
 	read_queues(fw);
 	fw_comm_reset(fw); /* communicators belong to the host that made them */
 	return 1;
@@ -86,45 +126,91 @@ static void update_counters(struct quire_fw *fw, int status)
 		      (uint32_t)(fw->dma_bytes >> 32));
 }
 
-/* Post one completion; waits while the completion ring is full. 0 if posted. */
-static int post(struct quire_fw *fw, uint32_t seq, int status, uint32_t opcode, uint32_t result,
-		uint32_t cycles, uint32_t detail)
+/* Waits until the completion ring has room: 0, or -1 when the firmware must stop or the
+ * host reset the queues (the completion has no reader then). Only when the host's
+ * CONSUMER as last read says the ring is full: a NOP's post reads no register for it. */
+static __attribute__((noinline)) int cpl_room(struct quire_fw *fw)
 {
 	uint32_t size = 1u << fw->cpl_log2;
-	while (fw->cpl_prod - hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_CONSUMER) >= size) {
+	while (fw->cpl_prod - (fw->cpl_cons = hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_CONSUMER)) >=
+	       size) {
 		if (hal_wait_event(fw) || epoch_changed(fw))
-			return -1; /* stopping, or a new host: this completion has no reader */
+			return -1;
 	}
-	/* Counted before the record can be seen: a host that has its completion also sees it
-	 * in the counters. */
-	update_counters(fw, status);
+	return 0;
+}
+
+/* The record in card memory at FW_CPL to its slot with the DMA mover: the record, then its
+ * phase word, so the host never sees a new phase first. A transfer's status. */
+static __attribute__((noinline)) int post_by_mover(struct quire_fw *fw)
+{
 	uint32_t phase = ((fw->cpl_prod >> fw->cpl_log2) & 1) ^ 1;
-	/* The reserved words are 0 since quire_fw_init. */
-	hal_mem_write32(fw, FW_CPL + 4 * QUIRE_CPL_W_SEQ, seq);
-	hal_mem_write32(fw, FW_CPL + 4 * QUIRE_CPL_W_STATUS, (uint32_t)status | opcode << 16);
-	hal_mem_write32(fw, FW_CPL + 4 * QUIRE_CPL_W_RESULT, result);
-	hal_mem_write32(fw, FW_CPL + 4 * QUIRE_CPL_W_CYCLES, cycles);
-	hal_mem_write32(fw, FW_CPL + 4 * QUIRE_CPL_W_DETAIL, detail);
 	hal_mem_write32(fw, FW_CPL + 4 * QUIRE_CPL_W_FLAGS, phase);
-	uint64_t slot = fw->cpl_base + (uint64_t)(fw->cpl_prod & (size - 1)) * QUIRE_CPL_BYTES;
-	/* The record, then its phase word: the host must never see a new phase first. */
+	uint64_t slot =
+	    fw->cpl_base + (uint64_t)(fw->cpl_prod & ((1u << fw->cpl_log2) - 1)) * QUIRE_CPL_BYTES;
 	const uint32_t last = 4 * QUIRE_CPL_W_FLAGS;
 	int st = fw_dma(fw, slot, FW_CPL, last, QUIRE_DMA_TO_HOST);
 	if (st == QUIRE_OK)
 		st = fw_dma(fw, slot + last, FW_CPL + last, 4, QUIRE_DMA_TO_HOST);
+	return st;
+}
+
+/* A record that could not be written: -1. */
+static __attribute__((noinline)) int post_failed(struct quire_fw *fw, int st)
+{
 	if (st == QUIRE_ERR_PEER)
 		return -1; /* the command's host is gone: its ring is no longer ours to write */
-	if (st != QUIRE_OK) {
-		/* The completion ring itself is unreachable: flag the queue, tell the host. */
-		hal_bar_write(fw, fw->bar.cplq, QUIRE_Q_STATUS,
-			      hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_STATUS) |
-				  QUIRE_Q_STATUS_BAD_RING);
-		hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE, QUIRE_IRQ_ERROR);
-		return -1;
+	/* The completion ring itself is unreachable: flag the queue, tell the host. */
+	hal_bar_write(fw, fw->bar.cplq, QUIRE_Q_STATUS,
+		      hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_STATUS) | QUIRE_Q_STATUS_BAD_RING);
+	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE, QUIRE_IRQ_ERROR);
+	return -1;
+}
+
+/* Write one completion into a ring that has room for it. 0 if posted. */
+static __attribute__((noinline)) int write_cpl(struct quire_fw *fw, uint32_t seq, int status,
+					       uint32_t opcode, uint32_t result, uint32_t cycles,
+					       uint32_t detail)
+{
+	/* Counted before the record can be seen: a host that has its completion also sees it
+	 * in the counters. */
+	update_counters(fw, status);
+	/* The record, where the queue engine or the mover takes it (its reserved words are 0
+	 * since quire_fw_init). */
+	uint32_t rec = fw->qe ? QUIRE_CARD_QUEUE + QUIRE_QE_CPL0 : QUIRE_CARD_MEM + FW_CPL;
+	hal_write32(fw, rec + 4 * QUIRE_CPL_W_SEQ, seq);
+	hal_write32(fw, rec + 4 * QUIRE_CPL_W_STATUS, (uint32_t)status | opcode << 16);
+	hal_write32(fw, rec + 4 * QUIRE_CPL_W_RESULT, result);
+	hal_write32(fw, rec + 4 * QUIRE_CPL_W_CYCLES, cycles);
+	hal_write32(fw, rec + 4 * QUIRE_CPL_W_DETAIL, detail);
+	int st;
+	if (fw->qe) {
+		/* The engine finds the slot and the phase from the index, and writes the phase
+		 * word last. */
+		qe_write(fw, QUIRE_QE_CPL_POST, fw->cpl_prod);
+		while (qe_read(fw, QUIRE_QE_CPL_POST) != QUIRE_QE_DONE)
+			;
+		st = (int)qe_read(fw, QUIRE_QE_CPL_STATUS);
+		if (st == QUIRE_OK)
+			fw->dma_bytes +=
+			    QUIRE_CPL_BYTES; /* the mover's transfers count their own */
+	} else {
+		st = post_by_mover(fw);
 	}
+	if (st != QUIRE_OK)
+		return post_failed(fw, st);
 	hal_bar_write(fw, fw->bar.cplq, QUIRE_Q_PRODUCER, ++fw->cpl_prod);
 	hal_write32(fw, QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE, QUIRE_IRQ_CPL);
 	return 0;
+}
+
+/* Post one completion; waits while the completion ring is full. 0 if posted. */
+static int post(struct quire_fw *fw, uint32_t seq, int status, uint32_t opcode, uint32_t result,
+		uint32_t cycles, uint32_t detail)
+{
+	if (fw->cpl_prod - fw->cpl_cons >= 1u << fw->cpl_log2 && cpl_room(fw))
+		return -1;
+	return write_cpl(fw, seq, status, opcode, result, cycles, detail);
 }
 
 static uint64_t word64(const uint32_t *w, uint32_t first)
@@ -132,35 +218,17 @@ static uint64_t word64(const uint32_t *w, uint32_t first)
 	return (uint64_t)w[first + 1] << 32 | w[first];
 }
 
-/*
- * The descriptor at host address `addr` into *cmd: QUIRE_OK, or the transfer's status (and
- * a descriptor of zeros). *plain_nop says it is a NOP with every field but seq 0, which
- * quire_fw_validate and fw_execute would pass without a change: then only cmd's opcode
- * and seq are set, and the command loop posts its completion at once. The words are
- * looked at first and unpacked only for the other descriptors: this is the NOP's path.
- */
-static int fetch(struct quire_fw *fw, uint64_t addr, struct quire_cmd *cmd, int *plain_nop)
+/* A descriptor's words, fetched (card memory, or the queue engine's DESC), unpacked. */
+static __attribute__((noinline)) void unpack(struct quire_fw *fw, uint32_t desc,
+					     struct quire_cmd *cmd)
 {
-	int status = fw_dma(fw, addr, FW_MAILBOX, QUIRE_CMD_BYTES, QUIRE_DMA_TO_CARD);
-	if (status != QUIRE_OK) {
-		*plain_nop = 0;
-		*cmd = (struct quire_cmd){0};
-		return status;
-	}
-	uint32_t w0 = hal_mem_read32(fw, FW_MAILBOX + 4 * QUIRE_CMD_W_OPCODE), rest = 0;
-	cmd->opcode = (uint8_t)w0;
-	cmd->seq = hal_mem_read32(fw, FW_MAILBOX + 4 * QUIRE_CMD_W_SEQ);
-#pragma GCC unroll 16
-	for (uint32_t i = QUIRE_CMD_W_SEQ + 1; i < QUIRE_CMD_WORDS; i++)
-		rest |= hal_mem_read32(fw, FW_MAILBOX + 4 * i);
-	*plain_nop = w0 == QUIRE_OPC_NOP && rest == 0;
-	if (*plain_nop)
-		return status;
 	uint32_t w[QUIRE_CMD_WORDS];
 	for (uint32_t i = 0; i < QUIRE_CMD_WORDS; i++)
-		w[i] = hal_mem_read32(fw, FW_MAILBOX + 4 * i);
+		w[i] = hal_read32(fw, desc + 4 * i);
+	cmd->opcode = (uint8_t)w[QUIRE_CMD_W_OPCODE];
 	cmd->flags = (uint8_t)(w[QUIRE_CMD_W_OPCODE] >> 8);
 	cmd->format = (uint16_t)(w[QUIRE_CMD_W_OPCODE] >> 16);
+	cmd->seq = w[QUIRE_CMD_W_SEQ];
 	cmd->count = w[QUIRE_CMD_W_COUNT];
 	cmd->val_format = (uint16_t)w[QUIRE_CMD_W_FORMATS];
 	cmd->workers = (uint16_t)(w[QUIRE_CMD_W_FORMATS] >> 16);
@@ -171,65 +239,139 @@ static int fetch(struct quire_fw *fw, uint64_t addr, struct quire_cmd *cmd, int 
 	cmd->stride = word64(w, QUIRE_CMD_W_STRIDE);
 	cmd->reserved[0] = w[QUIRE_CMD_W_RESERVED];
 	cmd->reserved[1] = w[QUIRE_CMD_W_RESERVED + 1];
+}
+
+/*
+ * The descriptor at ring index fw->cmd_cons into *cmd: QUIRE_OK, or the transfer's status
+ * (and a descriptor of zeros). *plain_nop says it is a NOP with every field but seq 0,
+ * which quire_fw_validate and fw_execute would pass without a change: then only cmd's
+ * opcode and seq are set, and the command loop posts its completion at once. The words
+ * are looked at first (with a queue engine, which of them are not 0) and unpacked only
+ * for the other descriptors: this is the NOP's path.
+ */
+static int fetch(struct quire_fw *fw, struct quire_cmd *cmd, int *plain_nop)
+{
+	/* The queue engine fetched it when the doorbell rang (or is at it): its DESC words.
+	 * IDLE means the host reset the queues since the producer index was read: the mover
+	 * then tries, and says so (QUIRE_ERR_PEER). */
+	uint32_t state = QUIRE_QE_IDLE, desc, nonzero = 0;
+	int status;
+	if (fw->qe) {
+		while ((state = qe_read(fw, QUIRE_QE_DESC_STATE)) == QUIRE_QE_BUSY)
+			;
+	}
+	if (state == QUIRE_QE_HELD) {
+		desc = QUIRE_CARD_QUEUE + QUIRE_QE_DESC0;
+		status = (int)qe_read(fw, QUIRE_QE_DESC_STATUS);
+		if (status == QUIRE_OK) {
+			fw->dma_bytes += QUIRE_CMD_BYTES;
+			nonzero = qe_read(fw, QUIRE_QE_DESC_NONZERO);
+		}
+	} else {
+		desc = QUIRE_CARD_MEM + FW_MAILBOX;
+		uint64_t slot = (uint64_t)(fw->cmd_cons & ((1u << fw->cmd_log2) - 1));
+		status = fw_dma(fw, fw->cmd_base + slot * QUIRE_CMD_BYTES, FW_MAILBOX,
+				QUIRE_CMD_BYTES, QUIRE_DMA_TO_CARD);
+		if (status == QUIRE_OK) {
+#pragma GCC unroll 16
+			for (uint32_t i = QUIRE_CMD_W_SEQ + 1; i < QUIRE_CMD_WORDS; i++)
+				nonzero |= hal_read32(fw, desc + 4 * i) != 0 ? 1u << i : 0;
+		}
+	}
+	if (status != QUIRE_OK) {
+		*plain_nop = 0;
+		*cmd = (struct quire_cmd){0};
+		return status;
+	}
+	uint32_t w0 = hal_read32(fw, desc + 4 * QUIRE_CMD_W_OPCODE);
+	cmd->opcode = (uint8_t)w0;
+	cmd->seq = hal_read32(fw, desc + 4 * QUIRE_CMD_W_SEQ);
+	const uint32_t others = ~(1u << QUIRE_CMD_W_OPCODE | 1u << QUIRE_CMD_W_SEQ);
+	*plain_nop = w0 == QUIRE_OPC_NOP && (nonzero & others) == 0;
+	if (!*plain_nop)
+		unpack(fw, desc, cmd);
 	return status;
+}
+
+/* Overrun: the oldest `lost` descriptors were overwritten. Each gets an error; -1 when
+ * the completions cannot be posted. */
+static __attribute__((noinline)) int overrun(struct quire_fw *fw, uint32_t lost)
+{
+	hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_STATUS,
+		      hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_STATUS) | QUIRE_Q_STATUS_OVERRUN);
+	for (uint32_t k = 0; k < lost; k++) {
+		hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_CONSUMER, ++fw->cmd_cons);
+		if (post(fw, QUIRE_SEQ_UNKNOWN, QUIRE_ERR_OVERRUN, 0, 0, 0, QUIRE_DETAIL_RING))
+			return -1;
+	}
+	return 0;
+}
+
+/* A descriptor other than a plain NOP: validated, then run. */
+static __attribute__((noinline)) int run(struct quire_fw *fw, const struct quire_cmd *cmd,
+					 uint32_t *result, uint32_t *detail)
+{
+	int status = quire_fw_validate(cmd, detail);
+	if (status == QUIRE_OK)
+		status = fw_execute(fw, cmd, result, detail);
+	return status;
+}
+
+/*
+ * Serve the descriptors the host has posted, in order; how many were served. With `wait`,
+ * go on until the HAL says stop, sleeping (fw_idle) whenever there is nothing to do: the
+ * loop stays in this function, so a doorbell that ends a wait costs no call and no
+ * prologue on its way to the descriptor.
+ */
+static int serve(struct quire_fw *fw, int wait)
+{
+	int served = 0, batch = 0; /* batch: served since the last wait */
+	for (;;) {
+		/* A host that left or reset its queues during a batch zeroed the producer: that is
+		 * no backlog. The next batch starts at the new epoch. */
+		int changed = epoch_changed(fw);
+		uint32_t pending = 0, size = 1u << fw->cmd_log2;
+		if (fw->queues_up && !(changed && batch))
+			pending = hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_PRODUCER) - fw->cmd_cons;
+		if (pending > size) {
+			if (overrun(fw, pending - size) == 0)
+				continue;
+		} else if (pending) {
+			/* The completion's cycles fit 32 bits: the low word of the counter is
+			 * enough. */
+			uint32_t t0 = hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_CYCLES_LO);
+			fw_heartbeat(fw);
+			struct quire_cmd cmd;
+			uint32_t result = 0, detail = QUIRE_DETAIL_RING;
+			int plain_nop;
+			int status = fetch(fw, &cmd, &plain_nop);
+			if (plain_nop)
+				detail = QUIRE_DETAIL_NONE;
+			else if (status == QUIRE_OK)
+				status = run(fw, &cmd, &result, &detail);
+			hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_CONSUMER, ++fw->cmd_cons);
+			if (post(fw, cmd.seq, status, cmd.opcode, result,
+				 hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_CYCLES_LO) - t0,
+				 detail) == 0) {
+				served++;
+				batch++;
+				continue;
+			}
+		}
+		/* Nothing to do, or a completion that could not be posted: wait for the host. */
+		if (!wait || fw_idle(fw))
+			return served;
+		batch = 0;
+	}
 }
 
 int quire_fw_poll(struct quire_fw *fw)
 {
-	epoch_changed(fw);
-	if (!fw->queues_up)
-		return 0;
-	uint32_t size = 1u << fw->cmd_log2;
-	int served = 0;
-	for (;;) {
-		/* A host that left or reset its queues zeroed the producer: that is no backlog. */
-		if (served && epoch_changed(fw))
-			return served;
-		uint32_t pending = hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_PRODUCER) - fw->cmd_cons;
-		if (pending == 0)
-			break;
-		if (pending > size) {
-			/* Overrun: the oldest descriptors were overwritten. Each gets an error. */
-			hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_STATUS,
-				      hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_STATUS) |
-					  QUIRE_Q_STATUS_OVERRUN);
-			for (uint32_t k = 0; k < pending - size; k++) {
-				hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_CONSUMER, ++fw->cmd_cons);
-				if (post(fw, QUIRE_SEQ_UNKNOWN, QUIRE_ERR_OVERRUN, 0, 0, 0,
-					 QUIRE_DETAIL_RING))
-					return served;
-			}
-			continue;
-		}
-		/* The completion's cycles fit 32 bits: the low word of the counter is enough. */
-		uint32_t t0 = hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_CYCLES_LO);
-		fw_heartbeat(fw);
-		struct quire_cmd cmd;
-		uint32_t result = 0, detail = QUIRE_DETAIL_RING;
-		int plain_nop;
-		int status = fetch(
-		    fw, fw->cmd_base + (uint64_t)(fw->cmd_cons & (size - 1)) * QUIRE_CMD_BYTES,
-		    &cmd, &plain_nop);
-		if (plain_nop)
-			detail = QUIRE_DETAIL_NONE;
-		if (status == QUIRE_OK && !plain_nop)
-			status = quire_fw_validate(&cmd, &detail);
-		if (status == QUIRE_OK && !plain_nop)
-			status = fw_execute(fw, &cmd, &result, &detail);
-		hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_CONSUMER, ++fw->cmd_cons);
-		if (post(fw, cmd.seq, status, cmd.opcode, result,
-			 hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_CYCLES_LO) - t0, detail))
-			return served;
-		served++;
-	}
-	return served;
+	return serve(fw, 0);
 }
 
 void quire_fw_run(struct quire_fw *fw)
 {
-	if (quire_fw_init(fw) != QUIRE_OK)
-		return;
-	do
-		quire_fw_poll(fw);
-	while (fw_idle(fw) == 0);
+	if (quire_fw_init(fw) == QUIRE_OK)
+		serve(fw, 1);
 }

@@ -55,11 +55,14 @@ struct quire_fw {
 	uint32_t epoch;    /* queue epoch the indices below belong to */
 	uint32_t cmd_cons; /* descriptors consumed */
 	uint32_t cpl_prod; /* completions posted */
+	uint32_t cpl_cons; /* the host's completion CONSUMER, as last read */
 	/* The queues as the host set them up, read when the epoch changes: a queue's base and
 	 * size take effect with its CTRL write, which starts a new epoch. */
 	uint64_t cmd_base, cpl_base;
 	uint32_t cmd_log2, cpl_log2;
 	uint32_t queues_up; /* both queues ENABLED */
+	uint32_t qe;        /* the card has a queue engine (QUIRE_CARD_QUEUE): it fetches
+			     * descriptors and writes completions instead of the DMA mover */
 	uint32_t cmds_ok, cmds_err;
 	uint64_t dma_bytes;
 	uint32_t mlp_width0; /* input width of the loaded model, 0 when none is loaded */

@@ -179,7 +179,7 @@ static void check_mlp(struct check *c, const struct quire_cmd *d)
 	unused(c, d->stride, QUIRE_DETAIL_STRIDE);
 	unused(c, d->exp, QUIRE_DETAIL_EXP);
 	if (d->opcode == QUIRE_OPC_MLP_LOAD) {
-		if (d->count < QUIRE_MLP_HEADER_BYTES || d->count > 0x70000u)
+		if (d->count < QUIRE_MLP_HEADER_BYTES || d->count > QUIRE_MLP_MAX_IMAGE_BYTES)
 			fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT);
 		need_addr(c, d->src, d->count, 4, QUIRE_DETAIL_SRC);
 		unused(c, d->dst, QUIRE_DETAIL_DST);

@@ -15,6 +15,8 @@ $(BUILD)/python/quire/_consts.py: python/gen_consts.py include/quire/status.h \
 	@mkdir -p $(dir $@)
 	$(PYTHON) python/gen_consts.py include host/include $@
 all: $(PY_PKG)
+python-pkg: $(PY_PKG)
+.PHONY: python-pkg
 test: $(PY_PKG)
 
 # Where the package goes: PREFIX /usr is Debian's python3/dist-packages; elsewhere

@@ -248,16 +248,16 @@ static void apply(struct sched_nstate *st, const struct sched_pod *p, uint32_t m
 			st->gpu_free[g] -= sign * p->milli;
 }
 
-/* Candidates of pod p on every node; returns how many are feasible. */
-static size_t candidates(struct sim *s, const struct sched_pod *p, size_t *count)
+size_t sched_candidates(const struct sched_cluster *cl, const struct sched_pod *p,
+			struct sched_cand *cand, uint8_t *feasible_out, size_t *count)
 {
 	size_t n = 0, feasible = 0;
-	for (uint32_t i = 0; i < s->cl.count; i++) {
-		const struct sched_node *nd = &s->nodes[i];
-		const struct sched_nstate *st = &s->state[i];
+	for (uint32_t i = 0; i < cl->count; i++) {
+		const struct sched_node *nd = &cl->nodes[i];
+		const struct sched_nstate *st = &cl->state[i];
 		if (!sched_fits(nd, st, p->cpu, p->mem, p->ngpu, p->milli, p->spec)) {
-			s->cand[n] = (struct sched_cand){i, 0, 0};
-			s->feasible[n++] = 0;
+			cand[n] = (struct sched_cand){i, 0, 0};
+			feasible_out[n++] = 0;
 			continue;
 		}
 		if (p->ngpu == 1 && p->milli < SCHED_MILLI) {
@@ -268,13 +268,13 @@ static size_t candidates(struct sim *s, const struct sched_pod *p, size_t *count
 					dup = st->gpu_free[h] == st->gpu_free[g];
 				if (dup)
 					continue;
-				s->cand[n] = (struct sched_cand){i, 1u << g, 0};
-				s->feasible[n++] = 1;
+				cand[n] = (struct sched_cand){i, 1u << g, 0};
+				feasible_out[n++] = 1;
 				feasible++;
 			}
 		} else {
-			s->cand[n] = (struct sched_cand){i, p->ngpu ? pick_gpus(nd, st, p) : 0, 0};
-			s->feasible[n++] = 1;
+			cand[n] = (struct sched_cand){i, p->ngpu ? pick_gpus(nd, st, p) : 0, 0};
+			feasible_out[n++] = 1;
 			feasible++;
 		}
 	}
@@ -282,16 +282,20 @@ static size_t candidates(struct sim *s, const struct sched_pod *p, size_t *count
 	return feasible;
 }
 
-static void dfrag(struct sim *s, const struct sched_pod *p, size_t count)
+void sched_dfrag(const struct sched_cluster *cl, const struct sched_pod *p,
+		 const struct sched_class *classes, size_t nclasses, const int64_t *nfrag,
+		 struct sched_cand *cand, const uint8_t *feasible, size_t count)
 {
 	for (size_t i = 0; i < count; i++) {
-		if (!s->feasible[i])
+		if (!feasible[i])
 			continue;
-		struct sched_cand *c = &s->cand[i];
-		struct sched_nstate after = s->state[c->node];
+		struct sched_cand *c = &cand[i];
+		const struct sched_node *n = &cl->nodes[c->node];
+		struct sched_nstate after = cl->state[c->node];
 		apply(&after, p, c->gpu_mask, 1);
-		c->dfrag = sched_frag_node(&s->nodes[c->node], &after, s->classes, s->nclasses) -
-			   s->nfrag[c->node];
+		int64_t before = nfrag ? nfrag[c->node]
+				       : sched_frag_node(n, &cl->state[c->node], classes, nclasses);
+		c->dfrag = sched_frag_node(n, &after, classes, nclasses) - before;
 	}
 }
 
@@ -300,16 +304,14 @@ static float clamp01(double x)
 	return (float)(x < 0 ? 0 : x > 1 ? 1 : x);
 }
 
-/* The features of docs/sched.md, one row per candidate (infeasible rows too: the mask
- * keeps them out of the choice). */
-static void features(struct sim *s, const struct sched_pod *p, double waited, size_t count)
+void sched_features(const struct sched_cluster *cl, const struct sched_pod *p, double waited,
+		    int64_t workload, const struct sched_cand *cand, size_t count, float *features)
 {
-	const struct sched_cluster *cl = &s->cl;
 	for (size_t i = 0; i < count; i++) {
-		const struct sched_cand *c = &s->cand[i];
-		const struct sched_node *n = &s->nodes[c->node];
-		const struct sched_nstate *st = &s->state[c->node];
-		float *f = &s->features[i * SCHED_FEATURES];
+		const struct sched_cand *c = &cand[i];
+		const struct sched_node *n = &cl->nodes[c->node];
+		const struct sched_nstate *st = &cl->state[c->node];
+		float *f = &features[i * SCHED_FEATURES];
 		double gcap = (double)(n->ngpu ? n->ngpu : 1) * SCHED_MILLI;
 		int64_t gfree = 0, tfree = 0;
 		for (int g = 0; g < n->ngpu; g++) {
@@ -334,13 +336,22 @@ static void features(struct sim *s, const struct sched_pod *p, double waited, si
 		    clamp01(ntaken ? (double)tfree / ((double)ntaken * SCHED_MILLI) : 0);
 		/* dfrag over the class count is milli-GPUs, within +-(node capacity). */
 		f[SCHED_F_DFRAG] =
-		    clamp01(0.5 + (double)c->dfrag / ((double)s->total_count * 2.0 * gcap));
+		    clamp01(0.5 + (double)c->dfrag / ((double)workload * 2.0 * gcap));
 		f[SCHED_F_QOS_LS] = p->qos == SCHED_QOS_LS || p->qos == SCHED_QOS_GUARANTEED;
 		f[SCHED_F_QOS_BE] = p->qos == SCHED_QOS_BE;
 		f[SCHED_F_WAIT] = clamp01(log1p(waited) / log1p(86400.0));
 		f[SCHED_F_CLUSTER_ALLOC] = clamp01(
 		    cl->gpu_milli_total ? (double)cl->gpu_milli_alloc / (double)cl->gpu_milli_total
 					: 0);
+	}
+}
+
+void sched_features_int8(const float *f, size_t n, int8_t *q)
+{
+	for (size_t i = 0; i < n; i++) {
+		/* rint: round half to even in the default rounding mode, as docs/mlp.md's rne. */
+		double v = rint((double)f[i] * 127.0);
+		q[i] = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
 	}
 }
 
@@ -379,14 +390,16 @@ static int try_place(struct sim *s, uint32_t j, double now, struct heap *h)
 	if (s->failed_scan[jb->cls] == s->scan)
 		return 0; /* the same requests found no room in this scan */
 	size_t count;
-	if (!candidates(s, jb->pod, &count)) {
+	if (!sched_candidates(&s->cl, jb->pod, s->cand, s->feasible, &count)) {
 		s->failed_scan[jb->cls] = s->scan;
 		return 0;
 	}
 	if (s->policy->needs & (SCHED_NEED_DFRAG | SCHED_NEED_FEATURES))
-		dfrag(s, jb->pod, count);
+		sched_dfrag(&s->cl, jb->pod, s->classes, s->nclasses, s->nfrag, s->cand,
+			    s->feasible, count);
 	if (s->policy->needs & SCHED_NEED_FEATURES)
-		features(s, jb->pod, now - jb->arrival, count);
+		sched_features(&s->cl, jb->pod, now - jb->arrival, s->total_count, s->cand, count,
+			       s->features);
 	struct sched_decision d = {
 	    &s->cl,      jb->pod,
 	    now,         now - jb->arrival,

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SCHED_MAX_GPUS   8  /* GPUs of one node (the trace's largest nodes have 8) */
 #define SCHED_MAX_MODELS 16 /* GPU models a run knows (gpu_spec is a bit mask of them) */
@@ -163,6 +164,25 @@ struct sched_policy {
 	void *state;  /* a policy's own (a network's weights) */
 };
 
+/* The candidates of pod p on every node of cl, in node order (docs/sched.md): a GPU share
+ * gives one per distinct free amount among the node's GPUs that fit, other pods one; a node
+ * where p does not fit one masked candidate. cand and feasible hold cl->count *
+ * SCHED_MAX_GPUS. Sets *count; returns how many are feasible. */
+size_t sched_candidates(const struct sched_cluster *cl, const struct sched_pod *p,
+			struct sched_cand *cand, uint8_t *feasible, size_t *count);
+/* cand[i].dfrag of the feasible candidates: F_n(M) after placing p minus before, weighted
+ * by the classes' counts. nfrag: each node's sched_frag_node now, or NULL to compute it. */
+void sched_dfrag(const struct sched_cluster *cl, const struct sched_pod *p,
+		 const struct sched_class *classes, size_t nclasses, const int64_t *nfrag,
+		 struct sched_cand *cand, const uint8_t *feasible, size_t count);
+/* One row of SCHED_FEATURES floats in [0, 1] per candidate (docs/sched.md), into
+ * features[i * SCHED_FEATURES]. waited: seconds p has waited; workload: the pods of the
+ * target workload (the classes' total count) that dfrag is weighted by. */
+void sched_features(const struct sched_cluster *cl, const struct sched_pod *p, double waited,
+		    int64_t workload, const struct sched_cand *cand, size_t count, float *features);
+/* Features in [0, 1] as the MLP's int8 inputs: rne(x * 127) (docs/mlp.md), saturated. */
+void sched_features_int8(const float *f, size_t n, int8_t *q);
+
 /* "first-fit", "best-fit", "least-loaded", "tetris", "random", "fgd". 0, or -1. */
 int sched_policy_get(const char *name, struct sched_policy *p);
 /* The names, NULL-terminated. */
@@ -208,6 +228,27 @@ void sched_result_free(struct sched_result *r);
 int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_node *nodes,
 		 size_t nnodes, const struct sched_models *m, const struct sched_config *c,
 		 struct sched_policy *p, struct sched_result *r, char *err, size_t errlen);
+
+/* ---- One decision from outside a replay (quire sched place) ---------------------------- */
+
+#define SCHED_PLACE_MAX_NODES 1024
+
+/* The task, the nodes with their free resources, and (optional) the target workload's
+ * classes, as `quire sched place` reads them (CSV, docs/sched-api.md). */
+struct sched_place {
+	struct sched_pod pod;
+	double waited; /* seconds */
+	struct sched_node *nodes;
+	struct sched_nstate *state;
+	size_t count;
+	struct sched_class *classes;
+	size_t nclasses;
+};
+/* Reads f to its end; name is what errors call it ("stdin"). 0, or -1 with err as
+ * "NAME:LINE: what" naming the field at fault. GPU models must be known to m. */
+int sched_read_place(FILE *f, const char *name, const struct sched_models *m,
+		     struct sched_place *pl, char *err, size_t errlen);
+void sched_place_free(struct sched_place *pl);
 
 /* Jain's index of x[0..n): (sum x)^2 / (n sum x^2); 1 for n == 0. */
 double sched_jain(const double *x, size_t n);

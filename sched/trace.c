@@ -241,24 +241,22 @@ static const char *const pod_cols[P_COLS] = {
     "name", "cpu_milli", "memory_mib",    "num_gpu",       "gpu_milli",     "gpu_spec",
     "qos",  "pod_phase", "creation_time", "deletion_time", "scheduled_time"};
 
-static int pod_row(struct csv *c, const int *col, const struct sched_models *m, struct sched_pod *p,
-		   char *err, size_t errlen)
+/* A pod's requests (cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec and, unless q is
+ * NULL, qos) from their fields, checked. */
+static int pod_request(const struct csv *c, const char *cpu, const char *mem, const char *ngpu,
+		       const char *milli, const char *spec, const char *q,
+		       const struct sched_models *m, struct sched_pod *p, char *err, size_t errlen)
 {
-	const char *const *f = (const char *const *)c->field;
 	int64_t v;
-	memset(p, 0, sizeof(*p));
-	p->line = c->line;
-	if (copy_name(c, p->name, f[col[P_NAME]], err, errlen))
-		return -1;
-	if (parse_int(c, f[col[P_CPU]], "cpu_milli", 0, 100000000, &v, err, errlen))
+	if (parse_int(c, cpu, "cpu_milli", 0, 100000000, &v, err, errlen))
 		return -1;
 	p->cpu = (int32_t)v;
-	if (parse_int(c, f[col[P_MEM]], "memory_mib", 0, INT64_C(1) << 40, &p->mem, err, errlen))
+	if (parse_int(c, mem, "memory_mib", 0, INT64_C(1) << 40, &p->mem, err, errlen))
 		return -1;
-	if (parse_int(c, f[col[P_NGPU]], "num_gpu", 0, SCHED_MAX_GPUS, &v, err, errlen))
+	if (parse_int(c, ngpu, "num_gpu", 0, SCHED_MAX_GPUS, &v, err, errlen))
 		return -1;
 	p->ngpu = (int32_t)v;
-	if (parse_int(c, f[col[P_MILLI]], "gpu_milli", 0, SCHED_MILLI, &v, err, errlen))
+	if (parse_int(c, milli, "gpu_milli", 0, SCHED_MILLI, &v, err, errlen))
 		return -1;
 	p->milli = (int32_t)v;
 	if (p->ngpu == 0 && p->milli != 0)
@@ -269,7 +267,6 @@ static int pod_row(struct csv *c, const int *col, const struct sched_models *m, 
 				  "%s:%d: num_gpu %d with gpu_milli 0 (1..1000 expected)", c->path,
 				  c->line, p->ngpu);
 	/* gpu_spec: empty or "nan" for any model, else models joined by '|'. */
-	const char *spec = f[col[P_SPEC]];
 	if (*spec && strcmp(spec, "nan") != 0) {
 		char buf[256];
 		if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
@@ -290,8 +287,9 @@ static int pod_row(struct csv *c, const int *col, const struct sched_models *m, 
 			return sched_fail(err, errlen, "%s:%d: empty gpu_spec '%s'", c->path,
 					  c->line, spec);
 	}
-	const char *q = f[col[P_QOS]];
 	p->qos = -1;
+	if (!q)
+		return 0;
 	for (int i = 0; i < SCHED_QOS_COUNT; i++)
 		if (strcmp(q, qos_names[i]) == 0)
 			p->qos = i;
@@ -299,6 +297,20 @@ static int pod_row(struct csv *c, const int *col, const struct sched_models *m, 
 		return sched_fail(err, errlen,
 				  "%s:%d: unknown qos '%s' (LS, Guaranteed, Burstable, BE)",
 				  c->path, c->line, q);
+	return 0;
+}
+
+static int pod_row(struct csv *c, const int *col, const struct sched_models *m, struct sched_pod *p,
+		   char *err, size_t errlen)
+{
+	const char *const *f = (const char *const *)c->field;
+	memset(p, 0, sizeof(*p));
+	p->line = c->line;
+	if (copy_name(c, p->name, f[col[P_NAME]], err, errlen))
+		return -1;
+	if (pod_request(c, f[col[P_CPU]], f[col[P_MEM]], f[col[P_NGPU]], f[col[P_MILLI]],
+			f[col[P_SPEC]], f[col[P_QOS]], m, p, err, errlen))
+		return -1;
 	if (parse_int(c, f[col[P_CREATE]], "creation_time", 0, INT64_C(1) << 50, &p->creation, err,
 		      errlen) ||
 	    parse_opt_time(c, f[col[P_DELETE]], "deletion_time", &p->deletion, err, errlen) ||
@@ -427,4 +439,424 @@ int sched_read_nodes(const char *path, const struct sched_models *m, struct sche
 {
 	return read_rows(path, node_cols, N_COLS, node_row_v, m, sizeof(**nodes), "nodes",
 			 (void **)nodes, count, err, errlen);
+}
+
+/* ---- One decision's input (quire sched place, docs/sched-api.md) ------------------------- */
+
+void sched_place_free(struct sched_place *pl)
+{
+	free(pl->nodes);
+	free(pl->state);
+	free(pl->classes);
+	memset(pl, 0, sizeof(*pl));
+}
+
+static int want_fields(const struct csv *c, int n, const char *what, char *err, size_t errlen)
+{
+	if (c->nfields != n)
+		return sched_fail(err, errlen, "%s:%d: %s row: %d fields, %d expected (%s)",
+				  c->path, c->line, c->field[0], c->nfields, n, what);
+	return 0;
+}
+
+static const char task_fields[] =
+    "task,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,waited_s";
+static const char node_fields[] =
+    "node,sn,cpu_milli,memory_mib,gpu,model,cpu_free,memory_free,gpu_free";
+static const char class_fields[] = "class,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,count";
+
+static int place_node(struct csv *c, const struct sched_models *m, struct sched_node *nd,
+		      struct sched_nstate *st, char *err, size_t errlen)
+{
+	static const int col[N_COLS] = {1, 2, 3, 4, 5}; /* sn, cpu_milli, memory_mib, gpu, model */
+	if (want_fields(c, 9, node_fields, err, errlen) || node_row(c, col, m, nd, err, errlen))
+		return -1;
+	int64_t v;
+	memset(st, 0, sizeof(*st));
+	if (parse_int(c, c->field[6], "cpu_free", 0, nd->cpu, &v, err, errlen) ||
+	    parse_int(c, c->field[7], "memory_free", 0, nd->mem, &st->mem_free, err, errlen))
+		return -1;
+	st->cpu_free = (int32_t)v;
+	/* gpu_free: the free milli-GPUs of each GPU, joined by '|'; empty for no GPU. */
+	char buf[128];
+	const char *g = c->field[8];
+	if (snprintf(buf, sizeof(buf), "%s", strcmp(g, "nan") == 0 ? "" : g) >= (int)sizeof(buf))
+		return sched_fail(err, errlen, "%s:%d: gpu_free too long", c->path, c->line);
+	int k = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save), k++) {
+		if (k == nd->ngpu)
+			return sched_fail(err, errlen,
+					  "%s:%d: gpu_free '%s': more values than the node's %d "
+					  "GPUs",
+					  c->path, c->line, g, nd->ngpu);
+		if (parse_int(c, t, "gpu_free", 0, SCHED_MILLI, &v, err, errlen))
+			return -1;
+		st->gpu_free[k] = (int32_t)v;
+	}
+	if (k != nd->ngpu)
+		return sched_fail(err, errlen,
+				  "%s:%d: gpu_free '%s': %d values for the node's %d GPUs (free "
+				  "milli-GPUs of each, joined by '|')",
+				  c->path, c->line, g, k, nd->ngpu);
+	return 0;
+}
+
+/* The reading of one decision's input: what has been read so far. */
+struct place_in {
+	struct sched_place *pl;
+	const struct sched_models *m;
+	size_t cap, scap, ccap;
+	int task_line;
+};
+
+/* One row (c->field[0] its kind, task, node or class; c->line its line) into pl. */
+static int place_row(struct csv *c, struct place_in *in, char *err, size_t errlen)
+{
+	struct sched_place *pl = in->pl;
+	const char *kind = c->field[0], *name = c->path;
+	if (strcmp(kind, "task") == 0) {
+		if (in->task_line)
+			return sched_fail(err, errlen,
+					  "%s:%d: a second task row (the first at line %d): one "
+					  "decision, one task",
+					  name, c->line, in->task_line);
+		if (want_fields(c, 8, task_fields, err, errlen) ||
+		    pod_request(c, c->field[1], c->field[2], c->field[3], c->field[4], c->field[5],
+				c->field[6], in->m, &pl->pod, err, errlen))
+			return -1;
+		char *end;
+		errno = 0;
+		pl->waited = strtod(c->field[7], &end);
+		if (!*c->field[7] || *end || errno || !(pl->waited >= 0) || pl->waited > 1e12)
+			return sched_fail(err, errlen,
+					  "%s:%d: waited_s '%s' is not a number of seconds from 0",
+					  name, c->line, c->field[7]);
+		in->task_line = c->line;
+		pl->pod.line = c->line;
+		snprintf(pl->pod.name, sizeof(pl->pod.name), "task");
+		return 0;
+	}
+	if (strcmp(kind, "node") == 0) {
+		if (pl->count == SCHED_PLACE_MAX_NODES)
+			return sched_fail(err, errlen, "%s:%d: more than %d nodes", name, c->line,
+					  SCHED_PLACE_MAX_NODES);
+		if (grow((void **)&pl->nodes, &in->cap, pl->count, sizeof(*pl->nodes)) ||
+		    grow((void **)&pl->state, &in->scap, pl->count, sizeof(*pl->state)))
+			return sched_fail(err, errlen, "%s: out of memory", name);
+		if (place_node(c, in->m, &pl->nodes[pl->count], &pl->state[pl->count], err, errlen))
+			return -1;
+		pl->count++;
+		return 0;
+	}
+	if (strcmp(kind, "class") == 0) {
+		struct sched_pod p = {0};
+		int64_t n;
+		if (want_fields(c, 7, class_fields, err, errlen) ||
+		    pod_request(c, c->field[1], c->field[2], c->field[3], c->field[4], c->field[5],
+				NULL, in->m, &p, err, errlen) ||
+		    parse_int(c, c->field[6], "count", 1, INT64_C(1) << 40, &n, err, errlen))
+			return -1;
+		if (grow((void **)&pl->classes, &in->ccap, pl->nclasses, sizeof(*pl->classes)))
+			return sched_fail(err, errlen, "%s: out of memory", name);
+		pl->classes[pl->nclasses++] =
+		    (struct sched_class){p.cpu, p.mem, p.ngpu, p.milli, p.spec, n};
+		return 0;
+	}
+	return sched_fail(err, errlen, "%s:%d: row kind '%.40s': task, node or class expected",
+			  name, c->line, kind);
+}
+
+/* ---- The same input as JSON ---------------------------------------------------------------- */
+
+#define JSON_MAX_BYTES (4 << 20)
+#define JSON_FIELD     256
+
+struct json {
+	const char *p, *end;
+	struct csv *c; /* c->line follows p */
+	char *err;
+	size_t errlen;
+};
+
+static int json_fail(struct json *j, const char *what)
+{
+	if (j->p >= j->end)
+		return sched_fail(j->err, j->errlen, "%s:%d: JSON ends early: %s", j->c->path,
+				  j->c->line, what);
+	return sched_fail(j->err, j->errlen, "%s:%d: JSON: %s, not '%c'", j->c->path, j->c->line,
+			  what, *j->p);
+}
+
+static void json_ws(struct json *j)
+{
+	while (j->p < j->end && strchr(" \t\r\n", *j->p)) {
+		if (*j->p == '\n')
+			j->c->line++;
+		j->p++;
+	}
+}
+
+static int json_char(struct json *j, char ch, const char *what)
+{
+	json_ws(j);
+	if (j->p < j->end && *j->p == ch) {
+		j->p++;
+		return 0;
+	}
+	return json_fail(j, what);
+}
+
+/* Is the next character ch? Taken if so. */
+static int json_take(struct json *j, char ch)
+{
+	json_ws(j);
+	if (j->p < j->end && *j->p == ch) {
+		j->p++;
+		return 1;
+	}
+	return 0;
+}
+
+/* A string (without escapes other than \" \\ \/) or a number, as its text, into out. */
+static int json_scalar(struct json *j, char *out, size_t cap)
+{
+	json_ws(j);
+	size_t n = 0;
+	if (j->p < j->end && *j->p == '"') {
+		j->p++;
+		while (j->p < j->end && *j->p != '"') {
+			char ch = *j->p++;
+			if (ch == '\\') {
+				if (j->p >= j->end || !strchr("\"\\/", *j->p))
+					return json_fail(j, "escapes other than \\\" \\\\ \\/ are "
+							    "not taken");
+				ch = *j->p++;
+			} else if ((unsigned char)ch < 0x20 || ch == ',')
+				return sched_fail(j->err, j->errlen,
+						  "%s:%d: JSON: a control character or comma in a "
+						  "string",
+						  j->c->path, j->c->line);
+			if (n + 1 >= cap)
+				return sched_fail(j->err, j->errlen, "%s:%d: JSON: string too long",
+						  j->c->path, j->c->line);
+			out[n++] = ch;
+		}
+		if (j->p >= j->end)
+			return json_fail(j, "an unterminated string");
+		j->p++;
+	} else {
+		while (j->p < j->end && strchr("+-.0123456789eE", *j->p)) {
+			if (n + 1 >= cap)
+				return sched_fail(j->err, j->errlen, "%s:%d: JSON: number too long",
+						  j->c->path, j->c->line);
+			out[n++] = *j->p++;
+		}
+		if (!n)
+			return json_fail(j, "a number or a string expected");
+	}
+	out[n] = 0;
+	return 0;
+}
+
+/* A scalar, or an array of scalars joined by '|' (gpu_free, gpu_spec). */
+static int json_value(struct json *j, char *out, size_t cap)
+{
+	if (!json_take(j, '['))
+		return json_scalar(j, out, cap);
+	size_t n = 0;
+	out[0] = 0;
+	if (json_take(j, ']'))
+		return 0;
+	do {
+		if (n && n + 1 < cap)
+			out[n++] = '|';
+		if (json_scalar(j, out + n, cap - n))
+			return -1;
+		n += strlen(out + n);
+	} while (json_take(j, ','));
+	return json_char(j, ']', "',' or ']' expected in an array");
+}
+
+/* "key": */
+static int json_key(struct json *j, char *key)
+{
+	if (json_scalar(j, key, JSON_FIELD))
+		return -1;
+	return json_char(j, ':', "':' expected after a key");
+}
+
+/* One object of a kind: its keys (the CSV row's fields, in order; those in `optional` may
+ * be left out, as empty) into c->field, then the row read as a CSV row. */
+static int json_object(struct json *j, const char *kind, const char *fields, const char *optional,
+		       struct place_in *in, char (*store)[JSON_FIELD])
+{
+	struct csv *c = j->c;
+	const char *names[MAX_COLS];
+	char list[128];
+	snprintf(list, sizeof(list), "%s", fields);
+	int n = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(list, ",", &save); t && n < MAX_COLS;
+	     t = strtok_r(NULL, ",", &save))
+		names[n++] = t;
+	int seen[MAX_COLS] = {0};
+	if (json_char(j, '{', "an object expected"))
+		return -1;
+	int line = c->line;
+	if (!json_take(j, '}')) {
+		do {
+			char key[JSON_FIELD];
+			if (json_key(j, key))
+				return -1;
+			int k = 1;
+			while (k < n && strcmp(names[k], key) != 0)
+				k++;
+			if (k == n)
+				return sched_fail(j->err, j->errlen,
+						  "%s:%d: unknown key '%.40s' in a %s (%s)",
+						  c->path, c->line, key, kind, fields);
+			if (seen[k]++)
+				return sched_fail(j->err, j->errlen, "%s:%d: %s: '%s' twice",
+						  c->path, c->line, kind, key);
+			if (json_value(j, store[k], JSON_FIELD))
+				return -1;
+		} while (json_take(j, ','));
+		if (json_char(j, '}', "',' or '}' expected in an object"))
+			return -1;
+	}
+	int end_line = c->line;
+	snprintf(store[0], JSON_FIELD, "%s", kind);
+	for (int k = 1; k < n; k++) {
+		if (!seen[k]) {
+			char opt[64];
+			snprintf(opt, sizeof(opt), ",%s,", names[k]);
+			if (!strstr(optional, opt))
+				return sched_fail(j->err, j->errlen, "%s:%d: %s without '%s' (%s)",
+						  c->path, line, kind, names[k], fields);
+			store[k][0] = 0;
+		}
+		c->field[k] = store[k];
+	}
+	c->field[0] = store[0];
+	c->nfields = n;
+	c->line = line; /* errors name the line where the object starts */
+	int r = place_row(c, in, j->err, j->errlen);
+	c->line = end_line;
+	return r;
+}
+
+/* {"task": {...}, "nodes": [{...}, ...], "classes": [{...}, ...]} */
+static int place_json_top(struct json *j, struct place_in *in, char (*store)[JSON_FIELD])
+{
+	if (json_char(j, '{', "'{' expected"))
+		return -1;
+	if (!json_take(j, '}')) {
+		do {
+			char key[JSON_FIELD];
+			if (json_key(j, key))
+				return -1;
+			if (strcmp(key, "task") == 0) {
+				if (json_object(j, "task", task_fields, ",gpu_spec,", in, store))
+					return -1;
+				continue;
+			}
+			int nodes = strcmp(key, "nodes") == 0;
+			if (!nodes && strcmp(key, "classes") != 0)
+				return sched_fail(
+				    j->err, j->errlen,
+				    "%s:%d: unknown key '%.40s' (task, nodes, classes)", j->c->path,
+				    j->c->line, key);
+			if (json_char(j, '[', "an array expected"))
+				return -1;
+			if (json_take(j, ']'))
+				continue;
+			do {
+				if (nodes ? json_object(j, "node", node_fields, ",model,gpu_free,",
+							in, store)
+					  : json_object(j, "class", class_fields, ",gpu_spec,", in,
+							store))
+					return -1;
+			} while (json_take(j, ','));
+			if (json_char(j, ']', "',' or ']' expected in an array"))
+				return -1;
+		} while (json_take(j, ','));
+		if (json_char(j, '}', "',' or '}' expected"))
+			return -1;
+	}
+	json_ws(j);
+	if (j->p != j->end)
+		return json_fail(j, "nothing expected after the object");
+	return 0;
+}
+
+/* The JSON input, whole in text; c->line is the line of its first character. */
+static int place_json(struct csv *c, const char *text, size_t len, struct place_in *in, char *err,
+		      size_t errlen)
+{
+	struct json j = {text, text + len, c, err, errlen};
+	char(*store)[JSON_FIELD] = malloc(MAX_COLS * sizeof(*store));
+	if (!store)
+		return sched_fail(err, errlen, "%s: out of memory", c->path);
+	int r = place_json_top(&j, in, store);
+	free(store);
+	return r;
+}
+
+int sched_read_place(FILE *f, const char *name, const struct sched_models *m,
+		     struct sched_place *pl, char *err, size_t errlen)
+{
+	memset(pl, 0, sizeof(*pl));
+	struct csv *c = calloc(1, sizeof(*c));
+	if (!c)
+		return sched_fail(err, errlen, "%s: out of memory", name);
+	c->f = f;
+	c->path = name;
+	struct place_in in = {pl, m, 0, 0, 0, 0};
+	int r, ch;
+	/* JSON when the first character that is not white space is '{'; CSV otherwise. */
+	while ((ch = getc(f)) != EOF && strchr(" \t\r\n", ch))
+		if (ch == '\n')
+			c->line++;
+	if (ch == '{') {
+		char *text = malloc(JSON_MAX_BYTES + 1);
+		size_t len = 0;
+		if (!text) {
+			free(c);
+			return sched_fail(err, errlen, "%s: out of memory", name);
+		}
+		text[len++] = '{';
+		len += fread(text + len, 1, JSON_MAX_BYTES + 1 - len, f);
+		if (ferror(f))
+			r = sched_fail(err, errlen, "%s: read error", name);
+		else if (len > JSON_MAX_BYTES)
+			r = sched_fail(err, errlen, "%s: more than %d bytes of JSON", name,
+				       JSON_MAX_BYTES);
+		else {
+			c->line++; /* the line of the '{' */
+			r = place_json(c, text, len, &in, err, errlen);
+		}
+		free(text);
+	} else {
+		if (ch != EOF)
+			ungetc(ch, f);
+		while ((r = csv_row(c, err, errlen)) > 0) {
+			if (*c->field[0] == '#')
+				continue; /* a comment */
+			if (place_row(c, &in, err, errlen) < 0) {
+				r = -1;
+				break;
+			}
+		}
+	}
+	free(c);
+	if (r == 0 && !in.task_line)
+		r = sched_fail(err, errlen, "%s: no task (%s)", name, task_fields);
+	if (r == 0 && !pl->count)
+		r = sched_fail(err, errlen, "%s: no node (%s)", name, node_fields);
+	if (r < 0) {
+		sched_place_free(pl);
+		return -1;
+	}
+	return 0;
 }

@@ -40,7 +40,8 @@ static const char usage[] =
     "      --net udp:HOST[:BASE],...\n"
     "                       the cards' network over UDP instead of Unix sockets in the\n"
     "                       directory: entry i is card i's host (one entry: all on it),\n"
-    "                       card i listens on UDP port BASE+i (BASE default 47100)\n"
+    "                       card i listens on UDP ports BASE+i and BASE+256+i (BASE\n"
+    "                       default 47100)\n"
     "      --netns NS,...   (root) card i runs in network namespace NS number i (of\n"
     "                       ip netns; one name: all cards), e.g. one per simulated host\n"
     "      --rank-card      one card per rank instead, for a launcher that starts one\n"
@@ -50,6 +51,8 @@ static const char usage[] =
     "                       by the ranks of one host), else a directory of its own; no -n\n"
     "      --net-drop P     each card loses each frame it sends with probability P\n"
     "      --net-corrupt P  each card flips a bit of each frame it sends with probability P\n"
+    "                       (the cards' link sends them again: docs/network.md)\n"
+    "      --net-seed S     seed of those faults (default: fixed)\n"
     "      --verbose        the cards say when hosts come and go\n"
     "Example:\n"
     "  quire-cluster -n 4 -- mpirun -np 4 quire-train-dp --backend sim:cluster\n";
@@ -87,8 +90,8 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
-static pid_t start_card(const char *bin, int i, const char *model, const char *drop,
-			const char *corrupt, int verbose)
+static pid_t start_card(const char *bin, int i, const char *model, const char *const fault[3],
+			int verbose)
 {
 	char sock[128], addr[16];
 	snprintf(sock, sizeof(sock), "%s/card-%d.sock", dir, i);
@@ -111,14 +114,12 @@ static pid_t start_card(const char *bin, int i, const char *model, const char *d
 		argv[k++] = "--model";
 		argv[k++] = model;
 	}
-	if (drop) {
-		argv[k++] = "--net-drop";
-		argv[k++] = drop;
-	}
-	if (corrupt) {
-		argv[k++] = "--net-corrupt";
-		argv[k++] = corrupt;
-	}
+	static const char *const fault_opt[3] = {"--net-drop", "--net-corrupt", "--net-seed"};
+	for (int f = 0; f < 3; f++)
+		if (fault[f]) {
+			argv[k++] = fault_opt[f];
+			argv[k++] = fault[f];
+		}
 	argv[k] = NULL;
 	execvp(bin, (char *const *)argv);
 	fprintf(stderr,
@@ -240,14 +241,15 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {{"cards", required_argument, 0, 'n'},
 					     {"net-drop", required_argument, 0, 'D'},
 					     {"net-corrupt", required_argument, 0, 'C'},
+					     {"net-seed", required_argument, 0, 'S'},
 					     {"model", required_argument, 0, 'M'},
 					     {"verbose", no_argument, 0, 'v'},
 					     {"net", required_argument, 0, 'N'},
-					     {"netns", required_argument, 0, 'S'},
+					     {"netns", required_argument, 0, 'X'},
 					     {"rank-card", no_argument, 0, 'R'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *drop = NULL, *corrupt = NULL, *model = NULL;
+	const char *fault[3] = {NULL, NULL, NULL}, *model = NULL; /* drop, corrupt, seed */
 	int c, verbose = 0, rank_card = 0;
 	char *end;
 	while ((c = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
@@ -265,7 +267,16 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			*(c == 'D' ? &drop : &corrupt) = optarg;
+			fault[c == 'D' ? 0 : 1] = optarg;
+		} else if (c == 'S') {
+			(void)strtoull(optarg, &end, 10);
+			if (!*optarg || *end || *optarg == '-') {
+				fprintf(stderr,
+					"quire-cluster: --net-seed wants a number, not %s\n",
+					optarg);
+				return 2;
+			}
+			fault[2] = optarg;
 		} else if (c == 'M') {
 			if (strcmp(optarg, "emu") != 0 && strcmp(optarg, "rtl") != 0) {
 				fprintf(stderr,
@@ -283,7 +294,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			net_name = optarg;
-		} else if (c == 'S') {
+		} else if (c == 'X') {
 			n_netns = 0;
 			for (char *save, *t = strtok_r(optarg, ",", &save); t;
 			     t = strtok_r(NULL, ",", &save)) {
@@ -358,7 +369,7 @@ int main(int argc, char **argv)
 	char bin[PATH_MAX];
 	quire_sim_locate(bin, sizeof(bin));
 	for (int i = first; i < n_cards; i++) {
-		cards[i] = start_card(bin, i, model, drop, corrupt, verbose);
+		cards[i] = start_card(bin, i, model, fault, verbose);
 		char p[128];
 		snprintf(p, sizeof(p), "%s/card-%d.pid", dir, i);
 		FILE *f = fopen(p, "w");

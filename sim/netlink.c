@@ -1,13 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
- * The simulated network's wire (netlink.h): Unix datagram sockets in a
- * directory, one per port, or UDP sockets (netudp.c, a network named "udp:..."),
- * a receive thread per port, and the faults a test injects on the sending side,
- * above either transport.
+ * The simulated network's wire (netlink.h), in two layers. Beneath, the
+ * transport: two channels per port (frames, and the link's acknowledgements),
+ * either Unix datagram sockets in a directory (<dir>/port-A, <dir>/link-A) or,
+ * for a network named "udp:...", UDP sockets (netudp.c); all the link asks of
+ * it is to send a datagram to a port's channel and to say which port a
+ * received one came from (transport_send, transport_recv). Above, the link: a
+ * receive thread and a control thread per port, the faults a test injects, and
+ * the loss recovery (docs/network.md, "Loss recovery"), the same on both.
+ *
+ * Recovery is go-back-N per pair of ports, under the ports: every frame goes
+ * out behind a link header (include/quire/frame.h) with its number on the
+ * link; the sender keeps each frame until the receiver acknowledges it, at most
+ * LINK_HELD frames per destination (past that the port says BUSY, as when the
+ * peer's buffer is full); the receiver hands the port only the next frame in
+ * order, whole (link header and frame CRC checked), acknowledges it once the
+ * port has taken it, and answers a gap or a damaged frame with a NACK naming
+ * the frame it wants, from which the sender sends again. A frame whose ACK
+ * does not come within the retransmission timeout is sent again alone (a lost
+ * last frame, or a lost ACK), the timeout doubling up to LINK_RTO_MAX_NS.
+ * The faults hit every datagram on the wire, recovery's own included, and are
+ * drawn from a hash of (seed, ports, kind, number, attempt), not from a shared
+ * generator, so a seeded run loses the same frames whatever the threads do.
  */
 #include "sim/netlink.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -15,132 +34,623 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "quire/status.h"
+#include "sim/crc32_fast.h"
 #include "sim/netudp.h"
 
-struct quire_net_link {
-	int fd, stop_pipe[2];
-	struct quire_net_udp *udp; /* the UDP transport (fd is its socket), else Unix sockets */
-	pthread_t rx_thread;
-	int have_thread;
-	struct quire_net_rx_ops rx;
-	void *ctx;
-	struct sockaddr_un self;
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	double drop, corrupt;
-	uint64_t rng;
-	uint8_t buf[QUIRE_NET_FRAME_MAX + 1];
+#define LINK_HELD        64u         /* frames kept per destination until acknowledged */
+#define LINK_RTO_MIN_NS  10000000ll  /* 10 ms: first retransmission timeout */
+#define LINK_RTO_MAX_NS  200000000ll /* 200 ms: the longest, after doublings */
+#define LINK_NACK_GAP_NS 2000000ll   /* 2 ms between two NACKs (or go-backs) for one frame */
+#define LINK_TICK_MS     10          /* the control thread looks at its timers this often */
+#define LINK_WIRE_MAX    (QUIRE_LINK_HDR_BYTES + QUIRE_NET_FRAME_MAX)
+
+/* A sent frame kept until acknowledged. */
+struct held {
+	struct held *next;
+	uint32_t seq, len, tries;
+	uint8_t frame[];
 };
 
-static int port_path(struct sockaddr_un *sa, const char *dir, uint32_t addr)
+/* This port's side of the link to one destination. */
+struct tx_peer {
+	uint16_t dst;
+	uint32_t session, next_seq;
+	struct held *head, *tail;
+	uint32_t count;
+	int64_t sent_ns, rto_ns; /* when head was last sent; its timeout */
+	uint32_t back_seq;       /* the last go-back's first frame, and when */
+	int64_t back_ns;
+};
+
+/* This port's side of the link from one source (the receive thread's alone). */
+struct rx_peer {
+	uint16_t src;
+	uint32_t session, expected;
+	uint32_t nack_seq, ctl_sent;
+	int64_t nack_ns;
+};
+
+/* The transport's two channels: frames, and the link's ACKs and NACKs. */
+enum { CH_PORT = QUIRE_NET_UDP_FRAMES, CH_LINK = QUIRE_NET_UDP_LINK };
+
+struct quire_net_link {
+	int fd, ctl_fd, stop_pipe[2]; /* the channels' sockets (the UDP transport's, if udp) */
+	struct quire_net_udp *udp;    /* the UDP transport, else Unix sockets in dir */
+	pthread_t rx_thread, ctl_thread;
+	int have_thread, have_ctl;
+	struct quire_net_rx_ops rx;
+	void *ctx;
+	uint16_t addr;
+	struct sockaddr_un self, ctl_self;
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	double drop, corrupt;
+	uint64_t seed;
+	pthread_mutex_t lock; /* tx peers, wire, stats */
+	struct tx_peer *tx;
+	uint32_t n_tx;
+	struct rx_peer *rxp; /* the receive thread's */
+	uint32_t n_rx;
+	struct quire_net_link_stats st;
+	uint8_t wire[LINK_WIRE_MAX];    /* a damaged copy on its way out (under lock) */
+	uint8_t buf[LINK_WIRE_MAX + 1]; /* the receive thread's */
+};
+
+static int port_path(struct sockaddr_un *sa, const char *dir, const char *kind, uint32_t addr)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
-	int n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/port-%u", dir, addr);
+	int n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s-%u", dir, kind, addr);
 	return n > 0 && (size_t)n < sizeof(sa->sun_path) ? 0 : -1;
+}
+
+/* The source of a Unix datagram, from its socket's name (dir/port-N): known even when its
+ * header is damaged. */
+static int rx_source(const struct sockaddr_un *from, socklen_t len, uint32_t *src)
+{
+	if (len <= (socklen_t)offsetof(struct sockaddr_un, sun_path))
+		return -1;
+	const char *slash = strrchr(from->sun_path, '/');
+	unsigned v;
+	char tail;
+	if (!slash || sscanf(slash + 1, "port-%u%c", &v, &tail) != 1 || v > 0xffffu)
+		return -1;
+	*src = v;
+	return 0;
+}
+
+/* ---- the transport ----------------------------------------------------------- */
+
+/* One datagram, the iovecs' bytes, to channel ch of address dst: QUIRE_OK (sent; over UDP
+ * also when nobody listens, which UDP cannot tell), QUIRE_ERR_BUSY, QUIRE_ERR_NO_DEVICE
+ * (no socket at that address), QUIRE_ERR_RANGE or QUIRE_ERR_IO. */
+static int transport_send(struct quire_net_link *l, int ch, uint32_t dst, struct iovec *iov,
+			  int n_iov)
+{
+	if (l->udp)
+		return quire_net_udp_send(l->udp, (enum quire_net_udp_chan)ch, dst, iov, n_iov);
+	struct sockaddr_un to;
+	if (port_path(&to, l->dir, ch == CH_LINK ? "link" : "port", dst))
+		return QUIRE_ERR_RANGE;
+	size_t len = 0;
+	for (int i = 0; i < n_iov; i++)
+		len += iov[i].iov_len;
+	struct msghdr m = {.msg_name = &to,
+			   .msg_namelen = sizeof(to),
+			   .msg_iov = iov,
+			   .msg_iovlen = (size_t)n_iov};
+	if (sendmsg(ch == CH_LINK ? l->ctl_fd : l->fd, &m, MSG_DONTWAIT) == (ssize_t)len)
+		return QUIRE_OK;
+	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+		return QUIRE_ERR_BUSY;
+	if (errno == ECONNREFUSED || errno == ENOENT)
+		return QUIRE_ERR_NO_DEVICE;
+	return QUIRE_ERR_IO;
+}
+
+/* The next datagram on channel ch, without blocking: 1 with *len bytes in buf (cut to cap)
+ * and *src its sender's address (-1 when unknown); 0 when what was read completed nothing
+ * (read on); -1 when nothing is waiting. */
+static int transport_recv(struct quire_net_link *l, int ch, uint8_t *buf, uint32_t cap,
+			  uint32_t *len, int64_t *src)
+{
+	*src = -1;
+	if (l->udp) {
+		uint32_t s;
+		int r = quire_net_udp_recv(l->udp, (enum quire_net_udp_chan)ch, buf, cap, len, &s);
+		if (r == 1)
+			*src = s;
+		return r;
+	}
+	struct sockaddr_un from;
+	socklen_t from_len = sizeof(from);
+	ssize_t n = recvfrom(ch == CH_LINK ? l->ctl_fd : l->fd, buf, cap, MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &from_len);
+	if (n < 0)
+		return -1;
+	uint32_t s;
+	if (!rx_source(&from, from_len, &s))
+		*src = s;
+	*len = (uint32_t)n;
+	return 1;
 }
 
 uint32_t quire_net_frame_crc(const uint8_t *f, uint32_t len)
 {
 	static const uint8_t zero[4];
-	uLong crc = crc32(0, f, QUIRE_FRAME_OFF_CRC);
-	crc = crc32(crc, zero, 4);
-	return (uint32_t)crc32(crc, f + QUIRE_FRAME_HDR_BYTES, len - QUIRE_FRAME_HDR_BYTES);
+	uint32_t crc = quire_sim_crc32(0, f, QUIRE_FRAME_OFF_CRC);
+	crc = quire_sim_crc32(crc, zero, 4);
+	return quire_sim_crc32(crc, f + QUIRE_FRAME_HDR_BYTES, len - QUIRE_FRAME_HDR_BYTES);
 }
 
-/* xorshift64*: a fixed generator, so a seeded fault run repeats. */
-static double uniform(struct quire_net_link *l)
+static int64_t now_ns(void)
 {
-	l->rng ^= l->rng >> 12;
-	l->rng ^= l->rng << 25;
-	l->rng ^= l->rng >> 27;
-	return (double)((l->rng * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static double unit(uint64_t h)
+{
+	return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static uint32_t ld32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void st32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static void link_hdr(uint8_t h[QUIRE_LINK_HDR_BYTES], uint32_t kind, uint16_t src, uint32_t session,
+		     uint32_t seq)
+{
+	st32(h, QUIRE_LINK_VERSION | kind << 8 | (uint32_t)src << 16);
+	st32(h + 4, session);
+	st32(h + 8, seq);
+	st32(h + 12, quire_sim_crc32(0, h, 12));
+}
+
+/* A header that came whole: its kind, else 0. */
+static uint32_t link_hdr_ok(const uint8_t *h, size_t len)
+{
+	if (len < QUIRE_LINK_HDR_BYTES || (h[0] != QUIRE_LINK_VERSION) ||
+	    ld32(h + 12) != quire_sim_crc32(0, h, 12))
+		return 0;
+	return h[1];
+}
+
+/*
+ * What the wire does to one datagram: 0 nothing, 1 loses it, 2 flips bit *bit of it. A hash of
+ * everything that names this transmission, so the same one meets the same fate in every run.
+ */
+static int fault(const struct quire_net_link *l, uint32_t kind, uint32_t peer, uint32_t seq,
+		 uint32_t attempt, uint32_t len, uint32_t *bit)
+{
+	if (l->drop <= 0 && l->corrupt <= 0)
+		return 0;
+	uint64_t h =
+	    mix(l->seed ^ mix((uint64_t)l->addr | (uint64_t)peer << 16 | (uint64_t)kind << 32) ^
+		mix((uint64_t)seq | (uint64_t)attempt << 32));
+	if (l->drop > 0 && unit(h) < l->drop)
+		return 1;
+	h = mix(h);
+	if (l->corrupt > 0 && unit(h) < l->corrupt) {
+		*bit = (uint32_t)(mix(h) % (8ull * len));
+		return 2;
+	}
+	return 0;
+}
+
+/* Send one datagram (header, then frame) to channel ch of address dst, after the faults:
+ * QUIRE_OK (sent, or lost on the way), QUIRE_ERR_BUSY, QUIRE_ERR_NO_DEVICE (nobody at that
+ * address), QUIRE_ERR_RANGE or QUIRE_ERR_IO. Called with the lock held when a frame goes
+ * with it (the damaged copy). */
+static int wire_send(struct quire_net_link *l, int ch, uint32_t dst, const uint8_t *hdr,
+		     const uint8_t *frame, uint32_t len, int what, uint32_t bit)
+{
+	if (what == 1)
+		return QUIRE_OK;
+	uint8_t small[QUIRE_LINK_HDR_BYTES];
+	struct iovec iov[2] = {{(void *)hdr, QUIRE_LINK_HDR_BYTES}, {(void *)frame, len}};
+	int n_iov = len ? 2 : 1;
+	if (what == 2) { /* damage a copy: what is kept stays whole */
+		uint8_t *w = len ? l->wire : small;
+		memcpy(w, hdr, QUIRE_LINK_HDR_BYTES);
+		if (len)
+			memcpy(w + QUIRE_LINK_HDR_BYTES, frame, len);
+		w[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		iov[0].iov_base = w;
+		iov[0].iov_len = QUIRE_LINK_HDR_BYTES + len;
+		n_iov = 1;
+	}
+	return transport_send(l, ch, dst, iov, n_iov);
+}
+
+/* ---- sending side ------------------------------------------------------------ */
+
+static void tx_forget(struct tx_peer *p)
+{
+	while (p->head) {
+		struct held *h = p->head;
+		p->head = h->next;
+		free(h);
+	}
+	p->tail = NULL;
+	p->count = 0;
+}
+
+/* Start the link to p->dst over: a new session, numbered from 1, nothing kept. */
+static void tx_restart(struct quire_net_link *l, struct tx_peer *p)
+{
+	tx_forget(p);
+	uint32_t s;
+	do
+		s = (uint32_t)mix(l->seed ^ (uint64_t)now_ns() ^ (uint64_t)getpid() << 20 ^
+				  (uint64_t)p->dst << 48 ^ (uint64_t)(uintptr_t)p);
+	while (s == 0 || s == p->session);
+	p->session = s;
+	p->next_seq = 0;
+	p->rto_ns = LINK_RTO_MIN_NS;
+	p->back_seq = 0;
+}
+
+static struct tx_peer *tx_peer(struct quire_net_link *l, uint32_t dst, int make)
+{
+	for (uint32_t i = 0; i < l->n_tx; i++)
+		if (l->tx[i].dst == dst)
+			return &l->tx[i];
+	if (!make)
+		return NULL;
+	struct tx_peer *t = realloc(l->tx, (l->n_tx + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	l->tx = t;
+	struct tx_peer *p = &t[l->n_tx++];
+	memset(p, 0, sizeof(*p));
+	p->dst = (uint16_t)dst;
+	tx_restart(l, p);
+	return p;
+}
+
+/* (Re)send frame h to p->dst. Lock held. */
+static int tx_frame(struct quire_net_link *l, struct tx_peer *p, const struct held *h,
+		    uint32_t attempt)
+{
+	uint8_t hdr[QUIRE_LINK_HDR_BYTES];
+	link_hdr(hdr, QUIRE_LINK_DATA, l->addr, p->session, h->seq);
+	uint32_t bit = 0;
+	int what =
+	    fault(l, QUIRE_LINK_DATA, p->dst, h->seq, attempt, QUIRE_LINK_HDR_BYTES + h->len, &bit);
+	if (what == 1)
+		l->st.wire_lost++;
+	else if (what == 2)
+		l->st.wire_damaged++;
+	return wire_send(l, CH_PORT, p->dst, hdr, h->frame, h->len, what, bit);
+}
+
+/* Send again what p holds from the head: all of it (go back N) or the head alone. */
+static void tx_again(struct quire_net_link *l, struct tx_peer *p, int all)
+{
+	for (struct held *h = p->head; h; h = all ? h->next : NULL) {
+		int st = tx_frame(l, p, h, ++h->tries);
+		if (st == QUIRE_ERR_NO_DEVICE) { /* the peer is gone: so is what it was owed */
+			tx_restart(l, p);
+			return;
+		}
+		if (st != QUIRE_OK)
+			return; /* its buffer is full: the timeout brings us back */
+		l->st.retransmits++;
+	}
+	p->sent_ns = now_ns();
 }
 
 int quire_net_link_send(struct quire_net_link *l, uint32_t dst, uint8_t *f, uint32_t len,
 			int *nobody)
 {
 	*nobody = 0;
-	struct sockaddr_un sa;
-	if (!l->udp && port_path(&sa, l->dir, dst))
+	if (dst > 0xffffu || len > QUIRE_NET_FRAME_MAX)
 		return QUIRE_ERR_RANGE;
-	if (l->drop > 0 && uniform(l) < l->drop)
-		return QUIRE_OK; /* sent, and lost on the way */
-	if (l->corrupt > 0 && uniform(l) < l->corrupt) {
-		uint32_t bit = (uint32_t)(uniform(l) * 8.0 * len);
-		f[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	struct held *h = malloc(sizeof(*h) + len);
+	if (!h)
+		return QUIRE_ERR_NOMEM;
+	pthread_mutex_lock(&l->lock);
+	struct tx_peer *p = tx_peer(l, dst, 1);
+	int st = !p ? QUIRE_ERR_NOMEM : p->count >= LINK_HELD ? QUIRE_ERR_BUSY : QUIRE_OK;
+	if (st == QUIRE_OK) {
+		h->next = NULL;
+		h->seq = p->next_seq + 1;
+		h->len = len;
+		h->tries = 0;
+		memcpy(h->frame, f, len);
+		st = tx_frame(l, p, h, 0);
 	}
-	if (l->udp)
-		return quire_net_udp_send(l->udp, dst, f, len);
-	if (sendto(l->fd, f, len, MSG_DONTWAIT, (struct sockaddr *)&sa, sizeof(sa)) == (ssize_t)len)
-		return QUIRE_OK;
-	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
-		return QUIRE_ERR_BUSY; /* the peer's buffer is full: the firmware tries again */
-	if (errno == ECONNREFUSED || errno == ENOENT) {
-		*nobody = 1; /* no port has that address (any more): the frame is lost */
-		return QUIRE_OK;
+	if (st == QUIRE_ERR_NO_DEVICE) { /* no port has that address (any more): lost */
+		tx_restart(l, p);
+		*nobody = 1;
+		st = QUIRE_OK;
+	} else if (st == QUIRE_OK) { /* kept until acknowledged */
+		p->next_seq = h->seq;
+		if (!p->head)
+			p->sent_ns = now_ns();
+		if (p->tail)
+			p->tail->next = h;
+		else
+			p->head = h;
+		p->tail = h;
+		p->count++;
+		h = NULL;
 	}
-	return QUIRE_ERR_IO;
+	pthread_mutex_unlock(&l->lock);
+	free(h);
+	return st; /* BUSY: the peer's buffer, or what is kept for it, is full: try again */
+}
+
+/* The receiver has every frame up to seq: let them go. Lock held. */
+static void tx_acked(struct tx_peer *p, uint32_t seq)
+{
+	int moved = 0;
+	while (p->head && (int32_t)(seq - p->head->seq) >= 0) {
+		struct held *h = p->head;
+		p->head = h->next;
+		free(h);
+		p->count--;
+		moved = 1;
+	}
+	if (!p->head)
+		p->tail = NULL;
+	if (moved) {
+		p->rto_ns = LINK_RTO_MIN_NS;
+		p->sent_ns = now_ns(); /* the new head's clock starts now */
+	}
+}
+
+static void ctl_datagram(struct quire_net_link *l, const uint8_t *h, uint32_t n)
+{
+	uint32_t kind = n == QUIRE_LINK_HDR_BYTES ? link_hdr_ok(h, (size_t)n) : 0;
+	pthread_mutex_lock(&l->lock);
+	struct tx_peer *p = kind ? tx_peer(l, ld32(h) >> 16, 0) : NULL;
+	if (!kind)
+		l->st.rx_damaged++;
+	if (!p || ld32(h + 4) != p->session) { /* damaged, or of an earlier session */
+		pthread_mutex_unlock(&l->lock);
+		return;
+	}
+	uint32_t seq = ld32(h + 8);
+	if (kind == QUIRE_LINK_ACK) {
+		tx_acked(p, seq);
+	} else if (kind == QUIRE_LINK_NACK && seq >= 1) {
+		if (seq > p->next_seq) {
+			/* asks for what was never sent: nothing to do */
+		} else if (p->head && (int32_t)(seq - p->head->seq) < 0) {
+			tx_restart(l, p); /* asks for what it acknowledged: it started over */
+		} else {
+			tx_acked(p, seq - 1);
+			int64_t t = now_ns();
+			if (p->head && (p->back_seq != seq || t - p->back_ns >= LINK_NACK_GAP_NS)) {
+				p->back_seq = seq;
+				p->back_ns = t;
+				tx_again(l, p, 1);
+			}
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Frames whose ACK is late: the head of each destination goes again. */
+static void ctl_timers(struct quire_net_link *l)
+{
+	pthread_mutex_lock(&l->lock);
+	int64_t t = now_ns();
+	for (uint32_t i = 0; i < l->n_tx; i++) {
+		struct tx_peer *p = &l->tx[i];
+		if (!p->head || t - p->sent_ns < p->rto_ns)
+			continue;
+		tx_again(l, p, 0);
+		p->rto_ns = p->rto_ns * 2 < LINK_RTO_MAX_NS ? p->rto_ns * 2 : LINK_RTO_MAX_NS;
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void *ctl_main(void *arg)
+{
+	struct quire_net_link *l = arg;
+	uint8_t h[QUIRE_LINK_HDR_BYTES + 1];
+	for (;;) {
+		struct pollfd fds[2] = {{l->ctl_fd, POLLIN, 0}, {l->stop_pipe[0], POLLIN, 0}};
+		if (poll(fds, 2, LINK_TICK_MS) < 0 && errno != EINTR)
+			return NULL;
+		if (fds[1].revents)
+			return NULL;
+		uint32_t n;
+		int64_t src;
+		for (int r; (fds[0].revents & POLLIN) &&
+			    (r = transport_recv(l, CH_LINK, h, sizeof(h), &n, &src)) >= 0;)
+			if (r)
+				ctl_datagram(l, h, n);
+		ctl_timers(l);
+	}
+}
+
+/* ---- receiving side ---------------------------------------------------------- */
+
+static struct rx_peer *rx_peer(struct quire_net_link *l, uint32_t src)
+{
+	for (uint32_t i = 0; i < l->n_rx; i++)
+		if (l->rxp[i].src == src)
+			return &l->rxp[i];
+	struct rx_peer *t = realloc(l->rxp, (l->n_rx + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	l->rxp = t;
+	struct rx_peer *r = &t[l->n_rx++];
+	memset(r, 0, sizeof(*r));
+	r->src = (uint16_t)src;
+	return r;
+}
+
+/* ACK or NACK to r->src's control address; lost if its buffer is full (a later one, or the
+ * sender's timeout, makes up for it). */
+static void rx_answer(struct quire_net_link *l, struct rx_peer *r, uint32_t kind, uint32_t seq)
+{
+	uint8_t hdr[QUIRE_LINK_HDR_BYTES];
+	link_hdr(hdr, kind, l->addr, r->session, seq);
+	uint32_t bit = 0;
+	int what = fault(l, kind, r->src, seq, ++r->ctl_sent, QUIRE_LINK_HDR_BYTES, &bit);
+	(void)wire_send(l, CH_LINK, r->src, hdr, NULL, 0, what, bit);
+}
+
+static void rx_nack(struct quire_net_link *l, struct rx_peer *r)
+{
+	int64_t t = now_ns();
+	if (r->nack_seq == r->expected && t - r->nack_ns < LINK_NACK_GAP_NS)
+		return; /* asked already: the frames behind the gap are on their way */
+	r->nack_seq = r->expected;
+	r->nack_ns = t;
+	rx_answer(l, r, QUIRE_LINK_NACK, r->expected);
+	pthread_mutex_lock(&l->lock);
+	l->st.nacks++;
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void rx_count(struct quire_net_link *l, uint64_t *counter)
+{
+	pthread_mutex_lock(&l->lock);
+	(*counter)++;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* A whole frame: as long as its header says, with its CRC. */
+static int frame_whole(const uint8_t *f, size_t len)
+{
+	return len >= QUIRE_FRAME_HDR_BYTES && len <= QUIRE_NET_FRAME_MAX &&
+	       ld32(f + QUIRE_FRAME_OFF_LEN) == len - QUIRE_FRAME_HDR_BYTES &&
+	       ld32(f + QUIRE_FRAME_OFF_CRC) == quire_net_frame_crc(f, (uint32_t)len);
+}
+
+/* A datagram from the port of address src (-1: unknown) to this one. */
+static void rx_datagram(struct quire_net_link *l, size_t n, int64_t src)
+{
+	const uint8_t *h = l->buf;
+	uint32_t kind = link_hdr_ok(h, n);
+	if (kind != QUIRE_LINK_DATA) {
+		/* Damaged on the way: whose it was, the transport says. */
+		rx_count(l, &l->st.rx_damaged);
+		struct rx_peer *r = src < 0 ? NULL : rx_peer(l, (uint32_t)src);
+		if (r && r->session)
+			rx_nack(l, r);
+		return;
+	}
+	struct rx_peer *r = rx_peer(l, ld32(h) >> 16);
+	if (!r)
+		return;
+	uint32_t session = ld32(h + 4), seq = ld32(h + 8);
+	if (session != r->session) { /* a sender new to this port, or started over */
+		r->session = session;
+		r->expected = 1;
+		r->nack_seq = 0;
+	}
+	const uint8_t *f = h + QUIRE_LINK_HDR_BYTES;
+	size_t len = n - QUIRE_LINK_HDR_BYTES;
+	if (seq != r->expected) {
+		if ((int32_t)(seq - r->expected) < 0) { /* had it: its ACK was lost, or late */
+			rx_count(l, &l->st.rx_duplicates);
+			rx_answer(l, r, QUIRE_LINK_ACK, r->expected - 1);
+		} else { /* one before it is missing */
+			rx_count(l, &l->st.rx_out_of_order);
+			rx_nack(l, r);
+		}
+		return;
+	}
+	if (!frame_whole(f, len)) {
+		rx_count(l, &l->st.rx_damaged);
+		rx_nack(l, r);
+		return;
+	}
+	l->rx.deliver(l->ctx, f, (uint32_t)len);
+	r->expected++;
+	rx_answer(l, r, QUIRE_LINK_ACK, seq);
 }
 
 static void *rx_main(void *arg)
 {
 	struct quire_net_link *l = arg;
 	for (;;) {
-		if (!l->rx.room(l->ctx)) /* full: the senders wait (EAGAIN) */
+		if (!l->rx.room(l->ctx)) /* full: the senders wait (their frames stay kept) */
 			return NULL;
 		struct pollfd fds[2] = {{l->fd, POLLIN, 0}, {l->stop_pipe[0], POLLIN, 0}};
-		int wait_ms = l->udp ? quire_net_udp_wait_ms(l->udp) : -1;
-		int ready = poll(fds, 2, wait_ms);
-		if (ready < 0 && errno != EINTR)
+		if (poll(fds, 2, -1) < 0 && errno != EINTR)
 			return NULL;
-		if (ready > 0 && fds[1].revents)
+		if (fds[1].revents)
 			return NULL;
-		if (l->udp) { /* a datagram, then those that waited too long behind a late one */
-			int in = ready > 0 && (fds[0].revents & POLLIN);
-			if ((in &&
-			     quire_net_udp_recv(l->udp, &l->rx, l->ctx, sizeof(l->buf)) != 0) ||
-			    quire_net_udp_tick(l->udp, &l->rx, l->ctx, sizeof(l->buf)) != 0)
-				return NULL;
-			continue;
-		}
 		if (!(fds[0].revents & POLLIN))
 			continue;
-		ssize_t n = recv(l->fd, l->buf, sizeof(l->buf), MSG_DONTWAIT);
-		if (n >= 0)
-			l->rx.deliver(l->ctx, l->buf, (uint32_t)n);
+		uint32_t n;
+		int64_t src;
+		if (transport_recv(l, CH_PORT, l->buf, sizeof(l->buf), &n, &src) == 1)
+			rx_datagram(l, n, src);
 	}
 }
 
-static int start_rx(struct quire_net_link *l, struct quire_net_link **out)
+/* ---- the link ---------------------------------------------------------------- */
+
+static int bind_at(const struct sockaddr_un *sa)
 {
-	if (pthread_create(&l->rx_thread, NULL, rx_main, l) != 0) {
-		quire_net_link_close(l);
-		return QUIRE_ERR_NOMEM;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	int sndbuf = 1 << 20;
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	unlink(sa->sun_path); /* a port of an earlier run that did not clean up */
+	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
 	}
-	l->have_thread = 1;
-	*out = l;
-	return QUIRE_OK;
+	return fd;
 }
 
-static int open_udp(struct quire_net_link *l, const struct quire_netport_config *cfg,
-		    struct quire_net_link **out)
+/* Binds the port's two channels: UDP sockets for a network named "udp:...", else Unix
+ * sockets in the directory. */
+static int open_transport(struct quire_net_link *l, const struct quire_netport_config *cfg)
 {
-	int st = quire_net_udp_open(cfg->dir, cfg->addr, &l->udp);
-	if (st == QUIRE_OK && pipe2(l->stop_pipe, O_CLOEXEC) != 0)
-		st = QUIRE_ERR_IO;
-	if (st != QUIRE_OK) {
-		quire_net_udp_close(l->udp);
-		free(l);
+	if (quire_net_udp_is(cfg->dir)) {
+		int st = quire_net_udp_open(cfg->dir, cfg->addr, &l->udp);
+		if (st == QUIRE_OK) {
+			l->fd = quire_net_udp_fd(l->udp, QUIRE_NET_UDP_FRAMES);
+			l->ctl_fd = quire_net_udp_fd(l->udp, QUIRE_NET_UDP_LINK);
+		}
 		return st;
 	}
-	l->fd = quire_net_udp_fd(l->udp);
-	return start_rx(l, out);
+	snprintf(l->dir, sizeof(l->dir), "%s", cfg->dir);
+	if (port_path(&l->self, cfg->dir, "port", cfg->addr) ||
+	    port_path(&l->ctl_self, cfg->dir, "link", cfg->addr))
+		return QUIRE_ERR_RANGE; /* the directory's name is too long for a socket */
+	l->fd = bind_at(&l->self);
+	if (l->fd < 0)
+		return errno == ENOENT || errno == EACCES ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO;
+	l->ctl_fd = bind_at(&l->ctl_self);
+	return l->ctl_fd < 0 ? QUIRE_ERR_IO : QUIRE_OK;
 }
 
 int quire_net_link_open(const struct quire_netport_config *cfg, const struct quire_net_rx_ops *rx,
@@ -155,52 +665,66 @@ int quire_net_link_open(const struct quire_netport_config *cfg, const struct qui
 		return QUIRE_ERR_NOMEM;
 	l->rx = *rx;
 	l->ctx = ctx;
+	l->addr = cfg->addr;
 	l->drop = cfg->drop;
 	l->corrupt = cfg->corrupt;
-	l->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ull;
-	l->stop_pipe[0] = l->stop_pipe[1] = -1;
-	if (quire_net_udp_is(cfg->dir))
-		return open_udp(l, cfg, out);
-	snprintf(l->dir, sizeof(l->dir), "%s", cfg->dir);
-	if (port_path(&l->self, cfg->dir, cfg->addr)) {
-		free(l);
-		return QUIRE_ERR_RANGE; /* the directory's name is too long for a socket */
-	}
-	l->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (l->fd < 0) {
-		free(l);
-		return QUIRE_ERR_IO;
-	}
-	int sndbuf = 1 << 20;
-	(void)setsockopt(l->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	unlink(l->self.sun_path); /* a port of an earlier run that did not clean up */
-	int bound = bind(l->fd, (struct sockaddr *)&l->self, sizeof(l->self)) == 0;
-	if (!bound || pipe2(l->stop_pipe, O_CLOEXEC) != 0) {
-		int st = errno == ENOENT || errno == EACCES ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO;
-		close(l->fd);
-		if (bound)
-			unlink(l->self.sun_path);
-		free(l);
+	l->seed = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ull;
+	l->fd = l->ctl_fd = l->stop_pipe[0] = l->stop_pipe[1] = -1;
+	pthread_mutex_init(&l->lock, NULL);
+	int st = open_transport(l, cfg);
+	if (st == QUIRE_OK && pipe2(l->stop_pipe, O_CLOEXEC) != 0)
+		st = QUIRE_ERR_IO;
+	if (st == QUIRE_OK && pthread_create(&l->rx_thread, NULL, rx_main, l) != 0)
+		st = QUIRE_ERR_NOMEM;
+	l->have_thread = st == QUIRE_OK;
+	if (st == QUIRE_OK && pthread_create(&l->ctl_thread, NULL, ctl_main, l) != 0)
+		st = QUIRE_ERR_NOMEM;
+	l->have_ctl = st == QUIRE_OK;
+	if (st != QUIRE_OK) {
+		quire_net_link_close(l);
 		return st;
 	}
-	return start_rx(l, out);
+	*out = l;
+	return QUIRE_OK;
+}
+
+void quire_net_link_stats(struct quire_net_link *l, struct quire_net_link_stats *st)
+{
+	pthread_mutex_lock(&l->lock);
+	*st = l->st;
+	pthread_mutex_unlock(&l->lock);
 }
 
 void quire_net_link_close(struct quire_net_link *l)
 {
 	if (!l)
 		return;
-	if (l->have_thread) {
+	if (l->have_thread || l->have_ctl)
 		(void)!write(l->stop_pipe[1], "x", 1);
+	if (l->have_thread)
 		pthread_join(l->rx_thread, NULL);
-	}
-	close(l->stop_pipe[0]);
-	close(l->stop_pipe[1]);
+	if (l->have_ctl)
+		pthread_join(l->ctl_thread, NULL);
 	if (l->udp) {
 		quire_net_udp_close(l->udp);
 	} else {
-		close(l->fd);
-		unlink(l->self.sun_path);
+		if (l->fd >= 0) {
+			close(l->fd);
+			unlink(l->self.sun_path);
+		}
+		if (l->ctl_fd >= 0) {
+			close(l->ctl_fd);
+			unlink(l->ctl_self.sun_path);
+		}
 	}
+	if (l->stop_pipe[0] >= 0)
+		close(l->stop_pipe[0]);
+	if (l->stop_pipe[1] >= 0)
+		close(l->stop_pipe[1]);
+	for (uint32_t i = 0; i < l->n_tx; i++)
+		tx_forget(&l->tx[i]);
+	free(l->tx);
+	free(l->rxp);
+	pthread_mutex_destroy(&l->lock);
 	free(l);
 }

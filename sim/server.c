@@ -180,10 +180,12 @@ static const char usage[] =
     "  -n, --net DIR        attach the card's network port to the simulated network in DIR\n"
     "                       (a directory every card of the cluster shares), or, for\n"
     "                       udp:HOST[:BASE],..., over UDP: entry N is where address N\n"
-    "                       listens (UDP port BASE+N, BASE default 47100; one entry: all\n"
-    "                       on that host); cards on other hosts or namespaces join that way\n"
+    "                       listens (UDP ports BASE+N and BASE+256+N, BASE default 47100;\n"
+    "                       one entry: all on that host); cards on other hosts or\n"
+    "                       namespaces join that way\n"
     "  -a, --addr N         the port's network address, 0-65535 (UDP: 0-255), unique in DIR\n"
-    "      --net-drop P     lose each frame sent with probability P (fault tests)\n"
+    "      --net-drop P     lose each frame sent with probability P (fault tests; the\n"
+    "                       link sends it again: docs/network.md)\n"
     "      --net-corrupt P  flip one bit of each frame sent with probability P\n"
     "      --net-seed S     seed of those faults (default: fixed)\n";
 

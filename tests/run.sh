@@ -54,6 +54,8 @@ if [ $unit_only -eq 0 ]; then
 	run sh tests/cli/test_cli.sh "$BUILD/bin/quire"
 	# The scheduler's trace replay on a slice of the trace (tests/data/sched/).
 	run sh tests/cli/test_sched.sh "$BUILD/bin/quire"
+	# One decision from the command line (quire sched place) on every backend at hand.
+	run sh tests/cli/test_sched_place.sh "$BUILD"
 	# The Python package (Debian's python3): API, errors, bits against the CLI, zero copy, torch.
 	run sh tests/python/run.sh "$BUILD"
 	# The documents: links, paths and the numeric contract all inside the repository.

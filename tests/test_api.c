@@ -280,6 +280,24 @@ static void test_collectives_on_one_rank(void **state)
 		quire_codec_allreduce(QUIRE_FMT_BFP8, QUIRE_OP_SUM, 1, n, xs, rs, want);
 		assert_memory_equal(quire_buf_ptr(y), want, 4 * n);
 	}
+	/* The residual read out is the codec's; one written in is the one the next step uses. */
+	float *got = malloc(4 * n);
+	assert_int_equal(quire_ef_read(ef, got, n), QUIRE_OK);
+	assert_memory_equal(got, resid, 4 * n);
+	for (size_t i = 0; i < n; i++)
+		resid[i] = got[i] = (float)(i % 7) * 0x1p-9f;
+	assert_int_equal(quire_ef_write(ef, got, n), QUIRE_OK);
+	struct quire_allreduce_args a = {QUIRE_FMT_BFP8, QUIRE_OP_SUM, n, {x, 0}, {y, 0}, ef};
+	assert_int_equal(quire_allreduce(c, &a, NULL), QUIRE_OK);
+	quire_codec_allreduce(QUIRE_FMT_BFP8, QUIRE_OP_SUM, 1, n, xs, rs, want);
+	assert_memory_equal(quire_buf_ptr(y), want, 4 * n);
+	assert_int_equal(quire_ef_read(ef, got, n), QUIRE_OK);
+	assert_memory_equal(got, resid, 4 * n);
+	assert_int_equal(quire_ef_read(ef, got, n - 1), QUIRE_ERR_SIZE);
+	assert_int_equal(quire_ef_write(ef, got, n + 1), QUIRE_ERR_SIZE);
+	assert_int_equal(quire_ef_write(NULL, got, n), QUIRE_ERR_INVALID);
+	assert_int_equal(quire_ef_read(ef, NULL, n), QUIRE_ERR_INVALID);
+	free(got);
 	struct quire_allreduce_args bad = {QUIRE_FMT_FP16, QUIRE_OP_SUM, n, {x, 0}, {y, 0}, ef};
 	assert_int_equal(quire_allreduce(c, &bad, NULL), QUIRE_ERR_INVALID); /* EF is for BFP */
 	bad = (struct quire_allreduce_args){QUIRE_FMT_BFP8, QUIRE_OP_SUM, n + 1,
@@ -369,9 +387,9 @@ static void test_one_context_per_thread(void **state)
 }
 
 /*
- * cpu and sim (sim:inproc, or QUIRE_TEST_CARD) have no dma-bufs: their caps say so, export and import answer
- * QUIRE_ERR_NOT_SUPPORTED and touch nothing (the caller's fd stays open and usable, the
- * buffer too); bad arguments are QUIRE_ERR_INVALID first. (kdrv: tests/driver, in QEMU.)
+ * cpu and sim (sim:inproc, or QUIRE_TEST_CARD) have no dma-bufs: their caps say so, export and
+ * import answer QUIRE_ERR_NOT_SUPPORTED and touch nothing (the caller's fd stays open and usable,
+ * the buffer too); bad arguments are QUIRE_ERR_INVALID first. (kdrv: tests/driver, in QEMU.)
  */
 static void test_dmabuf_not_supported(void **state)
 {

@@ -21,6 +21,7 @@
 
 #include "test_util.h"
 #include "hls/quant.h"
+#include "hls/reduce.h"
 #include "quire.h"
 
 static const enum quire_codec_impl impls[] = {QUIRE_CODEC_SCALAR, QUIRE_CODEC_AVX2,
@@ -282,6 +283,93 @@ static void test_decode_sums_and_reduce(void **state)
 	free(s);
 	free(gold);
 	free(y);
+}
+
+/* A random int8/int16 value, at either limit one time in four (so sums saturate). */
+static int16_t edge_int(struct rng *g, int bytes)
+{
+	int16_t hi = bytes == 1 ? INT8_MAX : INT16_MAX, lo = bytes == 1 ? INT8_MIN : INT16_MIN;
+	switch (rng_below(g, 8)) {
+	case 0:
+		return hi;
+	case 1:
+		return lo;
+	default:
+		return bytes == 1 ? (int8_t)rng_next(g) : (int16_t)rng_next(g);
+	}
+}
+
+/*
+ * The ring's partial sums: W int8 or int16 vectors into int16, saturating, with and without an
+ * accumulator in (also in place), each implementation against the hls/ REDUCE kernel: every
+ * byte and the status, on random vectors, vectors near the limits, and ones whose sums fit.
+ */
+static void test_saturating_int16_sums(void **state)
+{
+	(void)state;
+	enum { N = 1000 + 37, WMAX = 6 };
+	struct rng g = {.s = 77};
+	uint8_t *in = malloc((size_t)WMAX * N * 2), *acc = malloc(N * 2);
+	int16_t *want = malloc(N * 2), *got = malloc(N * 2);
+	for (int kind = 0; kind < 3; kind++) /* random, near the limits, small */
+		for (uint32_t ib = 1; ib <= 2; ib++)
+			for (uint32_t w = 1; w <= WMAX; w++)
+				for (int mode = 0; mode < 3; mode++) { /* no acc, acc, in place */
+					for (size_t i = 0; i < (size_t)w * N; i++) {
+						int16_t v =
+						    kind == 1 ? edge_int(&g, (int)ib)
+						    : kind == 2
+							? (int16_t)((int)rng_below(&g, 9) - 4)
+							: (ib == 1 ? (int8_t)rng_next(&g)
+								   : (int16_t)rng_next(&g));
+						if (ib == 1)
+							in[i] = (uint8_t)v;
+						else
+							memcpy(in + 2 * i, &v, 2);
+					}
+					for (size_t i = 0; i < N; i++) {
+						int16_t a =
+						    kind == 1 ? edge_int(&g, 2)
+							      : (int16_t)((int)rng_below(&g, 2001) -
+									  1000);
+						memcpy(acc + 2 * i, &a, 2);
+					}
+					uint32_t fmt = ib == 1 ? QUIRE_FMT_INT8 : QUIRE_FMT_INT16;
+					int st_want =
+					    quire_reduce_sum(fmt, QUIRE_FMT_INT16, w, N, N,
+							     mode ? QUIRE_REDUCE_ACC_IN : 0, in,
+							     mode ? acc : NULL, (uint8_t *)want);
+					const void *rows[WMAX];
+					for (uint32_t k = 0; k < w; k++)
+						rows[k] = in + (size_t)k * N * ib;
+					for (size_t k = 0; k < 3; k++) {
+						if (quire_codec_use(impls[k]) != QUIRE_OK)
+							continue;
+						int16_t *out = got;
+						if (mode == 2) { /* the accumulator is the output */
+							memcpy(got, acc, N * 2);
+						}
+						int st =
+						    quire_codec_sum((enum quire_format)fmt,
+								    QUIRE_FMT_INT16, w, N, rows,
+								    mode == 1   ? (const void *)acc
+								    : mode == 2 ? (const void *)got
+										: NULL,
+								    out);
+						if (st != st_want || memcmp(got, want, N * 2))
+							fail_msg(
+							    "%s int%u x %u into int16, kind %d "
+							    "mode %d: "
+							    "status %d (hls/ %d) or values differ",
+							    quire_codec_impl_name(), 8 * ib, w,
+							    kind, mode, st, st_want);
+					}
+				}
+	quire_codec_use(QUIRE_CODEC_AUTO);
+	free(in);
+	free(acc);
+	free(want);
+	free(got);
 }
 
 static void test_caller_fp_mode_ignored(void **state)
@@ -549,6 +637,7 @@ int main(void)
 	    cmocka_unit_test(test_fast_path_matches_hls),
 	    cmocka_unit_test(test_fp16_every_pattern),
 	    cmocka_unit_test(test_decode_sums_and_reduce),
+	    cmocka_unit_test(test_saturating_int16_sums),
 	    cmocka_unit_test(test_caller_fp_mode_ignored),
 	    cmocka_unit_test(test_bad_arguments),
 	    cmocka_unit_test(test_encoded_files),

@@ -6,13 +6,15 @@
  * byte of the two memories must be equal. Encode and decode of every format,
  * error feedback, shared exponents, exponents out of range, the mean; every
  * reduction format pair with and without an accumulator in (saturation
- * included), the exponent max, and bad arguments.
+ * included), the exponent max, and bad arguments. And the simulated network's
+ * folding CRC-32 against zlib's, every length to past a full frame.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <zlib.h>
 #include <cmocka.h>
 
 #include "test_util.h"
@@ -21,6 +23,7 @@
 #include "quire/status.h"
 #include "quire/card.h"
 #include "quire/format.h"
+#include "sim/crc32_fast.h"
 #include "sim/emu/engines.h"
 
 enum {
@@ -283,13 +286,49 @@ static void test_reductions(void **state)
 	rig_free(g);
 }
 
+static void test_frame_crc(void **state)
+{
+	(void)state;
+	/* Where the CPU can fold, the fast CRC must (its self-check against zlib passed). */
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	assert_int_equal(quire_sim_crc32_folds(),
+			 __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"));
+#endif
+	enum { MAX = 65536 + 32 + 80 };
+	uint8_t *buf = malloc(MAX);
+	assert_non_null(buf);
+	struct rng r = {.s = 99};
+	for (size_t i = 0; i < MAX; i++)
+		buf[i] = (uint8_t)rng_next(&r);
+	for (size_t len = 0; len < 300; len++) /* every short length, every alignment */
+		for (size_t off = 0; off < 16; off++) {
+			uint32_t seed = (uint32_t)rng_next(&r);
+			assert_int_equal(quire_sim_crc32(seed, buf + off, len),
+					 (uint32_t)crc32(seed, buf + off, (uInt)len));
+		}
+	for (int t = 0; t < 200; t++) { /* frames: any length up to a full one */
+		size_t off = rng_below(&r, 64), len = rng_below(&r, MAX - 64);
+		if (t == 0)
+			len = MAX - 64;
+		uint32_t seed = t & 1 ? 0 : (uint32_t)rng_next(&r);
+		assert_int_equal(quire_sim_crc32(seed, buf + off, len),
+				 (uint32_t)crc32(seed, buf + off, (uInt)len));
+	}
+	/* all zeros and all ones, where a wrong constant shows as a wrong fold */
+	memset(buf, 0, MAX);
+	assert_int_equal(quire_sim_crc32(0, buf, 4096), (uint32_t)crc32(0, buf, 4096));
+	memset(buf, 0xff, MAX);
+	assert_int_equal(quire_sim_crc32(0, buf, 4096 + 17), (uint32_t)crc32(0, buf, 4096 + 17));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_engine_switch_reads),
-	    cmocka_unit_test(test_bfp_encode_decode),
-	    cmocka_unit_test(test_fp_encode_decode),
-	    cmocka_unit_test(test_reductions),
+	    cmocka_unit_test(test_engine_switch_reads), cmocka_unit_test(test_bfp_encode_decode),
+	    cmocka_unit_test(test_fp_encode_decode),    cmocka_unit_test(test_reductions),
+	    cmocka_unit_test(test_frame_crc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

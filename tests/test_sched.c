@@ -235,6 +235,15 @@ static void test_bad_pods(void **state)
 	    {POD_HEADER "p1,1000,1024,1,500,,LS,Running,0,,0\n",
 	     ":2: scheduled pod without deletion_time"},
 	    {POD_HEADER "p1,1000,1024,1,\"500\",,LS,Running,0,100,0\n", ":2: NUL bytes or quotes"},
+	    {POD_HEADER "p1,1000,1024,1,500,,LS,Running,100,200,50\n",
+	     ":2: scheduled_time 50 before creation_time 100"},
+	    {POD_HEADER "p1,1000,1024,1,500,|,LS,Running,0,100,0\n", ":2: empty gpu_spec '|'"},
+	    {POD_HEADER "p1,1000,1024,2,0,,LS,Running,0,100,0\n", ":2: num_gpu 2 with gpu_milli 0"},
+	    {POD_HEADER "p1,1000,1024,1,500,,LS,Running,-5,100,0\n",
+	     ":2: creation_time -5 outside"},
+	    {POD_HEADER "a-name-of-more-than-forty-seven-characters-long-xx,1000,1024,1,500,,LS,"
+			"Running,0,100,0\n",
+	     ":2: name 'a-name-of-more-than-forty-seven-characters-long-xx' empty or longer"},
 	    {"name,cpu_milli\np1,1\n", ":1: no column 'memory_mib'"},
 	    {"", ": empty file"},
 	    {POD_HEADER, ": no pods"},
@@ -463,13 +472,26 @@ static int teardown(void **state)
 	return rmdir(tmpdir);
 }
 
+/* Features as int8 inputs: rne(x * 127) (docs/mlp.md), saturated. */
+static void test_features_int8(void **state)
+{
+	(void)state;
+	const float f[] = {0.0f, 1.0f, 0.5f, 0.25f, 0.75f, 3.0f, -1.0f, 0.999f};
+	/* 63.5 -> 64 (even), 31.75 -> 32, 95.25 -> 95, 126.873 -> 127 */
+	const int8_t want[] = {0, 127, 64, 32, 95, 127, -127, 127};
+	int8_t q[8];
+	sched_features_int8(f, 8, q);
+	assert_memory_equal(q, want, 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_frag_measure), cmocka_unit_test(test_policies_choose),
-	    cmocka_unit_test(test_jain),         cmocka_unit_test(test_models),
-	    cmocka_unit_test(test_bad_pods),     cmocka_unit_test(test_bad_nodes),
-	    cmocka_unit_test(test_replay),       cmocka_unit_test(test_replay_by_hand),
+	    cmocka_unit_test(test_frag_measure),  cmocka_unit_test(test_policies_choose),
+	    cmocka_unit_test(test_jain),          cmocka_unit_test(test_models),
+	    cmocka_unit_test(test_bad_pods),      cmocka_unit_test(test_bad_nodes),
+	    cmocka_unit_test(test_replay),        cmocka_unit_test(test_replay_by_hand),
+	    cmocka_unit_test(test_features_int8),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,6 +11,7 @@
 #define BENCH_ALLREDUCE_MIN_BYTES  256u       /* 64 elements: one codec block */
 #define BENCH_ALLREDUCE_MAX_BYTES  (1u << 30) /* two such buffers per rank */
 #define BENCH_ALLREDUCE_MAX_REPEAT 1000
+#define BENCH_ALLREDUCE_MAX_VERIFY 100000 /* all-reduces of --verify */
 
 /* quire bench allreduce --link (bench_link.c): the runs over shaped links between network
  * namespaces, programs found in directory self; an exit status. The parser alone for

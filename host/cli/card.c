@@ -141,9 +141,10 @@ static int card_info(int argc, char **argv)
 	if (in.net.link)
 		printf(
 		    "network port   address %u, link up; %u frames sent (%llu bytes), %u received, "
-		    "%u bad, %u to no one\n",
+		    "%u bad, %u to no one, %llu sent again\n",
 		    in.net.addr, in.net.tx_frames, (unsigned long long)in.net.tx_bytes,
-		    in.net.rx_frames, in.net.rx_errors, in.net.tx_drops);
+		    in.net.rx_frames, in.net.rx_errors, in.net.tx_drops,
+		    (unsigned long long)in.net.retransmits);
 	else if (in.caps & QUIRE_CAP_NET || in.n_blocks)
 		printf("network port   link down (start the card on a network: quire-sim --net)\n");
 	if (in.n_blocks) {
@@ -386,53 +387,11 @@ out:
 	free(sums);
 }
 
-/* A random model image [n0, 32, 16, 1], valid by construction (include/quire/mlp.h). */
-static size_t model_image(struct selftest *t, uint8_t *img, uint32_t n0)
-{
-	const uint32_t w[4] = {n0, 32, 16, 1};
-	uint8_t *p = img + QUIRE_MLP_HEADER_BYTES;
-	for (int l = 0; l < 3; l++) {
-		uint32_t in = w[l], out = w[l + 1];
-		for (uint32_t i = 0; i < in * out; i++)
-			*p++ = (uint8_t)next(t);
-		p += (4 - (in * out) % 4) % 4;
-		for (uint32_t o = 0; o < out; o++, p += 4) {
-			int32_t b = (int32_t)(next(t) % 20001) - 10000;
-			memcpy(p, &b, 4);
-		}
-		if (l == 2)
-			break;
-		for (uint32_t o = 0; o < out; o++, p += 4) {
-			int32_t m = (int32_t)(0x40000000u + next(t) % 0x3fffffffu);
-			memcpy(p, &m, 4);
-		}
-		for (uint32_t o = 0; o < out; o++)
-			*p++ = (uint8_t)(40 + next(t) % 4);
-		p += (4 - out % 4) % 4;
-	}
-	uint32_t payload = (uint32_t)(p - img) - QUIRE_MLP_HEADER_BYTES;
-	uint32_t crc = (uint32_t)crc32(0, img + QUIRE_MLP_HEADER_BYTES, payload);
-	uint8_t h[QUIRE_MLP_HEADER_BYTES] = {0};
-	uint32_t magic = QUIRE_MLP_MAGIC;
-	uint16_t version = QUIRE_MLP_VERSION, layers = 3;
-	memcpy(h + QUIRE_MLP_HDR_MAGIC, &magic, 4); /* little-endian hosts only, as the CLI */
-	memcpy(h + QUIRE_MLP_HDR_VERSION, &version, 2);
-	memcpy(h + QUIRE_MLP_HDR_LAYERS, &layers, 2);
-	for (int l = 0; l < 4; l++) {
-		uint16_t width = (uint16_t)w[l];
-		memcpy(h + QUIRE_MLP_HDR_WIDTH + 2 * l, &width, 2);
-	}
-	memcpy(h + QUIRE_MLP_HDR_PAYLOAD_BYTES, &payload, 4);
-	memcpy(h + QUIRE_MLP_HDR_PAYLOAD_CRC, &crc, 4);
-	memcpy(img, h, sizeof(h));
-	return (size_t)(p - img);
-}
-
 static void mlp_checks(struct selftest *t)
 {
 	static uint8_t img[65536];
 	const uint32_t n0 = 24, c = 1000;
-	size_t len = model_image(t, img, n0);
+	size_t len = cli_model_image(img, 3, (const uint32_t[]){n0, 32, 16, 1}, &t->rng);
 	struct quire_op load = {.opcode = QUIRE_OPC_MLP_LOAD, .count = (uint32_t)len};
 	struct io lio[4] = {{len, img}, {0, NULL}, {0, NULL}, {0, NULL}};
 	check(t, "mlp load [24, 32, 16, 1]", load, lio);

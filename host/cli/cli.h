@@ -74,7 +74,14 @@ int cli_selftest(int argc, char **argv);
 /* Open a backend by URI, or print why not (returns non-zero). */
 int cli_open(const char *cmd, const char *uri, struct quire_ctx **ctx);
 int cli_bench(int argc, char **argv);
+/* A random model image of `layers` layers, widths w[0..layers] (w[layers] = 1), valid by
+ * construction, drawn from *rng (xorshift64, non-zero); img holds
+ * QUIRE_MLP_MAX_IMAGE_BYTES. Returns its length. */
+size_t cli_model_image(uint8_t *img, uint32_t layers, const uint32_t *w, uint64_t *rng);
 /* quire sched: the trace replay of sched/. */
 int cli_sched(int argc, char **argv);
+/* quire sched place and quire sched bench (sched_place.c). */
+int cli_sched_place(int argc, char **argv);
+int cli_sched_bench(int argc, char **argv);
 
 #endif /* QUIRE_CLI_H */

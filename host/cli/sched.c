@@ -540,6 +540,9 @@ done:
 
 static const struct cli_command sched_commands[] = {
     {"replay", "replay the GPU trace with each placement policy and compare them", replay},
+    {"place", "one placement decision by the model (task and nodes as CSV on stdin)",
+     cli_sched_place},
+    {"bench", "decision latency of the scheduler API on each backend", cli_sched_bench},
 };
 
 int cli_sched(int argc, char **argv)

@@ -9,8 +9,9 @@
  *   "sim:cluster", "sim:inproc"), quire_get_info, buffers the card reaches, and
  *   operations submitted as requests (quire_submit, then quire_test or
  *   quire_wait; quire_run submits, waits and frees), the int8 MLP's MLP_LOAD
- *   and MLP_SCORE among them. A card that shows no progress for the timeout
- *   (QUIRE_TIMEOUT_MS, default 5000 ms; quire_set_timeout) makes its context
+ *   and MLP_SCORE among them (quire_model_* over them for a scheduler). A card
+ *   that shows no progress for the timeout (QUIRE_TIMEOUT_MS, default 5000 ms;
+ *   quire_set_timeout) makes its context
  *   fail with QUIRE_ERR_TIMEOUT, then QUIRE_ERR_UNRESPONSIVE, until quire_reset.
  * - Collectives across ranks on communicators (quire_comm): all-reduce,
  *   reduce-scatter, broadcast, all-gather, barrier, with error-feedback state;
@@ -213,6 +214,9 @@ struct quire_info {
 		uint32_t link, addr; /* link 1: up; addr: the port's network address */
 		uint32_t tx_frames, rx_frames, rx_errors, tx_drops;
 		uint64_t tx_bytes; /* frame bytes sent, headers included */
+		/* frames the port's link sent again after a loss (0 where the card does not
+		 * count them: the RTL card's link is its harness's) */
+		uint64_t retransmits;
 	} net;
 	uint32_t n_blocks; /* register blocks, as walked from BAR offset 0 */
 	struct {
@@ -297,6 +301,51 @@ void quire_req_free(struct quire_req *req);
 /* Submit, wait, free: the final status; *result as quire_req_result (may be NULL). */
 int quire_run(struct quire_ctx *ctx, const struct quire_op *op, uint32_t *result);
 
+/* ---- The scoring network for a scheduler (docs/sched-api.md) -------------------------------- */
+
+/*
+ * A model image (include/quire/mlp.h, docs/mlp.md) loaded onto a context's card, and batches
+ * of candidates scored with it: per call up to QUIRE_MLP_MAX_CANDIDATES (1024) rows of int8
+ * features plus a feasibility byte each give int32 scores and the feasible candidate with
+ * the largest score (ties to the lowest index). The arithmetic is docs/contract-mlp.md's,
+ * run by the card's MLP engine (MLP_LOAD, MLP_SCORE): the same bits on every backend.
+ * A card holds one model at a time: a model used after another MLP_LOAD on its context (or a
+ * quire_reset) is loaded again before it scores. A model belongs to its context's thread.
+ */
+struct quire_model;
+
+/*
+ * Would a card take this image? QUIRE_OK, or the status MLP_LOAD would end with
+ * (QUIRE_ERR_CORRUPT, _VERSION, _SHAPE, _RANGE; QUIRE_ERR_SIZE past
+ * QUIRE_MLP_MAX_IMAGE_BYTES), with *offset the byte at fault and why (may be NULL) a line
+ * such as "offset 44: layer 0 bias[3] = 1073741824, |b| must be below 2^30".
+ */
+int quire_model_check(const void *image, size_t len, size_t *offset, char *why, size_t whylen);
+/* A model file read into *image (malloc'd, the caller frees) and checked as above;
+ * QUIRE_ERR_IO (errno kept) when it cannot be read; why says what is wrong. */
+int quire_model_read(const char *path, void **image, size_t *len, char *why, size_t whylen);
+/* Check the image, copy it to the card's memory and MLP_LOAD it: *model, or the status of
+ * the check (quire_model_check says where) or of the card. */
+int quire_model_load(struct quire_ctx *ctx, const void *image, size_t len,
+		     struct quire_model **model);
+/* The model's input width n_0: the bytes of one candidate's feature row. 0 for NULL. */
+uint32_t quire_model_inputs(const struct quire_model *model);
+/*
+ * Score count candidates: features[k * width + i] int8, feasible[k] != 0 for the candidates
+ * that may be chosen. scores (count int32, may be NULL) and *choice (may be NULL) are
+ * written. QUIRE_OK; QUIRE_ERR_NO_FEASIBLE when none is feasible (the "none" answer: scores
+ * written, *choice not); QUIRE_ERR_SHAPE when width is not the model's input width;
+ * QUIRE_ERR_SIZE for count 0 or above 1024; QUIRE_ERR_INVALID for a NULL model (none
+ * loaded), features or feasible; else the card's status (QUIRE_ERR_TIMEOUT, ...).
+ */
+int quire_model_score(struct quire_model *model, uint32_t count, const int8_t *features,
+		      uint32_t width, const uint8_t *feasible, int32_t *scores, uint32_t *choice);
+/* Card cycles of the last quire_model_score (0 on the cpu backend). */
+uint32_t quire_model_cycles(const struct quire_model *model);
+/* Free the model's buffers (the card's engine keeps the weights until the next load).
+ * Free models before quire_close of their context, as requests. */
+void quire_model_free(struct quire_model *model);
+
 /* ---- Collectives across ranks ------------------------------------------------------------ */
 
 /*
@@ -356,6 +405,14 @@ void quire_comm_chunk(size_t count, int size, int k, size_t *offset, size_t *len
 struct quire_ef;
 int quire_ef_create(struct quire_ctx *ctx, size_t count, struct quire_ef **ef);
 void quire_ef_reset(struct quire_ef *ef);
+/*
+ * The residual, count fp32 values, copied out (read) or in (write): to carry error
+ * feedback across a change of layout, as when a trainer regroups its gradients (PyTorch
+ * DDP rebuilds its buckets). Not while a collective with ef is in flight. QUIRE_OK;
+ * QUIRE_ERR_INVALID for NULL; QUIRE_ERR_SIZE if count is not the ef's.
+ */
+int quire_ef_read(const struct quire_ef *ef, float *dst, size_t count);
+int quire_ef_write(struct quire_ef *ef, const float *src, size_t count);
 void quire_ef_free(struct quire_ef *ef);
 
 struct quire_allreduce_args {

@@ -11,10 +11,13 @@
  *   0x1003_0000  engines, 0x1000 apart, in enum quire_engine_kind order
  *   0x1004_0000  network port (frames to and from other cards, include/quire/frame.h)
  *   0x1005_0000  simulation I/O of the RTL card (console, sim-exit); no real card has it
+ *   0x1006_0000  queue engine: descriptor fetcher and completion writer
  *   0x8000_0000  card memory (engines and the DMA mover address it from 0)
  */
 #ifndef QUIRE_CARD_H
 #define QUIRE_CARD_H
+
+#include "quire/regs.h"
 
 #define QUIRE_CARD_BAR          0x10000000u
 #define QUIRE_CARD_CTL          0x10010000u
@@ -24,6 +27,7 @@
 #define QUIRE_CARD_ENGINE(kind) (QUIRE_CARD_ENGINES + QUIRE_CARD_ENGINE_BYTES * ((kind)-1))
 #define QUIRE_CARD_NET          0x10040000u
 #define QUIRE_CARD_SIM_IO       0x10050000u
+#define QUIRE_CARD_QUEUE        0x10060000u
 #define QUIRE_CARD_MEM          0x80000000u
 
 /* Control block. */
@@ -69,9 +73,9 @@
 #define QUIRE_NET_RX_FLAGS     0x24 /* of the head frame: QUIRE_NET_RX_F_* */
 #define QUIRE_NET_RX_DEST      0x28
 #define QUIRE_NET_RX_CTRL      0x2c
-#define QUIRE_NET_RX_STATUS    0x30             /* of the last POP */
-#define QUIRE_NET_RX_COMM      0x34             /* the receive filter: a communicator id, 0: all */
-#define QUIRE_NET_RX_HDR0      0x40                           /* the head frame's header, */
+#define QUIRE_NET_RX_STATUS    0x30 /* of the last POP */
+#define QUIRE_NET_RX_COMM      0x34 /* the receive filter: a communicator id, 0: all */
+#define QUIRE_NET_RX_HDR0      0x40 /* the head frame's header, */
 #define QUIRE_NET_RX_HDR(i)    (QUIRE_NET_RX_HDR0 + 4 * (i)) /* 8 words */
 #define QUIRE_NET_GO           1u
 #define QUIRE_NET_RX_POP       1u
@@ -101,6 +105,44 @@
 #define QUIRE_DMA_DONE    2u
 
 /*
+ * Queue engine: the host's rings in hardware, beside the DMA mover. The descriptor
+ * fetcher: once armed with the epoch's rings, whenever the command queue's PRODUCER is
+ * ahead of its CONSUMER (the host rang the doorbell) it fetches the descriptor at
+ * CONSUMER into DESC, with the DMA mover's checks (the epoch, then the host window), while
+ * the firmware wakes; a new CONSUMER, a new queue epoch or a new setup lets it go.
+ * DESC_NONZERO says which words of DESC are not 0, so the firmware reads only those (a
+ * plain NOP: two). The completion writer: the firmware puts a record's words in CPL and
+ * writes its ring index to CPL_POST; the engine writes the 32 bytes at that slot, the
+ * phase word (from the index) last, with the same checks. The block starts with the
+ * common header of regs.h (QUIRE_RB_TYPE, QUIRE_RB_VERSION, QUIRE_RB_NEXT = 0), so the
+ * firmware finds out whether a card has one; without it the firmware moves descriptors
+ * and records with the DMA mover. docs/registers/queue-engine.md.
+ */
+#define QUIRE_QE_TYPE         0x51430001u /* "QC": a block inside the card, not in BAR0 */
+#define QUIRE_QE_VERSION      QUIRE_RB_MAKE_VERSION(1, 0)
+#define QUIRE_QE_CTRL         0x10 /* QUIRE_QE_ARM: fetch descriptors; 0: stop */
+#define QUIRE_QE_EPOCH        0x14 /* the queue epoch of the rings below (as QUIRE_DMA_EPOCH) */
+#define QUIRE_QE_CMD_BASE_LO  0x18 /* the command ring, as the firmware read it at the epoch */
+#define QUIRE_QE_CMD_BASE_HI  0x1c
+#define QUIRE_QE_CMD_LOG2     0x20
+#define QUIRE_QE_CPL_BASE_LO  0x24 /* the completion ring */
+#define QUIRE_QE_CPL_BASE_HI  0x28
+#define QUIRE_QE_CPL_LOG2     0x2c
+#define QUIRE_QE_DESC_STATE   0x30 /* QUIRE_QE_IDLE, _BUSY (fetching), _HELD (DESC is CONSUMER's) */
+#define QUIRE_QE_DESC_STATUS  0x34 /* of the held descriptor's fetch: OK, ERR_PEER, ERR_RANGE */
+#define QUIRE_QE_CPL_POST     0x38 /* write a ring index: post CPL there; reads _BUSY or _DONE */
+#define QUIRE_QE_CPL_STATUS   0x3c /* of the last post: OK, ERR_PEER, ERR_RANGE */
+#define QUIRE_QE_CPL0         0x40 /* the record's 8 words (QUIRE_CPL_W_*); FLAGS is the phase */
+#define QUIRE_QE_DESC_NONZERO 0x60 /* bit i set: DESC word i is not 0 (unpack only what is set) */
+#define QUIRE_QE_DESC0        0x80 /* the held descriptor's 16 words (QUIRE_CMD_W_*) */
+#define QUIRE_QE_BYTES        0x100
+#define QUIRE_QE_ARM          1u
+#define QUIRE_QE_IDLE         0u
+#define QUIRE_QE_BUSY         1u
+#define QUIRE_QE_HELD         2u
+#define QUIRE_QE_DONE         2u
+
+/*
  * Engines: the control registers Vitis HLS generates for an s_axilite top
  * function, simplified: CTRL (start, done, idle), the top function's return
  * value, then one 64-bit register per argument, in the order of the top
@@ -111,7 +153,8 @@
 #define QUIRE_ENGINE_RETURN   0x08
 #define QUIRE_ENGINE_ARG0     0x10
 #define QUIRE_ENGINE_ARG_STEP 8
-#define QUIRE_ENGINE_ARG(i)   (QUIRE_ENGINE_ARG0 + QUIRE_ENGINE_ARG_STEP * (i)) /* low word; high word at +4 */
+#define QUIRE_ENGINE_ARG(i)                                                                        \
+	(QUIRE_ENGINE_ARG0 + QUIRE_ENGINE_ARG_STEP * (i)) /* low word; high word at +4 */
 #define QUIRE_ENGINE_START    1u
 #define QUIRE_ENGINE_DONE     2u
 #define QUIRE_ENGINE_IDLE     4u

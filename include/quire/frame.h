@@ -60,6 +60,30 @@ struct quire_frame_hdr {
 	__u32 crc32;
 };
 
+/*
+ * The link: on the simulated network every frame travels behind this 16-byte header, which
+ * numbers the frames from one port to another so that the link can send again what was lost
+ * or damaged on the way (docs/network.md, "Loss recovery"). The receiving side hands on only
+ * whole frames, in order, each once; it acknowledges each (ACK, to the sender's control
+ * address) and asks for the rest again from the first one it misses (NACK). ACK and NACK are
+ * this header alone. A port never sees it: it is the link's, as an Ethernet preamble is.
+ */
+#define QUIRE_LINK_VERSION   1u
+#define QUIRE_LINK_HDR_BYTES 16u
+enum quire_link_kind {
+	QUIRE_LINK_DATA = 1, /* a frame follows: seq is its number on this link, from 1 */
+	QUIRE_LINK_ACK = 2,  /* every frame up to seq arrived and was taken */
+	QUIRE_LINK_NACK = 3, /* frame seq is missing or was damaged: send again from it */
+};
+struct quire_link_hdr {
+	__u8 version;  /* QUIRE_LINK_VERSION */
+	__u8 kind;     /* enum quire_link_kind */
+	__u16 src;     /* address of the port that sends this header */
+	__u32 session; /* the sender's numbering of the link: new when it starts over at 1 */
+	__u32 seq;
+	__u32 crc32; /* CRC-32 (IEEE) of the 12 bytes before; the frame has its own */
+};
+
 /* Where the fields are, for code that reads frames as bytes or 32-bit words. */
 #define QUIRE_FRAME_OFF_ADDRS    4u /* src | dst << 16 */
 #define QUIRE_FRAME_OFF_COMM     8u /* comm | step << 16 */
@@ -81,6 +105,7 @@ QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, offset) == QUIRE_FRAME_OFF_
 QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, len) == QUIRE_FRAME_OFF_LEN, "len");
 QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, link_seq) == QUIRE_FRAME_OFF_LINK_SEQ, "link");
 QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, crc32) == QUIRE_FRAME_OFF_CRC, "crc32");
+QUIRE_STATIC_ASSERT(sizeof(struct quire_link_hdr) == QUIRE_LINK_HDR_BYTES, "link header size");
 #endif
 
 #endif /* QUIRE_FRAME_H */

@@ -23,6 +23,7 @@
 #define QUIRE_MLP_MAGIC          0x504c4d51u /* "QMLP" little-endian */
 #define QUIRE_MLP_VERSION        1u
 #define QUIRE_MLP_HEADER_BYTES   32u
+#define QUIRE_MLP_MAX_IMAGE_BYTES 0x70000u /* MLP_LOAD's largest count (448 KiB) */
 #define QUIRE_MLP_MAX_LAYERS     4u
 #define QUIRE_MLP_MAX_WIDTH      256u
 #define QUIRE_MLP_MAX_CANDIDATES 1024u

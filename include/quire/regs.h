@@ -18,6 +18,7 @@
 #define QUIRE_RB_HEADER_BYTES               0x10
 
 #define QUIRE_RB_VERSION_MAJOR(v)           ((v) >> 16)
+#define QUIRE_RB_VERSION_MINOR(v)           ((v)&0xffffu)
 #define QUIRE_RB_MAKE_VERSION(major, minor) ((major) << 16 | (minor))
 
 /* Block types: "QB" and a number, so a stray value is unlikely to match. */
@@ -114,19 +115,22 @@ enum quire_engine_kind {
 	QUIRE_ENGINE_MLP = 3,
 };
 
-/* Network port block (version 1.1): one 32-byte record per port from 0x20. */
-#define QUIRE_RB_NETPORT_VERSION QUIRE_RB_MAKE_VERSION(1, 1)
-#define QUIRE_NET_COUNT          0x10
-#define QUIRE_NET_RECORD0        0x20
-#define QUIRE_NET_RECORD(i)      (QUIRE_NET_RECORD0 + 0x20 * (i))
-#define QUIRE_NET_LINK           0x00 /* 1 up, 0 down */
-#define QUIRE_NET_ADDR           0x04 /* the port's address on the card network */
-#define QUIRE_NET_TX_FRAMES      0x08
-#define QUIRE_NET_RX_FRAMES      0x0c
-#define QUIRE_NET_RX_ERRORS      0x10 /* frames that failed the CRC or length check */
-#define QUIRE_NET_TX_BYTES_LO    0x14 /* 1.1: frame bytes sent, headers included */
-#define QUIRE_NET_TX_BYTES_HI    0x18
-#define QUIRE_NET_TX_DROPS       0x1c /* 1.1: frames sent to an address no port has */
+/* Network port block (version 1.1): one 32-byte record per port from 0x20. Version 1.2 adds
+ * RETRANSMITS, on a card whose ports' link sends lost frames again (the emu's). */
+#define QUIRE_RB_NETPORT_VERSION      QUIRE_RB_MAKE_VERSION(1, 1)
+#define QUIRE_RB_NETPORT_VERSION_RETX QUIRE_RB_MAKE_VERSION(1, 2)
+#define QUIRE_NET_COUNT               0x10
+#define QUIRE_NET_RETRANSMITS         0x14 /* 1.2: frames the ports' link sent again */
+#define QUIRE_NET_RECORD0             0x20
+#define QUIRE_NET_RECORD(i)           (QUIRE_NET_RECORD0 + 0x20 * (i))
+#define QUIRE_NET_LINK                0x00 /* 1 up, 0 down */
+#define QUIRE_NET_ADDR                0x04 /* the port's address on the card network */
+#define QUIRE_NET_TX_FRAMES           0x08
+#define QUIRE_NET_RX_FRAMES           0x0c
+#define QUIRE_NET_RX_ERRORS           0x10 /* frames that failed the CRC or length check */
+#define QUIRE_NET_TX_BYTES_LO         0x14 /* 1.1: frame bytes sent, headers included */
+#define QUIRE_NET_TX_BYTES_HI         0x18
+#define QUIRE_NET_TX_DROPS            0x1c /* 1.1: frames sent to an address no port has */
 
 /* Counters block (version 1.1). */
 #define QUIRE_RB_COUNTERS_VERSION QUIRE_RB_MAKE_VERSION(1, 1)

@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from . import _consts, _native as _n
-from . import _bad, _check, _error, _fmt, _torch
+from . import _Mem, _bad, _check, _error, _fmt, _out, _torch
 
 lib = _n.lib
 
@@ -80,7 +80,7 @@ class Context:
         h = ctypes.c_void_p()
         _check(lib.quire_ef_create(self.handle, count, ctypes.byref(h)), "Context.ef",
                f"{count} elements")
-        return self._adopt(ErrorFeedback(self, h))
+        return self._adopt(ErrorFeedback(self, h, count))
 
     def comm_self(self):
         """A communicator of this rank alone."""
@@ -103,6 +103,20 @@ class Context:
                                          wait_ms, ctypes.byref(h)),
                "Context.comm_rendezvous", f"{directory}, rank {rank} of {size}")
         return self._adopt(Comm(self, h))
+
+    def comm_from_mpi(self, comm=None, timeout_ms=0):
+        """A communicator of the ranks of an MPI communicator (quire_comm_from_mpi of
+        libquire_mpi): on the cpu backend the ring runs over MPI's messages; on cards MPI
+        trades their addresses. comm: None (MPI_COMM_WORLD; MPI initialised here if it is
+        not yet, finalised at exit), an mpi4py communicator or an MPI_Comm handle (int).
+        timeout_ms: how long a collective waits for a silent peer, then QUIRE_ERR_TIMEOUT
+        (0: on cpu no limit but MPI's, on cards 5000)."""
+        from . import _mpi
+        h, qm = _mpi.handle(comm)
+        out = ctypes.c_void_p()
+        _check(qm.quire_comm_from_mpi_timeout(self.handle, h, int(timeout_ms),
+                                              ctypes.byref(out)), "Context.comm_from_mpi")
+        return self._adopt(Comm(self, out))
 
     def _adopt(self, child):
         self._children.append(child)
@@ -176,8 +190,24 @@ class ErrorFeedback(_Child):
     """The residual of one tensor on one rank (quire_ef_create); reset() zeroes it."""
     _free_fn = staticmethod(lib.quire_ef_free)
 
+    def __init__(self, ctx, h, count):
+        super().__init__(ctx, h)
+        self.count = count
+
     def reset(self):
         lib.quire_ef_reset(self.handle)
+
+    def read(self, out=None):
+        """The residual, count float32: a new numpy array, or out (an array or tensor)."""
+        out, m = _out(out, out, self.count, np.float32, "ErrorFeedback.read", "out")
+        _check(lib.quire_ef_read(self.handle, m.addr, self.count), "ErrorFeedback.read")
+        return out
+
+    def write(self, residual):
+        """Make residual (count float32, an array or tensor) the state."""
+        m = _Mem(residual, "ErrorFeedback.write", "residual", np.float32, self.count,
+                 copy_ok=True)
+        _check(lib.quire_ef_write(self.handle, m.addr, self.count), "ErrorFeedback.write")
 
 
 def _place(x, where, what):

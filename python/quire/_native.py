@@ -59,7 +59,8 @@ class AllreduceArgs(ctypes.Structure):
 
 class _Net(ctypes.Structure):
     _fields_ = [("link", c_u32), ("addr", c_u32), ("tx_frames", c_u32), ("rx_frames", c_u32),
-                ("rx_errors", c_u32), ("tx_drops", c_u32), ("tx_bytes", ctypes.c_uint64)]
+                ("rx_errors", c_u32), ("tx_drops", c_u32), ("tx_bytes", ctypes.c_uint64),
+                ("retransmits", ctypes.c_uint64)]
 
 
 class _Block(ctypes.Structure):
@@ -118,6 +119,8 @@ _PROTOS = {
     "quire_ef_create": (c_int, [c_vp, c_size, PP]),
     "quire_ef_reset": (None, [c_vp]),
     "quire_ef_free": (None, [c_vp]),
+    "quire_ef_read": (c_int, [c_vp, c_vp, c_size]),
+    "quire_ef_write": (c_int, [c_vp, c_vp, c_size]),
     "quire_allreduce": (c_int, [c_vp, ctypes.POINTER(AllreduceArgs), PP]),
     "quire_reduce_scatter": (c_int, [c_vp, ctypes.POINTER(AllreduceArgs), PP]),
     "quire_broadcast": (c_int, [c_vp, Ref, c_size, c_int, PP]),

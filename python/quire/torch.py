@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: MIT
 """A PyTorch DDP communication hook: each gradient bucket all-reduced in quire's bfp8 or
-bfp16, with error feedback, through the process group DDP already has (Gloo under torchrun:
-no MPI, no card). Every rank gets the same bits, those of quire_codec_allreduce (MEAN) for
-the same gradients: the ranks trade their block exponents, take the max, encode with it,
-trade the integer values and sum them exactly, then decode. docs/python.md."""
+bfp16, with error feedback. backend "cpu": through the process group DDP already has (Gloo
+under torchrun: no MPI, no card); the ranks trade their block exponents, take the max,
+encode with it, trade the integer values and sum them exactly, then decode. backend "sim":
+each rank's card (quire-cluster's) all-reduces the bucket over the cards' network. Every
+rank gets the same bits on both, those of quire_codec_allreduce (MEAN) for the same
+gradients. docs/python.md."""
+import os
+
 import torch
 import torch.distributed as dist
 
@@ -23,6 +27,13 @@ class _State:
         # The QuireError of a failed bucket: DDP's reducer hands it on to backward() as a
         # RuntimeError whose text is the QuireError's, this keeps the error itself.
         self.error = None
+        self.cards = None  # backend "sim": this rank's card (_Cards)
+
+    def close(self):
+        """Free this rank's card (backend "sim"); the model must not run another step."""
+        if self.cards is not None:
+            self.cards.close()
+            self.cards = None
 
     def residual(self, bucket):
         """The bucket's residual, in its layout (its parameters in order, flat)."""
@@ -63,6 +74,70 @@ def allreduce_bucket(state, g):
     return quire.decode(quire.Encoded(fmt, total, shared, w), mean=True)
 
 
+class _Cards:
+    """backend "sim": this rank's card and a communicator of the group's cards, a card
+    buffer as large as the largest bucket, and error-feedback state per bucket size (its
+    residual written in before each bucket and read out after: the hook's per-parameter
+    residuals stay the state, so DDP's rebuilding of its buckets loses nothing)."""
+
+    def __init__(self, group, uri):
+        rank, size = dist.get_rank(group), dist.get_world_size(group)
+        # quire-cluster gives card r to the process whose QUIRE_RANK (or mpirun's rank) is
+        # r; under torchrun only RANK is set: the group's rank names the card.
+        os.environ.setdefault("QUIRE_RANK", str(rank))
+        try:
+            self.ctx = quire.Context(uri)
+        except quire.QuireError as e:
+            if uri != "sim:cluster" or "QUIRE_CLUSTER_DIR" in os.environ:
+                raise
+            raise quire._error(e.status, "quire.torch.register", "backend 'sim': no card for "
+                               "this rank; run the ranks inside quire-cluster -n W -- ...") from e
+        self.comm = self.ctx.comm_rendezvous(rank=rank, size=size)
+        self.buf, self.efs = None, {}
+
+    def allreduce(self, state, g):
+        n = g.numel()
+        if self.buf is None or self.buf.size < 4 * n:
+            if self.buf is not None:
+                self.buf.free()
+            self.buf = self.ctx.alloc(4 * n)
+        v = self.buf.torch(count=n)
+        v.copy_(g)
+        ef = None
+        if state.residual_now is not None:
+            ef = self.efs.get(n)
+            if ef is None:
+                ef = self.efs[n] = self.ctx.ef(n)
+            ef.write(state.residual_now)
+        self.comm.allreduce(self.buf, count=n, format=state.format, op="mean", ef=ef)
+        if ef is not None:
+            ef.read(state.residual_now)
+        state.bytes_sent += self.comm.wire_bytes(n, state.format)
+        return v.clone()
+
+    def close(self):
+        self.ctx.close()
+
+
+def _peer_error(bucket, e):
+    """The process group's failure as a quire error. A rank that is gone shows up as its
+    connection closing, which Gloo sees at once, or as silence until the group's timeout:
+    both are what quire reports as QUIRE_ERR_TIMEOUT to the other ranks of a card whose
+    peer died (docs/failures.md: QUIRE_ERR_PEER is for a rank's own card gone or a
+    communicator already failed), with the detail saying which it was."""
+    text = str(e)
+    low = text.lower()
+    if "timed out" in low or "timeout" in low:
+        why = "no answer within the process group's timeout"
+    elif any(w in low for w in ("closed", "reset by peer", "broken pipe", "refused", "eof")):
+        why = "a peer rank is gone: its connection closed (seen at once, before the timeout)"
+    else:
+        return quire._error(quire._CODE["QUIRE_ERR_IO"], "quire.torch",
+                            f"bucket {bucket.index()}: the process group failed: {text}")
+    return quire._error(quire._CODE["QUIRE_ERR_TIMEOUT"], "quire.torch",
+                        f"bucket {bucket.index()}: {why}: {text}")
+
+
 def _hook(state, bucket):
     g = bucket.buffer()
     if g.dtype != torch.float32 or g.device.type != "cpu":
@@ -70,14 +145,15 @@ def _hook(state, bucket):
                                f"bucket of {g.dtype} on {g.device}: float32 CPU gradients")
     state.residual_now = state.residual(bucket) if state.error_feedback else None
     try:
-        y = allreduce_bucket(state, g)
+        if state.cards is not None:
+            y = state.cards.allreduce(state, g)
+        else:
+            y = allreduce_bucket(state, g)
     except quire.QuireError as e:
         state.error = e
         raise
     except RuntimeError as e:  # the process group's own failure: a peer gone or silent
-        code = "QUIRE_ERR_TIMEOUT" if "timed out" in str(e).lower() else "QUIRE_ERR_PEER"
-        state.error = quire._error(quire._CODE[code], "quire.torch",
-                                   f"bucket {bucket.index()}: {e}")
+        state.error = _peer_error(bucket, e)
         raise state.error from e
     if state.error_feedback:
         state.keep(bucket, state.residual_now)
@@ -88,18 +164,21 @@ def _hook(state, bucket):
 
 def register(ddp_model, format="bfp8", error_feedback=True, backend="cpu", group=None):
     """Make ddp_model all-reduce its gradients in quire's format (bfp8 or bfp16), with error
-    feedback if asked, through its process group (backend "cpu": the CPU codec, the group
-    carries the integers). Returns the hook's state (bytes_sent counts this rank's
-    payload bytes; error the QuireError of a bucket that failed: a peer that went away is
-    QUIRE_ERR_PEER, one silent for the group's timeout QUIRE_ERR_TIMEOUT)."""
+    feedback if asked. backend "cpu": the CPU codec, the process group carries the integers;
+    "sim" (or a URI such as "sim:cluster"): each rank's simulated card of quire-cluster,
+    meeting the others in $QUIRE_CLUSTER_DIR. Returns the hook's state (bytes_sent counts
+    this rank's payload bytes; error the QuireError of a bucket that failed: a peer rank
+    gone or silent is QUIRE_ERR_TIMEOUT; close() frees the card)."""
     if format not in _FORMATS:
         raise quire.QuireError(quire._CODE["QUIRE_ERR_FORMAT"], "quire.torch.register",
                                f"format {format!r}: one of {', '.join(_FORMATS)}")
-    if backend != "cpu":
+    if backend != "cpu" and backend != "sim" and not backend.startswith("sim:"):
         raise quire.QuireError(quire._CODE["QUIRE_ERR_NOT_SUPPORTED"],
-                               "quire.torch.register", f"backend {backend!r}: only 'cpu' "
-                               "for now (cards: not yet)")
+                               "quire.torch.register", f"backend {backend!r}: 'cpu' or 'sim' "
+                               "(quire-cluster's cards; kdrv, xrt, opencl cards: not yet)")
     state = _State(group if group is not None else dist.group.WORLD, format, error_feedback)
+    if backend != "cpu":
+        state.cards = _Cards(state.group, "sim:cluster" if backend == "sim" else backend)
     ddp_model.register_comm_hook(state, _hook)
     return state
 

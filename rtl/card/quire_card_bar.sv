@@ -60,6 +60,8 @@ module quire_card_bar
   input  logic [63:0] net_tx_bytes_i,
   input  logic [31:0] net_tx_drops_i,
   output logic [31:0] queue_epoch_o,
+  output logic [31:0] cmdq_producer_o,   // for the queue engine's descriptor fetcher
+  output logic [31:0] cmdq_consumer_o,
   output logic        irq_o
 );
 
@@ -236,6 +238,8 @@ module quire_card_bar
   end
 
   assign queue_epoch_o = epoch_q;
+  assign cmdq_producer_o = bar_q[word(RbCmdq, Q_PRODUCER)];
+  assign cmdq_consumer_o = bar_q[word(RbCmdq, Q_CONSUMER)];
   assign irq_o         = irq_q;
 
   logic unused_bits;

@@ -12,6 +12,9 @@
 // harness under Verilator, later a PCIe bridge) decides the latency. A transfer
 // moves a word per step where both cursors are word aligned and 4 bytes are
 // left, a byte otherwise; a step takes 2 cycles to the card, 3 to the host.
+// The queue engine (quire_card_queue) shares the port: a START while it holds
+// the port (hold_i) waits until it is done, CTRL reading 0 meanwhile, and busy_o
+// keeps the engine from starting while the mover has the port or is told to.
 module quire_card_dma
   import quire_card_pkg::*;
 #(
@@ -30,6 +33,8 @@ module quire_card_dma
   input  logic [31:0] queue_epoch_i,
   input  logic [63:0] host_win_base_i,
   input  logic [63:0] host_win_size_i,   // 0: no host attached
+  input  logic        hold_i,            // the queue engine has the host port
+  output logic        busy_o,            // the mover has it, or has been told to start
 
   // Card memory: a byte offset, read data in the next cycle.
   output logic        mem_req_o,
@@ -72,6 +77,7 @@ module quire_card_dma
   state_e      state_q;
   logic [63:0] host_cur_q;
   logic [31:0] card_cur_q, left_q;
+  logic        start_pending_q;  // a START that waits for the queue engine
 
   // ---- the checks of a START, from the registers as they are (emu.c dma_run)
   logic [63:0] host, len, card, window_offset;
@@ -108,9 +114,11 @@ module quire_card_dma
   assign host_byte = host_rdata_i[8*host_cur_q[1:0] +: 8];
   assign card_byte = mem_rdata_i[8*card_cur_q[1:0] +: 8];
 
-  logic start, step_done;
-  assign start     = req_i && we_i && addr_i[4:2] == RegCtrl && (wdata_i & DMA_START) != 32'd0 &&
-                     state_q == IDLE;
+  logic start_write, start, step_done;
+  assign start_write = req_i && we_i && addr_i[4:2] == RegCtrl &&
+                       (wdata_i & DMA_START) != 32'd0 && state_q == IDLE;
+  assign start       = (start_write || start_pending_q) && !hold_i;
+  assign busy_o      = state_q != IDLE || start_pending_q || start_write;
   assign step_done = (state_q == HOST_READ_WAIT || state_q == HOST_WRITE_WAIT) && host_rvalid_i;
 
   always_comb begin : ports
@@ -148,7 +156,13 @@ module quire_card_dma
       host_cur_q <= 64'd0;
       card_cur_q <= 32'd0;
       left_q     <= 32'd0;
+      start_pending_q <= 1'b0;
     end else begin
+      if (start_write && hold_i) begin
+        start_pending_q <= 1'b1;
+        regs_q[RegCtrl] <= 32'd0;
+      end
+      if (start) start_pending_q <= 1'b0;
       if (req_i && we_i && addr_i[4:2] != RegCtrl && addr_i[4:2] != RegStatus) begin
         regs_q[addr_i[4:2]] <= wdata_i;
       end

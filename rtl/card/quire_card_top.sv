@@ -6,8 +6,9 @@
 // (quire_card_quant, quire_card_reduce, quire_card_mlp, sharing a wide port of card
 // memory), the network port (quire_card_net: frames in and out as beat streams; the
 // harness carries them),
-// the interrupt line to the host, and a simulation I/O page (console,
-// sim-exit). The core's data port reaches everything at the addresses of
+// the queue engine (quire_card_queue: descriptors in, completions out, sharing the
+// mover's host-memory port), the interrupt line to the host, and a simulation I/O page
+// (console, sim-exit). The core's data port reaches everything at the addresses of
 // include/quire/card.h; any other address, a store to IMEM or a fetch outside
 // it is an access fault. Register reads and writes are 32-bit (the HAL never
 // does less); the memories honour byte enables.
@@ -49,7 +50,7 @@ module quire_card_top
   input  logic [63:0] host_win_base_i,
   input  logic [63:0] host_win_size_i,
 
-  // Host memory (quire_card_dma).
+  // Host memory (quire_card_dma, quire_card_queue).
   output logic        host_req_o,
   output logic        host_we_o,
   output logic [3:0]  host_be_o,
@@ -108,6 +109,7 @@ module quire_card_top
   localparam logic [31:0] DmaBytes   = 32'h20;
   localparam logic [31:0] NetBytes   = 32'h100;
   localparam logic [31:0] SimIoBytes = 32'h100;
+  localparam logic [31:0] QueueBytes = QE_BYTES;
 
   // ---- the core
   logic        instr_req, instr_rvalid_q, instr_err_q;
@@ -147,7 +149,7 @@ module quire_card_top
   );
 
   // ---- the data port's address map (offsets wrap, so a base of 0 needs no special case)
-  logic [31:0] imem_offset, dmem_offset, bar_offset, ctl_offset, dma_offset, net_offset;
+  logic [31:0] imem_offset, dmem_offset, bar_offset, ctl_offset, dma_offset, net_offset, qe_offset;
   logic [31:0] eng_offset, sim_offset, mem_offset, fetch_offset, load_imem_offset, load_dmem_offset;
   assign imem_offset      = data_addr - ImemBase;
   assign dmem_offset      = data_addr - DmemBase;
@@ -155,6 +157,7 @@ module quire_card_top
   assign ctl_offset       = data_addr - CARD_CTL;
   assign dma_offset       = data_addr - CARD_DMA;
   assign net_offset       = data_addr - CARD_NET;
+  assign qe_offset        = data_addr - CARD_QUEUE;
   assign eng_offset       = data_addr - CARD_ENGINES;
   assign sim_offset       = data_addr - CARD_SIM_IO;
   assign mem_offset       = data_addr - CARD_MEM;
@@ -174,6 +177,7 @@ module quire_card_top
     REGION_REDUCE,
     REGION_MLP,
     REGION_SIM_IO,
+    REGION_QUEUE,
     REGION_MEM
   } region_e;
 
@@ -189,6 +193,7 @@ module quire_card_top
     else if (eng_offset < CARD_ENGINE_BYTES * 2) region = REGION_REDUCE;
     else if (eng_offset < CARD_ENGINE_BYTES * 3) region = REGION_MLP;
     else if (sim_offset < SimIoBytes)        region = REGION_SIM_IO;
+    else if (qe_offset < QueueBytes)         region = REGION_QUEUE;
     else if (mem_offset < MemBytes)          region = REGION_MEM;
     else                                     region = REGION_NONE;
   end
@@ -197,7 +202,7 @@ module quire_card_top
   assign data_fault = region == REGION_NONE || (region == REGION_IMEM && data_we);
 
   logic imem_req, dmem_req, bar_req, ctl_req, dma_req, net_req, quant_req, reduce_req, mlp_req;
-  logic sim_write, mem_req;
+  logic sim_write, mem_req, qe_req;
   assign imem_req  = data_req && region == REGION_IMEM && !data_we;
   assign dmem_req  = data_req && region == REGION_DMEM;
   assign bar_req   = data_req && region == REGION_BAR;
@@ -209,6 +214,7 @@ module quire_card_top
   assign mlp_req    = data_req && region == REGION_MLP;
   assign sim_write = data_req && data_we && region == REGION_SIM_IO;
   assign mem_req   = data_req && region == REGION_MEM;
+  assign qe_req    = data_req && region == REGION_QUEUE;
 
   // ---- IMEM: the fetch port, and the data port's reads (constants, .data's image) or the loader
   logic        fetch_in_imem;
@@ -255,6 +261,7 @@ module quire_card_top
 
   // ---- BAR blocks, control block, DMA mover
   logic [31:0] bar_fw_rdata, ctl_rdata, dma_rdata, quant_rdata, reduce_rdata, mlp_rdata, queue_epoch, irq_causes;
+  logic [31:0] qe_rdata, cmdq_producer, cmdq_consumer;
   // The network port's answers, events and counters (its instance is below).
   logic [31:0] net_rdata, net_tx_frames, net_rx_frames, net_rx_errors, net_tx_drops;
   logic [63:0] net_tx_bytes;
@@ -298,6 +305,8 @@ module quire_card_top
     .net_tx_bytes_i  (net_tx_bytes),
     .net_tx_drops_i  (net_tx_drops),
     .queue_epoch_o (queue_epoch),
+    .cmdq_producer_o (cmdq_producer),
+    .cmdq_consumer_o (cmdq_consumer),
     .irq_o         (irq_o)
   );
 
@@ -318,7 +327,10 @@ module quire_card_top
     .timer_o         (timer)
   );
 
-  logic        dma_mem_req, dma_mem_we;
+  logic        dma_mem_req, dma_mem_we, dma_busy, dma_host_req, dma_host_we;
+  logic [3:0]  dma_host_be;
+  logic [63:0] dma_host_addr;
+  logic [31:0] dma_host_wdata;
   logic [3:0]  dma_mem_be;
   logic [31:0] dma_mem_addr, dma_mem_wdata, dma_mem_rdata;
 
@@ -341,14 +353,52 @@ module quire_card_top
     .mem_addr_o      (dma_mem_addr),
     .mem_wdata_o     (dma_mem_wdata),
     .mem_rdata_i     (dma_mem_rdata),
-    .host_req_o      (host_req_o),
-    .host_we_o       (host_we_o),
-    .host_be_o       (host_be_o),
-    .host_addr_o     (host_addr_o),
-    .host_wdata_o    (host_wdata_o),
+    .hold_i          (qe_busy),
+    .busy_o          (dma_busy),
+    .host_req_o      (dma_host_req),
+    .host_we_o       (dma_host_we),
+    .host_be_o       (dma_host_be),
+    .host_addr_o     (dma_host_addr),
+    .host_wdata_o    (dma_host_wdata),
     .host_rvalid_i   (host_rvalid_i),
     .host_rdata_i    (host_rdata_i)
   );
+
+  // ---- the queue engine: descriptors in and completions out over the mover's host port
+  logic        qe_busy, qe_host_req, qe_host_we;
+  logic [63:0] qe_host_addr;
+  logic [31:0] qe_host_wdata;
+
+  quire_card_queue u_queue (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .req_i           (qe_req),
+    .we_i            (data_we),
+    .addr_i          (qe_offset[7:0]),
+    .wdata_i         (data_wdata),
+    .rdata_o         (qe_rdata),
+    .queue_epoch_i   (queue_epoch),
+    .host_win_base_i (host_win_base_i),
+    .host_win_size_i (host_win_size_i),
+    .cmdq_producer_i (cmdq_producer),
+    .cmdq_consumer_i (cmdq_consumer),
+    .mover_busy_i    (dma_busy),
+    .busy_o          (qe_busy),
+    .host_req_o      (qe_host_req),
+    .host_we_o       (qe_host_we),
+    .host_addr_o     (qe_host_addr),
+    .host_wdata_o    (qe_host_wdata),
+    .host_rvalid_i   (host_rvalid_i),
+    .host_rdata_i    (host_rdata_i)
+  );
+
+  // One of the two has the port at a time (busy_o / hold_i); each takes only the answers
+  // to its own requests.
+  assign host_req_o   = qe_busy ? qe_host_req : dma_host_req;
+  assign host_we_o    = qe_busy ? qe_host_we : dma_host_we;
+  assign host_be_o    = qe_busy ? 4'hf : dma_host_be;
+  assign host_addr_o  = qe_busy ? qe_host_addr : dma_host_addr;
+  assign host_wdata_o = qe_busy ? qe_host_wdata : dma_host_wdata;
 
   // ---- the QUANT engine: its register window and a line-wide port of card memory
   logic                qmem_req, qmem_we;
@@ -566,6 +616,7 @@ module quire_card_top
           REGION_QUANT: reg_rdata_q <= quant_rdata;
           REGION_REDUCE: reg_rdata_q <= reduce_rdata;
           REGION_MLP: reg_rdata_q <= mlp_rdata;
+          REGION_QUEUE: reg_rdata_q <= qe_rdata;
           default:    reg_rdata_q <= 32'd0;
         endcase
       end
@@ -584,7 +635,7 @@ module quire_card_top
   // Only the offsets' index bits and range checks are used.
   logic unused_bits;
   assign unused_bits = ^{imem_offset, dmem_offset, bar_offset[31:16], ctl_offset[31:8],
-                         dma_offset[31:5], net_offset[31:8], eng_offset[31:12], sim_offset, mem_offset, fetch_offset,
+                         dma_offset[31:5], net_offset[31:8], qe_offset[31:8], eng_offset[31:12], sim_offset, mem_offset, fetch_offset,
                          load_imem_offset, load_dmem_offset, dmem_unused_rdata, dma_mem_addr};
 
 endmodule

@@ -2,7 +2,7 @@
 /*
  * The emu's engines on the fast path: each call the CPU codec covers (libquire's
  * public quire_codec_* functions, compiled into libquire_sim too) goes there, every
- * other one (fp32 decode, fp sums, saturating and accumulating integer sums,
+ * other one (fp32 decode, fp sums, int32 inputs, accumulating int32 sums,
  * exponent max, bad arguments) to the hls/ C, so statuses and bytes stay the golden
  * model's. The card's modelled cycles are counted by emu.c from the arguments alone.
  */
@@ -86,21 +86,48 @@ int quire_emu_quant(int golden, uint32_t op, uint32_t fmt, uint32_t val_fmt, uin
 	return quire_quant_top(op, fmt, val_fmt, flags, n, mean_w, x, resid, exp, q, y);
 }
 
+static int overlap(const void *a, uint64_t a_len, const void *b, uint64_t b_len)
+{
+	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+	return a_len && b_len && x < y + b_len && y < x + a_len;
+}
+
+/*
+ * The codec's fast sums: int8/int16 into int32 with no accumulator in, which cannot
+ * overflow for W <= QUIRE_MAX_WORKERS, and int8/int16 into int16 with or without one (the
+ * ring's partial sums), saturated as the kernel does. Inputs apart from the output (the
+ * codec reads a vector while it writes another); the accumulator in may be the output.
+ */
+static int sum_fast(uint32_t in_fmt, uint32_t acc_fmt, uint32_t w, uint32_t n, uint32_t stride,
+		    uint32_t flags, const uint8_t *in, const uint8_t *acc_in, uint8_t *acc_out,
+		    int *st)
+{
+	uint32_t in_b = in_fmt == QUIRE_FMT_INT8 ? 1 : in_fmt == QUIRE_FMT_INT16 ? 2 : 0;
+	uint32_t acc_b = acc_fmt == QUIRE_FMT_INT16 ? 2 : acc_fmt == QUIRE_FMT_INT32 ? 4 : 0;
+	int acc = flags == QUIRE_REDUCE_F_ACC_IN;
+	if (!in_b || !acc_b || !(flags == 0 || acc) || (acc && acc_b != 2) || w < 1 ||
+	    w > QUIRE_MAX_WORKERS || (w > 1 && stride < n) || !aligned(in, in_b) ||
+	    !aligned(acc_out, acc_b) || (acc && !aligned(acc_in, acc_b)))
+		return 0;
+	uint64_t out_len = (uint64_t)n * acc_b;
+	if (overlap(in, ((uint64_t)(w - 1) * stride + n) * in_b, acc_out, out_len) ||
+	    (acc && acc_in != acc_out && overlap(acc_in, out_len, acc_out, out_len)))
+		return 0;
+	const void *rows[QUIRE_MAX_WORKERS];
+	for (uint32_t k = 0; k < w; k++)
+		rows[k] = in + (uint64_t)k * stride * in_b;
+	*st = quire_codec_sum((enum quire_format)in_fmt, (enum quire_format)acc_fmt, w, n, rows,
+			      acc ? acc_in : NULL, acc_out);
+	return 1;
+}
+
 int quire_emu_reduce(int golden, uint32_t op, uint32_t in_fmt, uint32_t acc_fmt, uint32_t w,
 		     uint32_t n, uint32_t stride, uint32_t flags, const uint8_t *in,
 		     const uint8_t *acc_in, uint8_t *acc_out)
 {
-	/* The codec's fast sum: int8/int16 into int32 with no accumulator in, which
-	 * cannot overflow for W <= QUIRE_MAX_WORKERS. */
-	uint32_t in_b = in_fmt == QUIRE_FMT_INT8 ? 1 : in_fmt == QUIRE_FMT_INT16 ? 2 : 0;
-	if (!golden && op == QUIRE_REDUCE_OP_SUM && in_b && acc_fmt == QUIRE_FMT_INT32 &&
-	    flags == 0 && w >= 1 && w <= QUIRE_MAX_WORKERS && (w == 1 || stride >= n) &&
-	    aligned(in, in_b) && aligned(acc_out, 4)) {
-		const void *rows[QUIRE_MAX_WORKERS];
-		for (uint32_t k = 0; k < w; k++)
-			rows[k] = in + (uint64_t)k * stride * in_b;
-		return quire_codec_sum((enum quire_format)in_fmt, QUIRE_FMT_INT32, w, n, rows, NULL,
-				       acc_out);
-	}
+	int st;
+	if (!golden && op == QUIRE_REDUCE_OP_SUM &&
+	    sum_fast(in_fmt, acc_fmt, w, n, stride, flags, in, acc_in, acc_out, &st))
+		return st;
 	return quire_reduce_top(op, in_fmt, acc_fmt, w, n, stride, flags, in, acc_in, acc_out);
 }

@@ -283,6 +283,9 @@ void quire_netport_stats(struct quire_netport *p, struct quire_netport_stats *st
 	pthread_mutex_lock(&p->lock);
 	*st = p->st;
 	pthread_mutex_unlock(&p->lock);
+	struct quire_net_link_stats ls;
+	quire_net_link_stats(p->link, &ls);
+	st->retransmits = ls.retransmits;
 }
 
 /* ---- life ------------------------------------------------------------------- */

@@ -17,6 +17,7 @@
 
 struct quire_netport_stats {
 	uint64_t tx_frames, rx_frames, rx_errors, tx_bytes, tx_drops;
+	uint64_t retransmits; /* frames the link sent again (sim/netlink.c) */
 };
 
 struct quire_netport;

@@ -4,8 +4,10 @@
 # (fp32, and bfp8 with error feedback, 3 rounds of 1001 seeded values) on RTL cards gives
 # every rank the same bytes as on emu cards, and so does one on a network shared by two
 # emu and two RTL cards; frames with a bad CRC or length sent into an RTL card's port
-# are counted as the emu's port counts them; every frame corrupted on the way: the
-# all-reduce fails with the same error on both. Needs quire-sim-rtl (make rtl).
+# are counted as the emu's port counts them; 5% of frames lost and 5% corrupted on the
+# way: the link sends them again and the all-reduce gives the loss-free bytes on both;
+# every frame corrupted on the way: the all-reduce times out, with the same error on
+# both (not a hang). Needs quire-sim-rtl (make rtl).
 # Usage: test_net_rtl.sh BUILD
 set -u
 B=$1
@@ -59,6 +61,16 @@ for fmt in fp32 bfp8; do
 	fi
 done
 
+# A lossy network: 5% of frames lost and 5% damaged, each way; the link sends them again,
+# and every rank gets the bytes of the loss-free emu run.
+t0=$(now)
+if "$CL" --model rtl -n 4 --net-drop 0.05 --net-corrupt 0.05 -- sh -c "$(ranks lossy bfp8)" \
+	>"$T/lossy.log" 2>&1 && same_as_emu lossy bfp8; then
+	ok "4 RTL cards through 5% loss and 5% corruption, bfp8: the loss-free bytes ($(secs "$t0" "$(now)") s)"
+else
+	ko "4 RTL cards through a lossy network: $(tail -3 "$T/lossy.log" 2>/dev/null)"
+fi
+
 # One network, two kinds of card: cards 0 and 2 emu, 1 and 3 RTL, as quire-cluster lays
 # them out (DIR/card-i.sock, address i).
 D=$T/mixed
@@ -84,22 +96,29 @@ kill $pids 2>/dev/null
 wait_until 10 none_alive $pids || ko "mixed network: card processes still running"
 pids=
 
-# Frames from outside into one card's port: a good one, one whose CRC is wrong, one
-# shorter than its header says, one shorter than a header. The port counts each as
-# the emu's does (quire info's network line).
+# Frames from outside into one card's port, behind link headers (include/quire/frame.h)
+# numbered 1 to 4: a good one, one whose CRC is wrong, one shorter than its header says,
+# one shorter than a header. The link hands the port the good one alone (it would ask for
+# the damaged one again and drops the two after it), on either kind of card (quire info's
+# network line).
 frames() { # frames DIR ADDR: four datagrams to port ADDR of the network in DIR
 	"$PYTHON" - "$1" "$2" <<'EOF'
-import socket, struct, sys, zlib
+import os, socket, struct, sys, zlib
 d, a = sys.argv[1], int(sys.argv[2])
+def link(seq, frame):  # the link's header: DATA from port 9, session 77
+    h = struct.pack("<BBHII", 1, 1, 9, 77, seq)
+    return h + struct.pack("<I", zlib.crc32(h)) + frame
 def frame(payload, comm=7, fix_crc=True, claim=None):
     n = len(payload) if claim is None else claim
     hdr = struct.pack("<BBHHHHHIIIII", 1, 1, 0, 9, a, comm, 0, 1, 0, n, 1, 0)
     crc = zlib.crc32(hdr + payload) if fix_crc else 0x12345678
     return hdr[:28] + struct.pack("<I", crc) + payload
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-for f in (frame(bytes(range(100))), frame(bytes(100), fix_crc=False),
-          frame(bytes(64), claim=65), b"short"):
-    s.sendto(f, "%s/port-%d" % (d, a))
+s.bind("%s/port-9" % d)  # as a port would: the link answers port 9's link address
+for i, f in enumerate((frame(bytes(range(100))), frame(bytes(100), fix_crc=False),
+                       frame(bytes(64), claim=65), b"short")):
+    s.sendto(link(i + 1, f), "%s/port-%d" % (d, a))
+os.unlink("%s/port-9" % d)
 EOF
 }
 for m in emu rtl; do
@@ -116,20 +135,21 @@ for m in emu rtl; do
 	wait $pids 2>/dev/null
 	pids=
 done
-if grep -q "1 received, 3 bad" "$T/crc-rtl.txt" && cmp -s "$T/crc-emu.txt" "$T/crc-rtl.txt"; then
-	ok "frames with a bad CRC or length: counted as the emu counts them ($(sed 's/.*link up; //' "$T/crc-rtl.txt"))"
+if grep -q "1 received, 0 bad" "$T/crc-rtl.txt" && cmp -s "$T/crc-emu.txt" "$T/crc-rtl.txt"; then
+	ok "frames with a bad CRC or length: never reach the port, as on the emu ($(sed 's/.*link up; //' "$T/crc-rtl.txt"))"
 else
 	ko "bad frames: rtl '$(cat "$T/crc-rtl.txt")', emu '$(cat "$T/crc-emu.txt")'"
 fi
 
-# Every frame corrupted on the way: the all-reduce fails, with the same error as on emu cards.
+# Every frame corrupted on the way: the link sends each again and again, none arrives, and
+# the all-reduce times out (the communicator's timeout), with the same error as on emu cards.
 M=$B/tests/cli/meet
 for m in emu rtl; do
 	"$CL" --model $m -n 2 --net-corrupt 1 -- sh -c "QUIRE_RANK=0 $M 2 & QUIRE_RANK=1 $M 2; wait" \
 		2>&1 | sort >"$T/corrupt-$m.txt"
 done
-if grep -q "frame lost or corrupted" "$T/corrupt-rtl.txt" && cmp -s "$T/corrupt-emu.txt" "$T/corrupt-rtl.txt"; then
-	ok "every frame corrupted: the all-reduce fails as on emu cards ($(head -1 "$T/corrupt-rtl.txt"))"
+if grep -q "timed out" "$T/corrupt-rtl.txt" && cmp -s "$T/corrupt-emu.txt" "$T/corrupt-rtl.txt"; then
+	ok "every frame corrupted: the all-reduce times out as on emu cards ($(head -1 "$T/corrupt-rtl.txt"))"
 else
 	ko "every frame corrupted: rtl '$(cat "$T/corrupt-rtl.txt")', emu '$(cat "$T/corrupt-emu.txt")'"
 fi

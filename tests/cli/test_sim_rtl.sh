@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # quire-sim --model rtl: the RTL card (Verilator) served as a card process, met by the
 # same clients as the emu: quire info, quire selftest (engines the card does not name
-# are skipped, the rest bit for bit against cpu), libquire's tests/test_api.c, quire
+# are skipped, the rest bit for bit against cpu), libquire's tests/test_api.c and
+# tests/test_sched_api.c, quire sched place and bench, quire
 # bench card; an idle card sleeps;
 # the card process is ended and nothing is left. Needs quire-sim-rtl (make rtl).
 # Usage: test_sim_rtl.sh BUILD
@@ -92,6 +93,46 @@ if [ $rc -eq 0 ] && grep -q "^\[  PASSED  \] [0-9]* test" "$T/api" && ! grep -q 
 	grep "^skip" "$T/api" | sed 's/^/     /'
 else
 	ko "tests/test_api.c on the RTL card (exit $rc): $(grep -m5 -e FAIL -e ERROR "$T/api")"
+fi
+
+# The scheduler's API (tests/test_sched_api.c): the golden models' scores and choices bit
+# for bit on the RTL card too, its errors, a model loaded again after another.
+QUIRE_TIMEOUT_MS=60000 QUIRE_TEST_CARD="sim:$T/card.sock" timeout 300 "$B/tests/test_sched_api" \
+	>"$T/sapi" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "l2_wide_c1024 on sim:$T/card.sock: 1024 candidates" "$T/sapi" &&
+	grep -q "^\[  PASSED  \] 5 test" "$T/sapi"; then
+	ok "tests/test_sched_api.c on the RTL card: $(grep "l2_wide_c1024 on sim:$T" "$T/sapi")"
+else
+	ko "tests/test_sched_api.c on the RTL card (exit $rc): $(grep -m5 -e FAIL -e ERROR "$T/sapi")"
+fi
+# quire sched place on it: a random 17-64-32-1 model (tests/ref/mlp_ref.py's writer), the
+# same candidates, int8 features, scores and choice as on cpu.
+R=$(dirname "$0")/..
+if "${PYTHON:-python3}" -c "import random, sys; sys.path.insert(0, sys.argv[1]); import mlp_ref as r; \
+W = [17, 64, 32, 1]; open(sys.argv[2], 'wb').write(r.image(W, r.random_model(random.Random(3), W)))" \
+	"$R/ref" "$T/place.qmlp"; then
+	for b in cpu "sim:$T/card.sock"; do
+		QUIRE_TIMEOUT_MS=60000 timeout 120 "$Q" sched place --model-file "$T/place.qmlp" \
+			--backend "$b" --verbose <"$R/fuzz/corpus-place/place.csv" 2>&1 |
+			grep -v '^#' >"$T/place.$(echo "$b" | cut -c1-3)"
+	done
+	if [ -s "$T/place.cpu" ] && cmp -s "$T/place.cpu" "$T/place.sim"; then
+		ok "quire sched place on the RTL card: as on cpu, chose $(tail -1 "$T/place.sim")"
+	else
+		ko "quire sched place on the RTL card differs from cpu: $(diff "$T/place.cpu" "$T/place.sim" | head -4)"
+	fi
+else
+	ko "quire sched place on the RTL card: the model writer failed"
+fi
+# The decision latency on it, in card cycles (one call timed per figure).
+timeout 120 "$Q" sched bench --backend "sim:$T/card.sock" --repeat 1 >"$T/sbench" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^sim:.* 32 .* [0-9][0-9]* .*[0-9.]$" "$T/sbench" &&
+	grep -q "^sim:.* 1024 " "$T/sbench"; then
+	ok "quire sched bench on the RTL card: $(grep "^sim:.* 32 " "$T/sbench" | tr -s ' ')"
+else
+	ko "quire sched bench on the RTL card (exit $rc): $(tail -3 "$T/sbench")"
 fi
 
 timeout 120 "$Q" bench card --backend "sim:$T/card.sock" --nops 100 --size 4KiB --repeat 1 \

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # `make fuzz`: libFuzzer (clang), FUZZ_SECONDS for each target, each starting from its corpus:
 # fuzz_card, the firmware's validator and command loop on the card model (tests/fuzz/corpus);
-# fuzz_encoded, the encoded-file reader (tests/fuzz/corpus-encoded).
+# fuzz_encoded, the encoded-file reader (tests/fuzz/corpus-encoded); fuzz_model, the model
+# image loader (seeds: the golden models, tests/data/mlp_golden); fuzz_place, the input of
+# quire sched place, CSV or JSON (tests/fuzz/corpus-place).
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 comma := ,
@@ -19,6 +21,11 @@ build-fuzz/obj/%.o: %.c $(wildcard include/quire/*.h host/include/*.h host/src/c
 		-Ihost/include $(EXTRA_CFLAGS_$<) -c -o $@ $<
 FUZZ_ENCODED_BIN := build-fuzz/fuzz_encoded
 FUZZ_ENCODED_SRCS := tests/fuzz/fuzz_encoded.c host/src/codec/encoded_file.c host/src/status.c
+FUZZ_MODEL_BIN := build-fuzz/fuzz_model
+FUZZ_MODEL_SRCS := tests/fuzz/fuzz_model.c host/src/core/model_check.c hls/mlp.c hls/crc32.c \
+	host/src/status.c
+FUZZ_PLACE_BIN := build-fuzz/fuzz_place
+FUZZ_PLACE_SRCS := tests/fuzz/fuzz_place.c sched/trace.c
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_CODEC_OBJS) $(BOARDS_H) $(wildcard include/quire/*.h firmware/*.h hls/*.h sim/*.h sim/emu/*.h)
 	@mkdir -p $(dir $@)
@@ -29,10 +36,23 @@ $(FUZZ_ENCODED_BIN): $(FUZZ_ENCODED_SRCS) $(wildcard include/quire/*.h host/incl
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Ihost/include -o $@ $(FUZZ_ENCODED_SRCS) -lz
 
-fuzz: $(FUZZ_BIN) $(FUZZ_ENCODED_BIN)
-	@mkdir -p build-fuzz/corpus build-fuzz/corpus-encoded
+$(FUZZ_MODEL_BIN): $(FUZZ_MODEL_SRCS) $(wildcard include/quire/*.h host/include/*.h hls/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ihost/include -o $@ $(FUZZ_MODEL_SRCS)
+
+$(FUZZ_PLACE_BIN): $(FUZZ_PLACE_SRCS) sched/sched.h sched/internal.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_PLACE_SRCS)
+
+fuzz: $(FUZZ_BIN) $(FUZZ_ENCODED_BIN) $(FUZZ_MODEL_BIN) $(FUZZ_PLACE_BIN)
+	@mkdir -p build-fuzz/corpus build-fuzz/corpus-encoded build-fuzz/corpus-model \
+		build-fuzz/corpus-place
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
 		build-fuzz/corpus tests/fuzz/corpus
 	$(FUZZ_ENCODED_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
 		build-fuzz/corpus-encoded tests/fuzz/corpus-encoded
+	$(FUZZ_MODEL_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
+		build-fuzz/corpus-model tests/data/mlp_golden
+	$(FUZZ_PLACE_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
+		build-fuzz/corpus-place tests/fuzz/corpus-place
 .PHONY: fuzz

@@ -1,23 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """One rank of a DDP job for tests/python/test_quire.py: a small model, Gloo, the quire
-hook (bfp8, error feedback), 3 steps. Each hook call appends to OUT.RANK: the step, the
+hook (bfp8, error feedback) on BACKEND (cpu; sim: the rank's card, inside quire-cluster),
+3 steps. Each hook call appends to OUT.RANK: the step, the
 parameters of the bucket (their positions in the model), this rank's gradients in and the
 result out; after the steps, the model's parameters.
 --die: rank 1 ends itself after step 1 (DDP has rebuilt its buckets); the others must raise a quire error in step 2
 (printed: its class and status), not hang.
-Usage: ddp_rank.py BUILD RANK W PORT OUT [--die]"""
+Usage: ddp_rank.py BUILD RANK W PORT OUT BACKEND [--die]"""
 import datetime
 import os
 import sys
 
-build, rank, w, port, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], \
-    sys.argv[5]
+build, rank, w, port, out, backend = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
+    sys.argv[4], sys.argv[5], sys.argv[6]
 sys.path.insert(0, os.path.join(build, "python"))
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 from torch.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
 import quire.torch  # noqa: E402
+
+torch.set_num_threads(1)  # W processes share this machine's cores
 
 os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
 die = "--die" in sys.argv
@@ -45,7 +48,7 @@ def recording(state, hook):
 
 
 ddp.register_comm_hook = recording
-state = quire.torch.register(ddp, "bfp8", error_feedback=True)
+state = quire.torch.register(ddp, "bfp8", error_feedback=True, backend=backend)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 gen = torch.Generator().manual_seed(1 + rank)
 for step in range(3):
@@ -61,6 +64,7 @@ for step in range(3):
               f"{type(q).__name__} {getattr(q, 'name', '-')}: {e}", flush=True)
         os._exit(3)
     opt.step()
+state.close()
 torch.save({"records": records, "params": [p.detach().clone() for p in model.parameters()],
             "bytes": state.bytes_sent}, f"{out}.{rank}")
 dist.barrier()  # no rank leaves while another still talks to it

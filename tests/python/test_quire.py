@@ -141,6 +141,17 @@ class Against_C(Tmp):
                 comm.allreduce(buf, format="bfp8", ef=ef)
                 want = quire.reduce([x + step], "bfp8", residuals=[r])
                 self.assertEqual(bits(v), bits(want), f"step {step}")
+            # The state read out is the codec's residual; one written in is used next.
+            self.assertEqual(bits(ef.read()), bits(r))
+            r[:] = np.linspace(-1e-3, 1e-3, N, dtype=np.float32)
+            ef.write(r)
+            v[:] = x
+            comm.allreduce(buf, format="bfp8", ef=ef)
+            self.assertEqual(bits(v), bits(quire.reduce([x], "bfp8", residuals=[r])))
+            t = ef.read(torch.empty(N)) if torch is not None else ef.read(np.empty(N, np.float32))
+            self.assertEqual(bits(t), bits(r))
+            self.status("QUIRE_ERR_SIZE", ef.write, r[:-1])
+            self.status("QUIRE_ERR_FORMAT", ef.read, np.empty(N, np.float64))
 
 
 class Cluster(Tmp):
@@ -179,58 +190,153 @@ class Cluster(Tmp):
         self.assertIn("about: net", self.read("log0").decode())  # the card says where
 
 
+@unittest.skipIf(not os.path.exists(os.path.join(BUILD, "lib", "libquire_mpi.so.0")) or
+                 subprocess.run(["sh", "-c", "command -v mpirun"], capture_output=True).returncode,
+                 "no MPI (apt-get install openmpi-bin libopenmpi-dev)")
+class MPIComm(Tmp):
+    """Context.comm_from_mpi: 3 ranks under mpirun on the cpu backend, the host's ring over
+    MPI: the same bits on every rank, the codec's for the same gradients."""
+
+    @staticmethod
+    def ring_fp32_mean(xs):
+        """fp32 in the ring's order (collectives.md): chunk k adds ranks k+1, ..., k."""
+        import ctypes
+        w, n = len(xs), len(xs[0])
+        y = np.empty(n, np.float32)
+        for k in range(w):
+            off, ln = ctypes.c_size_t(), ctypes.c_size_t()
+            quire._native.lib.quire_comm_chunk(n, w, k, ctypes.byref(off), ctypes.byref(ln))
+            part = slice(off.value, off.value + ln.value)
+            acc = xs[(k + 1) % w][part].copy()
+            for j in range(2, w + 1):
+                acc += xs[(k + j) % w][part]
+            y[part] = acc / np.float32(w)
+        return y
+
+    def test_three_ranks(self):
+        w, n = 3, 3000
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        rank = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_rank.py")
+        r = subprocess.run(["mpirun", "--oversubscribe", "-np", str(w), "--mca", "btl",
+                            "self,vader", "--mca", "btl_vader_single_copy_mechanism", "none",
+                            "--mca", "mpi_yield_when_idle", "1", sys.executable, rank, BUILD,
+                            str(n), self.path("y")], env=env, capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        res = [np.zeros(n, np.float32) for _ in range(w)]
+        for step in range(3):
+            xs = [np.random.default_rng(100 * step + k).standard_normal(n).astype(np.float32)
+                  for k in range(w)]
+            want = bits(quire.reduce(xs, "bfp8", residuals=res) if step < 2 else
+                        self.ring_fp32_mean(xs))
+            for k in range(w):
+                self.assertEqual(self.read(f"y.{k}.{step}.f32"), want, f"rank {k} step {step}")
+
+
 @unittest.skipIf(torch is None, NO_TORCH)
 class DDPHook(Tmp):
-    """quire.torch.register on 2 processes over Gloo: the same bits on both ranks, each
-    bucket's result quire_codec_allreduce's (MEAN, error feedback) for the same gradients,
-    through buckets DDP rebuilds."""
+    """quire.torch.register on 2 and 4 processes over Gloo, on the cpu backend and on
+    quire-cluster's simulated cards: the same bits on every rank, each bucket's result
+    quire_codec_allreduce's (MEAN, error feedback) for the same gradients, through buckets
+    DDP rebuilds; the two backends give the same model."""
 
-    def ranks(self, *args):
+    def ranks(self, w, backend, *args):
         import socket
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = str(s.getsockname()[1])
         rank = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddp_rank.py")
-        procs = [subprocess.Popen([sys.executable, rank, BUILD, str(r), "2", port,
-                                   self.path("ddp"), *args], stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT) for r in range(2)]
-        outs = [p.communicate(timeout=60)[0].decode() for p in procs]
-        return [p.returncode for p in procs], outs
+        out = self.path(f"ddp-{backend}")
+        cmd = " & ".join(f"{sys.executable} {rank} {BUILD} {r} {w} {port} {out} {backend} "
+                         f"{' '.join(args)} >{self.path(f'log{r}')} 2>&1" for r in range(w))
+        waits = " ; ".join(f"wait %{r + 1}; echo $? >{self.path(f'rc{r}')}" for r in range(w))
+        launch = ["sh", "-c", f"{cmd} & {waits}"]
+        if backend == "sim":
+            launch = [os.path.join(BUILD, "bin", "quire-cluster"), "-n", str(w), "--"] + launch
+        env = dict(os.environ, QUIRE_TIMEOUT_MS="2000",
+                   QUIRE_SIM=os.path.join(BUILD, "bin", "quire-sim"))
+        env.pop("QUIRE_RANK", None)
+        subprocess.run(launch, env=env, timeout=90, capture_output=True)
+        return ([int(self.read(f"rc{r}")) for r in range(w)],
+                [self.read(f"log{r}").decode() for r in range(w)], out)
 
-    def test_a_rank_that_dies(self):
-        rcs, outs = self.ranks("--die")
-        self.assertEqual(rcs, [3, 0], outs)
-        self.assertRegex(outs[0], "rank 0 step 2: RuntimeError; state.error "
-                         "(QuireError QUIRE_ERR_PEER|QuireTimeoutError QUIRE_ERR_TIMEOUT)")
-
-    def test_two_ranks(self):
-        rcs, outs = self.ranks()
-        self.assertEqual(rcs, [0, 0], outs)
-        got = [torch.load(self.path(f"ddp.{r}")) for r in range(2)]
-        self.assertEqual(b"".join(map(bits, got[0]["params"])),
-                         b"".join(map(bits, got[1]["params"])))
+    def check(self, w, backend):
+        rcs, outs, out = self.ranks(w, backend)
+        self.assertEqual(rcs, [0] * w, outs)
+        got = [torch.load(f"{out}.{r}") for r in range(w)]
+        for r in range(1, w):
+            self.assertEqual(b"".join(map(bits, got[0]["params"])),
+                             b"".join(map(bits, got[r]["params"])), f"rank {r}")
         recs = [g["records"] for g in got]
-        self.assertEqual(len(recs[0]), len(recs[1]))
+        self.assertTrue(all(len(rc) == len(recs[0]) for rc in recs))
         self.assertGreater(len(recs[0]), 3)  # several buckets a step
+        counts = [p.numel() for p in got[0]["params"]]
         sizes = {}
-        res = [{}, {}]  # each rank's residual per parameter, as the hook keeps them
-        for a, b in zip(*recs):
-            self.assertEqual((a[0], a[1]), (b[0], b[1]))  # the same step and bucket
-            sizes.setdefault(a[0], []).append(tuple(a[1]))
-            self.assertEqual(bits(a[3]), bits(b[3]))  # the same bits on every rank
-            params = a[1]
-            counts = [p.numel() for p in got[0]["params"]]
+        res = [{} for _ in range(w)]  # each rank's residual per parameter, as the hook keeps
+        for rec in zip(*recs):
+            step, params = rec[0][0], rec[0][1]
+            for r in range(1, w):
+                self.assertEqual((rec[r][0], rec[r][1]), (step, params))  # same step, bucket
+                self.assertEqual(bits(rec[r][3]), bits(rec[0][3]))  # same bits on every rank
+            sizes.setdefault(step, []).append(tuple(params))
             rr = [torch.cat([res[k][p] if p in res[k] else torch.zeros(counts[p])
-                             for p in params]) for k in range(2)]
-            want = quire.reduce([a[2], b[2]], "bfp8", "mean", residuals=rr)
-            self.assertEqual(bits(a[3]), bits(want), f"step {a[0]} bucket {params}")
-            for k in range(2):
+                             for p in params]) for k in range(w)]
+            want = quire.reduce([rec[k][2] for k in range(w)], "bfp8", "mean", residuals=rr)
+            self.assertEqual(bits(rec[0][3]), bits(want), f"step {step} bucket {params}")
+            for k in range(w):
                 off = 0
                 for p in params:
                     res[k][p] = rr[k][off:off + counts[p]].clone()
                     off += counts[p]
         self.assertNotEqual(sizes[0], sizes[1])  # DDP rebuilt its buckets after step 0
         self.assertGreater(got[0]["bytes"], 0)
+        return got[0]["params"]
+
+    def backends(self, w):
+        cpu, sim = self.check(w, "cpu"), self.check(w, "sim")
+        self.assertEqual(b"".join(map(bits, cpu)), b"".join(map(bits, sim)))
+
+    def test_two_ranks(self):
+        self.backends(2)
+
+    def test_four_ranks(self):
+        self.backends(4)
+
+    def dies(self, w, backend):
+        rcs, outs, _ = self.ranks(w, backend, "--die")
+        self.assertEqual(rcs, [3, 0] + [3] * (w - 2), outs)
+        for r in [0] + list(range(2, w)):
+            self.assertRegex(outs[r], f"rank {r} step 2: RuntimeError; state.error "
+                             "QuireTimeoutError QUIRE_ERR_TIMEOUT", outs)
+
+    def test_a_rank_that_dies(self):
+        self.dies(2, "cpu")
+        self.dies(2, "sim")
+
+    def test_register_errors(self):
+        # Outside quire-cluster there is no card for backend "sim": said, with what to do.
+        code = ("import os, sys, torch, torch.distributed as dist; import quire.torch\n"
+                "os.environ.update(MASTER_ADDR='127.0.0.1', MASTER_PORT=sys.argv[1])\n"
+                "dist.init_process_group('gloo', rank=0, world_size=1)\n"
+                "ddp = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(3, 3))\n"
+                "for kw in ({'backend': 'sim'}, {'backend': 'xrt'}, {'format': 'fp16'}):\n"
+                "    try:\n"
+                "        quire.torch.register(ddp, **kw)\n"
+                "    except quire.QuireError as e:\n"
+                "        print(e.name, e)\n")
+        import socket
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = str(s.getsockname()[1])
+        env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"))
+        env.pop("QUIRE_CLUSTER_DIR", None)
+        r = subprocess.run([sys.executable, "-c", code, port], env=env, capture_output=True,
+                           text=True, timeout=60)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 3, r.stdout + r.stderr)
+        self.assertRegex(lines[0], "^QUIRE_ERR_NO_DEVICE .*inside quire-cluster")
+        self.assertRegex(lines[1], "^QUIRE_ERR_NOT_SUPPORTED .*'xrt'")
+        self.assertRegex(lines[2], "^QUIRE_ERR_FORMAT .*'fp16'")
 
 
 class Errors(Tmp):

@@ -294,6 +294,9 @@ static int sim_info(struct quire_ctx *ctx, struct quire_info *info)
 		info->net.tx_drops = rd(s, r + QUIRE_NET_TX_DROPS);
 		uint32_t lo = rd(s, r + QUIRE_NET_TX_BYTES_LO);
 		info->net.tx_bytes = (uint64_t)rd(s, r + QUIRE_NET_TX_BYTES_HI) << 32 | lo;
+		uint32_t v = rd(s, s->blk_net + QUIRE_RB_VERSION);
+		if (QUIRE_RB_VERSION_MINOR(v) >= 2) /* a link that sends lost frames again */
+			info->net.retransmits = rd(s, s->blk_net + QUIRE_NET_RETRANSMITS);
 	}
 	return s->t->state(s->t); /* all the reads answered */
 }

@@ -329,6 +329,23 @@ int quire_codec_sum(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_
 			status = sum_generic(in_fmt, acc_fmt, w, n - full, tail, NULL,
 					     (int32_t *)acc_out + full);
 		}
+	} else if (s && acc_fmt == QUIRE_FMT_INT16 &&
+		   (in_fmt == QUIRE_FMT_INT8 || in_fmt == QUIRE_FMT_INT16)) {
+		/* The ring's partial sums (int8 and int16 into int16, saturating). */
+		size_t full = n / QUIRE_BFP_BLOCK * QUIRE_BFP_BLOCK;
+		size_t in_b = quire_int_format_bytes(in_fmt);
+		int clipped = s->sum_to_i16((uint32_t)in_b, in, w, acc_in, full, acc_out);
+		status = QUIRE_OK;
+		if (full < n) {
+			const void *tail[QUIRE_MAX_WORKERS];
+			for (uint32_t k = 0; k < w; k++)
+				tail[k] = (const uint8_t *)in[k] + full * in_b;
+			status = sum_generic(in_fmt, acc_fmt, w, n - full, tail,
+					     acc_in ? (const int16_t *)acc_in + full : NULL,
+					     (int16_t *)acc_out + full);
+		}
+		if (clipped && status == QUIRE_OK)
+			status = QUIRE_ERR_OVERFLOW;
 	} else {
 		status = sum_generic(in_fmt, acc_fmt, w, n, in, acc_in, acc_out);
 	}

@@ -32,6 +32,10 @@ struct quire_codec_simd {
 	/* out = sum of w int8/int16 vectors (in_bytes 1, 2) in int32, n a multiple of 64. */
 	void (*sum_to_i32)(uint32_t in_bytes, const void *const *in, uint32_t w, size_t n,
 			   int32_t *out);
+	/* out = acc_in (or 0 when NULL) + sum of w int8/int16 vectors, saturated to int16;
+	 * nonzero when some sum saturated. n a multiple of 64; acc_in may be out. */
+	int (*sum_to_i16)(uint32_t in_bytes, const void *const *in, uint32_t w,
+			  const int16_t *acc_in, size_t n, int16_t *out);
 };
 
 extern const struct quire_codec_simd quire_codec_simd_avx512;

@@ -50,6 +50,8 @@ static inline void avx2_store_i8(int8_t *p, __m256i v)
 #define vi_srai            _mm256_srai_epi32
 #define vi_add             _mm256_add_epi32
 #define vi_maxu32          _mm256_max_epu32
+#define vi_min_i32         _mm256_min_epi32
+#define vi_max_i32         _mm256_max_epi32
 #define vi_hmaxu32         avx2_hmaxu32
 #define vi_set1            _mm256_set1_epi32
 #define vf_rne             _mm256_cvtps_epi32 /* MXCSR: round to nearest even, set by the dispatcher */

@@ -29,6 +29,8 @@
 #define vi_srai            _mm512_srai_epi32
 #define vi_add             _mm512_add_epi32
 #define vi_maxu32          _mm512_max_epu32
+#define vi_min_i32         _mm512_min_epi32
+#define vi_max_i32         _mm512_max_epi32
 #define vi_hmaxu32(v)      ((uint32_t)_mm512_reduce_max_epu32(v))
 #define vi_set1            _mm512_set1_epi32
 #define vf_rne(v)          _mm512_cvt_roundps_epi32((v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)

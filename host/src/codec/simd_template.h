@@ -6,7 +6,7 @@
  *   VF, VI, VL          float vector, int32 vector, lanes
  *   vf_load/vf_store, vf_add, vf_sub, vf_mul, vf_div, vf_min, vf_max, vf_set1
  *   vf_bits(VF)->VI, vi_and, vi_andnot(a, b) = ~a & b, vi_sub, vi_srai(VI, n),
- *   vi_maxu32, vi_hmaxu32(VI)->uint32_t, vi_set1
+ *   vi_maxu32, vi_min_i32, vi_max_i32, vi_hmaxu32(VI)->uint32_t, vi_set1
  *   vf_rne(VF)->VI      round to nearest even (MXCSR default, set by the dispatcher)
  *   vi_to_vf(VI)->VF    exact below 2^24, else rounded to nearest even
  *   vi_load_i8/i16/i32(p), vi_store_i8/i16(p, VI), vf_from_bits(VI)
@@ -218,6 +218,27 @@ static void FN(sum_to_i32)(uint32_t in_bytes, const void *const *in, uint32_t w,
 	}
 }
 
+/*
+ * out = acc_in (if not NULL) + the w int8/int16 vectors, saturated to int16 as the hls/ REDUCE
+ * kernel does; nonzero if some sum was. In int32 lanes, which W <= 1024 int16 values and an
+ * int16 accumulator cannot leave, so the one clamp at the end is the whole saturation.
+ */
+static int FN(sum_to_i16)(uint32_t in_bytes, const void *const *in, uint32_t w,
+			  const int16_t *acc_in, size_t n, int16_t *out)
+{
+	const VI hi = vi_set1(INT16_MAX), lo = vi_set1(INT16_MIN);
+	VI clipped = vi_set1(0);
+	for (size_t i = 0; i < n; i += VL) {
+		VI s = acc_in ? vi_load_i16(acc_in + i) : vi_set1(0);
+		for (uint32_t k = 0; k < w; k++)
+			s = vi_add(s, load_vals(in_bytes, in[k], i));
+		VI c = vi_min_i32(vi_max_i32(s, lo), hi);
+		clipped = vi_maxu32(clipped, vi_sub(s, c)); /* nonzero where it saturated */
+		vi_store_i16(out + i, c);
+	}
+	return vi_hmaxu32(clipped) != 0;
+}
+
 const struct quire_codec_simd CAT(quire_codec_simd_, SIMD_NAME) = {
     .name = SIMD_LABEL,
     .exponents = FN(exponents),
@@ -226,4 +247,5 @@ const struct quire_codec_simd CAT(quire_codec_simd_, SIMD_NAME) = {
     .fp16_encode = FN(fp16_encode),
     .fp16_decode = FN(fp16_decode),
     .sum_to_i32 = FN(sum_to_i32),
+    .sum_to_i16 = FN(sum_to_i16),
 };

@@ -67,6 +67,26 @@ void quire_ef_reset(struct quire_ef *ef)
 		memset(quire_buf_ptr(ef->resid), 0, ef->count * sizeof(float)); /* +0.0 */
 }
 
+int quire_ef_read(const struct quire_ef *ef, float *dst, size_t count)
+{
+	if (!ef || !dst)
+		return QUIRE_ERR_INVALID;
+	if (count != ef->count)
+		return QUIRE_ERR_SIZE;
+	memcpy(dst, quire_buf_ptr(ef->resid), count * sizeof(float));
+	return QUIRE_OK;
+}
+
+int quire_ef_write(struct quire_ef *ef, const float *src, size_t count)
+{
+	if (!ef || !src)
+		return QUIRE_ERR_INVALID;
+	if (count != ef->count)
+		return QUIRE_ERR_SIZE;
+	memcpy(quire_buf_ptr(ef->resid), src, count * sizeof(float));
+	return QUIRE_OK;
+}
+
 void quire_ef_free(struct quire_ef *ef)
 {
 	if (!ef)

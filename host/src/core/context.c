@@ -93,6 +93,7 @@ int quire_reset(struct quire_ctx *ctx)
 	}
 	ctx->failed = 0;
 	ctx->in_flight = 0;
+	ctx->mlp_loads++; /* the card may have lost its model: quire_model loads it again */
 	ctx->progress_at = ctx->beat_read_at = quire_now_ms();
 	return QUIRE_OK;
 }

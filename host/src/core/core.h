@@ -49,6 +49,7 @@ struct quire_ctx {
 	uint32_t next_seq;
 	uint32_t mlp_width0; /* input width of the model loaded through this context */
 	uint32_t loading_width0;
+	uint32_t mlp_loads; /* MLP_LOADs submitted and resets: a quire_model reloads when it moved */
 	struct quire_buf *bufs; /* every buffer still allocated: quire_close frees them */
 	/* Liveness (request.c): the card has work while requests are in flight, and must
 	 * show progress (a completion, or its heartbeat moving) within timeout_ms. */

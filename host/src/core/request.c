@@ -87,6 +87,7 @@ int quire_submit(struct quire_ctx *ctx, const struct quire_op *op, struct quire_
 			const uint8_t *w0 = (const uint8_t *)op->src.buf->ptr + op->src.offset +
 					    QUIRE_MLP_HDR_WIDTH;
 			ctx->loading_width0 = (uint32_t)w0[0] | (uint32_t)w0[1] << 8;
+			ctx->mlp_loads++;
 		}
 		if (ctx->in_flight++ == 0)
 			ctx->progress_at = quire_now_ms(); /* an idle card's clock starts now */
