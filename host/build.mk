@@ -40,7 +40,7 @@ LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
 CODEC_OBJS := $(BUILD)/host/src/codec/codec.o $(BUILD)/host/src/codec/simd_avx2.o \
 	$(BUILD)/host/src/codec/simd_avx512.o
 LIBQUIRE_SIM_OBJS := $(BUILD)/host/src/backend/inproc_card.o $(BUILD)/sim/emu/emu.o \
-	$(BUILD)/sim/emu/engines.o $(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o \
+	$(BUILD)/sim/emu/engines.o $(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o $(BUILD)/sim/netudp.o \
 	$(BUILD)/sim/crc32_fast.o \
 	$(FW_NATIVE_OBJS) $(HLS_OBJS) $(CODEC_OBJS)
 LIBQUIRE_SIM_A  := $(BUILD)/lib/libquire_sim.a
@@ -139,6 +139,16 @@ $(BENCH_ALLREDUCE): $(BUILD)/host/cli/bench_allreduce_mpi.o $(LIBQUIRE_MPI_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -lquire_mpi -lquire \
 		-Wl,-rpath,'$$ORIGIN/../lib' $(MPI_LIBS) $(LDLIBS)
 all: $(BENCH_ALLREDUCE)
+
+# Gloo's ring all-reduce beside quire's under `quire bench allreduce --link`, where
+# libgloo-dev is installed.
+ifneq ($(wildcard /usr/include/gloo/allreduce_ring_chunked.h),)
+BENCH_GLOO := $(BUILD)/bin/quire-bench-gloo
+$(BENCH_GLOO): host/cli/bench_allreduce_gloo.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror $(SAN_FLAGS) $(LDFLAGS) -o $@ $< -lgloo
+all: $(BENCH_GLOO)
+endif
 install: install-mpi
 install-mpi: $(LIBQUIRE_MPI_SO)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

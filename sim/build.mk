@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # The card models and quire-sim. The emu model and the native firmware also make
 # libquire_sim (host/build.mk), which libquire loads for sim:inproc.
-SIM_SRCS := sim/emu/emu.c sim/emu/engines.c sim/emu/netport.c sim/netlink.c sim/crc32_fast.c \
+SIM_SRCS := sim/emu/emu.c sim/emu/engines.c sim/emu/netport.c sim/netlink.c sim/netudp.c sim/crc32_fast.c \
 	sim/locate.c
 SIM_OBJS := $(SIM_SRCS:%.c=$(BUILD)/%.o)
 QUIRE_HW_BUILD := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)

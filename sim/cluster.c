@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,6 +37,18 @@ static const char usage[] =
     "  -n, --cards W        cards, 1-64\n"
     "      --model M        the cards' model: emu (default) or rtl, the RTL card under\n"
     "                       Verilator (quire-sim --model rtl; much slower)\n"
+    "      --net udp:HOST[:BASE],...\n"
+    "                       the cards' network over UDP instead of Unix sockets in the\n"
+    "                       directory: entry i is card i's host (one entry: all on it),\n"
+    "                       card i listens on UDP ports BASE+i and BASE+256+i (BASE\n"
+    "                       default 47100)\n"
+    "      --netns NS,...   (root) card i runs in network namespace NS number i (of\n"
+    "                       ip netns; one name: all cards), e.g. one per simulated host\n"
+    "      --rank-card      one card per rank instead, for a launcher that starts one\n"
+    "                       quire-cluster per rank (mpirun -np W quire-cluster --rank-card\n"
+    "                       --net udp:... -- COMMAND): this rank's card only, address = rank\n"
+    "                       (QUIRE_RANK or mpirun's), in $QUIRE_CLUSTER_DIR if set (shared\n"
+    "                       by the ranks of one host), else a directory of its own; no -n\n"
     "      --net-drop P     each card loses each frame it sends with probability P\n"
     "      --net-corrupt P  each card flips a bit of each frame it sends with probability P\n"
     "                       (the cards' link sends them again: docs/network.md)\n"
@@ -47,6 +61,29 @@ static volatile sig_atomic_t got_signal;
 static char dir[QUIRE_SIM_DIR_MAX]; /* $TMPDIR/quire-cluster-XXXXXX */
 static pid_t cards[MAX_CARDS];
 static int n_cards;
+static int first;      /* the first card this launcher starts: its rank with --rank-card */
+static int shared_dir; /* --rank-card in $QUIRE_CLUSTER_DIR: only this card's files are ours */
+static const char *net_name;   /* --net: udp:..., else the directory */
+static char *netns[MAX_CARDS]; /* --netns: card i's namespace (or netns[0] for all) */
+static int n_netns;
+
+/* Enters card i's network namespace (ip netns's /run/netns/NAME); in the card's child. */
+static int enter_netns(int i)
+{
+	if (!n_netns)
+		return 0;
+	const char *name = netns[n_netns == 1 ? 0 : i];
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
+		fprintf(stderr, "quire-cluster: cannot enter network namespace %s: %s\n", name,
+			strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
 
 static void on_signal(int sig)
 {
@@ -66,7 +103,10 @@ static pid_t start_card(const char *bin, int i, const char *model, const char *c
 	if (getppid() != parent)
 		_exit(1);
 	setpgid(0, 0); /* a terminal's Ctrl-C reaches the launcher, which ends the command first */
-	const char *argv[16] = {"quire-sim", "--socket", sock, "--net", dir, "--addr", addr};
+	if (enter_netns(i) != 0)
+		_exit(1);
+	const char *argv[16] = {"quire-sim", "--socket", sock, "--net", net_name ? net_name : dir,
+				"--addr",    addr};
 	int k = 7;
 	if (!verbose)
 		argv[k++] = "--quiet";
@@ -136,6 +176,16 @@ static void stop_cards(void)
 		}
 		cards[i] = 0;
 	}
+	if (shared_dir) { /* the other ranks' cards and files stay */
+		char f[QUIRE_SIM_DIR_MAX + 32];
+		const char *const names[] = {"card-%d.sock", "card-%d.pid", "port-%d"};
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			int n = snprintf(f, sizeof(f), "%s/", dir);
+			snprintf(f + n, sizeof(f) - (size_t)n, names[k], first);
+			unlink(f);
+		}
+		return;
+	}
 	/* The directory is ours alone: whatever the cards, a killed card or the command's
 	 * ranks (quire_comm_rendezvous) left there goes with it. */
 	DIR *d = opendir(dir);
@@ -194,10 +244,13 @@ int main(int argc, char **argv)
 					     {"net-seed", required_argument, 0, 'S'},
 					     {"model", required_argument, 0, 'M'},
 					     {"verbose", no_argument, 0, 'v'},
+					     {"net", required_argument, 0, 'N'},
+					     {"netns", required_argument, 0, 'X'},
+					     {"rank-card", no_argument, 0, 'R'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	const char *fault[3] = {NULL, NULL, NULL}, *model = NULL; /* drop, corrupt, seed */
-	int c, verbose = 0;
+	int c, verbose = 0, rank_card = 0;
 	char *end;
 	while ((c = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
 		if (c == 'n') {
@@ -232,6 +285,28 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			model = optarg;
+		} else if (c == 'N') {
+			if (strncmp(optarg, "udp:", 4) != 0) {
+				fprintf(
+				    stderr,
+				    "quire-cluster: --net wants udp:HOST[:BASE],..., not '%s'\n",
+				    optarg);
+				return 2;
+			}
+			net_name = optarg;
+		} else if (c == 'X') {
+			n_netns = 0;
+			for (char *save, *t = strtok_r(optarg, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save)) {
+				if (n_netns == MAX_CARDS || strchr(t, '/') || !strcmp(t, "..")) {
+					fprintf(stderr, "quire-cluster: --netns: up to %d names\n",
+						MAX_CARDS);
+					return 2;
+				}
+				netns[n_netns++] = t;
+			}
+		} else if (c == 'R') {
+			rank_card = 1;
 		} else if (c == 'v') {
 			verbose = 1;
 		} else if (c == 'h') {
@@ -242,22 +317,58 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (rank_card) {
+		const char *r = getenv("QUIRE_RANK");
+		if (!r)
+			r = getenv("OMPI_COMM_WORLD_RANK");
+		if (!r)
+			r = getenv("PMIX_RANK");
+		if (!r)
+			r = getenv("PMI_RANK");
+		long v = r ? strtol(r, &end, 10) : -1;
+		if (n_cards || !r || *end || v < 0 || v >= MAX_CARDS) {
+			fprintf(stderr,
+				"quire-cluster: --rank-card wants no -n and a rank 0-%d "
+				"(QUIRE_RANK, or mpirun's)\n",
+				MAX_CARDS - 1);
+			return 2;
+		}
+		first = (int)v;
+		n_cards = first + 1;
+		if (n_netns > 1 && n_netns <= first) {
+			fprintf(stderr, "quire-cluster: --netns names no namespace for rank %d\n",
+				first);
+			return 2;
+		}
+	}
 	if (n_cards == 0 || optind >= argc) {
 		fputs(usage, stderr);
+		return 2;
+	}
+	if (!rank_card && n_netns > 1 && n_netns != n_cards) {
+		fprintf(stderr, "quire-cluster: --netns wants one name or %d, not %d\n", n_cards,
+			n_netns);
 		return 2;
 	}
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (quire_sim_mkdtemp(dir, sizeof(dir), "quire-cluster") != 0) {
+	const char *given = rank_card ? getenv("QUIRE_CLUSTER_DIR") : NULL;
+	if (given && *given) {
+		if (snprintf(dir, sizeof(dir), "%s", given) >= (int)sizeof(dir)) {
+			fprintf(stderr, "quire-cluster: QUIRE_CLUSTER_DIR is too long\n");
+			return 2;
+		}
+		shared_dir = 1;
+	} else if (quire_sim_mkdtemp(dir, sizeof(dir), "quire-cluster") != 0) {
 		fprintf(stderr, "quire-cluster: cannot make a directory for the cards: %s\n",
 			strerror(errno));
 		return 1;
 	}
 	char bin[PATH_MAX];
 	quire_sim_locate(bin, sizeof(bin));
-	for (int i = 0; i < n_cards; i++) {
+	for (int i = first; i < n_cards; i++) {
 		cards[i] = start_card(bin, i, model, fault, verbose);
 		char p[128];
 		snprintf(p, sizeof(p), "%s/card-%d.pid", dir, i);
@@ -267,7 +378,7 @@ int main(int argc, char **argv)
 			fclose(f);
 		}
 	}
-	for (int i = 0; i < n_cards; i++) {
+	for (int i = first; i < n_cards; i++) {
 		/* An RTL card builds its model and boots its firmware on a soft core first. */
 		int wait_ms = model && strcmp(model, "rtl") == 0 ? 60000 : 10000;
 		if (cards[i] < 0 || card_ready(i, wait_ms) != 0) {
@@ -277,6 +388,11 @@ int main(int argc, char **argv)
 		}
 	}
 	setenv("QUIRE_CLUSTER_DIR", dir, 1);
+	if (rank_card) {
+		char r[16];
+		snprintf(r, sizeof(r), "%d", first);
+		setenv("QUIRE_RANK", r, 1); /* sim:cluster's card, whatever set the rank */
+	}
 	pid_t cmd = fork();
 	if (cmd == 0) {
 		setpgid(0, 0); /* its own group: a signal here reaches all of it */

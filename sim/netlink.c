@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * The simulated network's wire (netlink.h): Unix datagram sockets in a
- * directory, two per port (frames, and the link's acknowledgements), a receive
- * thread and a control thread per port, the faults a test injects, and the
- * link's loss recovery (docs/network.md, "Loss recovery").
+ * The simulated network's wire (netlink.h), in two layers. Beneath, the
+ * transport: two channels per port (frames, and the link's acknowledgements),
+ * either Unix datagram sockets in a directory (<dir>/port-A, <dir>/link-A) or,
+ * for a network named "udp:...", UDP sockets (netudp.c); all the link asks of
+ * it is to send a datagram to a port's channel and to say which port a
+ * received one came from (transport_send, transport_recv). Above, the link: a
+ * receive thread and a control thread per port, the faults a test injects, and
+ * the loss recovery (docs/network.md, "Loss recovery"), the same on both.
  *
  * Recovery is go-back-N per pair of ports, under the ports: every frame goes
  * out behind a link header (include/quire/frame.h) with its number on the
@@ -37,6 +41,7 @@
 
 #include "quire/status.h"
 #include "sim/crc32_fast.h"
+#include "sim/netudp.h"
 
 #define LINK_HELD        64u         /* frames kept per destination until acknowledged */
 #define LINK_RTO_MIN_NS  10000000ll  /* 10 ms: first retransmission timeout */
@@ -71,8 +76,12 @@ struct rx_peer {
 	int64_t nack_ns;
 };
 
+/* The transport's two channels: frames, and the link's ACKs and NACKs. */
+enum { CH_PORT = QUIRE_NET_UDP_FRAMES, CH_LINK = QUIRE_NET_UDP_LINK };
+
 struct quire_net_link {
-	int fd, ctl_fd, stop_pipe[2];
+	int fd, ctl_fd, stop_pipe[2]; /* the channels' sockets (the UDP transport's, if udp) */
+	struct quire_net_udp *udp;    /* the UDP transport, else Unix sockets in dir */
 	pthread_t rx_thread, ctl_thread;
 	int have_thread, have_ctl;
 	struct quire_net_rx_ops rx;
@@ -98,6 +107,77 @@ static int port_path(struct sockaddr_un *sa, const char *dir, const char *kind, 
 	sa->sun_family = AF_UNIX;
 	int n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s-%u", dir, kind, addr);
 	return n > 0 && (size_t)n < sizeof(sa->sun_path) ? 0 : -1;
+}
+
+/* The source of a Unix datagram, from its socket's name (dir/port-N): known even when its
+ * header is damaged. */
+static int rx_source(const struct sockaddr_un *from, socklen_t len, uint32_t *src)
+{
+	if (len <= (socklen_t)offsetof(struct sockaddr_un, sun_path))
+		return -1;
+	const char *slash = strrchr(from->sun_path, '/');
+	unsigned v;
+	char tail;
+	if (!slash || sscanf(slash + 1, "port-%u%c", &v, &tail) != 1 || v > 0xffffu)
+		return -1;
+	*src = v;
+	return 0;
+}
+
+/* ---- the transport ----------------------------------------------------------- */
+
+/* One datagram, the iovecs' bytes, to channel ch of address dst: QUIRE_OK (sent; over UDP
+ * also when nobody listens, which UDP cannot tell), QUIRE_ERR_BUSY, QUIRE_ERR_NO_DEVICE
+ * (no socket at that address), QUIRE_ERR_RANGE or QUIRE_ERR_IO. */
+static int transport_send(struct quire_net_link *l, int ch, uint32_t dst, struct iovec *iov,
+			  int n_iov)
+{
+	if (l->udp)
+		return quire_net_udp_send(l->udp, (enum quire_net_udp_chan)ch, dst, iov, n_iov);
+	struct sockaddr_un to;
+	if (port_path(&to, l->dir, ch == CH_LINK ? "link" : "port", dst))
+		return QUIRE_ERR_RANGE;
+	size_t len = 0;
+	for (int i = 0; i < n_iov; i++)
+		len += iov[i].iov_len;
+	struct msghdr m = {.msg_name = &to,
+			   .msg_namelen = sizeof(to),
+			   .msg_iov = iov,
+			   .msg_iovlen = (size_t)n_iov};
+	if (sendmsg(ch == CH_LINK ? l->ctl_fd : l->fd, &m, MSG_DONTWAIT) == (ssize_t)len)
+		return QUIRE_OK;
+	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+		return QUIRE_ERR_BUSY;
+	if (errno == ECONNREFUSED || errno == ENOENT)
+		return QUIRE_ERR_NO_DEVICE;
+	return QUIRE_ERR_IO;
+}
+
+/* The next datagram on channel ch, without blocking: 1 with *len bytes in buf (cut to cap)
+ * and *src its sender's address (-1 when unknown); 0 when what was read completed nothing
+ * (read on); -1 when nothing is waiting. */
+static int transport_recv(struct quire_net_link *l, int ch, uint8_t *buf, uint32_t cap,
+			  uint32_t *len, int64_t *src)
+{
+	*src = -1;
+	if (l->udp) {
+		uint32_t s;
+		int r = quire_net_udp_recv(l->udp, (enum quire_net_udp_chan)ch, buf, cap, len, &s);
+		if (r == 1)
+			*src = s;
+		return r;
+	}
+	struct sockaddr_un from;
+	socklen_t from_len = sizeof(from);
+	ssize_t n = recvfrom(ch == CH_LINK ? l->ctl_fd : l->fd, buf, cap, MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &from_len);
+	if (n < 0)
+		return -1;
+	uint32_t s;
+	if (!rx_source(&from, from_len, &s))
+		*src = s;
+	*len = (uint32_t)n;
+	return 1;
 }
 
 uint32_t quire_net_frame_crc(const uint8_t *f, uint32_t len)
@@ -181,11 +261,12 @@ static int fault(const struct quire_net_link *l, uint32_t kind, uint32_t peer, u
 	return 0;
 }
 
-/* Send one datagram (header, then frame) to `to` through fd, after the faults: QUIRE_OK (sent,
- * or lost on the way), QUIRE_ERR_BUSY, QUIRE_ERR_NO_DEVICE (nobody at that address) or
- * QUIRE_ERR_IO. Called with the lock held when a frame goes with it (the damaged copy). */
-static int wire_send(struct quire_net_link *l, int fd, const struct sockaddr_un *to,
-		     const uint8_t *hdr, const uint8_t *frame, uint32_t len, int what, uint32_t bit)
+/* Send one datagram (header, then frame) to channel ch of address dst, after the faults:
+ * QUIRE_OK (sent, or lost on the way), QUIRE_ERR_BUSY, QUIRE_ERR_NO_DEVICE (nobody at that
+ * address), QUIRE_ERR_RANGE or QUIRE_ERR_IO. Called with the lock held when a frame goes
+ * with it (the damaged copy). */
+static int wire_send(struct quire_net_link *l, int ch, uint32_t dst, const uint8_t *hdr,
+		     const uint8_t *frame, uint32_t len, int what, uint32_t bit)
 {
 	if (what == 1)
 		return QUIRE_OK;
@@ -202,17 +283,7 @@ static int wire_send(struct quire_net_link *l, int fd, const struct sockaddr_un 
 		iov[0].iov_len = QUIRE_LINK_HDR_BYTES + len;
 		n_iov = 1;
 	}
-	struct msghdr m = {.msg_name = (void *)to,
-			   .msg_namelen = sizeof(*to),
-			   .msg_iov = iov,
-			   .msg_iovlen = (size_t)n_iov};
-	if (sendmsg(fd, &m, MSG_DONTWAIT) == (ssize_t)(QUIRE_LINK_HDR_BYTES + len))
-		return QUIRE_OK;
-	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
-		return QUIRE_ERR_BUSY;
-	if (errno == ECONNREFUSED || errno == ENOENT)
-		return QUIRE_ERR_NO_DEVICE;
-	return QUIRE_ERR_IO;
+	return transport_send(l, ch, dst, iov, n_iov);
 }
 
 /* ---- sending side ------------------------------------------------------------ */
@@ -265,9 +336,6 @@ static struct tx_peer *tx_peer(struct quire_net_link *l, uint32_t dst, int make)
 static int tx_frame(struct quire_net_link *l, struct tx_peer *p, const struct held *h,
 		    uint32_t attempt)
 {
-	struct sockaddr_un to;
-	if (port_path(&to, l->dir, "port", p->dst))
-		return QUIRE_ERR_RANGE;
 	uint8_t hdr[QUIRE_LINK_HDR_BYTES];
 	link_hdr(hdr, QUIRE_LINK_DATA, l->addr, p->session, h->seq);
 	uint32_t bit = 0;
@@ -277,7 +345,7 @@ static int tx_frame(struct quire_net_link *l, struct tx_peer *p, const struct he
 		l->st.wire_lost++;
 	else if (what == 2)
 		l->st.wire_damaged++;
-	return wire_send(l, l->fd, &to, hdr, h->frame, h->len, what, bit);
+	return wire_send(l, CH_PORT, p->dst, hdr, h->frame, h->len, what, bit);
 }
 
 /* Send again what p holds from the head: all of it (go back N) or the head alone. */
@@ -356,7 +424,7 @@ static void tx_acked(struct tx_peer *p, uint32_t seq)
 	}
 }
 
-static void ctl_datagram(struct quire_net_link *l, const uint8_t *h, ssize_t n)
+static void ctl_datagram(struct quire_net_link *l, const uint8_t *h, uint32_t n)
 {
 	uint32_t kind = n == QUIRE_LINK_HDR_BYTES ? link_hdr_ok(h, (size_t)n) : 0;
 	pthread_mutex_lock(&l->lock);
@@ -413,8 +481,11 @@ static void *ctl_main(void *arg)
 			return NULL;
 		if (fds[1].revents)
 			return NULL;
-		if (fds[0].revents & POLLIN)
-			for (ssize_t n; (n = recv(l->ctl_fd, h, sizeof(h), MSG_DONTWAIT)) >= 0;)
+		uint32_t n;
+		int64_t src;
+		for (int r; (fds[0].revents & POLLIN) &&
+			    (r = transport_recv(l, CH_LINK, h, sizeof(h), &n, &src)) >= 0;)
+			if (r)
 				ctl_datagram(l, h, n);
 		ctl_timers(l);
 	}
@@ -441,14 +512,11 @@ static struct rx_peer *rx_peer(struct quire_net_link *l, uint32_t src)
  * sender's timeout, makes up for it). */
 static void rx_answer(struct quire_net_link *l, struct rx_peer *r, uint32_t kind, uint32_t seq)
 {
-	struct sockaddr_un to;
-	if (port_path(&to, l->dir, "link", r->src))
-		return;
 	uint8_t hdr[QUIRE_LINK_HDR_BYTES];
 	link_hdr(hdr, kind, l->addr, r->session, seq);
 	uint32_t bit = 0;
 	int what = fault(l, kind, r->src, seq, ++r->ctl_sent, QUIRE_LINK_HDR_BYTES, &bit);
-	(void)wire_send(l, l->ctl_fd, &to, hdr, NULL, 0, what, bit);
+	(void)wire_send(l, CH_LINK, r->src, hdr, NULL, 0, what, bit);
 }
 
 static void rx_nack(struct quire_net_link *l, struct rx_peer *r)
@@ -462,21 +530,6 @@ static void rx_nack(struct quire_net_link *l, struct rx_peer *r)
 	pthread_mutex_lock(&l->lock);
 	l->st.nacks++;
 	pthread_mutex_unlock(&l->lock);
-}
-
-/* The source of a datagram, from its socket's name (dir/port-N): known even when its header
- * is damaged. */
-static int rx_source(const struct sockaddr_un *from, socklen_t len, uint32_t *src)
-{
-	if (len <= (socklen_t)offsetof(struct sockaddr_un, sun_path))
-		return -1;
-	const char *slash = strrchr(from->sun_path, '/');
-	unsigned v;
-	char tail;
-	if (!slash || sscanf(slash + 1, "port-%u%c", &v, &tail) != 1 || v > 0xffffu)
-		return -1;
-	*src = v;
-	return 0;
 }
 
 static void rx_count(struct quire_net_link *l, uint64_t *counter)
@@ -494,15 +547,15 @@ static int frame_whole(const uint8_t *f, size_t len)
 	       ld32(f + QUIRE_FRAME_OFF_CRC) == quire_net_frame_crc(f, (uint32_t)len);
 }
 
-static void rx_datagram(struct quire_net_link *l, size_t n, const struct sockaddr_un *from,
-			socklen_t from_len)
+/* A datagram from the port of address src (-1: unknown) to this one. */
+static void rx_datagram(struct quire_net_link *l, size_t n, int64_t src)
 {
 	const uint8_t *h = l->buf;
-	uint32_t src, kind = link_hdr_ok(h, n);
+	uint32_t kind = link_hdr_ok(h, n);
 	if (kind != QUIRE_LINK_DATA) {
-		/* Damaged on the way: whose it was, its socket says. */
+		/* Damaged on the way: whose it was, the transport says. */
 		rx_count(l, &l->st.rx_damaged);
-		struct rx_peer *r = rx_source(from, from_len, &src) ? NULL : rx_peer(l, src);
+		struct rx_peer *r = src < 0 ? NULL : rx_peer(l, (uint32_t)src);
 		if (r && r->session)
 			rx_nack(l, r);
 		return;
@@ -551,12 +604,10 @@ static void *rx_main(void *arg)
 			return NULL;
 		if (!(fds[0].revents & POLLIN))
 			continue;
-		struct sockaddr_un from;
-		socklen_t from_len = sizeof(from);
-		ssize_t n = recvfrom(l->fd, l->buf, sizeof(l->buf), MSG_DONTWAIT,
-				     (struct sockaddr *)&from, &from_len);
-		if (n >= 0)
-			rx_datagram(l, (size_t)n, &from, from_len);
+		uint32_t n;
+		int64_t src;
+		if (transport_recv(l, CH_PORT, l->buf, sizeof(l->buf), &n, &src) == 1)
+			rx_datagram(l, n, src);
 	}
 }
 
@@ -579,6 +630,29 @@ static int bind_at(const struct sockaddr_un *sa)
 	return fd;
 }
 
+/* Binds the port's two channels: UDP sockets for a network named "udp:...", else Unix
+ * sockets in the directory. */
+static int open_transport(struct quire_net_link *l, const struct quire_netport_config *cfg)
+{
+	if (quire_net_udp_is(cfg->dir)) {
+		int st = quire_net_udp_open(cfg->dir, cfg->addr, &l->udp);
+		if (st == QUIRE_OK) {
+			l->fd = quire_net_udp_fd(l->udp, QUIRE_NET_UDP_FRAMES);
+			l->ctl_fd = quire_net_udp_fd(l->udp, QUIRE_NET_UDP_LINK);
+		}
+		return st;
+	}
+	snprintf(l->dir, sizeof(l->dir), "%s", cfg->dir);
+	if (port_path(&l->self, cfg->dir, "port", cfg->addr) ||
+	    port_path(&l->ctl_self, cfg->dir, "link", cfg->addr))
+		return QUIRE_ERR_RANGE; /* the directory's name is too long for a socket */
+	l->fd = bind_at(&l->self);
+	if (l->fd < 0)
+		return errno == ENOENT || errno == EACCES ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO;
+	l->ctl_fd = bind_at(&l->ctl_self);
+	return l->ctl_fd < 0 ? QUIRE_ERR_IO : QUIRE_OK;
+}
+
 int quire_net_link_open(const struct quire_netport_config *cfg, const struct quire_net_rx_ops *rx,
 			void *ctx, struct quire_net_link **out)
 {
@@ -597,18 +671,7 @@ int quire_net_link_open(const struct quire_netport_config *cfg, const struct qui
 	l->seed = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ull;
 	l->fd = l->ctl_fd = l->stop_pipe[0] = l->stop_pipe[1] = -1;
 	pthread_mutex_init(&l->lock, NULL);
-	snprintf(l->dir, sizeof(l->dir), "%s", cfg->dir);
-	if (port_path(&l->self, cfg->dir, "port", cfg->addr) ||
-	    port_path(&l->ctl_self, cfg->dir, "link", cfg->addr)) {
-		quire_net_link_close(l);
-		return QUIRE_ERR_RANGE; /* the directory's name is too long for a socket */
-	}
-	l->fd = bind_at(&l->self);
-	int st = l->fd < 0
-		     ? (errno == ENOENT || errno == EACCES ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO)
-		     : QUIRE_OK;
-	if (st == QUIRE_OK && (l->ctl_fd = bind_at(&l->ctl_self)) < 0)
-		st = QUIRE_ERR_IO;
+	int st = open_transport(l, cfg);
 	if (st == QUIRE_OK && pipe2(l->stop_pipe, O_CLOEXEC) != 0)
 		st = QUIRE_ERR_IO;
 	if (st == QUIRE_OK && pthread_create(&l->rx_thread, NULL, rx_main, l) != 0)
@@ -642,13 +705,17 @@ void quire_net_link_close(struct quire_net_link *l)
 		pthread_join(l->rx_thread, NULL);
 	if (l->have_ctl)
 		pthread_join(l->ctl_thread, NULL);
-	if (l->fd >= 0) {
-		close(l->fd);
-		unlink(l->self.sun_path);
-	}
-	if (l->ctl_fd >= 0) {
-		close(l->ctl_fd);
-		unlink(l->ctl_self.sun_path);
+	if (l->udp) {
+		quire_net_udp_close(l->udp);
+	} else {
+		if (l->fd >= 0) {
+			close(l->fd);
+			unlink(l->self.sun_path);
+		}
+		if (l->ctl_fd >= 0) {
+			close(l->ctl_fd);
+			unlink(l->ctl_self.sun_path);
+		}
 	}
 	if (l->stop_pipe[0] >= 0)
 		close(l->stop_pipe[0]);

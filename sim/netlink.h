@@ -4,7 +4,9 @@
  * and the RTL card's harness (sim/rtl/rtl_device.cpp), so that both kinds of card
  * can share one network: every port binds <dir>/port-<address>, and a frame to
  * address A is one datagram to <dir>/port-A. Datagrams keep frame boundaries,
- * arrive in order, and a full receiver pushes back on its senders (EAGAIN).
+ * arrive in order, and a full receiver pushes back on its senders (EAGAIN). A
+ * network named "udp:HOST[:BASE],..." is carried by UDP instead (netudp.h), for
+ * cards in other network namespaces or on other machines, under the same link.
  *
  * The link sends frames (with the faults a test asks for, after the CRC) and
  * runs a receive thread that hands each frame to its owner, which says when
@@ -28,7 +30,7 @@ extern "C" {
 #define QUIRE_NET_FRAME_MAX (QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
 
 struct quire_netport_config {
-	const char *dir; /* the network: a directory every port of it binds in */
+	const char *dir; /* the network: a directory every port of it binds in, or udp:... */
 	uint16_t addr;   /* this port's address */
 	/* Faults, for tests: the probability that a datagram on the wire (a frame, sent
 	 * again or not, or the link's ACK or NACK) is lost, or has one bit flipped after

@@ -34,6 +34,7 @@
 #include "locate.h"
 #include "quire/boards.h"
 #include "quire/status.h"
+#include "sim/netudp.h"
 #ifdef QUIRE_SIM_RTL
 #include "rtl/rtl_device.h"
 #define DEFAULT_MODEL "rtl"
@@ -177,8 +178,12 @@ static const char usage[] =
     "  -m, --mem MiB        card memory, %u (what the firmware needs) to %u; default %u\n"
     "  -q, --quiet          no messages about hosts coming and going\n"
     "  -n, --net DIR        attach the card's network port to the simulated network in DIR\n"
-    "                       (a directory every card of the cluster shares)\n"
-    "  -a, --addr N         the port's network address, 0-65535, unique in DIR\n"
+    "                       (a directory every card of the cluster shares), or, for\n"
+    "                       udp:HOST[:BASE],..., over UDP: entry N is where address N\n"
+    "                       listens (UDP ports BASE+N and BASE+256+N, BASE default 47100;\n"
+    "                       one entry: all on that host); cards on other hosts or\n"
+    "                       namespaces join that way\n"
+    "  -a, --addr N         the port's network address, 0-65535 (UDP: 0-255), unique in DIR\n"
     "      --net-drop P     lose each frame sent with probability P (fault tests; the\n"
     "                       link sends it again: docs/network.md)\n"
     "      --net-corrupt P  flip one bit of each frame sent with probability P\n"
@@ -374,6 +379,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "quire-sim: --net and --addr go together\n");
 		return 2;
 	}
+	if (net.dir && quire_net_udp_is(net.dir)) {
+		int st = quire_net_udp_check(net.dir, net.addr);
+		if (st != QUIRE_OK) {
+			fprintf(
+			    stderr,
+			    st == QUIRE_ERR_RANGE
+				? "quire-sim: --net %s has no entry for --addr %u\n"
+				: "quire-sim: --net %s: not udp:HOST[:BASE],... with IPv4 hosts "
+				  "(--addr %u)\n",
+			    net.dir, net.addr);
+			return 2;
+		}
+	}
 	if (net.dir)
 		cfg.net = &net;
 	int rtl = strcmp(model, "rtl") == 0;
@@ -428,7 +446,12 @@ int main(int argc, char **argv)
 #endif
 		s.dev = quire_emu_create(&cfg);
 	if (!s.dev) {
-		fprintf(stderr, "quire-sim: cannot create the card: %s\n", strerror(errno));
+		if (cfg.net)
+			fprintf(stderr,
+				"quire-sim: cannot create the card on network %s, address %u: %s\n",
+				cfg.net->dir, cfg.net->addr, strerror(errno));
+		else
+			fprintf(stderr, "quire-sim: cannot create the card: %s\n", strerror(errno));
 		unlink(path);
 		return 1;
 	}

@@ -105,6 +105,10 @@ if [ $unit_only -eq 0 ]; then
 	fi
 	# The simulated cluster: its launcher, and a card killed in the middle of an all-reduce.
 	run sh tests/cli/test_cluster.sh "$BUILD"
+	# The cards' network over UDP, and (as root) two namespaces standing in for two hosts.
+	run sh tests/cli/test_net_udp.sh "$BUILD"
+	# quire bench allreduce --link: the shaped namespaces, and nothing of them left after.
+	run sh tests/cli/test_bench_link.sh "$BUILD"
 	# A card frozen (SIGSTOP) under one host, and in a 4-card all-reduce job.
 	run sh tests/cli/test_card_freeze.sh "$BUILD"
 	# The rv32im core in RTL: its instruction tests on quire-rv32-run (Verilator).

@@ -538,7 +538,7 @@ out:
 static const char bench_allreduce_help[] =
     "Usage: quire bench allreduce [--backend LIST] [--ranks LIST] [--min BYTES] [--max BYTES]\n"
     "                             [--repeat N] [--net-drop P] [--net-corrupt P] [--net-seed S]\n"
-    "                             [--verify N]\n"
+    "                             [--verify N] [--card-net udp] [--link RATE[,delay=TIME]]\n"
     "All-reduce bandwidth, W ranks under mpirun, each format of quire beside OpenMPI's\n"
     "MPI_Allreduce of fp32 over TCP on loopback in the same run: algbw and busbw (NCCL's\n"
     "definitions, in fp32-equivalent GB/s), wire bytes per element and the ratio to MPI.\n"
@@ -559,13 +559,35 @@ static const char bench_allreduce_help[] =
     "                     data, first on a loss-free network, then (with --net-drop or\n"
     "                     --net-corrupt) on the lossy one: how many give the loss-free bits\n"
     "                     on every rank, the frames sent again, and the slowdown\n"
+    "      --card-net udp the sim cards' network over UDP on loopback (127.0.0.1, ports\n"
+    "                     of this run) instead of Unix sockets; the same link above it\n"
+    "  -l, --link RATE[,delay=TIME]\n"
+    "                     (root) over shaped links instead of loopback: each rank, and its\n"
+    "                     host's card, in a network namespace of its own, veth pairs to a\n"
+    "                     bridge shaped with tc tbf to RATE each way (e.g. 2gbit; TIME,\n"
+    "                     e.g. 1ms, needs netem); Gloo's ring all-reduce in the same run\n"
+    "                     (x Gloo). The cards' network is UDP. Namespaces and processes\n"
+    "                     are removed however the run ends (docs/bench-link.md)\n"
     "  -h, --help         this text\n";
+
+int bench_mpirun_argv(const char **argv, int k, const char *np, const char *ifaces)
+{
+	const char *mpi[] = {"mpirun",   "--oversubscribe", "-np",
+			     np,         "--mca",           "btl",
+			     "self,tcp", "--mca",           "btl_tcp_if_include",
+			     ifaces,     "--mca",           "mpi_yield_when_idle",
+			     "1"};
+	for (size_t i = 0; i < sizeof(mpi) / sizeof(mpi[0]); i++)
+		argv[k++] = mpi[i];
+	return k;
+}
 
 /* What one mpirun of the bench is to do besides its backend and W. */
 struct bench_run {
 	const char *min, *max, *repeat;
 	const char *drop, *corrupt; /* NULL: a loss-free network */
 	const char *seed;
+	const char *udp;    /* the cards' network over UDP (quire-cluster --net), or NULL */
 	const char *verify; /* NULL: bandwidth */
 	const char *dig_flag, *dig_file;
 };
@@ -597,32 +619,18 @@ static int run_bench_mpi(const char *dir, const char *backend, int w, const stru
 			argv[k++] = "--net-seed";
 			argv[k++] = br->seed;
 		}
+		if (br->udp) {
+			argv[k++] = "--net";
+			argv[k++] = br->udp;
+		}
 		argv[k++] = "--";
 	}
-	const char *mpi[] = {"mpirun",
-			     "--oversubscribe",
-			     "-np",
-			     np,
-			     "--mca",
-			     "btl",
-			     "self,tcp",
-			     "--mca",
-			     "btl_tcp_if_include",
-			     "lo",
-			     "--mca",
-			     "mpi_yield_when_idle",
-			     "1",
-			     bench,
-			     "--backend",
-			     sim ? "sim:cluster" : "cpu",
-			     "--min",
-			     br->min,
-			     "--max",
-			     br->max,
-			     "--repeat",
-			     br->repeat};
-	for (size_t i = 0; i < sizeof(mpi) / sizeof(mpi[0]); i++)
-		argv[k++] = mpi[i];
+	k = bench_mpirun_argv(argv, k, np, "lo");
+	const char *rest[] = {bench,   "--backend", sim ? "sim:cluster" : "cpu",
+			      "--min", br->min,     "--max",
+			      br->max, "--repeat",  br->repeat};
+	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
+		argv[k++] = rest[i];
 	if (br->verify) {
 		argv[k++] = "--verify";
 		argv[k++] = br->verify;
@@ -654,16 +662,20 @@ static int bench_allreduce(int argc, char **argv)
 					     {"net-corrupt", required_argument, 0, 'C'},
 					     {"net-seed", required_argument, 0, 'E'},
 					     {"verify", required_argument, 0, 'V'},
+					     {"link", required_argument, 0, 'l'},
+					     {"card-net", required_argument, 0, 'U'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	const char *ranks = "2,4", *min = "64KiB", *max = "64MiB", *repeat = "5",
 		   *backends = "cpu,sim", *drop = NULL, *corrupt = NULL, *verify = NULL,
-		   *seed = NULL;
+		   *seed = NULL, *link = NULL, *card_net = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:w:s:S:r:h", opts, NULL)) != -1) {
-		if (c == 'b')
+	while ((c = getopt_long(argc, argv, ":b:w:s:S:r:l:h", opts, NULL)) != -1) {
+		if (c == 'l')
+			link = optarg;
+		else if (c == 'b')
 			backends = optarg;
 		else if (c == 'w')
 			ranks = optarg;
@@ -679,6 +691,8 @@ static int bench_allreduce(int argc, char **argv)
 			verify = optarg;
 		else if (c == 'E')
 			seed = optarg;
+		else if (c == 'U')
+			card_net = optarg;
 		else if (c == 'h')
 			return fputs(bench_allreduce_help, stdout), 0;
 		else
@@ -743,6 +757,19 @@ static int bench_allreduce(int argc, char **argv)
 	char sizes[2][64];
 	snprintf(sizes[0], sizeof(sizes[0]), "%llu", (unsigned long long)lo);
 	snprintf(sizes[1], sizeof(sizes[1]), "%llu", (unsigned long long)hi);
+	if (card_net && strcmp(card_net, "udp") != 0 && strcmp(card_net, "unix") != 0)
+		return cli_usage_error("bench allreduce", "--card-net: udp or unix, not '%s'",
+				       card_net);
+	if (link && (drop || corrupt || verify || card_net))
+		return cli_usage_error("bench allreduce",
+				       "--link measures bandwidth on a loss-free network: no "
+				       "--net-drop, --net-corrupt, --verify or --card-net with it");
+	if (link)
+		return bench_link(self, link, backends, ranks, sizes[0], sizes[1], repeat);
+	/* UDP ports of this run's cards (netudp.h: BASE + address, BASE + 256 + address): another
+	 * run may share the machine. */
+	char udp[64];
+	snprintf(udp, sizeof(udp), "udp:127.0.0.1:%d", 20000 + (int)(getpid() % 20000));
 	snprintf(list, sizeof(list), "%s", ranks);
 	for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		snprintf(blist, sizeof(blist), "%s", backends);
@@ -753,7 +780,9 @@ static int bench_allreduce(int argc, char **argv)
 					       .repeat = repeat,
 					       .drop = drop,
 					       .corrupt = corrupt,
-					       .seed = seed};
+					       .seed = seed,
+					       .udp = card_net && !strcmp(card_net, "udp") ? udp
+											   : NULL};
 			int rc = 0, lossy = strcmp(b, "cpu") != 0 && (drop || corrupt);
 			if (verify) { /* the loss-free run's bits, then the lossy run against them
 				       */

@@ -6,6 +6,7 @@
  * sim backend), or by hand:
  *
  *   mpirun -np 4 quire-bench-allreduce [--backend URI] [--min 64KiB] [--max 64MiB]
+ *                                      [--gloo FILE]
  *   mpirun -np 4 quire-bench-allreduce --backend URI --min SIZE --verify N
  *                                      [--digests-out FILE | --digests-in FILE]
  *
@@ -15,6 +16,8 @@
  * through a lossy network): how many are identical, how many frames the cards
  * sent again, and the slowdown.
  *
+ * --gloo FILE: Gloo's figures from quire-bench-gloo in the same network ("BYTES SECONDS"
+ * lines), printed as a row of their own and as the column "x Gloo".
  * algbw = fp32 bytes / time; busbw = algbw x 2(W-1)/W (NCCL's definitions), so
  * every line is in fp32-equivalent bytes whatever the format moves. Wire bytes
  * per element are counted by the cards' network ports where there are cards,
@@ -48,6 +51,7 @@ static double best_time(MPI_Comm comm, int repeat, int (*fn)(void *), void *arg)
 }
 
 struct case_arg {
+	int status; /* of quire's last all-reduce */
 	struct quire_comm *comm;
 	struct quire_allreduce_args a;
 	float *x, *y;
@@ -57,7 +61,7 @@ struct case_arg {
 static int run_quire(void *p)
 {
 	struct case_arg *c = p;
-	return quire_allreduce(c->comm, &c->a, NULL);
+	return c->status = quire_allreduce(c->comm, &c->a, NULL);
 }
 
 static int run_mpi(void *p)
@@ -65,6 +69,32 @@ static int run_mpi(void *p)
 	struct case_arg *c = p;
 	return MPI_Allreduce(c->x, c->y, (int)c->n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) !=
 	       MPI_SUCCESS;
+}
+
+#define GLOO_MAX 16
+struct gloo_times {
+	size_t bytes[GLOO_MAX];
+	double secs[GLOO_MAX];
+	int n;
+};
+
+static int read_gloo(const char *path, struct gloo_times *g)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (g->n < GLOO_MAX && fscanf(f, "%zu %lf", &g->bytes[g->n], &g->secs[g->n]) == 2)
+		g->n++;
+	fclose(f);
+	return g->n ? 0 : -1;
+}
+
+static double gloo_secs(const struct gloo_times *g, size_t bytes)
+{
+	for (int i = 0; i < g->n; i++)
+		if (g->bytes[i] == bytes)
+			return g->secs[i];
+	return 0;
 }
 
 static size_t parse_size(const char *s)
@@ -229,10 +259,13 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	size_t min = 64u << 10, max = 64u << 20;
-	const char *backend = "cpu", *out = NULL, *in = NULL;
+	const char *backend = "cpu", *gloo_file = NULL, *out = NULL, *in = NULL;
+	struct gloo_times gloo = {.n = 0};
 	int runs = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+		if (!strcmp(argv[i], "--gloo") && i + 1 < argc)
+			gloo_file = argv[++i];
+		else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
 			backend = argv[++i];
 		else if (!strcmp(argv[i], "--verify") && i + 1 < argc)
 			runs = atoi(argv[++i]);
@@ -250,7 +283,7 @@ int main(int argc, char **argv)
 			if (rank == 0)
 				fprintf(stderr,
 					"usage: mpirun -np W quire-bench-allreduce [--backend URI] "
-					"[--min BYTES] [--max BYTES] [--repeat N]\n"
+					"[--min BYTES] [--max BYTES] [--repeat N] [--gloo FILE]\n"
 					"       [--verify N [--digests-out FILE | --digests-in "
 					"FILE]]\n");
 			MPI_Finalize();
@@ -268,6 +301,12 @@ int main(int argc, char **argv)
 			    "--digests-in\n",
 			    BENCH_ALLREDUCE_MIN_BYTES, BENCH_ALLREDUCE_MAX_REPEAT,
 			    BENCH_ALLREDUCE_MAX_VERIFY);
+		MPI_Finalize();
+		return 2;
+	}
+	if (gloo_file && read_gloo(gloo_file, &gloo) != 0) {
+		if (rank == 0)
+			fprintf(stderr, "quire-bench-allreduce: no figures in %s\n", gloo_file);
 		MPI_Finalize();
 		return 2;
 	}
@@ -295,12 +334,13 @@ int main(int argc, char **argv)
 	int golden = cards && engines && !strcmp(engines, "golden");
 	if (rank == 0)
 		printf("quire bench allreduce: W=%d ranks, backend %s (%s), best of %d, GB/s of "
-		       "fp32-equivalent data\n%-10s %-10s %10s %10s %12s %10s\n",
+		       "fp32-equivalent data\n%-10s %-10s %10s %10s %12s %10s%s\n",
 		       size, backend,
 		       golden  ? "the cards' network, golden engines: the hls/ C"
 		       : cards ? "the cards' network"
 			       : "MPI transport",
-		       repeat, "size", "format", "algbw", "busbw", "wire B/elem", "x MPI");
+		       repeat, "size", "format", "algbw", "busbw", "wire B/elem", "x MPI",
+		       gloo.n ? "     x Gloo" : "");
 	static const struct {
 		const char *label;
 		enum quire_format fmt;
@@ -319,7 +359,8 @@ int main(int argc, char **argv)
 		float *x = quire_buf_ptr(xb);
 		for (size_t i = 0; i < n; i++)
 			x[i] = (float)((i * 2654435761u + (size_t)rank) % 2001) / 1000.0f - 1.0f;
-		struct case_arg c = {comm,
+		struct case_arg c = {0,
+				     comm,
 				     {QUIRE_FMT_FP32, QUIRE_OP_SUM, n, {xb, 0}, {yb, 0}, NULL},
 				     x,
 				     quire_buf_ptr(yb),
@@ -329,10 +370,18 @@ int main(int argc, char **argv)
 		char sz[32];
 		snprintf(sz, sizeof(sz), bytes >= (1u << 20) ? "%zu MiB" : "%zu KiB",
 			 bytes >= (1u << 20) ? bytes >> 20 : bytes >> 10);
+		double t_gloo = gloo_secs(&gloo, bytes);
+		char xg[32] = "";
+		if (gloo.n)
+			snprintf(xg, sizeof(xg), " %10.2f", t_gloo > 0 ? t_gloo / t_mpi : 0);
 		if (rank == 0)
-			printf("%-10s %-10s %10.2f %10.2f %12.3f %10s\n", sz, "MPI fp32",
+			printf("%-10s %-10s %10.2f %10.2f %12.3f %10s%s\n", sz, "MPI fp32",
 			       bytes / t_mpi / 1e9, bytes / t_mpi / 1e9 * bus,
-			       8.0 * (size - 1) / size, "1.00");
+			       8.0 * (size - 1) / size, "1.00", xg);
+		if (rank == 0 && t_gloo > 0)
+			printf("%-10s %-10s %10.2f %10.2f %12.3f %10.2f %10s\n", sz, "Gloo fp32",
+			       bytes / t_gloo / 1e9, bytes / t_gloo / 1e9 * bus,
+			       8.0 * (size - 1) / size, t_mpi / t_gloo, "1.00");
 		for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
 			c.a.format = fmts[f].fmt;
 			uint64_t tx0 = cards && !quire_get_info(ctx, &info) ? info.net.tx_bytes : 0;
@@ -346,22 +395,24 @@ int main(int argc, char **argv)
 				wire = all / size / (repeat + 1) / (double)n;
 			}
 			if (t < 0) {
-				if (rank == 0)
-					printf("%-10s quire %-4s failed\n", sz, fmts[f].label);
+				fprintf(stderr, "rank %d: %s quire %s all-reduce failed: %s\n",
+					rank, sz, fmts[f].label, quire_strerror(c.status));
 				MPI_Abort(MPI_COMM_WORLD, 1);
 			}
+			if (gloo.n)
+				snprintf(xg, sizeof(xg), " %10.2f", t_gloo > 0 ? t_gloo / t : 0);
 			if (rank == 0)
-				printf("%-10s quire %-4s %10.2f %10.2f %12.3f %10.2f\n", sz,
+				printf("%-10s quire %-4s %10.2f %10.2f %12.3f %10.2f%s\n", sz,
 				       fmts[f].label, bytes / t / 1e9, bytes / t / 1e9 * bus, wire,
-				       t_mpi / t);
+				       t_mpi / t, xg);
 		}
 		quire_buf_free(xb);
 		quire_buf_free(yb);
 	}
 	if (rank == 0)
 		printf(
-		    "wire B/elem: what one rank sends per element, %s; MPI fp32: the ring's "
-		    "8(W-1)/W (its real traffic is MPI's business).\n",
+		    "wire B/elem: what one rank sends per element, %s; MPI fp32 and Gloo fp32: the "
+		    "ring's 8(W-1)/W (their real traffic is their business).\n",
 		    cards
 			? "counted by the cards' network ports, frame headers included"
 			: "modelled for a ring on the cards' network (quire_allreduce_wire_bytes)");

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The simulated network's UDP transport (netudp.h): the address table, a socket per
+ * channel, datagrams cut into at most two tagged pieces and joined again per sender.
+ */
+#include "sim/netudp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "quire/status.h"
+
+#define TAG_BYTES   8u         /* magic, piece, pieces, 0, seq (u32, little-endian) */
+#define TAG_MAGIC   0x71u      /* 'q' */
+#define PIECE_BYTES 65000u     /* datagram bytes per piece: under IPv4's 65507 with the tag */
+#define MAX_PIECES  2u         /* the link's longest datagram, and one byte more, fit in two */
+#define RCVBUF      (32 << 20) /* as root (SO_RCVBUFFORCE); else what net.core.rmem_max allows */
+#define SNDBUF      (1 << 20)
+#define N_ADDR      (QUIRE_NET_UDP_MAX_ADDR + 1u)
+
+struct entry {
+	uint32_t ip; /* network order */
+	uint16_t base;
+};
+
+/* The first piece of a sender's two-piece datagram, until the second comes. */
+struct part {
+	uint32_t seq, len; /* len 0: none waiting */
+	uint8_t bytes[PIECE_BYTES];
+};
+
+struct chan {
+	int fd;
+	pthread_mutex_t send_lock; /* a number and its pieces go out together */
+	uint32_t seq_to[N_ADDR];
+	struct part *from[N_ADDR]; /* the receiving thread's, allocated when first needed */
+};
+
+struct quire_net_udp {
+	uint32_t n; /* entries; 1: every address on that one */
+	struct entry tab[N_ADDR];
+	struct chan ch[2];
+};
+
+int quire_net_udp_is(const char *net)
+{
+	return net && strncmp(net, "udp:", 4) == 0;
+}
+
+static int parse(struct quire_net_udp *u, const char *net)
+{
+	char copy[4096];
+	if (snprintf(copy, sizeof(copy), "%s", net + 4) >= (int)sizeof(copy))
+		return QUIRE_ERR_INVALID;
+	u->n = 0;
+	for (char *save, *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+		if (u->n >= N_ADDR)
+			return QUIRE_ERR_INVALID;
+		unsigned long base = QUIRE_NET_UDP_PORT_BASE;
+		char *colon = strchr(e, ':');
+		if (colon) {
+			char *end;
+			*colon = '\0';
+			base = strtoul(colon + 1, &end, 10);
+			if (*end || colon[1] == '\0' || base < 1 ||
+			    base + QUIRE_NET_UDP_LINK_OFF + QUIRE_NET_UDP_MAX_ADDR > 65535)
+				return QUIRE_ERR_INVALID;
+		}
+		struct in_addr ia;
+		if (inet_pton(AF_INET, e, &ia) != 1)
+			return QUIRE_ERR_INVALID;
+		u->tab[u->n].ip = ia.s_addr;
+		u->tab[u->n].base = (uint16_t)base;
+		u->n++;
+	}
+	return u->n ? QUIRE_OK : QUIRE_ERR_INVALID;
+}
+
+static uint32_t chan_off(enum quire_net_udp_chan ch)
+{
+	return ch == QUIRE_NET_UDP_LINK ? QUIRE_NET_UDP_LINK_OFF : 0;
+}
+
+static int where(const struct quire_net_udp *u, uint32_t addr, enum quire_net_udp_chan ch,
+		 struct sockaddr_in *sa)
+{
+	if (addr > QUIRE_NET_UDP_MAX_ADDR || (u->n > 1 && addr >= u->n))
+		return -1;
+	const struct entry *e = &u->tab[u->n > 1 ? addr : 0];
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_addr.s_addr = e->ip;
+	sa->sin_port = htons((uint16_t)(e->base + chan_off(ch) + addr));
+	return 0;
+}
+
+/* The address of the port whose channel ch a datagram came from, or -1 when it is none of
+ * the table's. */
+static int who(const struct quire_net_udp *u, enum quire_net_udp_chan ch,
+	       const struct sockaddr_in *sa)
+{
+	uint32_t port = ntohs(sa->sin_port);
+	for (uint32_t i = 0; i < u->n; i++) {
+		const struct entry *e = &u->tab[i];
+		if (e->ip != sa->sin_addr.s_addr || port < e->base + chan_off(ch))
+			continue;
+		uint32_t a = port - e->base - chan_off(ch);
+		if (u->n == 1 ? a <= QUIRE_NET_UDP_MAX_ADDR : a == i)
+			return (int)a;
+	}
+	return -1;
+}
+
+/* The table into u, and checks that address addr has an entry. */
+static int load(struct quire_net_udp *u, const char *net, uint16_t addr)
+{
+	struct sockaddr_in sa;
+	int st = parse(u, net);
+	return st == QUIRE_OK && where(u, addr, QUIRE_NET_UDP_FRAMES, &sa) != 0 ? QUIRE_ERR_RANGE
+										: st;
+}
+
+int quire_net_udp_check(const char *net, uint16_t addr)
+{
+	struct quire_net_udp *u = calloc(1, sizeof(*u));
+	if (!u)
+		return QUIRE_ERR_NOMEM;
+	int st = load(u, net, addr);
+	free(u);
+	return st;
+}
+
+static int bind_chan(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint16_t addr)
+{
+	struct sockaddr_in self;
+	(void)where(u, addr, ch, &self);
+	int fd = u->ch[ch].fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return QUIRE_ERR_IO;
+	int sz = RCVBUF;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) != 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	sz = SNDBUF;
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	if (bind(fd, (struct sockaddr *)&self, sizeof(self)) != 0)
+		return errno == EADDRNOTAVAIL ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO;
+	return QUIRE_OK;
+}
+
+int quire_net_udp_open(const char *net, uint16_t addr, struct quire_net_udp **out)
+{
+	*out = NULL;
+	struct quire_net_udp *u = calloc(1, sizeof(*u));
+	if (!u)
+		return QUIRE_ERR_NOMEM;
+	u->ch[0].fd = u->ch[1].fd = -1;
+	for (int c = 0; c < 2; c++)
+		pthread_mutex_init(&u->ch[c].send_lock, NULL);
+	int st = load(u, net, addr);
+	for (int c = 0; c < 2 && st == QUIRE_OK; c++)
+		st = bind_chan(u, (enum quire_net_udp_chan)c, addr);
+	if (st != QUIRE_OK) {
+		quire_net_udp_close(u);
+		return st;
+	}
+	*out = u;
+	return QUIRE_OK;
+}
+
+void quire_net_udp_close(struct quire_net_udp *u)
+{
+	if (!u)
+		return;
+	for (int c = 0; c < 2; c++) {
+		if (u->ch[c].fd >= 0)
+			close(u->ch[c].fd);
+		pthread_mutex_destroy(&u->ch[c].send_lock);
+		for (uint32_t i = 0; i < N_ADDR; i++)
+			free(u->ch[c].from[i]);
+	}
+	free(u);
+}
+
+int quire_net_udp_fd(const struct quire_net_udp *u, enum quire_net_udp_chan ch)
+{
+	return u->ch[ch].fd;
+}
+
+/* Bytes [off, off + n) of the iovecs, as iovecs into out (at most n_iov + 1 of them). */
+static int slice(const struct iovec *iov, int n_iov, size_t off, size_t n, struct iovec *out)
+{
+	int k = 0;
+	for (int i = 0; i < n_iov && n; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		size_t take = iov[i].iov_len - off < n ? iov[i].iov_len - off : n;
+		out[k].iov_base = (uint8_t *)iov[i].iov_base + off;
+		out[k++].iov_len = take;
+		n -= take;
+		off = 0;
+	}
+	return k;
+}
+
+int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint32_t dst,
+		       const struct iovec *iov, int n_iov)
+{
+	struct sockaddr_in sa;
+	if (where(u, dst, ch, &sa) != 0 || n_iov < 1 || n_iov > 2)
+		return QUIRE_ERR_RANGE;
+	size_t len = 0;
+	for (int i = 0; i < n_iov; i++)
+		len += iov[i].iov_len;
+	uint32_t pieces = len ? (uint32_t)((len + PIECE_BYTES - 1) / PIECE_BYTES) : 1;
+	if (pieces > MAX_PIECES)
+		return QUIRE_ERR_RANGE;
+	struct chan *c = &u->ch[ch];
+	int st = QUIRE_OK;
+	pthread_mutex_lock(&c->send_lock);
+	uint32_t seq = c->seq_to[dst];
+	for (uint32_t p = 0; p < pieces && st == QUIRE_OK; p++) {
+		size_t off = (size_t)p * PIECE_BYTES,
+		       n = len - off < PIECE_BYTES ? len - off : PIECE_BYTES;
+		seq++;
+		uint8_t tag[TAG_BYTES] = {
+		    TAG_MAGIC,    (uint8_t)p,          (uint8_t)pieces,      0,
+		    (uint8_t)seq, (uint8_t)(seq >> 8), (uint8_t)(seq >> 16), (uint8_t)(seq >> 24)};
+		struct iovec out[4] = {{tag, TAG_BYTES}};
+		int k = 1 + slice(iov, n_iov, off, n, out + 1);
+		struct msghdr m = {.msg_name = &sa,
+				   .msg_namelen = sizeof(sa),
+				   .msg_iov = out,
+				   .msg_iovlen = (size_t)k};
+		if (sendmsg(c->fd, &m, MSG_DONTWAIT) == (ssize_t)(TAG_BYTES + n))
+			continue;
+		/* A first piece already gone is harmless: the receiver drops it when the next
+		 * datagram from here is not its second. */
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+			st = QUIRE_ERR_BUSY;
+		else if (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == ENETUNREACH)
+			break; /* nobody there (this one, or an earlier one's ICMP): lost */
+		else
+			st = QUIRE_ERR_IO;
+	}
+	c->seq_to[dst] = seq; /* numbers of pieces not sent are skipped: no harm */
+	pthread_mutex_unlock(&c->send_lock);
+	return st;
+}
+
+int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint8_t *buf,
+		       uint32_t cap, uint32_t *len, uint32_t *src)
+{
+	struct chan *c = &u->ch[ch];
+	uint8_t t[TAG_BYTES];
+	struct sockaddr_in sa;
+	struct iovec iov[2] = {{t, TAG_BYTES}, {buf, cap}};
+	struct msghdr m = {
+	    .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = iov, .msg_iovlen = 2};
+	ssize_t n = recvmsg(c->fd, &m, MSG_DONTWAIT | MSG_TRUNC);
+	if (n < 0)
+		return -1;
+	int from = m.msg_namelen == sizeof(sa) ? who(u, ch, &sa) : -1;
+	if (n < (ssize_t)TAG_BYTES || t[0] != TAG_MAGIC || from < 0 || t[2] < 1 ||
+	    t[2] > MAX_PIECES || t[1] >= t[2])
+		return 0; /* not one of the network's */
+	uint32_t got = (uint32_t)n - TAG_BYTES,
+		 seq = t[4] | (uint32_t)t[5] << 8 | (uint32_t)t[6] << 16 | (uint32_t)t[7] << 24;
+	if (got > cap)
+		got = cap;
+	*src = (uint32_t)from;
+	struct part *p = c->from[from];
+	if (t[2] == 1) { /* the usual case: whole, and straight into buf */
+		if (p)
+			p->len = 0; /* a first piece whose second never came: dropped */
+		*len = got;
+		return 1;
+	}
+	if (t[1] == 0) { /* a first piece: kept until its second comes */
+		if (!p && !(p = c->from[from] = calloc(1, sizeof(*p))))
+			return 0; /* no memory: lost, and sent again */
+		if (got > PIECE_BYTES)
+			return 0;
+		memcpy(p->bytes, buf, got);
+		p->len = got;
+		p->seq = seq;
+		return 0;
+	}
+	if (!p || !p->len || seq != p->seq + 1) { /* its first piece is missing */
+		if (p)
+			p->len = 0;
+		return 0;
+	}
+	uint32_t first = p->len;
+	p->len = 0;
+	if (got > cap - first)
+		got = cap - first;
+	memmove(buf + first, buf, got);
+	memcpy(buf, p->bytes, first);
+	*len = first + got;
+	return 1;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulated network's second transport (sim/netlink.c picks it for a network named
+ * "udp:..."): UDP sockets, so cards can sit in different network namespaces or on
+ * different machines, behind shaped links. It only carries datagrams; the link layer
+ * above it (netlink.c: link header, ACK/NACK, resending) makes them a reliable link.
+ *
+ * The network's name is its address table: "udp:HOST[:BASE],HOST[:BASE],..." where
+ * entry i is where the port of address i lives (a single entry: every address on
+ * that host). Each port has two channels, as the Unix transport has two sockets: its
+ * frames arrive on UDP port BASE + A, its link's ACKs and NACKs on BASE + 256 + A
+ * (BASE default QUIRE_NET_UDP_PORT_BASE), so several cards share a host. HOST is an
+ * IPv4 address.
+ *
+ * A datagram of the link (link header and frame, up to 65584 bytes; an IPv4 datagram
+ * carries at most 65507) rides in one or two UDP datagrams behind an 8-byte tag (magic,
+ * piece, pieces, 0, a number counted per destination and channel); the receiver joins
+ * the two pieces of one when they come one after the other from one sender, and drops
+ * a piece whose partner is missing or out of turn: the link sees a frame lost and asks
+ * for it again. Datagrams that cross out of order (between network namespaces the kernel
+ * can swap two: each crosses a veth on whichever CPU sends it) are handed on as they
+ * come; the link's numbering catches them. UDP has no push-back from a full receiver: a
+ * sender is held back only by its own socket buffer (EAGAIN); datagrams beyond the
+ * receiver's socket buffer are lost, and sent again by the link. Nor can UDP tell a
+ * sender that nobody listens: a frame to an address without a card is lost, sent again
+ * while the link keeps it (docs/network.md).
+ */
+#ifndef QUIRE_SIM_NETUDP_H
+#define QUIRE_SIM_NETUDP_H
+
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define QUIRE_NET_UDP_PORT_BASE 47100u
+#define QUIRE_NET_UDP_MAX_ADDR  255u /* port addresses a UDP network can hold: 0..255 */
+#define QUIRE_NET_UDP_LINK_OFF  256u /* the link channel's UDP port: BASE + 256 + address */
+
+enum quire_net_udp_chan { QUIRE_NET_UDP_FRAMES = 0, QUIRE_NET_UDP_LINK = 1 };
+
+struct quire_net_udp;
+
+/* 1 when the network name is a UDP address table. */
+int quire_net_udp_is(const char *net);
+
+/* Whether the table parses (else QUIRE_ERR_INVALID) and has an entry for address addr
+ * (else QUIRE_ERR_RANGE): quire-sim checks its arguments with it. */
+int quire_net_udp_check(const char *net, uint16_t addr);
+
+/* Parses the table and binds this port's two channels (address addr) on its entry's host.
+ * A QUIRE_ status: INVALID for a bad table, RANGE for an address it has no entry for,
+ * NO_DEVICE when the host is not one of this machine's (namespace's) addresses. */
+int quire_net_udp_open(const char *net, uint16_t addr, struct quire_net_udp **out);
+void quire_net_udp_close(struct quire_net_udp *u);
+
+/* A channel's socket, for the link's threads to poll. */
+int quire_net_udp_fd(const struct quire_net_udp *u, enum quire_net_udp_chan ch);
+
+/* Sends one datagram, the iovecs' bytes in turn, to channel ch of address dst.
+ * QUIRE_OK (also when nobody listens there: UDP cannot tell), QUIRE_ERR_BUSY when this
+ * socket's buffer is full (try again), QUIRE_ERR_RANGE for an address outside the table
+ * or a datagram too long for two pieces, QUIRE_ERR_IO otherwise. */
+int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint32_t dst,
+		       const struct iovec *iov, int n_iov);
+
+/* Reads one UDP datagram from channel ch without blocking. 1: a whole datagram as sent is
+ * in buf, *len bytes (cut to cap, so that one too long shows), *src the address of the port
+ * that sent it; 0: what was read completed nothing (a first piece, a stranger's); -1:
+ * nothing is waiting. */
+int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint8_t *buf,
+		       uint32_t cap, uint32_t *len, uint32_t *src);
+
+#endif
