@@ -11,6 +11,31 @@
 #include "sched_mlp.h"
 #include "sched/sched.h"
 
+int sched_mlp_read(const char *path, void **image, size_t *len, char *err, size_t errlen)
+{
+	char why[160];
+	int st = quire_model_read(path, image, len, why, sizeof(why));
+	if (st != QUIRE_OK) {
+		snprintf(err, errlen, "%s: %s (%s)", path, *why ? why : quire_strerror(st),
+			 quire_strerror(st));
+		return -1;
+	}
+	/* The width first: a model for other features would load and score nonsense. */
+	const uint8_t *b = *image;
+	unsigned n0 = b[QUIRE_MLP_HDR_WIDTH] | b[QUIRE_MLP_HDR_WIDTH + 1] << 8;
+	if (n0 != SCHED_FEATURES) {
+		snprintf(
+		    err, errlen,
+		    "%s: offset %d: input width %u (the model takes %u inputs; a candidate has "
+		    "%d features, docs/sched.md)",
+		    path, QUIRE_MLP_HDR_WIDTH, n0, n0, SCHED_FEATURES);
+		free(*image);
+		*image = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int sched_mlp_load(struct sched_mlp *m, struct quire_ctx *ctx, const char *path, char *err,
 		   size_t errlen)
 {
@@ -18,23 +43,9 @@ int sched_mlp_load(struct sched_mlp *m, struct quire_ctx *ctx, const char *path,
 	m->calls = 0;
 	void *img;
 	size_t len;
-	char why[160];
-	int st = quire_model_read(path, &img, &len, why, sizeof(why));
-	if (st != QUIRE_OK) {
-		snprintf(err, errlen, "%s: %s", path, *why ? why : quire_strerror(st));
+	if (sched_mlp_read(path, &img, &len, err, errlen))
 		return -1;
-	}
-	/* The width first: a model for other features would load and score nonsense. */
-	const uint8_t *b = img;
-	unsigned n0 = b[QUIRE_MLP_HDR_WIDTH] | b[QUIRE_MLP_HDR_WIDTH + 1] << 8;
-	if (n0 != SCHED_FEATURES) {
-		snprintf(err, errlen,
-			 "%s: offset %d: input width %u, the scheduler has %d features", path,
-			 QUIRE_MLP_HDR_WIDTH, n0, SCHED_FEATURES);
-		free(img);
-		return -1;
-	}
-	st = quire_model_load(ctx, img, len, &m->model);
+	int st = quire_model_load(ctx, img, len, &m->model);
 	free(img);
 	if (st != QUIRE_OK) {
 		snprintf(err, errlen, "%s: the card refused the model: %s", path,

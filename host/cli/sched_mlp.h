@@ -16,6 +16,9 @@ struct sched_mlp {
 	uint64_t calls;            /* quire_model_score calls (MLP_SCORE commands) */
 };
 
+/* Reads a model image file into *image (malloc'd) and checks it, its input width the
+ * scheduler's feature count. 0, or non-zero with err ("FILE: offset N: what (status)"). */
+int sched_mlp_read(const char *path, void **image, size_t *len, char *err, size_t errlen);
 /* Reads a model image file, checks it and loads it (its input width must be the
  * scheduler's feature count). 0, or non-zero with err ("FILE: what", "FILE: offset N: what"). */
 int sched_mlp_load(struct sched_mlp *m, struct quire_ctx *ctx, const char *path, char *err,

@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "quire.h"
+#include "sched_mlp.h"
 #include "sched/sched.h"
 
 #define RTL_CLOCK_MHZ 250.0 /* the card's clock the RTL is built for (docs/rtl-card.md) */
@@ -101,18 +102,8 @@ int cli_sched_place(int argc, char **argv)
 
 	void *image;
 	size_t len;
-	char why[256];
-	int st = quire_model_read(model_path, &image, &len, why, sizeof(why));
-	if (st != QUIRE_OK)
-		return cli_fail("%s: %s (%s)", model_path, why, quire_strerror(st));
-	uint32_t n0 = (uint32_t)(((const uint8_t *)image)[QUIRE_MLP_HDR_WIDTH] |
-				 ((const uint8_t *)image)[QUIRE_MLP_HDR_WIDTH + 1] << 8);
-	if (n0 != SCHED_FEATURES) {
-		free(image);
-		return cli_fail("%s: the model takes %u inputs; a candidate has %d features "
-				"(docs/sched.md)",
-				model_path, n0, SCHED_FEATURES);
-	}
+	if (sched_mlp_read(model_path, &image, &len, err, sizeof(err)))
+		return cli_fail("%s", err);
 
 	struct sched_place pl;
 	if (sched_read_place(stdin, "stdin", &models, &pl, err, sizeof(err))) {
@@ -161,7 +152,7 @@ int cli_sched_place(int argc, char **argv)
 
 	if (cli_open("sched place", uri, &ctx))
 		goto out;
-	st = quire_model_load(ctx, image, len, &model);
+	int st = quire_model_load(ctx, image, len, &model);
 	if (st != QUIRE_OK) {
 		rc = cli_fail("%s: %s refused the model: %s", model_path, uri, quire_strerror(st));
 		goto out;
