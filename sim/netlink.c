@@ -41,6 +41,7 @@
 
 #include "quire/status.h"
 #include "sim/crc32_fast.h"
+#include "sim/le.h"
 #include "sim/netudp.h"
 
 #define LINK_HELD        64u         /* frames kept per destination until acknowledged */
@@ -208,33 +209,20 @@ static double unit(uint64_t h)
 	return (double)(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static uint32_t ld32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void st32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 static void link_hdr(uint8_t h[QUIRE_LINK_HDR_BYTES], uint32_t kind, uint16_t src, uint32_t session,
 		     uint32_t seq)
 {
-	st32(h, QUIRE_LINK_VERSION | kind << 8 | (uint32_t)src << 16);
-	st32(h + 4, session);
-	st32(h + 8, seq);
-	st32(h + 12, quire_sim_crc32(0, h, 12));
+	quire_st32(h, QUIRE_LINK_VERSION | kind << 8 | (uint32_t)src << 16);
+	quire_st32(h + 4, session);
+	quire_st32(h + 8, seq);
+	quire_st32(h + 12, quire_sim_crc32(0, h, 12));
 }
 
 /* A header that came whole: its kind, else 0. */
 static uint32_t link_hdr_ok(const uint8_t *h, size_t len)
 {
 	if (len < QUIRE_LINK_HDR_BYTES || (h[0] != QUIRE_LINK_VERSION) ||
-	    ld32(h + 12) != quire_sim_crc32(0, h, 12))
+	    quire_ld32(h + 12) != quire_sim_crc32(0, h, 12))
 		return 0;
 	return h[1];
 }
@@ -428,14 +416,14 @@ static void ctl_datagram(struct quire_net_link *l, const uint8_t *h, uint32_t n)
 {
 	uint32_t kind = n == QUIRE_LINK_HDR_BYTES ? link_hdr_ok(h, (size_t)n) : 0;
 	pthread_mutex_lock(&l->lock);
-	struct tx_peer *p = kind ? tx_peer(l, ld32(h) >> 16, 0) : NULL;
+	struct tx_peer *p = kind ? tx_peer(l, quire_ld32(h) >> 16, 0) : NULL;
 	if (!kind)
 		l->st.rx_damaged++;
-	if (!p || ld32(h + 4) != p->session) { /* damaged, or of an earlier session */
+	if (!p || quire_ld32(h + 4) != p->session) { /* damaged, or of an earlier session */
 		pthread_mutex_unlock(&l->lock);
 		return;
 	}
-	uint32_t seq = ld32(h + 8);
+	uint32_t seq = quire_ld32(h + 8);
 	if (kind == QUIRE_LINK_ACK) {
 		tx_acked(p, seq);
 	} else if (kind == QUIRE_LINK_NACK && seq >= 1) {
@@ -543,8 +531,8 @@ static void rx_count(struct quire_net_link *l, uint64_t *counter)
 static int frame_whole(const uint8_t *f, size_t len)
 {
 	return len >= QUIRE_FRAME_HDR_BYTES && len <= QUIRE_NET_FRAME_MAX &&
-	       ld32(f + QUIRE_FRAME_OFF_LEN) == len - QUIRE_FRAME_HDR_BYTES &&
-	       ld32(f + QUIRE_FRAME_OFF_CRC) == quire_net_frame_crc(f, (uint32_t)len);
+	       quire_ld32(f + QUIRE_FRAME_OFF_LEN) == len - QUIRE_FRAME_HDR_BYTES &&
+	       quire_ld32(f + QUIRE_FRAME_OFF_CRC) == quire_net_frame_crc(f, (uint32_t)len);
 }
 
 /* A datagram from the port of address src (-1: unknown) to this one. */
@@ -560,10 +548,10 @@ static void rx_datagram(struct quire_net_link *l, size_t n, int64_t src)
 			rx_nack(l, r);
 		return;
 	}
-	struct rx_peer *r = rx_peer(l, ld32(h) >> 16);
+	struct rx_peer *r = rx_peer(l, quire_ld32(h) >> 16);
 	if (!r)
 		return;
-	uint32_t session = ld32(h + 4), seq = ld32(h + 8);
+	uint32_t session = quire_ld32(h + 4), seq = quire_ld32(h + 8);
 	if (session != r->session) { /* a sender new to this port, or started over */
 		r->session = session;
 		r->expected = 1;

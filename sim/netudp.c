@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "quire/status.h"
+#include "sim/le.h"
 
 #define TAG_BYTES   8u         /* magic, piece, pieces, 0, seq (u32, little-endian) */
 #define TAG_MAGIC   0x71u      /* 'q' */
@@ -231,9 +232,8 @@ int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 		size_t off = (size_t)p * PIECE_BYTES,
 		       n = len - off < PIECE_BYTES ? len - off : PIECE_BYTES;
 		seq++;
-		uint8_t tag[TAG_BYTES] = {
-		    TAG_MAGIC,    (uint8_t)p,          (uint8_t)pieces,      0,
-		    (uint8_t)seq, (uint8_t)(seq >> 8), (uint8_t)(seq >> 16), (uint8_t)(seq >> 24)};
+		uint8_t tag[TAG_BYTES] = {TAG_MAGIC, (uint8_t)p, (uint8_t)pieces, 0};
+		quire_st32(tag + 4, seq);
 		struct iovec out[4] = {{tag, TAG_BYTES}};
 		int k = 1 + slice(iov, n_iov, off, n, out + 1);
 		struct msghdr m = {.msg_name = &sa,
@@ -272,8 +272,7 @@ int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 	if (n < (ssize_t)TAG_BYTES || t[0] != TAG_MAGIC || from < 0 || t[2] < 1 ||
 	    t[2] > MAX_PIECES || t[1] >= t[2])
 		return 0; /* not one of the network's */
-	uint32_t got = (uint32_t)n - TAG_BYTES,
-		 seq = t[4] | (uint32_t)t[5] << 8 | (uint32_t)t[6] << 16 | (uint32_t)t[7] << 24;
+	uint32_t got = (uint32_t)n - TAG_BYTES, seq = quire_ld32(t + 4);
 	if (got > cap)
 		got = cap;
 	*src = (uint32_t)from;

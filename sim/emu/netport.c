@@ -12,6 +12,7 @@
 #include "quire/card.h"
 #include "quire/frame.h"
 #include "quire/status.h"
+#include "sim/le.h"
 
 #define FRAME_MAX QUIRE_NET_FRAME_MAX
 #define RX_CAP    (64u << 20) /* bytes of frames the receive buffer holds */
@@ -37,25 +38,14 @@ struct quire_netport {
 	void *wake_ctx;
 };
 
-static uint32_t ld32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void st32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* ---- receive ---------------------------------------------------------------- */
 
 static void classify(struct rx_frame *f)
 {
 	if (f->len < QUIRE_FRAME_HDR_BYTES || f->len > FRAME_MAX ||
-	    ld32(f->data + QUIRE_FRAME_OFF_LEN) != f->len - QUIRE_FRAME_HDR_BYTES)
+	    quire_ld32(f->data + QUIRE_FRAME_OFF_LEN) != f->len - QUIRE_FRAME_HDR_BYTES)
 		f->flags |= QUIRE_NET_RX_F_BAD_LEN;
-	else if (ld32(f->data + QUIRE_FRAME_OFF_CRC) != quire_net_frame_crc(f->data, f->len))
+	else if (quire_ld32(f->data + QUIRE_FRAME_OFF_CRC) != quire_net_frame_crc(f->data, f->len))
 		f->flags |= QUIRE_NET_RX_F_BAD_CRC;
 }
 
@@ -104,7 +94,7 @@ static int selected(const struct quire_netport *p, const struct rx_frame *f)
 {
 	if (!p->rx_comm || f->flags)
 		return 1;
-	return (ld32(f->data + QUIRE_FRAME_OFF_COMM) & 0xffffu) == p->rx_comm;
+	return (quire_ld32(f->data + QUIRE_FRAME_OFF_COMM) & 0xffffu) == p->rx_comm;
 }
 
 /* The link that points at the first frame the filter passes, or NULL. */
@@ -183,10 +173,10 @@ static uint32_t tx_send(struct quire_netport *p, const uint8_t *mem, uint64_t me
 		return QUIRE_ERR_RANGE;
 	uint8_t *f = p->tx_buf;
 	memcpy(f, mem + p->tx_card, len);
-	uint32_t dst = ld32(f + QUIRE_FRAME_OFF_ADDRS) >> 16;
-	st32(f + QUIRE_FRAME_OFF_ADDRS,
-	     (uint32_t)p->addr | dst << 16); /* the port stamps its own address */
-	st32(f + QUIRE_FRAME_OFF_CRC, quire_net_frame_crc(f, len));
+	uint32_t dst = quire_ld32(f + QUIRE_FRAME_OFF_ADDRS) >> 16;
+	quire_st32(f + QUIRE_FRAME_OFF_ADDRS,
+		   (uint32_t)p->addr | dst << 16); /* the port stamps its own address */
+	quire_st32(f + QUIRE_FRAME_OFF_CRC, quire_net_frame_crc(f, len));
 	int nobody, st = quire_net_link_send(p->link, dst, f, len, &nobody);
 	if (st == QUIRE_OK)
 		count_tx(p, len, nobody);
@@ -236,7 +226,7 @@ uint32_t quire_netport_read(struct quire_netport *p, uint32_t reg)
 		if (reg >= QUIRE_NET_RX_HDR(0) && reg < QUIRE_NET_RX_HDR(8)) {
 			struct rx_frame **l = rx_first(p);
 			if (l && (*l)->len >= QUIRE_FRAME_HDR_BYTES)
-				v = ld32((*l)->data + (reg - QUIRE_NET_RX_HDR(0)));
+				v = quire_ld32((*l)->data + (reg - QUIRE_NET_RX_HDR(0)));
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
