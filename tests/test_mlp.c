@@ -13,51 +13,26 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "mlp_golden.h"
 #include "test_util.h"
 #include "hls/crc32.h"
 #include "hls/mlp.h"
 #include "quire/status.h"
 
-#ifndef QUIRE_TEST_DATA
-#define QUIRE_TEST_DATA "tests/data"
-#endif
-
-static uint8_t *read_file(const char *name, uint32_t *len)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/mlp_golden/%s", QUIRE_TEST_DATA, name);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *p = malloc((size_t)size + 1);
-	assert_int_equal(fread(p, 1, (size_t)size, f), (size_t)size);
-	fclose(f);
-	*len = (uint32_t)size;
-	return p;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void check_golden(const char *name)
 {
 	char file[128];
-	uint32_t ilen, vlen;
+	size_t ilen, vlen;
 	snprintf(file, sizeof(file), "%s.qmlp", name);
-	uint8_t *img = read_file(file, &ilen);
+	uint8_t *img = mlp_golden_read(file, &ilen);
 	snprintf(file, sizeof(file), "%s.vec", name);
-	uint8_t *vec = read_file(file, &vlen);
-	assert_int_equal(le32(vec), 0x564c4d51u);
-	uint32_t c = le32(vec + 4), n0 = le32(vec + 8);
+	uint8_t *vec = mlp_golden_read(file, &vlen);
+	assert_int_equal(mlp_golden_le32(vec), 0x564c4d51u);
+	uint32_t c = mlp_golden_le32(vec + 4), n0 = mlp_golden_le32(vec + 8);
 	const int8_t *feat = (const int8_t *)vec + 12;
 	const uint8_t *feas = vec + 12 + c * n0;
 	const uint8_t *exp_scores = feas + c;
-	int32_t exp_choice = (int32_t)le32(exp_scores + 4 * c);
+	int32_t exp_choice = (int32_t)mlp_golden_le32(exp_scores + 4 * c);
 	assert_int_equal(vlen, 12 + c * n0 + c + 4 * c + 4);
 
 	struct quire_mlp_net *net = malloc(sizeof(*net));
@@ -68,9 +43,9 @@ static void check_golden(const char *name)
 	int st = quire_mlp_score(net, c, feat, feas, scores, &choice);
 	int distinct = 0;
 	for (uint32_t k = 0; k < c; k++) {
-		if ((uint32_t)scores[k] != le32(exp_scores + 4 * k))
+		if ((uint32_t)scores[k] != mlp_golden_le32(exp_scores + 4 * k))
 			fail_msg("%s candidate %u: score %d, golden %d", name, k, scores[k],
-				 (int32_t)le32(exp_scores + 4 * k));
+				 (int32_t)mlp_golden_le32(exp_scores + 4 * k));
 		distinct += k == 0 || scores[k] != scores[k - 1];
 	}
 	assert_true(c < 4 || distinct > 1); /* the vectors exercise more than the bias */

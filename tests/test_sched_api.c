@@ -18,13 +18,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "mlp_golden.h"
 #include "test_util.h"
 #include "hls/crc32.h"
 #include "quire.h"
-
-#ifndef QUIRE_TEST_DATA
-#define QUIRE_TEST_DATA "tests/data"
-#endif
 
 #define MAX_BACKENDS 4
 
@@ -50,24 +47,6 @@ static int backends(const char **uri)
 	return n;
 }
 
-static uint8_t *slurp(const char *name, size_t *len)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/mlp_golden/%s", QUIRE_TEST_DATA, name);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	uint8_t *p = malloc(1 << 19);
-	*len = fread(p, 1, 1 << 19, f);
-	fclose(f);
-	return p;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 struct golden {
 	uint8_t *img, *vec;
 	size_t ilen;
@@ -82,15 +61,15 @@ static void golden_open(struct golden *g, const char *name)
 	char file[128];
 	size_t vlen;
 	snprintf(file, sizeof(file), "%s.qmlp", name);
-	g->img = slurp(file, &g->ilen);
+	g->img = mlp_golden_read(file, &g->ilen);
 	snprintf(file, sizeof(file), "%s.vec", name);
-	g->vec = slurp(file, &vlen);
-	g->c = le32(g->vec + 4);
-	g->n0 = le32(g->vec + 8);
+	g->vec = mlp_golden_read(file, &vlen);
+	g->c = mlp_golden_le32(g->vec + 4);
+	g->n0 = mlp_golden_le32(g->vec + 8);
 	g->feat = (const int8_t *)g->vec + 12;
 	g->feas = g->vec + 12 + (size_t)g->c * g->n0;
 	g->scores = g->feas + g->c;
-	g->choice = (int32_t)le32(g->scores + 4 * (size_t)g->c);
+	g->choice = (int32_t)mlp_golden_le32(g->scores + 4 * (size_t)g->c);
 	assert_int_equal(vlen, 12 + (size_t)g->c * g->n0 + 5 * (size_t)g->c + 4);
 }
 
