@@ -192,36 +192,54 @@ module quire_card_bar
   endfunction
 
   // The next words: the firmware first, the host last, so in one cycle the host's write wins.
+  // Word by word against indices computed once (each word its own decoder), not writes of
+  // the whole array at a variable index: Yosys makes those a shift of all 14336 bits.
+  localparam int unsigned WIrqCount  = 32'(word(RbIrq, IRQ_COUNT));
+  localparam int unsigned WIrqStatus = 32'(word(RbIrq, IRQ_STATUS));
+  localparam int unsigned WIrqMask   = 32'(word(RbIrq, IRQ_MASK));
+  localparam int unsigned WCaps      = 32'(word(RbId, ID_CAPS));
+  localparam int unsigned WNet       = 32'(word(RbNetport, NET_RECORD0));
+  localparam int unsigned WEng       = 32'(word(RbEngines, ENG_RECORD0));
+  localparam int unsigned EngStep   = ENG_RECORD_STEP / 4;
+  localparam int unsigned EngOps    = ENG_OPS / 4;
+  localparam int unsigned EngCycles = ENG_CYCLES / 4;
+  index_t fw_at, host_at, q_ctrl, q_producer, q_consumer, q_status;
+  assign fw_at      = fw_addr_i[10:2];
+  assign host_at    = host_addr_i[10:2];
+  assign q_ctrl     = word(host_block, Q_CTRL);
+  assign q_producer = word(host_block, Q_PRODUCER);
+  assign q_consumer = word(host_block, Q_CONSUMER);
+  assign q_status   = word(host_block, Q_STATUS);
   logic [Words-1:0][31:0] bar_d;
   always_comb begin : next_words
-    bar_d = bar_q;
-    if (fw_write) bar_d[fw_addr_i[10:2]] = fw_wdata_i;
-    if (irq_raise_i) bar_d[word(RbIrq, IRQ_COUNT)] = bar_q[word(RbIrq, IRQ_COUNT)] + 32'd1;
-    if (irq_raise_i || host_irq_clear) bar_d[word(RbIrq, IRQ_STATUS)] = irq_status_d;
-    if (host_irq_mask) bar_d[word(RbIrq, IRQ_MASK)] = host_wdata_i;
-    for (int unsigned i = 0; i < NumEngines; i++) begin
-      if (eng_done_i[i]) begin
-        bar_d[word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_OPS)]    = eng_ops_i[i];
-        bar_d[word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_CYCLES)] = eng_cycles_i[i];
+    for (int unsigned i = 0; i < Words; i++) begin
+      bar_d[i] = bar_q[i];
+      if (fw_write && fw_at == index_t'(i)) bar_d[i] = fw_wdata_i;
+      if (irq_raise_i && i == WIrqCount) bar_d[i] = bar_q[i] + 32'd1;
+      if ((irq_raise_i || host_irq_clear) && i == WIrqStatus) bar_d[i] = irq_status_d;
+      if (host_irq_mask && i == WIrqMask) bar_d[i] = host_wdata_i;
+      for (int unsigned e = 0; e < NumEngines; e++) begin
+        if (eng_done_i[e] && i == WEng + EngStep * e + EngOps)    bar_d[i] = eng_ops_i[e];
+        if (eng_done_i[e] && i == WEng + EngStep * e + EngCycles) bar_d[i] = eng_cycles_i[e];
       end
-    end
-    bar_d[word(RbId, ID_CAPS)] = Caps | (net_link_i ? CAP_NET : 32'd0);
-    if (net_link_i) begin
-      bar_d[word(RbNetport, NET_RECORD0 + NET_LINK)]        = 32'd1;
-      bar_d[word(RbNetport, NET_RECORD0 + NET_ADDR)]        = {16'd0, net_addr_i};
-      bar_d[word(RbNetport, NET_RECORD0 + NET_TX_FRAMES)]   = net_tx_frames_i;
-      bar_d[word(RbNetport, NET_RECORD0 + NET_RX_FRAMES)]   = net_rx_frames_i;
-      bar_d[word(RbNetport, NET_RECORD0 + NET_RX_ERRORS)]   = net_rx_errors_i;
-      bar_d[word(RbNetport, NET_RECORD0 + NET_TX_BYTES_LO)] = net_tx_bytes_i[31:0];
-      bar_d[word(RbNetport, NET_RECORD0 + NET_TX_BYTES_HI)] = net_tx_bytes_i[63:32];
-      bar_d[word(RbNetport, NET_RECORD0 + NET_TX_DROPS)]    = net_tx_drops_i;
-    end
-    if (host_queue_store) bar_d[host_addr_i[10:2]] = host_wdata_i;
-    if (host_queue_ctrl) begin
-      bar_d[word(host_block, Q_CTRL)]     = host_wdata_i & Q_CTRL_ENABLE;
-      bar_d[word(host_block, Q_PRODUCER)] = 32'd0;
-      bar_d[word(host_block, Q_CONSUMER)] = 32'd0;
-      bar_d[word(host_block, Q_STATUS)]   = ctrl_status;
+      if (i == WCaps) bar_d[i] = Caps | (net_link_i ? CAP_NET : 32'd0);
+      if (net_link_i) begin
+        if (i == WNet + NET_LINK / 4)        bar_d[i] = 32'd1;
+        if (i == WNet + NET_ADDR / 4)        bar_d[i] = {16'd0, net_addr_i};
+        if (i == WNet + NET_TX_FRAMES / 4)   bar_d[i] = net_tx_frames_i;
+        if (i == WNet + NET_RX_FRAMES / 4)   bar_d[i] = net_rx_frames_i;
+        if (i == WNet + NET_RX_ERRORS / 4)   bar_d[i] = net_rx_errors_i;
+        if (i == WNet + NET_TX_BYTES_LO / 4) bar_d[i] = net_tx_bytes_i[31:0];
+        if (i == WNet + NET_TX_BYTES_HI / 4) bar_d[i] = net_tx_bytes_i[63:32];
+        if (i == WNet + NET_TX_DROPS / 4)    bar_d[i] = net_tx_drops_i;
+      end
+      if (host_queue_store && host_at == index_t'(i)) bar_d[i] = host_wdata_i;
+      if (host_queue_ctrl) begin
+        if (q_ctrl == index_t'(i))     bar_d[i] = host_wdata_i & Q_CTRL_ENABLE;
+        if (q_producer == index_t'(i)) bar_d[i] = 32'd0;
+        if (q_consumer == index_t'(i)) bar_d[i] = 32'd0;
+        if (q_status == index_t'(i))   bar_d[i] = ctrl_status;
+      end
     end
   end
 

@@ -85,11 +85,14 @@ module quire_card_net
   localparam int unsigned SlotLines = (FrameMax + 1 + 63) / 64;  // one byte more: "too long"
   localparam int unsigned SlotBits  = $clog2(Slots);
   localparam int unsigned SlotLineBits = $clog2(SlotLines);
+  localparam int unsigned SlotAddrBits = $clog2(Slots * SlotLines);
 
   typedef logic [SlotBits-1:0] slot_t;
 
   // ---- the receive buffer: frames in slots, their headers, lengths and flags in registers,
-  // and the order of arrival (order_q[0] the oldest of count_q)
+  // and the order of arrival (order_q[0] the oldest of count_q). The slots are a block RAM
+  // (1 MiB: one write port, the receiver; one read port, POP, data a cycle after the
+  // address; no reset), so that a synthesis tool maps them to BRAM or URAM, not registers.
   logic [511:0]  slot_mem [Slots * SlotLines];
   logic [255:0]  hdr_q    [Slots];
   logic [31:0]   len_q    [Slots];
@@ -170,7 +173,7 @@ module quire_card_net
   // ---- transmit and POP: one operation at a time, the core waiting for its answer
   typedef enum logic [3:0] {
     S_IDLE, S_ANSWER, S_TX_PRIME, S_TX_RD, S_TX_DATA, S_TX_OUT, S_TX_WAIT,
-    S_POP, S_POP_LINE, S_POP_DONE
+    S_POP, S_POP_RD, S_POP_LINE, S_POP_DONE
   } state_e;
   state_e state_q;
 
@@ -208,15 +211,43 @@ module quire_card_net
   assign pop_first_line = rx_dest_q >> 6;
   assign pop_last_line  = (rx_dest_q + pop_len - 32'd1) >> 6;
 
-  // The slot's line `l` (lines before the first read 0).
-  function automatic logic [511:0] slot_line(slot_t s, logic [31:0] l);
-    if (l[31] || l >= SlotLines) slot_line = 512'd0;
-    else slot_line = slot_mem[32'(s) * SlotLines + l];
+  // The slot line whose bytes land on card memory line `line` of a POP: the line holds slot
+  // bytes [src - 64, src) from this one and the one before it (bytes before the slot's
+  // first line and past its last read 0).
+  function automatic logic [31:0] pop_src_line(logic [31:0] line, logic [31:0] dest);
+    pop_src_line = (FRAME_HDR_BYTES + (line << 6) - dest + 32'd64) >> 6;
   endfunction
+
+  // The slot memory's read port: S_POP asks for the first source line's predecessor,
+  // S_POP_RD for the first source line (keeping the predecessor in prev_q), and each
+  // S_POP_LINE for the next one, so that a line of card memory is written a cycle.
+  logic [31:0]             slot_rline;
+  slot_t                   slot_rslot;
+  logic                    slot_rok, slot_rok_q;
+  logic [SlotAddrBits-1:0] slot_raddr;
+  logic [511:0]            slot_rdata_q, slot_line_now;
+  always_comb begin : slot_read_addr
+    slot_rslot = pop_slot_q;
+    unique case (state_q)
+      S_POP: begin
+        slot_rslot = head;
+        slot_rline = pop_src_line(pop_first_line, rx_dest_q) - 32'd1;
+      end
+      S_POP_RD: slot_rline = pop_src_line(pop_line_q, rx_dest_q);
+      default:  slot_rline = pop_src_line(pop_line_q, rx_dest_q) + 32'd1;
+    endcase
+    slot_rok   = !slot_rline[31] && slot_rline < SlotLines;
+    slot_raddr = slot_rok ? SlotAddrBits'(32'(slot_rslot) * SlotLines + slot_rline) : '0;
+  end
+  always_ff @(posedge clk_i) begin : slot_read
+    slot_rdata_q <= slot_mem[slot_raddr];
+    slot_rok_q   <= slot_rok;
+  end
+  assign slot_line_now = slot_rok_q ? slot_rdata_q : 512'd0;
 
   // ---- the receiver
   logic              rx_busy_q;
-  slot_t             rx_slot_q;
+  (* fsm_encoding = "none" *) slot_t rx_slot_q;  // a slot, not a state (synthesis: no FSM)
   logic [31:0]       rx_len_q, rx_crc_q;
   logic [SlotLineBits:0] rx_line_q;
   logic              have_free;
@@ -236,7 +267,7 @@ module quire_card_net
   // A POP's or DROP's removal, which the receiver makes a cycle later: the frame's place in
   // the arrival order, and its slot.
   logic              remove;
-  logic [SlotBits:0] remove_pos;
+  (* fsm_encoding = "none" *) logic [SlotBits:0] remove_pos;  // a position, not a state
   slot_t             remove_slot;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : port
@@ -368,10 +399,17 @@ module quire_card_net
             state_q     <= S_POP_DONE;
           end else begin
             rx_status_q <= OK;
-            state_q     <= S_POP_LINE;
+            state_q     <= S_POP_RD;
           end
         end
+        // The copy's source lines come a cycle after their address; prev_q (idle outside a
+        // GO) keeps the one before.
+        S_POP_RD: begin
+          prev_q  <= slot_line_now;
+          state_q <= S_POP_LINE;
+        end
         S_POP_LINE: begin
+          prev_q     <= slot_line_now;
           pop_line_q <= pop_line_q + 32'd1;
           if (pop_line_q + 32'd1 == pop_end_q) begin
             remove      <= 1'b1;
@@ -392,17 +430,16 @@ module quire_card_net
 
 
   // ---- card memory: TX reads lines, POP writes them
-  logic [31:0]   pop_src;       // slot byte that lands on byte 0 of the line, plus 64
+  logic [5:0]    pop_shift;     // the byte of slot line pop_src_line - 1 on byte 0 of the line
   logic [31:0]   pop_lo, pop_hi; // the line's bytes [lo, hi) that are payload
   logic [1023:0] pop_pair;
   logic [63:0]   pop_be;
-  assign pop_src = FRAME_HDR_BYTES + (pop_line_q << 6) - rx_dest_q + 32'd64;
+  assign pop_shift = 6'(FRAME_HDR_BYTES - rx_dest_q);  // the same for every line
   assign pop_lo  = pop_line_q == pop_first_line ? {26'd0, rx_dest_q[5:0]} : 32'd0;
   assign pop_hi  = pop_line_q == pop_last_line ? (rx_dest_q + pop_len - (pop_line_q << 6))
                                                : 32'd64;
   always_comb begin : pop_data
-    pop_pair = {slot_line(pop_slot_q, (pop_src >> 6)), slot_line(pop_slot_q, (pop_src >> 6) - 32'd1)}
-               >> (10'd8 * 10'(pop_src[5:0]));
+    pop_pair = {slot_line_now, prev_q} >> (10'd8 * 10'(pop_shift));
     pop_be   = ((64'd1 << pop_hi[6:0]) - 64'd1) & ~((64'd1 << pop_lo[5:0]) - 64'd1);
     if (pop_hi == 32'd64) pop_be = ~((64'd1 << pop_lo[5:0]) - 64'd1);
   end
@@ -432,7 +469,21 @@ module quire_card_net
   assign tx_crc_o   = ~crc_q;
 
   // ---- the receiver: a frame into a free slot, its CRC and length checked on the last beat;
-  // the arrival order, with the head removed after a POP or DROP
+  // the arrival order, with the head removed after a POP or DROP. The beat's slot and line:
+  logic                  rx_take;
+  slot_t                 rx_s;
+  logic [SlotLineBits:0] rx_line;
+  assign rx_take = rx_valid_i && rx_ready_o;
+  assign rx_s    = rx_busy_q ? rx_slot_q : free_slot;
+  assign rx_line = rx_busy_q ? rx_line_q : '0;
+
+  // The slot memory's write port (its own process: a block RAM has no reset).
+  always_ff @(posedge clk_i) begin : slot_write
+    if (rx_take && 32'(rx_line) < SlotLines) begin
+      slot_mem[SlotAddrBits'(32'(rx_s) * SlotLines + 32'(rx_line))] <= rx_data_i;
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin : receive
     if (!rst_ni) begin
       rx_busy_q   <= 1'b0;
@@ -462,13 +513,11 @@ module quire_card_net
         used_q[remove_slot] <= 1'b0;
         count = count - 1'b1;
       end
-      if (rx_valid_i && rx_ready_o) begin
+      if (rx_take) begin
         logic [511:0] beat;
         logic [31:0]  crc, len;
         slot_t        s;
-        logic [SlotLineBits:0] line;
-        s    = rx_busy_q ? rx_slot_q : free_slot;
-        line = rx_busy_q ? rx_line_q : '0;
+        s    = rx_s;
         beat = rx_data_i;
         crc  = rx_busy_q ? rx_crc_q : Crc32Init;
         len  = (rx_busy_q ? rx_len_q : 32'd0) + {25'd0, rx_bytes_i};
@@ -480,11 +529,10 @@ module quire_card_net
           used_q[s] <= 1'b1;
         end
         crc = crc32_beat(crc, beat, rx_bytes_i);
-        if (32'(line) < SlotLines) slot_mem[32'(s) * SlotLines + 32'(line)] <= rx_data_i;
         rx_slot_q <= s;
         rx_crc_q  <= crc;
         rx_len_q  <= len;
-        rx_line_q <= line + 1'b1;
+        rx_line_q <= rx_line + 1'b1;
         rx_busy_q <= !rx_last_i;
         if (rx_last_i) begin
           logic [31:0] flags, hdr_len, hdr_crc;
