@@ -4,6 +4,12 @@
 
 Usage: rtl_report.py [--timeout S] [--work DIR] [--out FILE] [--optional TOP]...
                      --top NAME SRC... [--top NAME SRC...] [--param TOP:NAME=VALUE]...
+                     [--blackbox TOP:MODULE]... [--sum NAME=TOP+TOP...]...
+
+--blackbox leaves MODULE's instances in TOP as empty boxes (its body removed, its ports
+kept), counted in nothing; --sum prints a line of several tops' figures added, so that a
+top synthesized with other tops as boxes is reported whole (the card top: its own modules,
+plus the core and the engine tops, each in the card once).
 
 Each top is synthesized on its own by `yosys -p 'synth_xilinx -family xcup -noiopad
 -top TOP; stat -top TOP'` (UltraScale+; no I/O buffers: a block inside a shell, not a
@@ -179,6 +185,30 @@ def flatten_packed(text):
     return text
 
 
+def blackbox(text, name):
+    """text with module NAME's body removed and the module marked (* blackbox *): its
+    ports and parameters stay, so that an instance of it is a cell Yosys leaves alone
+    and counts nothing in (the card memory: the board's DRAM, not the FPGA's fabric)."""
+    m = re.search(rf"^module\s+{name}\b", text, re.M)
+    if not m:
+        raise SystemExit(f"rtl_report: --blackbox: no module {name}")
+    depth, j, seen = 0, m.end(), False
+    while j < len(text):
+        if text.startswith("//", j):
+            j = text.index("\n", j)
+            continue
+        ch = text[j]
+        if ch == "(":
+            depth, seen = depth + 1, True
+        elif ch == ")":
+            depth -= 1
+        elif ch == ";" and depth == 0 and seen:
+            break
+        j += 1
+    end = text.index("endmodule", j)
+    return text[:m.start()] + "(* blackbox *)\n" + text[m.start():j + 1] + "\n" + text[end:]
+
+
 def split_top(text):
     """text split on the commas outside brackets and braces."""
     parts, depth, cur = [], 0, ""
@@ -280,6 +310,11 @@ def main():
     ap.add_argument("--param", action="append", default=[], metavar="TOP:NAME=VALUE")
     ap.add_argument("--optional", action="append", default=[], metavar="TOP",
                     help="a top whose failure is reported but does not fail the run")
+    ap.add_argument("--blackbox", action="append", default=[], metavar="TOP:MODULE",
+                    help="synthesize TOP with MODULE's instances as empty boxes (counted apart)")
+    ap.add_argument("--sum", action="append", default=[], metavar="NAME=TOP+TOP...",
+                    help="a line NAME: the sum of those tops' figures (a top whose parts are "
+                         "boxes plus the tops synthesized for them)")
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--work", default="build/rtl/report")
     ap.add_argument("--out", default=None)
@@ -297,8 +332,12 @@ def main():
         top, srcs = spec[0], spec[1:]
         params = [p.split(":", 1)[1] for p in args.param if p.split(":", 1)[0] == top]
         flat = os.path.join(args.work, f"{top}.sv")
+        boxes = [b.split(":", 1)[1] for b in args.blackbox if b.split(":", 1)[0] == top]
+        text = flatten(srcs)
+        for box in boxes:
+            text = blackbox(text, box)
         with open(flat, "w", encoding="utf-8") as f:
-            f.write(flatten(srcs))
+            f.write(text)
         chparam = "".join(f"chparam -set {p.split('=')[0]} {p.split('=')[1]} {top}; " for p in params)
         script = f"read_verilog -sv {flat}; {chparam}synth_xilinx -family xcup -noiopad -top {top}; stat -top {top}"
         logpath = os.path.join(args.work, f"{top}.log")
@@ -321,9 +360,27 @@ def main():
             print(lines[-1], file=sys.stderr)
             continue
         note = " " + " ".join(params) if params else ""
+        note += f" boxes: {' '.join(boxes)}" if boxes else ""
         lines.append(f"{top:<22} {counts['LUT']:>8} {counts['FF']:>8} {counts['DSP']:>5} "
                      f"{counts['BRAM36']:>7g} {counts['URAM']:>5} {counts['LUTRAM/SRL']:>10}  {took:>5.1f}s{note}")
         rows.append((top, counts))
+        print(lines[-1], file=sys.stderr)
+    for spec in args.sum:
+        name, parts = spec.split("=", 1)
+        got = dict(rows)
+        missing = [t for t in parts.split("+") if t not in got]
+        if missing:
+            lines.append(f"{name:<22} not summed: {', '.join(missing)} not synthesized")
+            if parts.split("+")[0] not in args.optional:
+                failed.append(name)
+        else:
+            counts = {k: sum(got[t][k] for t in parts.split("+"))
+                      for k in ("LUT", "FF", "DSP", "BRAM36", "URAM", "LUTRAM/SRL")}
+            took = ""
+            lines.append(f"{name:<22} {counts['LUT']:>8} {counts['FF']:>8} {counts['DSP']:>5} "
+                         f"{counts['BRAM36']:>7g} {counts['URAM']:>5} {counts['LUTRAM/SRL']:>10}  "
+                         f"{took:>6} = {' + '.join(parts.split('+'))}")
+            rows.append((name, counts))
         print(lines[-1], file=sys.stderr)
     for device, total in DEVICES:
         lines += ["", f"Share of one {device} ({', '.join(f'{v:,} {k}' for k, v in total.items())}): {LABEL}."]
