@@ -14,8 +14,9 @@
 //   - a raise from the control block sets IRQ STATUS bits, counts in IRQ
 //     COUNT, and sends an interrupt (one-cycle pulse, like an MSI) when a
 //     raised cause is enabled in MASK.
-// The words are one array, so that the firmware-writable words need no list;
-// the header and ID words are set at reset from quire_card_pkg.
+// The words the firmware alone writes are a RAM (a word not yet written reads its reset
+// value: headers and ID from quire_card_pkg, else 0), so that they need no list; the few
+// that the host or the card's blocks write are registers.
 module quire_card_bar
   import quire_card_pkg::*;
 #(
@@ -82,8 +83,94 @@ module quire_card_bar
     return index_t'((block + register) >> 2);
   endfunction
 
-  // The words as a packed array: Yosys 0.23 copies no whole unpacked array.
-  logic [Words-1:0][31:0] bar_q;
+  // The words in two parts. The live words, those that something other than the firmware
+  // writes (the host, the IRQ raise, the engines, the network port) or that the port reads
+  // every cycle, are registers, a few dozen of them; every other word is only ever written by
+  // the firmware, one at a time, so it is a RAM with one write port (no reset), beside a
+  // written bit per word (reset 0): a word not written since reset reads its reset value.
+  // Reads are in the cycle of the request, as before; a synthesis tool maps the RAM to LUT
+  // RAM, and neither a simulator nor a synthesis tool handles a 14336-bit register whole.
+  localparam int unsigned QWords   = (Q_STATUS - Q_BASE_LO) / 4 + 1;       // 0x10..0x28
+  localparam int unsigned IrqWords = (IRQ_COUNT - IRQ_STATUS) / 4 + 1;     // 0x10..0x18
+  localparam int unsigned NetWords = (NET_TX_DROPS - NET_LINK) / 4 + 1;   // the record
+  // The live words' places: CMDQ's and CPLQ's queue registers, IRQ's, CAPS, the NETPORT
+  // record, and each engine's OPS and CYCLES.
+  localparam int unsigned LCmdq  = 0;
+  localparam int unsigned LCplq  = LCmdq + QWords;
+  localparam int unsigned LIrq   = LCplq + QWords;
+  localparam int unsigned LCaps  = LIrq + IrqWords;
+  localparam int unsigned LNet   = LCaps + 1;
+  localparam int unsigned LEng   = LNet + NetWords;
+  localparam int unsigned NumLive = LEng + 2 * NumEngines;
+
+
+  // The word each live register stands for.
+  function automatic logic [NumLive-1:0][8:0] live_words();
+    logic [NumLive-1:0][8:0] w;
+    for (int unsigned i = 0; i < QWords; i++) begin
+      w[LCmdq + i] = word(RbCmdq, Q_BASE_LO + 4 * i);
+      w[LCplq + i] = word(RbCplq, Q_BASE_LO + 4 * i);
+    end
+    for (int unsigned i = 0; i < IrqWords; i++) w[LIrq + i] = word(RbIrq, IRQ_STATUS + 4 * i);
+    w[LCaps] = word(RbId, ID_CAPS);
+    for (int unsigned i = 0; i < NetWords; i++) begin
+      w[LNet + i] = word(RbNetport, NET_RECORD0 + NET_LINK + 4 * i);
+    end
+    for (int unsigned i = 0; i < NumEngines; i++) begin
+      w[LEng + 2 * i]     = word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_OPS);
+      w[LEng + 2 * i + 1] = word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_CYCLES);
+    end
+    live_words = w;
+  endfunction
+  localparam logic [NumLive-1:0][8:0] LiveAt = live_words();
+
+  // A word's value at reset: headers and ID from quire_card_pkg, the engines' kinds
+  // 1..NumEngines and the one network port, everything else 0.
+  localparam int unsigned WEng      = 32'(word(RbEngines, ENG_RECORD0));
+  localparam int unsigned EngStep   = ENG_RECORD_STEP / 4;
+  function automatic logic [31:0] reset_word(index_t i);
+    reset_word = 32'd0;
+    if (i == word(RbId, RB_TYPE))          reset_word = RB_TYPE_ID;
+    if (i == word(RbId, RB_VERSION))       reset_word = RB_ID_VERSION;
+    if (i == word(RbId, RB_NEXT))          reset_word = RbCmdq;
+    if (i == word(RbCmdq, RB_TYPE))        reset_word = RB_TYPE_CMDQ;
+    if (i == word(RbCmdq, RB_VERSION))     reset_word = RB_CMDQ_VERSION;
+    if (i == word(RbCmdq, RB_NEXT))        reset_word = RbCplq;
+    if (i == word(RbCplq, RB_TYPE))        reset_word = RB_TYPE_CPLQ;
+    if (i == word(RbCplq, RB_VERSION))     reset_word = RB_CPLQ_VERSION;
+    if (i == word(RbCplq, RB_NEXT))        reset_word = RbIrq;
+    if (i == word(RbIrq, RB_TYPE))         reset_word = RB_TYPE_IRQ;
+    if (i == word(RbIrq, RB_VERSION))      reset_word = RB_IRQ_VERSION;
+    if (i == word(RbIrq, RB_NEXT))         reset_word = RbEngines;
+    if (i == word(RbEngines, RB_TYPE))     reset_word = RB_TYPE_ENGINES;
+    if (i == word(RbEngines, RB_VERSION))  reset_word = RB_ENGINES_VERSION;
+    if (i == word(RbEngines, RB_NEXT))     reset_word = RbNetport;
+    if (i == word(RbNetport, RB_TYPE))     reset_word = RB_TYPE_NETPORT;
+    if (i == word(RbNetport, RB_VERSION))  reset_word = RB_NETPORT_VERSION;
+    if (i == word(RbNetport, RB_NEXT))     reset_word = RbCounters;
+    if (i == word(RbCounters, RB_TYPE))    reset_word = RB_TYPE_COUNTERS;
+    if (i == word(RbCounters, RB_VERSION)) reset_word = RB_COUNTERS_VERSION;
+    if (i == word(RbId, ID_MAGIC))         reset_word = ID_MAGIC_VALUE;
+    if (i == word(RbId, ID_IF_VERSION))    reset_word = INTERFACE_VERSION;
+    if (i == word(RbId, ID_BOARD))         reset_word = BOARD_SIM_RTL;
+    if (i == word(RbId, ID_CAPS))          reset_word = Caps;
+    if (i == word(RbId, ID_BUILD_LO))      reset_word = HwBuildId[31:0];
+    if (i == word(RbId, ID_BUILD_HI))      reset_word = HwBuildId[63:32];
+    if (i == word(RbId, ID_FW_STATE))      reset_word = FW_STATE_BOOTING;
+    if (i == word(RbId, ID_MEM_LO))        reset_word = MemBytes[31:0];
+    if (i == word(RbId, ID_MEM_HI))        reset_word = MemBytes[63:32];
+    if (i == word(RbId, ID_CLOCK_HZ))      reset_word = ClockHz;
+    if (i == word(RbEngines, ENG_COUNT))   reset_word = NumEngines;
+    if (32'(i) >= WEng && 32'(i) < WEng + EngStep * NumEngines &&
+        (32'(i) - WEng) % EngStep == ENG_KIND / 4) begin
+      reset_word = (32'(i) - WEng) / EngStep + 32'd1;
+    end
+    if (i == word(RbNetport, NET_COUNT))   reset_word = 32'd1;
+  endfunction
+
+  logic [NumLive-1:0][31:0] live_q;
+  logic [31:0]              ram_q [Words];
+  logic [Words-1:0]         written_q;
   logic [31:0] epoch_q;
   logic        irq_q;
 
@@ -106,6 +193,21 @@ module quire_card_bar
   assign host_irq_mask    = host_write && host_block == RbIrq && host_reg == IRQ_MASK;
   assign host_event_o     = host_write;
 
+  // The two read ports, the host's and the firmware's: a live word from its register, any
+  // other from the RAM once written, its reset value before.
+  index_t      fw_at, host_at;
+  logic [31:0] host_word, fw_word;
+  assign fw_at   = fw_addr_i[10:2];
+  assign host_at = host_addr_i[10:2];
+  always_comb begin : read_ports
+    host_word = written_q[host_at] ? ram_q[host_at] : reset_word(host_at);
+    fw_word   = written_q[fw_at] ? ram_q[fw_at] : reset_word(fw_at);
+    for (int unsigned k = 0; k < NumLive; k++) begin
+      if (host_at == LiveAt[k]) host_word = live_q[k];
+      if (fw_at == LiveAt[k])   fw_word   = live_q[k];
+    end
+  end
+
   always_comb begin : host_read
     if (!host_ok) begin
       host_rdata_o = 32'hffff_ffff;  // as a PCIe read of nothing
@@ -114,17 +216,23 @@ module quire_card_bar
     end else if (host_addr_i == RbCounters + CNT_CYCLES_HI) begin
       host_rdata_o = cycles_i[63:32];
     end else if (host_addr_i < BlockBytes) begin
-      host_rdata_o = bar_q[host_addr_i[10:2]];
+      host_rdata_o = host_word;
     end else begin
       host_rdata_o = 32'd0;
     end
   end
 
   // A queue CTRL write: the queue's new STATUS, from the base and size it has now.
+  localparam int unsigned QBaseLo = (Q_BASE_LO - Q_BASE_LO) / 4;
+  localparam int unsigned QBaseHi = (Q_BASE_HI - Q_BASE_LO) / 4;
+  localparam int unsigned QLog2   = (Q_SIZE_LOG2 - Q_BASE_LO) / 4;
+  logic        host_cmdq;
   logic [63:0] ctrl_base;
   logic [31:0] ctrl_log2, ctrl_status;
-  assign ctrl_base = {bar_q[word(host_block, Q_BASE_HI)], bar_q[word(host_block, Q_BASE_LO)]};
-  assign ctrl_log2 = bar_q[word(host_block, Q_SIZE_LOG2)];
+  assign host_cmdq = host_block == RbCmdq;  // else CPLQ, when it matters
+  assign ctrl_base = host_cmdq ? {live_q[LCmdq + QBaseHi], live_q[LCmdq + QBaseLo]}
+                               : {live_q[LCplq + QBaseHi], live_q[LCplq + QBaseLo]};
+  assign ctrl_log2 = host_cmdq ? live_q[LCmdq + QLog2] : live_q[LCplq + QLog2];
   always_comb begin : queue_status
     if ((host_wdata_i & Q_CTRL_ENABLE) == 32'd0) begin
       ctrl_status = 32'd0;
@@ -140,125 +248,84 @@ module quire_card_bar
   logic fw_in_blocks, fw_write;
   assign fw_in_blocks = {16'd0, fw_addr_i} < BlockBytes;
   assign fw_write     = fw_req_i && fw_we_i && fw_in_blocks;
-  assign fw_rdata_o   = fw_in_blocks ? bar_q[fw_addr_i[10:2]] : 32'd0;
+  assign fw_rdata_o   = fw_in_blocks ? fw_word : 32'd0;
 
   // IRQ STATUS: raised bits set, then the host's write-1-to-clear, both in one cycle.
+  localparam int unsigned LIrqStatus = LIrq + (IRQ_STATUS - IRQ_STATUS) / 4;
+  localparam int unsigned LIrqMask   = LIrq + (IRQ_MASK - IRQ_STATUS) / 4;
+  localparam int unsigned LIrqCount  = LIrq + (IRQ_COUNT - IRQ_STATUS) / 4;
   logic [31:0] irq_status_d, irq_mask;
-  assign irq_mask     = bar_q[word(RbIrq, IRQ_MASK)];
-  assign irq_status_d = (bar_q[word(RbIrq, IRQ_STATUS)] | (irq_raise_i ? irq_causes_i : 32'd0)) &
+  assign irq_mask     = live_q[LIrqMask];
+  assign irq_status_d = (live_q[LIrqStatus] | (irq_raise_i ? irq_causes_i : 32'd0)) &
                         ~(host_irq_clear ? host_wdata_i : 32'd0);
 
-  // The words at reset: headers and ID from quire_card_pkg, everything else 0.
-  function automatic logic [Words-1:0][31:0] reset_words();
-    logic [Words-1:0][31:0] w;
-    for (int unsigned i = 0; i < Words; i++) w[i] = 32'd0;
-    w[word(RbId, RB_TYPE)]          = RB_TYPE_ID;
-    w[word(RbId, RB_VERSION)]       = RB_ID_VERSION;
-    w[word(RbId, RB_NEXT)]          = RbCmdq;
-    w[word(RbCmdq, RB_TYPE)]        = RB_TYPE_CMDQ;
-    w[word(RbCmdq, RB_VERSION)]     = RB_CMDQ_VERSION;
-    w[word(RbCmdq, RB_NEXT)]        = RbCplq;
-    w[word(RbCplq, RB_TYPE)]        = RB_TYPE_CPLQ;
-    w[word(RbCplq, RB_VERSION)]     = RB_CPLQ_VERSION;
-    w[word(RbCplq, RB_NEXT)]        = RbIrq;
-    w[word(RbIrq, RB_TYPE)]         = RB_TYPE_IRQ;
-    w[word(RbIrq, RB_VERSION)]      = RB_IRQ_VERSION;
-    w[word(RbIrq, RB_NEXT)]         = RbEngines;
-    w[word(RbEngines, RB_TYPE)]     = RB_TYPE_ENGINES;
-    w[word(RbEngines, RB_VERSION)]  = RB_ENGINES_VERSION;
-    w[word(RbEngines, RB_NEXT)]     = RbNetport;
-    w[word(RbNetport, RB_TYPE)]     = RB_TYPE_NETPORT;
-    w[word(RbNetport, RB_VERSION)]  = RB_NETPORT_VERSION;
-    w[word(RbNetport, RB_NEXT)]     = RbCounters;
-    w[word(RbCounters, RB_TYPE)]    = RB_TYPE_COUNTERS;
-    w[word(RbCounters, RB_VERSION)] = RB_COUNTERS_VERSION;
-    w[word(RbId, ID_MAGIC)]         = ID_MAGIC_VALUE;
-    w[word(RbId, ID_IF_VERSION)]    = INTERFACE_VERSION;
-    w[word(RbId, ID_BOARD)]         = BOARD_SIM_RTL;
-    w[word(RbId, ID_CAPS)]          = Caps;
-    w[word(RbId, ID_BUILD_LO)]      = HwBuildId[31:0];
-    w[word(RbId, ID_BUILD_HI)]      = HwBuildId[63:32];
-    w[word(RbId, ID_FW_STATE)]      = FW_STATE_BOOTING;
-    w[word(RbId, ID_MEM_LO)]        = MemBytes[31:0];
-    w[word(RbId, ID_MEM_HI)]        = MemBytes[63:32];
-    w[word(RbId, ID_CLOCK_HZ)]      = ClockHz;
-    // The engines of kinds 1..NumEngines, and the one network port (its record: next_words).
-    w[word(RbEngines, ENG_COUNT)]   = NumEngines;
-    for (int unsigned i = 0; i < NumEngines; i++) begin
-      w[word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_KIND)] = i + 1;
-    end
-    w[word(RbNetport, NET_COUNT)]   = 32'd1;
-    reset_words = w;
-  endfunction
-
-  // The next words: the firmware first, the host last, so in one cycle the host's write wins.
-  // Word by word against indices computed once (each word its own decoder), not writes of
-  // the whole array at a variable index: Yosys makes those a shift of all 14336 bits.
-  localparam int unsigned WIrqCount  = 32'(word(RbIrq, IRQ_COUNT));
-  localparam int unsigned WIrqStatus = 32'(word(RbIrq, IRQ_STATUS));
-  localparam int unsigned WIrqMask   = 32'(word(RbIrq, IRQ_MASK));
-  localparam int unsigned WCaps      = 32'(word(RbId, ID_CAPS));
-  localparam int unsigned WNet       = 32'(word(RbNetport, NET_RECORD0));
-  localparam int unsigned WEng       = 32'(word(RbEngines, ENG_RECORD0));
-  localparam int unsigned EngStep   = ENG_RECORD_STEP / 4;
-  localparam int unsigned EngOps    = ENG_OPS / 4;
-  localparam int unsigned EngCycles = ENG_CYCLES / 4;
-  index_t fw_at, host_at, q_ctrl, q_producer, q_consumer, q_status;
-  assign fw_at      = fw_addr_i[10:2];
-  assign host_at    = host_addr_i[10:2];
+  // The live words' next values: the firmware first, the host last, so in one cycle the
+  // host's write wins. Word by word against constant indices (each word its own decoder).
+  index_t q_ctrl, q_producer, q_consumer, q_status;
   assign q_ctrl     = word(host_block, Q_CTRL);
   assign q_producer = word(host_block, Q_PRODUCER);
   assign q_consumer = word(host_block, Q_CONSUMER);
   assign q_status   = word(host_block, Q_STATUS);
-  logic [Words-1:0][31:0] bar_d;
-  always_comb begin : next_words
-    for (int unsigned i = 0; i < Words; i++) begin
-      bar_d[i] = bar_q[i];
-      if (fw_write && fw_at == index_t'(i)) bar_d[i] = fw_wdata_i;
-      if (irq_raise_i && i == WIrqCount) bar_d[i] = bar_q[i] + 32'd1;
-      if ((irq_raise_i || host_irq_clear) && i == WIrqStatus) bar_d[i] = irq_status_d;
-      if (host_irq_mask && i == WIrqMask) bar_d[i] = host_wdata_i;
+  logic [NumLive-1:0][31:0] live_d;
+  logic [NetWords-1:0][31:0] net_record;
+  always_comb begin : next_live
+    net_record = '0;
+    net_record[(NET_LINK - NET_LINK) / 4]        = 32'd1;
+    net_record[(NET_ADDR - NET_LINK) / 4]        = {16'd0, net_addr_i};
+    net_record[(NET_TX_FRAMES - NET_LINK) / 4]   = net_tx_frames_i;
+    net_record[(NET_RX_FRAMES - NET_LINK) / 4]   = net_rx_frames_i;
+    net_record[(NET_RX_ERRORS - NET_LINK) / 4]   = net_rx_errors_i;
+    net_record[(NET_TX_BYTES_LO - NET_LINK) / 4] = net_tx_bytes_i[31:0];
+    net_record[(NET_TX_BYTES_HI - NET_LINK) / 4] = net_tx_bytes_i[63:32];
+    net_record[(NET_TX_DROPS - NET_LINK) / 4]    = net_tx_drops_i;
+    for (int unsigned k = 0; k < NumLive; k++) begin
+      live_d[k] = live_q[k];
+      if (fw_write && fw_at == LiveAt[k]) live_d[k] = fw_wdata_i;
+      if (irq_raise_i && k == LIrqCount) live_d[k] = live_q[k] + 32'd1;
+      if ((irq_raise_i || host_irq_clear) && k == LIrqStatus) live_d[k] = irq_status_d;
+      if (host_irq_mask && k == LIrqMask) live_d[k] = host_wdata_i;
       for (int unsigned e = 0; e < NumEngines; e++) begin
-        if (eng_done_i[e] && i == WEng + EngStep * e + EngOps)    bar_d[i] = eng_ops_i[e];
-        if (eng_done_i[e] && i == WEng + EngStep * e + EngCycles) bar_d[i] = eng_cycles_i[e];
+        if (eng_done_i[e] && k == LEng + 2 * e)     live_d[k] = eng_ops_i[e];
+        if (eng_done_i[e] && k == LEng + 2 * e + 1) live_d[k] = eng_cycles_i[e];
       end
-      if (i == WCaps) bar_d[i] = Caps | (net_link_i ? CAP_NET : 32'd0);
-      if (net_link_i) begin
-        if (i == WNet + NET_LINK / 4)        bar_d[i] = 32'd1;
-        if (i == WNet + NET_ADDR / 4)        bar_d[i] = {16'd0, net_addr_i};
-        if (i == WNet + NET_TX_FRAMES / 4)   bar_d[i] = net_tx_frames_i;
-        if (i == WNet + NET_RX_FRAMES / 4)   bar_d[i] = net_rx_frames_i;
-        if (i == WNet + NET_RX_ERRORS / 4)   bar_d[i] = net_rx_errors_i;
-        if (i == WNet + NET_TX_BYTES_LO / 4) bar_d[i] = net_tx_bytes_i[31:0];
-        if (i == WNet + NET_TX_BYTES_HI / 4) bar_d[i] = net_tx_bytes_i[63:32];
-        if (i == WNet + NET_TX_DROPS / 4)    bar_d[i] = net_tx_drops_i;
-      end
-      if (host_queue_store && host_at == index_t'(i)) bar_d[i] = host_wdata_i;
+      if (k == LCaps) live_d[k] = Caps | (net_link_i ? CAP_NET : 32'd0);
+      if (net_link_i && k >= LNet && k < LNet + NetWords) live_d[k] = net_record[k - LNet];
+      if (host_queue_store && host_at == LiveAt[k]) live_d[k] = host_wdata_i;
       if (host_queue_ctrl) begin
-        if (q_ctrl == index_t'(i))     bar_d[i] = host_wdata_i & Q_CTRL_ENABLE;
-        if (q_producer == index_t'(i)) bar_d[i] = 32'd0;
-        if (q_consumer == index_t'(i)) bar_d[i] = 32'd0;
-        if (q_status == index_t'(i))   bar_d[i] = ctrl_status;
+        if (q_ctrl == LiveAt[k])     live_d[k] = host_wdata_i & Q_CTRL_ENABLE;
+        if (q_producer == LiveAt[k]) live_d[k] = 32'd0;
+        if (q_consumer == LiveAt[k]) live_d[k] = 32'd0;
+        if (q_status == LiveAt[k])   live_d[k] = ctrl_status;
       end
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : registers
     if (!rst_ni) begin
-      bar_q   <= reset_words();
-      epoch_q <= 32'd0;
-      irq_q   <= 1'b0;
+      for (int unsigned k = 0; k < NumLive; k++) live_q[k] <= reset_word(LiveAt[k]);
+      written_q <= '0;
+      epoch_q   <= 32'd0;
+      irq_q     <= 1'b0;
     end else begin
-      bar_q <= bar_d;
+      live_q <= live_d;
+      if (fw_write) written_q[fw_at] <= 1'b1;
       if (host_queue_ctrl) epoch_q <= epoch_q + 32'd1;
       irq_q <= irq_raise_i && (irq_causes_i & irq_mask) != 32'd0;
     end
   end
 
-  assign queue_epoch_o = epoch_q;
-  assign cmdq_producer_o = bar_q[word(RbCmdq, Q_PRODUCER)];
-  assign cmdq_consumer_o = bar_q[word(RbCmdq, Q_CONSUMER)];
-  assign irq_o         = irq_q;
+  // The RAM's one write port, the firmware's (its own process: a RAM has no reset). A write
+  // to a live word lands here too, unread.
+  always_ff @(posedge clk_i) begin : ram_write
+    if (fw_write) ram_q[fw_at] <= fw_wdata_i;
+  end
+
+  localparam int unsigned QProducer = (Q_PRODUCER - Q_BASE_LO) / 4;
+  localparam int unsigned QConsumer = (Q_CONSUMER - Q_BASE_LO) / 4;
+  assign queue_epoch_o   = epoch_q;
+  assign cmdq_producer_o = live_q[LCmdq + QProducer];
+  assign cmdq_consumer_o = live_q[LCmdq + QConsumer];
+  assign irq_o           = irq_q;
 
   logic unused_bits;
   assign unused_bits = ^{host_block[31:11], host_reg[31:8], fw_addr_i[1:0], fw_addr_i[15:11]};
