@@ -367,6 +367,7 @@ def main():
         print(lines[-1], file=sys.stderr)
     for spec in args.sum:
         name, parts = spec.split("=", 1)
+        parts = "+".join(t.strip() for t in parts.split("+"))  # make's lists bring spaces
         got = dict(rows)
         missing = [t for t in parts.split("+") if t not in got]
         if missing:
