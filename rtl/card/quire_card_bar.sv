@@ -289,7 +289,9 @@ module quire_card_bar
         if (eng_done_i[e] && k == LEng + 2 * e + 1) live_d[k] = eng_cycles_i[e];
       end
       if (k == LCaps) live_d[k] = Caps | (net_link_i ? CAP_NET : 32'd0);
-      if (net_link_i && k >= LNet && k < LNet + NetWords) live_d[k] = net_record[k - LNet];
+      for (int unsigned n = 0; n < NetWords; n++) begin
+        if (net_link_i && k == LNet + n) live_d[k] = net_record[n];
+      end
       if (host_queue_store && host_at == LiveAt[k]) live_d[k] = host_wdata_i;
       if (host_queue_ctrl) begin
         if (q_ctrl == LiveAt[k])     live_d[k] = host_wdata_i & Q_CTRL_ENABLE;
