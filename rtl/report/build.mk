@@ -3,9 +3,11 @@
 # UltraScale+ (-family xcup) on each engine top, the core and the card top,
 # with the share of an AWS F1 VU9P and of an Alveo U55C (rtl/report/rtl_report.py,
 # docs/rtl-report.md). A Yosys estimate, not a vendor synthesis; no Fmax claimed.
-# Needs yosys; not part of `make test` (a few minutes). Written to $(BUILD)/rtl-report.txt.
+# Needs yosys; not part of `make test`: each top is synthesized in turn, the card top
+# the longest (over an hour in all on 2 loaded CPUs, docs/rtl-report.md). Written to
+# $(BUILD)/rtl-report.txt. RTL_REPORT_TIMEOUT bounds each top (seconds).
 YOSYS ?= yosys
-RTL_REPORT_TIMEOUT ?= 900
+RTL_REPORT_TIMEOUT ?= 5400
 # The card top's card memory size is a parameter (128 MiB in the RTL); the report
 # gives it RTL_REPORT_CARD_MEM bytes, which only sizes the card's line addresses here.
 RTL_REPORT_CARD_MEM ?= 65536
