@@ -31,9 +31,12 @@ struct entry {
 	uint16_t base;
 };
 
-/* The first piece of a sender's two-piece datagram, until the second comes. */
+#define PARTS 4u /* pieces kept per sender until their partners come */
+
+/* A piece of a sender's two-piece datagram, until its partner comes. */
 struct part {
 	uint32_t seq, len; /* len 0: none waiting */
+	uint8_t piece;     /* 0: the first, 1: the second */
 	uint8_t bytes[PIECE_BYTES];
 };
 
@@ -41,7 +44,7 @@ struct chan {
 	int fd;
 	pthread_mutex_t send_lock; /* a number and its pieces go out together */
 	uint32_t seq_to[N_ADDR];
-	struct part *from[N_ADDR]; /* the receiving thread's, allocated when first needed */
+	struct part *from[N_ADDR]; /* PARTS each, the receiving thread's, allocated when needed */
 };
 
 struct quire_net_udp {
@@ -150,6 +153,12 @@ static int bind_chan(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint16
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	sz = SNDBUF;
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	/* No UDP checksum on what this socket sends (IPv4 allows it), so the receiving kernel
+	 * does not check one either: the link's CRCs cover every byte that matters (a damaged
+	 * tag only spoils a join, which the frame's CRC then catches), and the checksum cost
+	 * a pass over every datagram at each end. */
+	sz = 1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &sz, sizeof(sz));
 	if (bind(fd, (struct sockaddr *)&self, sizeof(self)) != 0)
 		return errno == EADDRNOTAVAIL ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO;
 	return QUIRE_OK;
@@ -276,34 +285,51 @@ int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 	if (got > cap)
 		got = cap;
 	*src = (uint32_t)from;
-	struct part *p = c->from[from];
 	if (t[2] == 1) { /* the usual case: whole, and straight into buf */
-		if (p)
-			p->len = 0; /* a first piece whose second never came: dropped */
 		*len = got;
 		return 1;
 	}
-	if (t[1] == 0) { /* a first piece: kept until its second comes */
-		if (!p && !(p = c->from[from] = calloc(1, sizeof(*p))))
-			return 0; /* no memory: lost, and sent again */
-		if (got > PIECE_BYTES)
-			return 0;
-		memcpy(p->bytes, buf, got);
-		p->len = got;
-		p->seq = seq;
+	/*
+	 * One piece of two. Between network namespaces the kernel can swap datagrams (and a
+	 * whole one from the same sender can come between two pieces), so each piece waits
+	 * for its partner, the other piece of the next or previous number, in one of PARTS
+	 * places per sender; a new piece takes the place of the oldest when all are taken.
+	 */
+	if (got > PIECE_BYTES)
 		return 0;
+	struct part *pp = c->from[from];
+	if (!pp && !(pp = c->from[from] = calloc(PARTS, sizeof(*pp))))
+		return 0; /* no memory: lost, and sent again */
+	uint32_t piece = t[1], want = piece == 0 ? seq + 1 : seq - 1;
+	struct part *slot = NULL;
+	for (uint32_t i = 0; i < PARTS; i++) {
+		struct part *q = &pp[i];
+		if (q->len && q->piece != piece && q->seq == want) {
+			/* the partner: join the two in buf, the first piece first */
+			uint32_t first = piece == 0 ? got : q->len;
+			uint32_t second = piece == 0 ? q->len : got;
+			if (second > cap - first)
+				second = cap - first;
+			if (piece == 0) {
+				memcpy(buf + first, q->bytes, second);
+			} else {
+				memmove(buf + first, buf, second);
+				memcpy(buf, q->bytes, first);
+			}
+			q->len = 0;
+			*len = first + second;
+			return 1;
+		}
+		if (!q->len) { /* a free place, else the oldest piece's */
+			if (!slot || slot->len)
+				slot = q;
+		} else if (!slot || (slot->len && (int32_t)(q->seq - slot->seq) < 0)) {
+			slot = q;
+		}
 	}
-	if (!p || !p->len || seq != p->seq + 1) { /* its first piece is missing */
-		if (p)
-			p->len = 0;
-		return 0;
-	}
-	uint32_t first = p->len;
-	p->len = 0;
-	if (got > cap - first)
-		got = cap - first;
-	memmove(buf + first, buf, got);
-	memcpy(buf, p->bytes, first);
-	*len = first + got;
-	return 1;
+	memcpy(slot->bytes, buf, got);
+	slot->len = got;
+	slot->seq = seq;
+	slot->piece = (uint8_t)piece;
+	return 0;
 }

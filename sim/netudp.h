@@ -14,14 +14,15 @@
  *
  * A datagram of the link (link header and frame, up to 65584 bytes; an IPv4 datagram
  * carries at most 65507) rides in one or two UDP datagrams behind an 8-byte tag (magic,
- * piece, pieces, 0, a number counted per destination and channel); the receiver joins
- * the two pieces of one when they come one after the other from one sender, and drops
- * a piece whose partner is missing or out of turn: the link sees a frame lost and asks
- * for it again. Datagrams that cross out of order (between network namespaces the kernel
- * can swap two: each crosses a veth on whichever CPU sends it) are handed on as they
- * come; the link's numbering catches them. UDP has no push-back from a full receiver: a
- * sender is held back only by its own socket buffer (EAGAIN); datagrams beyond the
- * receiver's socket buffer are lost, and sent again by the link. Nor can UDP tell a
+ * piece, pieces, 0, a number counted per destination and channel); the receiver keeps
+ * a piece (up to 4 per sender) until the other piece of its datagram, the next or the
+ * previous number, comes, in either order and with other datagrams between them, and
+ * joins the two; a piece whose partner never comes is pushed out by newer ones, and the
+ * link sees a frame lost and asks for it again. Datagrams that cross out of order
+ * (between network namespaces the kernel can swap two: each crosses a veth on whichever
+ * CPU sends it) are handed on as they come; the link puts them back in order. UDP has no push-back
+ * from a full receiver: a sender is held back only by its own socket buffer (EAGAIN); datagrams
+ * beyond the receiver's socket buffer are lost, and sent again by the link. Nor can UDP tell a
  * sender that nobody listens: a frame to an address without a card is lost, sent again
  * while the link keeps it (docs/network.md).
  */
