@@ -819,43 +819,42 @@ void quire_net_link_close(struct quire_net_link *l)
 {
 	if (!l)
 		return;
-}
-if (l->have_thread || l->have_ctl)
-	(void)!write(l->stop_pipe[1], "x", 1);
-if (l->have_thread)
-	pthread_join(l->rx_thread, NULL);
-if (l->have_ctl)
-	pthread_join(l->ctl_thread, NULL);
-if (l->udp) {
-	quire_net_udp_close(l->udp);
-} else {
-	if (l->fd >= 0) {
-		close(l->fd);
-		unlink(l->self.sun_path);
+	if (l->have_thread || l->have_ctl)
+		(void)!write(l->stop_pipe[1], "x", 1);
+	if (l->have_thread)
+		pthread_join(l->rx_thread, NULL);
+	if (l->have_ctl)
+		pthread_join(l->ctl_thread, NULL);
+	if (l->udp) {
+		quire_net_udp_close(l->udp);
+	} else {
+		if (l->fd >= 0) {
+			close(l->fd);
+			unlink(l->self.sun_path);
+		}
+		if (l->ctl_fd >= 0) {
+			close(l->ctl_fd);
+			unlink(l->ctl_self.sun_path);
+		}
 	}
-	if (l->ctl_fd >= 0) {
-		close(l->ctl_fd);
-		unlink(l->ctl_self.sun_path);
+	if (l->stop_pipe[0] >= 0)
+		close(l->stop_pipe[0]);
+	if (l->stop_pipe[1] >= 0)
+		close(l->stop_pipe[1]);
+	for (uint32_t i = 0; i < l->n_tx; i++)
+		tx_forget(l, &l->tx[i]);
+	while (l->spare) {
+		struct held *h = l->spare;
+		l->spare = h->next;
+		free(h);
 	}
-}
-if (l->stop_pipe[0] >= 0)
-	close(l->stop_pipe[0]);
-if (l->stop_pipe[1] >= 0)
-	close(l->stop_pipe[1]);
-for (uint32_t i = 0; i < l->n_tx; i++)
-	tx_forget(l, &l->tx[i]);
-while (l->spare) {
-	struct held *h = l->spare;
-	l->spare = h->next;
-	free(h);
-}
-free(l->tx);
-for (uint32_t i = 0; i < l->n_rx; i++) {
-	for (uint32_t k = 0; l->rxp[i].early && k < LINK_HELD; k++)
-		free(l->rxp[i].early[k].frame);
-	free(l->rxp[i].early);
-}
-free(l->rxp);
-pthread_mutex_destroy(&l->lock);
-free(l);
+	free(l->tx);
+	for (uint32_t i = 0; i < l->n_rx; i++) {
+		for (uint32_t k = 0; l->rxp[i].early && k < LINK_HELD; k++)
+			free(l->rxp[i].early[k].frame);
+		free(l->rxp[i].early);
+	}
+	free(l->rxp);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
 }
