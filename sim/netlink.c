@@ -124,8 +124,8 @@ struct quire_net_link {
 	struct rx_peer *rxp; /* the receive thread's */
 	uint32_t n_rx;
 	struct quire_net_link_stats st;
-	uint8_t wire[LINK_WIRE_MAX];    /* a damaged copy on its way out (under lock) */
-	uint8_t buf[LINK_WIRE_MAX + 1]; /* the receive thread's */
+	uint8_t wire[LINK_WIRE_MAX]; /* a damaged copy on its way out (under lock) */
+	uint8_t buf[QUIRE_NET_UDP_HEADROOM + LINK_WIRE_MAX + 1]; /* the receive thread's */
 };
 
 static int port_path(struct sockaddr_un *sa, const char *dir, const char *kind, uint32_t addr)
@@ -180,29 +180,36 @@ static int transport_send(struct quire_net_link *l, int ch, uint32_t dst, struct
 	return QUIRE_ERR_IO;
 }
 
-/* The next datagram on channel ch, without blocking: 1 with *len bytes in buf (cut to cap)
- * and *src its sender's address (-1 when unknown); 0 when what was read completed nothing
- * (read on); -1 when nothing is waiting. */
+/* The next datagram on channel ch, without blocking, read into buf past
+ * QUIRE_NET_UDP_HEADROOM bytes (the UDP transport's room to join pieces without copying the
+ * long one): 1 with *len bytes at *data (cut to what buf holds) and *src its sender's
+ * address (-1 when unknown); 0 when what was read completed nothing (read on); -1 when
+ * nothing is waiting. */
 static int transport_recv(struct quire_net_link *l, int ch, uint8_t *buf, uint32_t cap,
-			  uint32_t *len, int64_t *src)
+			  const uint8_t **data, uint32_t *len, int64_t *src)
 {
 	*src = -1;
 	if (l->udp) {
-		uint32_t s;
-		int r = quire_net_udp_recv(l->udp, (enum quire_net_udp_chan)ch, buf, cap, len, &s);
-		if (r == 1)
+		uint32_t s, off;
+		int r = quire_net_udp_recv(l->udp, (enum quire_net_udp_chan)ch, buf, cap, &off, len,
+					   &s);
+		if (r == 1) {
 			*src = s;
+			*data = buf + off;
+		}
 		return r;
 	}
 	struct sockaddr_un from;
 	socklen_t from_len = sizeof(from);
-	ssize_t n = recvfrom(ch == CH_LINK ? l->ctl_fd : l->fd, buf, cap, MSG_DONTWAIT,
-			     (struct sockaddr *)&from, &from_len);
+	buf += QUIRE_NET_UDP_HEADROOM;
+	ssize_t n = recvfrom(ch == CH_LINK ? l->ctl_fd : l->fd, buf, cap - QUIRE_NET_UDP_HEADROOM,
+			     MSG_DONTWAIT, (struct sockaddr *)&from, &from_len);
 	if (n < 0)
 		return -1;
 	uint32_t s;
 	if (!rx_source(&from, from_len, &s))
 		*src = s;
+	*data = buf;
 	*len = (uint32_t)n;
 	return 1;
 }
@@ -543,7 +550,8 @@ static void ctl_timers(struct quire_net_link *l)
 static void *ctl_main(void *arg)
 {
 	struct quire_net_link *l = arg;
-	uint8_t h[QUIRE_LINK_HDR_BYTES + 1];
+	uint8_t h[QUIRE_NET_UDP_HEADROOM + QUIRE_LINK_HDR_BYTES + 1];
+	const uint8_t *d;
 	for (;;) {
 		struct pollfd fds[2] = {{l->ctl_fd, POLLIN, 0}, {l->stop_pipe[0], POLLIN, 0}};
 		if (poll(fds, 2, LINK_TICK_MS) < 0 && errno != EINTR)
@@ -553,9 +561,9 @@ static void *ctl_main(void *arg)
 		uint32_t n;
 		int64_t src;
 		for (int r; (fds[0].revents & POLLIN) &&
-			    (r = transport_recv(l, CH_LINK, h, sizeof(h), &n, &src)) >= 0;)
+			    (r = transport_recv(l, CH_LINK, h, sizeof(h), &d, &n, &src)) >= 0;)
 			if (r)
-				ctl_datagram(l, h, n);
+				ctl_datagram(l, d, n);
 		ctl_timers(l);
 	}
 }
@@ -665,9 +673,8 @@ static void rx_in_order(struct quire_net_link *l, struct rx_peer *r, const uint8
 }
 
 /* A datagram from the port of address src (-1: unknown) to this one. */
-static void rx_datagram(struct quire_net_link *l, size_t n, int64_t src)
+static void rx_datagram(struct quire_net_link *l, const uint8_t *h, size_t n, int64_t src)
 {
-	const uint8_t *h = l->buf;
 	uint32_t kind = link_hdr_ok(h, n);
 	if (kind != QUIRE_LINK_DATA) {
 		/* Damaged on the way: whose it was, the transport says. */
@@ -726,8 +733,9 @@ static void *rx_main(void *arg)
 			continue;
 		uint32_t n;
 		int64_t src;
-		if (transport_recv(l, CH_PORT, l->buf, sizeof(l->buf), &n, &src) == 1)
-			rx_datagram(l, n, src);
+		const uint8_t *d;
+		if (transport_recv(l, CH_PORT, l->buf, sizeof(l->buf), &d, &n, &src) == 1)
+			rx_datagram(l, d, n, src);
 	}
 }
 

@@ -230,16 +230,18 @@ int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 	size_t len = 0;
 	for (int i = 0; i < n_iov; i++)
 		len += iov[i].iov_len;
-	uint32_t pieces = len ? (uint32_t)((len + PIECE_BYTES - 1) / PIECE_BYTES) : 1;
-	if (pieces > MAX_PIECES)
+	uint32_t pieces = len > PIECE_BYTES ? 2 : 1;
+	if (len > PIECE_BYTES + QUIRE_NET_UDP_HEADROOM)
 		return QUIRE_ERR_RANGE;
+	/* Two pieces: the head (what is over PIECE_BYTES, at most the receiver's headroom),
+	 * then PIECE_BYTES; the receiver reads the long one where it stays (recv). */
+	size_t head = pieces == 2 ? len - PIECE_BYTES : len;
 	struct chan *c = &u->ch[ch];
 	int st = QUIRE_OK;
 	pthread_mutex_lock(&c->send_lock);
 	uint32_t seq = c->seq_to[dst];
 	for (uint32_t p = 0; p < pieces && st == QUIRE_OK; p++) {
-		size_t off = (size_t)p * PIECE_BYTES,
-		       n = len - off < PIECE_BYTES ? len - off : PIECE_BYTES;
+		size_t off = p ? head : 0, n = p ? PIECE_BYTES : head;
 		seq++;
 		uint8_t tag[TAG_BYTES] = {TAG_MAGIC, (uint8_t)p, (uint8_t)pieces, 0};
 		quire_st32(tag + 4, seq);
@@ -266,12 +268,16 @@ int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 }
 
 int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint8_t *buf,
-		       uint32_t cap, uint32_t *len, uint32_t *src)
+		       uint32_t cap, uint32_t *off, uint32_t *len, uint32_t *src)
 {
 	struct chan *c = &u->ch[ch];
 	uint8_t t[TAG_BYTES];
 	struct sockaddr_in sa;
-	struct iovec iov[2] = {{t, TAG_BYTES}, {buf, cap}};
+	const uint32_t room = QUIRE_NET_UDP_HEADROOM;
+	if (cap <= room)
+		return 0;
+	uint8_t *at = buf + room; /* every datagram lands here; a head goes just before */
+	struct iovec iov[2] = {{t, TAG_BYTES}, {at, cap - room}};
 	struct msghdr m = {
 	    .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = iov, .msg_iovlen = 2};
 	ssize_t n = recvmsg(c->fd, &m, MSG_DONTWAIT | MSG_TRUNC);
@@ -282,42 +288,44 @@ int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 	    t[2] > MAX_PIECES || t[1] >= t[2])
 		return 0; /* not one of the network's */
 	uint32_t got = (uint32_t)n - TAG_BYTES, seq = quire_ld32(t + 4);
-	if (got > cap)
-		got = cap;
+	if (got > cap - room)
+		got = cap - room;
 	*src = (uint32_t)from;
 	if (t[2] == 1) { /* the usual case: whole, and straight into buf */
+		*off = room;
 		*len = got;
 		return 1;
 	}
 	/*
-	 * One piece of two. Between network namespaces the kernel can swap datagrams (and a
-	 * whole one from the same sender can come between two pieces), so each piece waits
-	 * for its partner, the other piece of the next or previous number, in one of PARTS
-	 * places per sender; a new piece takes the place of the oldest when all are taken.
+	 * One piece of two: the head (at most `room` bytes), or the long tail. Between network
+	 * namespaces the kernel can swap datagrams (and a whole one from the same sender can
+	 * come between two pieces), so each piece waits for its partner, the other piece of the
+	 * next or previous number, in one of PARTS places per sender; a new piece takes the
+	 * place of the oldest when all are taken. In the usual order (head, then tail) only the
+	 * short head is copied: it is put just before the tail, which stays where it landed.
 	 */
-	if (got > PIECE_BYTES)
+	uint32_t piece = t[1], want = piece == 0 ? seq + 1 : seq - 1;
+	if (got > PIECE_BYTES || (piece == 0 && got > room))
 		return 0;
 	struct part *pp = c->from[from];
 	if (!pp && !(pp = c->from[from] = calloc(PARTS, sizeof(*pp))))
 		return 0; /* no memory: lost, and sent again */
-	uint32_t piece = t[1], want = piece == 0 ? seq + 1 : seq - 1;
 	struct part *slot = NULL;
 	for (uint32_t i = 0; i < PARTS; i++) {
 		struct part *q = &pp[i];
 		if (q->len && q->piece != piece && q->seq == want) {
-			/* the partner: join the two in buf, the first piece first */
-			uint32_t first = piece == 0 ? got : q->len;
-			uint32_t second = piece == 0 ? q->len : got;
-			if (second > cap - first)
-				second = cap - first;
-			if (piece == 0) {
-				memcpy(buf + first, q->bytes, second);
-			} else {
-				memmove(buf + first, buf, second);
-				memcpy(buf, q->bytes, first);
+			if (piece == 1) { /* the head came first */
+				memcpy(at - q->len, q->bytes, q->len);
+				*off = room - q->len;
+				*len = q->len + got;
+			} else { /* the tail came first */
+				uint32_t tail =
+				    q->len < cap - room - got ? q->len : cap - room - got;
+				memcpy(at + got, q->bytes, tail);
+				*off = room;
+				*len = got + tail;
 			}
 			q->len = 0;
-			*len = first + second;
 			return 1;
 		}
 		if (!q->len) { /* a free place, else the oldest piece's */
@@ -327,7 +335,7 @@ int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 			slot = q;
 		}
 	}
-	memcpy(slot->bytes, buf, got);
+	memcpy(slot->bytes, at, got);
 	slot->len = got;
 	slot->seq = seq;
 	slot->piece = (uint8_t)piece;

@@ -14,7 +14,9 @@
  *
  * A datagram of the link (link header and frame, up to 65584 bytes; an IPv4 datagram
  * carries at most 65507) rides in one or two UDP datagrams behind an 8-byte tag (magic,
- * piece, pieces, 0, a number counted per destination and channel); the receiver keeps
+ * piece, pieces, 0, a number counted per destination and channel), a longer one as its
+ * head (what is over 65000 bytes, at most QUIRE_NET_UDP_HEADROOM) then its last 65000
+ * bytes; the receiver keeps
  * a piece (up to 4 per sender) until the other piece of its datagram, the next or the
  * previous number, comes, in either order and with other datagrams between them, and
  * joins the two; a piece whose partner never comes is pushed out by newer ones, and the
@@ -33,8 +35,9 @@
 #include <sys/uio.h>
 
 #define QUIRE_NET_UDP_PORT_BASE 47100u
-#define QUIRE_NET_UDP_MAX_ADDR  255u /* port addresses a UDP network can hold: 0..255 */
-#define QUIRE_NET_UDP_LINK_OFF  256u /* the link channel's UDP port: BASE + 256 + address */
+#define QUIRE_NET_UDP_MAX_ADDR  255u  /* port addresses a UDP network can hold: 0..255 */
+#define QUIRE_NET_UDP_LINK_OFF  256u  /* the link channel's UDP port: BASE + 256 + address */
+#define QUIRE_NET_UDP_HEADROOM  1024u /* receive buffers' room before the datagram (recv) */
 
 enum quire_net_udp_chan { QUIRE_NET_UDP_FRAMES = 0, QUIRE_NET_UDP_LINK = 1 };
 
@@ -59,15 +62,17 @@ int quire_net_udp_fd(const struct quire_net_udp *u, enum quire_net_udp_chan ch);
 /* Sends one datagram, the iovecs' bytes in turn, to channel ch of address dst.
  * QUIRE_OK (also when nobody listens there: UDP cannot tell), QUIRE_ERR_BUSY when this
  * socket's buffer is full (try again), QUIRE_ERR_RANGE for an address outside the table
- * or a datagram too long for two pieces, QUIRE_ERR_IO otherwise. */
+ * or a datagram longer than 65000 + QUIRE_NET_UDP_HEADROOM bytes, QUIRE_ERR_IO otherwise. */
 int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint32_t dst,
 		       const struct iovec *iov, int n_iov);
 
-/* Reads one UDP datagram from channel ch without blocking. 1: a whole datagram as sent is
- * in buf, *len bytes (cut to cap, so that one too long shows), *src the address of the port
- * that sent it; 0: what was read completed nothing (a first piece, a stranger's); -1:
- * nothing is waiting. */
+/* Reads one UDP datagram from channel ch without blocking, into buf past
+ * QUIRE_NET_UDP_HEADROOM bytes (where the head of a two-piece datagram is put when its tail
+ * comes, so that the long tail is not copied). 1: a whole datagram as sent is at buf + *off,
+ * *len bytes (cut to what buf holds, so that one too long shows), *src the address of the
+ * port that sent it; 0: what was read completed nothing (a piece, a stranger's, or cap not
+ * above the headroom); -1: nothing is waiting. */
 int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint8_t *buf,
-		       uint32_t cap, uint32_t *len, uint32_t *src);
+		       uint32_t cap, uint32_t *off, uint32_t *len, uint32_t *src);
 
 #endif

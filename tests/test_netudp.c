@@ -194,11 +194,12 @@ static const char *next_of(struct quire_net_udp *u, enum quire_net_udp_chan ch, 
 			   uint32_t *src)
 {
 	for (int t = 0; t < 1000; t++) {
-		uint32_t len;
-		int r = quire_net_udp_recv(u, ch, (uint8_t *)buf, 63, &len, src);
+		uint32_t off, len;
+		int r = quire_net_udp_recv(u, ch, (uint8_t *)buf, QUIRE_NET_UDP_HEADROOM + 63, &off,
+					   &len, src);
 		if (r == 1) {
-			buf[len] = '\0';
-			return buf;
+			buf[off + len] = '\0';
+			return buf + off;
 		}
 		if (r < 0)
 			usleep(1000);
@@ -214,7 +215,7 @@ static void pieces(void **state)
 	assert_int_equal(quire_net_udp_open(net, 0, &u), QUIRE_OK);
 	int p1 = udp_at(base + 1), l1 = udp_at(base + QUIRE_NET_UDP_LINK_OFF + 1),
 	    stranger = udp_at(base + 300);
-	char buf[64];
+	char buf[QUIRE_NET_UDP_HEADROOM + 64];
 	uint32_t src = 99;
 	forge(p1, base, 0, 2, 1, "ab"); /* two pieces in turn: joined */
 	forge(p1, base, 1, 2, 2, "cd");
