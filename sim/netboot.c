@@ -79,7 +79,7 @@ int quire_net_boot_parse(const char *net, struct quire_net_boot_spec *s, char *w
 		return fail(why, n, QUIRE_ERR_INVALID,
 			    "%s is not udp:rdv=HOST:PORT,... or udp:dir=PATH,...",
 			    net ? net : "(none)");
-	int have_host = 0;
+	int have_host = 0, have_timeout = 0;
 	unsigned long v;
 	for (char *save, *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
 		char *val = strchr(e, '=');
@@ -107,17 +107,17 @@ int quire_net_boot_parse(const char *net, struct quire_net_boot_spec *s, char *w
 					    "%s: dir= wants a path under %zu bytes", net,
 					    sizeof(s->dir) - 16);
 			s->kind = QUIRE_NET_BOOT_DIR;
-		} else if (!strcmp(e, "cards")) {
+		} else if (!strcmp(e, "cards") && !s->cards) {
 			if (number(val, 1, QUIRE_NET_BOOT_MAX_CARDS, &v))
 				return fail(why, n, QUIRE_ERR_INVALID, "%s: cards= wants 1-%u", net,
 					    QUIRE_NET_BOOT_MAX_CARDS);
 			s->cards = (uint32_t)v;
-		} else if (!strcmp(e, "timeout")) {
+		} else if (!strcmp(e, "timeout") && !have_timeout++) {
 			if (number(val, 1, QUIRE_NET_BOOT_MAX_TIMEOUT_S, &v))
 				return fail(why, n, QUIRE_ERR_INVALID, "%s: timeout= wants 1-%u s",
 					    net, QUIRE_NET_BOOT_MAX_TIMEOUT_S);
 			s->timeout_ms = (uint32_t)v * 1000u;
-		} else if (!strcmp(e, "host")) {
+		} else if (!strcmp(e, "host") && !have_host) {
 			struct in_addr ia;
 			if (inet_pton(AF_INET, val, &ia) != 1)
 				return fail(why, n, QUIRE_ERR_INVALID,
