@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The cards' UDP addresses from a rendezvous (netboot.h): the TCP form, served by the card
- * of address 0, and the directory form. Every wait is bounded by the spec's timeout.
+ * of address 0, and the directory form. Every wait is bounded by the timeout the network's name
+ * gives.
  */
 #include "sim/netboot.h"
 
@@ -54,7 +55,7 @@ static const char *ip_str(uint32_t ip, char buf[INET_ADDRSTRLEN])
 	return inet_ntop(AF_INET, &ia, buf, INET_ADDRSTRLEN) ? buf : "?";
 }
 
-/* ---- the spec ---------------------------------------------------------------- */
+/* ---- the network's name ---------------------------------------------------------------- */
 
 int quire_net_boot_is(const char *net)
 {
