@@ -25,7 +25,10 @@
 
 #define RETRY_MS       50u   /* between attempts to reach the rendezvous, or to read PATH */
 #define REPLY_GRACE_MS 2000u /* a connected card waits this much past the timeout */
-#define MAX_MSG        (QUIRE_NET_BOOT_HDR_BYTES + 4u + QUIRE_NET_BOOT_MAX_CARDS * QUIRE_NET_BOOT_EP_BYTES)
+/* The longest message: a TABLE of every address. */
+#define MAX_MSG                                                                                    \
+	(QUIRE_NET_BOOT_HDR_BYTES + QUIRE_NET_BOOT_TAB_OFF_EP +                                    \
+	 QUIRE_NET_BOOT_MAX_CARDS * QUIRE_NET_BOOT_EP_BYTES)
 
 static int fail(char *why, size_t n, int st, const char *fmt, ...)
 {
