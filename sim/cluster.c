@@ -269,6 +269,13 @@ static int complete_net(int rank_card, int *ready_ms)
 		rest = "";
 	else if (!strncmp(net_name, "udp:dir,", 8))
 		rest = net_name + 7;
+	if (rest && rank_card && !shared_dir) {
+		fprintf(stderr,
+			"quire-cluster: --net %s with --rank-card: the ranks meet in "
+			"$QUIRE_CLUSTER_DIR, which is not set (or say udp:dir=PATH)\n",
+			net_name);
+		return -1;
+	}
 	int k = rest ? snprintf(net_buf, sizeof(net_buf), "udp:dir=%s%s", dir, rest)
 		     : snprintf(net_buf, sizeof(net_buf), "%s", net_name);
 	if (!quire_net_boot_is(net_buf))

@@ -99,6 +99,9 @@ done
 run_as dirv "UDP on loopback, addresses from files in the cluster's directory" fp32 --net udp:dir
 rank_cards rlo "UDP on loopback" fp32 --net "udp:127.0.0.1:$BASE"
 rank_cards rrdv "UDP on loopback, a TCP rendezvous" fp32 --net "udp:rdv=127.0.0.1:$RDV,cards=4"
+rank_cards rdir "UDP on loopback, files in the directory the ranks share" bfp8 --net "udp:dir,cards=4"
+QUIRE_RANK=0 "$CL" --rank-card --net "udp:dir,cards=2" -- true >"$T/out" 2>&1
+if [ $? -eq 2 ] && grep -q "QUIRE_CLUSTER_DIR, which is not set" "$T/out"; then ok "--rank-card --net udp:dir without a shared directory refused"; else ko "rank-card udp:dir alone: $(cat "$T/out")"; fi
 
 # The rendezvous' failures: bounded, and saying who is missing.
 t0=$(now)
