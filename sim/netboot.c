@@ -140,6 +140,11 @@ int quire_net_boot_parse(const char *net, struct quire_net_boot_spec *s, char *w
 			    net);
 	if (s->kind == QUIRE_NET_BOOT_DIR && !have_host)
 		s->ip = htonl(INADDR_LOOPBACK);
+	if (s->ip == htonl(INADDR_ANY) || s->ip == htonl(INADDR_BROADCAST))
+		return fail(why, n, QUIRE_ERR_INVALID,
+			    "%s: a card's address, not 0.0.0.0 or 255.255.255.255: the others send "
+			    "to it",
+			    net);
 	if (!s->cards)
 		return fail(why, n, QUIRE_ERR_INVALID, "%s: no cards=W (how many cards meet)", net);
 	return QUIRE_OK;

@@ -103,6 +103,8 @@ static void forms(void **state)
 	    {"udp:rdv=10.0.0.1:70,cards=2,speed=9", "unknown or repeated 'speed='"},
 	    {"udp:dir=/x,cards=2,junk", "'junk' is not KEY=VALUE"},
 	    {"udp:dir=,cards=2", "dir= wants a path"},
+	    {"udp:rdv=0.0.0.0:70,cards=2", "not 0.0.0.0"},
+	    {"udp:dir=/x,cards=2,host=0.0.0.0", "not 0.0.0.0"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why[0] = '\0';
