@@ -41,6 +41,7 @@ CODEC_OBJS := $(BUILD)/host/src/codec/codec.o $(BUILD)/host/src/codec/simd_avx2.
 	$(BUILD)/host/src/codec/simd_avx512.o
 LIBQUIRE_SIM_OBJS := $(BUILD)/host/src/backend/inproc_card.o $(BUILD)/sim/emu/emu.o \
 	$(BUILD)/sim/emu/engines.o $(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o $(BUILD)/sim/netudp.o \
+	$(BUILD)/sim/netboot.o \
 	$(BUILD)/sim/crc32_fast.o \
 	$(FW_NATIVE_OBJS) $(HLS_OBJS) $(CODEC_OBJS)
 LIBQUIRE_SIM_A  := $(BUILD)/lib/libquire_sim.a

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The simulated network's UDP transport (netudp.h): the address table, a socket per
- * channel, datagrams cut into at most two tagged pieces and joined again per sender.
+ * The simulated network's UDP transport (netudp.h): the address table (from the list in
+ * the network's name, or from a rendezvous: netboot.c), a socket per channel, datagrams
+ * cut into at most two tagged pieces and joined again per sender.
  */
 #include "sim/netudp.h"
 
@@ -17,6 +18,7 @@
 
 #include "quire/status.h"
 #include "sim/le.h"
+#include "sim/netboot.h"
 
 #define TAG_BYTES   8u         /* magic, piece, pieces, 0, seq (u32, little-endian) */
 #define TAG_MAGIC   0x71u      /* 'q' */
@@ -27,8 +29,9 @@
 #define N_ADDR      (QUIRE_NET_UDP_MAX_ADDR + 1u)
 
 struct entry {
-	uint32_t ip; /* network order */
-	uint16_t base;
+	uint32_t ip;      /* network order */
+	uint16_t base;    /* a one-host list: address A's ports are base + A and base + 256 + A */
+	uint16_t port[2]; /* else this address's own, per channel */
 };
 
 #define PARTS 4u /* pieces kept per sender until their partners come */
@@ -48,7 +51,8 @@ struct chan {
 };
 
 struct quire_net_udp {
-	uint32_t n; /* entries; 1: every address on that one */
+	uint32_t n;   /* entries: addresses 0..n-1, or with one_host, every address */
+	int one_host; /* "udp:HOST[:BASE]": one entry, every address on it */
 	struct entry tab[N_ADDR];
 	struct chan ch[2];
 };
@@ -82,8 +86,11 @@ static int parse(struct quire_net_udp *u, const char *net)
 			return QUIRE_ERR_INVALID;
 		u->tab[u->n].ip = ia.s_addr;
 		u->tab[u->n].base = (uint16_t)base;
+		u->tab[u->n].port[0] = (uint16_t)(base + u->n);
+		u->tab[u->n].port[1] = (uint16_t)(base + QUIRE_NET_UDP_LINK_OFF + u->n);
 		u->n++;
 	}
+	u->one_host = u->n == 1;
 	return u->n ? QUIRE_OK : QUIRE_ERR_INVALID;
 }
 
@@ -95,13 +102,13 @@ static uint32_t chan_off(enum quire_net_udp_chan ch)
 static int where(const struct quire_net_udp *u, uint32_t addr, enum quire_net_udp_chan ch,
 		 struct sockaddr_in *sa)
 {
-	if (addr > QUIRE_NET_UDP_MAX_ADDR || (u->n > 1 && addr >= u->n))
+	if (addr > QUIRE_NET_UDP_MAX_ADDR || (!u->one_host && addr >= u->n))
 		return -1;
-	const struct entry *e = &u->tab[u->n > 1 ? addr : 0];
+	const struct entry *e = &u->tab[u->one_host ? 0 : addr];
 	memset(sa, 0, sizeof(*sa));
 	sa->sin_family = AF_INET;
 	sa->sin_addr.s_addr = e->ip;
-	sa->sin_port = htons((uint16_t)(e->base + chan_off(ch) + addr));
+	sa->sin_port = htons(u->one_host ? (uint16_t)(e->base + chan_off(ch) + addr) : e->port[ch]);
 	return 0;
 }
 
@@ -111,14 +118,14 @@ static int who(const struct quire_net_udp *u, enum quire_net_udp_chan ch,
 	       const struct sockaddr_in *sa)
 {
 	uint32_t port = ntohs(sa->sin_port);
-	for (uint32_t i = 0; i < u->n; i++) {
-		const struct entry *e = &u->tab[i];
-		if (e->ip != sa->sin_addr.s_addr || port < e->base + chan_off(ch))
-			continue;
-		uint32_t a = port - e->base - chan_off(ch);
-		if (u->n == 1 ? a <= QUIRE_NET_UDP_MAX_ADDR : a == i)
-			return (int)a;
+	if (u->one_host) {
+		const struct entry *e = &u->tab[0];
+		uint32_t a = port - e->base - chan_off(ch); /* wraps when below: then too large */
+		return e->ip == sa->sin_addr.s_addr && a <= QUIRE_NET_UDP_MAX_ADDR ? (int)a : -1;
 	}
+	for (uint32_t i = 0; i < u->n; i++)
+		if (u->tab[i].ip == sa->sin_addr.s_addr && u->tab[i].port[ch] == port)
+			return (int)i;
 	return -1;
 }
 
@@ -126,6 +133,13 @@ static int who(const struct quire_net_udp *u, enum quire_net_udp_chan ch,
 static int load(struct quire_net_udp *u, const char *net, uint16_t addr)
 {
 	struct sockaddr_in sa;
+	if (quire_net_boot_is(net)) { /* the table comes from the rendezvous */
+		struct quire_net_boot_spec spec;
+		char why[256];
+		if (quire_net_boot_parse(net, &spec, why, sizeof(why)) != QUIRE_OK)
+			return QUIRE_ERR_INVALID;
+		return addr < spec.cards ? QUIRE_OK : QUIRE_ERR_RANGE;
+	}
 	int st = parse(u, net);
 	return st == QUIRE_OK && where(u, addr, QUIRE_NET_UDP_FRAMES, &sa) != 0 ? QUIRE_ERR_RANGE
 										: st;
@@ -141,10 +155,9 @@ int quire_net_udp_check(const char *net, uint16_t addr)
 	return st;
 }
 
-static int bind_chan(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint16_t addr)
+/* Binds channel ch at self. */
+static int bind_chan(struct quire_net_udp *u, enum quire_net_udp_chan ch, struct sockaddr_in self)
 {
-	struct sockaddr_in self;
-	(void)where(u, addr, ch, &self);
 	int fd = u->ch[ch].fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return QUIRE_ERR_IO;
@@ -164,6 +177,47 @@ static int bind_chan(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint16
 	return QUIRE_OK;
 }
 
+/* The rendezvous' bind: both channels on ip, any free ports, which it is told. */
+static int bind_any(void *ctx, uint32_t ip, uint16_t port[2])
+{
+	struct quire_net_udp *u = ctx;
+	for (int c = 0; c < 2; c++) {
+		struct sockaddr_in self = {.sin_family = AF_INET, .sin_addr.s_addr = ip};
+		socklen_t sl = sizeof(self);
+		int st = bind_chan(u, (enum quire_net_udp_chan)c, self);
+		if (st != QUIRE_OK)
+			return st;
+		if (getsockname(u->ch[c].fd, (struct sockaddr *)&self, &sl) != 0)
+			return QUIRE_ERR_IO;
+		port[c] = ntohs(self.sin_port);
+	}
+	return QUIRE_OK;
+}
+
+/* The table from the rendezvous the network's name describes; what failed, on stderr (the
+ * card's process says it; the link's caller only sees the status). */
+static int join(struct quire_net_udp *u, const char *net, uint16_t addr)
+{
+	struct quire_net_boot_spec spec;
+	struct quire_net_udp_ep tab[QUIRE_NET_BOOT_MAX_CARDS];
+	char why[QUIRE_NET_BOOT_ERR_MAX];
+	int st = quire_net_boot_parse(net, &spec, why, sizeof(why));
+	if (st == QUIRE_OK)
+		st = quire_net_boot_join(&spec, addr, bind_any, u, tab, why, sizeof(why));
+	if (st != QUIRE_OK) {
+		fprintf(stderr, "quire card %u: %s\n", addr, why);
+		return st;
+	}
+	u->n = spec.cards;
+	u->one_host = 0;
+	for (uint32_t a = 0; a < u->n; a++) {
+		u->tab[a].ip = tab[a].ip;
+		u->tab[a].port[0] = tab[a].port[0];
+		u->tab[a].port[1] = tab[a].port[1];
+	}
+	return QUIRE_OK;
+}
+
 int quire_net_udp_open(const char *net, uint16_t addr, struct quire_net_udp **out)
 {
 	*out = NULL;
@@ -174,8 +228,15 @@ int quire_net_udp_open(const char *net, uint16_t addr, struct quire_net_udp **ou
 	for (int c = 0; c < 2; c++)
 		pthread_mutex_init(&u->ch[c].send_lock, NULL);
 	int st = load(u, net, addr);
-	for (int c = 0; c < 2 && st == QUIRE_OK; c++)
-		st = bind_chan(u, (enum quire_net_udp_chan)c, addr);
+	if (st == QUIRE_OK && quire_net_boot_is(net)) {
+		st = join(u, net, addr);
+	} else {
+		struct sockaddr_in self;
+		for (int c = 0; c < 2 && st == QUIRE_OK; c++) {
+			(void)where(u, addr, (enum quire_net_udp_chan)c, &self);
+			st = bind_chan(u, (enum quire_net_udp_chan)c, self);
+		}
+	}
 	if (st != QUIRE_OK) {
 		quire_net_udp_close(u);
 		return st;

@@ -10,7 +10,8 @@
  * that host). Each port has two channels, as the Unix transport has two sockets: its
  * frames arrive on UDP port BASE + A, its link's ACKs and NACKs on BASE + 256 + A
  * (BASE default QUIRE_NET_UDP_PORT_BASE), so several cards share a host. HOST is an
- * IPv4 address.
+ * IPv4 address. Or no list: "udp:rdv=HOST:PORT,..." and "udp:dir=PATH,..." (netboot.h)
+ * bind each port's channels on any free ports and learn the table from a rendezvous.
  *
  * A datagram of the link (link header and frame, up to 65584 bytes; an IPv4 datagram
  * carries at most 65507) rides in one or two UDP datagrams behind an 8-byte tag (magic,
@@ -50,9 +51,11 @@ int quire_net_udp_is(const char *net);
  * (else QUIRE_ERR_RANGE): quire-sim checks its arguments with it. */
 int quire_net_udp_check(const char *net, uint16_t addr);
 
-/* Parses the table and binds this port's two channels (address addr) on its entry's host.
- * A QUIRE_ status: INVALID for a bad table, RANGE for an address it has no entry for,
- * NO_DEVICE when the host is not one of this machine's (namespace's) addresses. */
+/* Parses the table and binds this port's two channels (address addr) on its entry's host;
+ * for a rendezvous form, binds them on free ports and waits (bounded) for the table, saying
+ * on stderr what failed. A QUIRE_ status: INVALID for a bad table, RANGE for an address it
+ * has no entry for, NO_DEVICE when the host is not one of this machine's (namespace's)
+ * addresses; the rendezvous' statuses (netboot.h). */
 int quire_net_udp_open(const char *net, uint16_t addr, struct quire_net_udp **out);
 void quire_net_udp_close(struct quire_net_udp *u);
 
