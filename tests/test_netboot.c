@@ -135,13 +135,16 @@ static void *open_main(void *arg)
 	return NULL;
 }
 
-/* The next datagram on channel ch of u within 2 s: 1 and its sender, or 0. */
-static int recv_one(struct quire_net_udp *u, enum quire_net_udp_chan ch, char *buf, uint32_t *src)
+/* The next datagram on channel ch of u within 2 s, as a string in out (31 bytes at most):
+ * 1 and its sender, or 0. */
+static int recv_one(struct quire_net_udp *u, enum quire_net_udp_chan ch, char *out, uint32_t *src)
 {
+	uint8_t buf[QUIRE_NET_UDP_HEADROOM + 31];
 	for (int t = 0; t < 2000; t++) {
-		uint32_t len;
-		if (quire_net_udp_recv(u, ch, (uint8_t *)buf, 31, &len, src) == 1) {
-			buf[len] = '\0';
+		uint32_t off, len;
+		if (quire_net_udp_recv(u, ch, buf, sizeof(buf), &off, &len, src) == 1) {
+			memcpy(out, buf + off, len);
+			out[len] = '\0';
 			return 1;
 		}
 		struct pollfd p = {.fd = quire_net_udp_fd(u, ch), .events = POLLIN};
