@@ -41,6 +41,7 @@ CODEC_OBJS := $(BUILD)/host/src/codec/codec.o $(BUILD)/host/src/codec/simd_avx2.
 	$(BUILD)/host/src/codec/simd_avx512.o
 LIBQUIRE_SIM_OBJS := $(BUILD)/host/src/backend/inproc_card.o $(BUILD)/sim/emu/emu.o \
 	$(BUILD)/sim/emu/engines.o $(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o $(BUILD)/sim/netudp.o \
+	$(BUILD)/sim/netboot.o \
 	$(BUILD)/sim/crc32_fast.o \
 	$(FW_NATIVE_OBJS) $(HLS_OBJS) $(CODEC_OBJS)
 LIBQUIRE_SIM_A  := $(BUILD)/lib/libquire_sim.a
@@ -56,7 +57,9 @@ $(LIBQUIRE_SIM_SO): $(LIBQUIRE_SIM_OBJS) host/libquire_sim.map
 	ln -sf libquire_sim.so.$(QUIRE_VERSION) $(BUILD)/lib/libquire_sim.so.$(QUIRE_SOVERSION)
 all: $(LIBQUIRE_SIM_A) $(LIBQUIRE_SIM_SO)
 
-CLI_SRCS := $(filter-out host/cli/bench_allreduce_mpi.c,$(wildcard host/cli/*.c))
+# The all-reduce benchmark's ranks (an MPI program) are built on their own, below.
+BENCH_ALLREDUCE_SRCS := host/cli/bench_allreduce_mpi.c host/cli/bench_goals.c
+CLI_SRCS := $(filter-out $(BENCH_ALLREDUCE_SRCS),$(wildcard host/cli/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 QUIRE_CLI := $(BUILD)/bin/quire
 
@@ -134,9 +137,9 @@ all: $(LIBQUIRE_MPI_SO)
 # The all-reduce benchmark runs under mpirun; `quire bench allreduce` starts it.
 BENCH_ALLREDUCE := $(BUILD)/bin/quire-bench-allreduce
 EXTRA_CFLAGS_host/cli/bench_allreduce_mpi.c := $(MPI_CFLAGS)
-$(BENCH_ALLREDUCE): $(BUILD)/host/cli/bench_allreduce_mpi.o $(LIBQUIRE_MPI_SO)
+$(BENCH_ALLREDUCE): $(BENCH_ALLREDUCE_SRCS:%.c=$(BUILD)/%.o) $(LIBQUIRE_MPI_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -lquire_mpi -lquire \
+	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(BUILD)/lib -lquire_mpi -lquire \
 		-Wl,-rpath,'$$ORIGIN/../lib' $(MPI_LIBS) $(LDLIBS)
 all: $(BENCH_ALLREDUCE)
 

@@ -22,7 +22,20 @@ struct bufs {
 	uint32_t n;
 };
 
-enum op_id { EXPS, ENC8, ENC8_EF, DEC8, ENC16H, DEC16H, RED_I8_I32, RED_RING, RED_FP32, OPS };
+enum op_id {
+	EXPS,
+	ENC8,
+	ENC8_EF,
+	DEC8,
+	ENC16H,
+	DEC16H,
+	RED_I8_I32,
+	RED_RING,
+	RED_FP32,
+	RED_FP32_RING,
+	RED_FP16_RING,
+	OPS
+};
 static const char *const op_names[OPS] = {
     "exponents bfp8",
     "encode bfp8",
@@ -33,6 +46,8 @@ static const char *const op_names[OPS] = {
     "reduce 4 x int8 > int32",
     "reduce int8 + int16 > int16",
     "reduce 4 x fp32 > fp32",
+    "reduce fp32 + fp32 > fp32",
+    "reduce fp16 + fp16 > fp16",
 };
 
 static int run(enum op_id op, int golden, struct bufs *b)
@@ -67,6 +82,13 @@ static int run(enum op_id op, int golden, struct bufs *b)
 	case RED_FP32:
 		return quire_emu_reduce(golden, QUIRE_REDUCE_OP_SUM, QUIRE_FMT_FP32, QUIRE_FMT_FP32,
 					4, n / 4, n / 4, 0, (const uint8_t *)b->x, NULL, b->acc);
+	case RED_FP32_RING: /* a ring step: the partial sum that came in plus this card's part */
+		return quire_emu_reduce(golden, QUIRE_REDUCE_OP_SUM, QUIRE_FMT_FP32, QUIRE_FMT_FP32,
+					1, n, 0, QUIRE_REDUCE_F_ACC_IN, (const uint8_t *)b->x,
+					b->acc, b->acc);
+	case RED_FP16_RING:
+		return quire_emu_reduce(golden, QUIRE_REDUCE_OP_SUM, QUIRE_FMT_FP16, QUIRE_FMT_FP16,
+					1, n, 0, QUIRE_REDUCE_F_ACC_IN, b->q, b->acc, b->acc);
 	default:
 		return QUIRE_ERR_OPCODE;
 	}

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "locate.h"
+#include "quire/status.h"
+#include "sim/netboot.h"
 
 #define MAX_CARDS 64
 
@@ -42,6 +44,15 @@ static const char usage[] =
     "                       directory: entry i is card i's host (one entry: all on it),\n"
     "                       card i listens on UDP ports BASE+i and BASE+256+i (BASE\n"
     "                       default 47100)\n"
+    "      --net udp:rdv=HOST:PORT[,cards=W][,timeout=S]\n"
+    "                       over UDP, each card on free ports, the addresses from a TCP\n"
+    "                       rendezvous that card 0 serves on HOST:PORT (HOST: card 0's\n"
+    "                       address; the others bind where their route to it leaves)\n"
+    "      --net udp:dir[=PATH][,cards=W][,host=IP][,timeout=S]\n"
+    "                       the same through files in PATH (default: the cluster's\n"
+    "                       directory), cards on IP (default 127.0.0.1); cards= defaults\n"
+    "                       to -n, or with --rank-card to mpirun's world size; a card\n"
+    "                       waits at most S s (default 30) for the others\n"
     "      --netns NS,...   (root) card i runs in network namespace NS number i (of\n"
     "                       ip netns; one name: all cards), e.g. one per simulated host\n"
     "      --rank-card      one card per rank instead, for a launcher that starts one\n"
@@ -64,6 +75,7 @@ static int n_cards;
 static int first;      /* the first card this launcher starts: its rank with --rank-card */
 static int shared_dir; /* --rank-card in $QUIRE_CLUSTER_DIR: only this card's files are ours */
 static const char *net_name;   /* --net: udp:..., else the directory */
+static char net_buf[1024];     /* --net with what the rendezvous forms leave to us filled in */
 static char *netns[MAX_CARDS]; /* --netns: card i's namespace (or netns[0] for all) */
 static int n_netns;
 
@@ -178,7 +190,7 @@ static void stop_cards(void)
 	}
 	if (shared_dir) { /* the other ranks' cards and files stay */
 		char f[QUIRE_SIM_DIR_MAX + 32];
-		const char *const names[] = {"card-%d.sock", "card-%d.pid", "port-%d"};
+		const char *const names[] = {"card-%d.sock", "card-%d.pid", "port-%d", "udp-%d"};
 		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 			int n = snprintf(f, sizeof(f), "%s/", dir);
 			snprintf(f + n, sizeof(f) - (size_t)n, names[k], first);
@@ -227,6 +239,81 @@ static int wait_command(pid_t cmd)
 		if (told_ms >= 0)
 			told_ms += 10;
 	}
+}
+
+/* The world size mpirun gives each rank, or 0. */
+static int world_size(void)
+{
+	const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long w = v ? strtol(v, &end, 10) : 0;
+		if (v && *v && !*end && w > 0 && w <= (long)QUIRE_NET_BOOT_MAX_CARDS)
+			return (int)w;
+	}
+	return 0;
+}
+
+/*
+ * A rendezvous form of --net (netboot.h) made whole: udp:dir without a path meets in the
+ * cluster's directory, and a missing cards= is -n (or with --rank-card mpirun's world
+ * size); then checked, and how long a card may take to be ready (a card waits for its
+ * peers at most its timeout to reach the rendezvous and as long again, and 2 s, for the
+ * table) into *ready_ms. Other forms are passed on as they are. 0, or -1 said on stderr.
+ */
+static int complete_net(int rank_card, int *ready_ms)
+{
+	const char *rest = NULL;
+	if (!strcmp(net_name, "udp:dir"))
+		rest = "";
+	else if (!strncmp(net_name, "udp:dir,", 8))
+		rest = net_name + 7;
+	if (rest && rank_card && !shared_dir) {
+		fprintf(stderr,
+			"quire-cluster: --net %s with --rank-card: the ranks meet in "
+			"$QUIRE_CLUSTER_DIR, which is not set (or say udp:dir=PATH)\n",
+			net_name);
+		return -1;
+	}
+	int k = rest ? snprintf(net_buf, sizeof(net_buf), "udp:dir=%s%s", dir, rest)
+		     : snprintf(net_buf, sizeof(net_buf), "%s", net_name);
+	if (!quire_net_boot_is(net_buf))
+		return 0;
+	if (!strstr(net_buf, ",cards=")) {
+		int w = rank_card ? world_size() : n_cards;
+		if (!w) {
+			fprintf(stderr,
+				"quire-cluster: --net %s: with --rank-card and no mpirun "
+				"world size (OMPI_COMM_WORLD_SIZE, PMI_SIZE), say cards=W\n",
+				net_name);
+			return -1;
+		}
+		k += snprintf(net_buf + k, sizeof(net_buf) - (size_t)k, ",cards=%d", w);
+	}
+	struct quire_net_boot_spec spec;
+	char why[512];
+	if (k >= (int)sizeof(net_buf)) {
+		fprintf(stderr, "quire-cluster: --net %s: too long\n", net_name);
+		return -1;
+	}
+	if (quire_net_boot_parse(net_buf, &spec, why, sizeof(why)) != QUIRE_OK) {
+		fprintf(stderr, "quire-cluster: --net %s\n", why);
+		return -1;
+	}
+	if (!rank_card && spec.cards != (uint32_t)n_cards) {
+		fprintf(stderr, "quire-cluster: --net %s: cards=%u, but -n %d\n", net_name,
+			spec.cards, n_cards);
+		return -1;
+	}
+	if (rank_card && (uint32_t)first >= spec.cards) {
+		fprintf(stderr, "quire-cluster: --net %s: rank %d is not one of cards=%u\n",
+			net_name, first, spec.cards);
+		return -1;
+	}
+	*ready_ms += 2 * (int)spec.timeout_ms + 2000;
+	net_name = net_buf;
+	return 0;
 }
 
 static int probability_ok(const char *s)
@@ -286,7 +373,7 @@ int main(int argc, char **argv)
 			}
 			model = optarg;
 		} else if (c == 'N') {
-			if (strncmp(optarg, "udp:", 4) != 0) {
+			if (strncmp(optarg, "udp:", 4) != 0 || strlen(optarg) > 512) {
 				fprintf(
 				    stderr,
 				    "quire-cluster: --net wants udp:HOST[:BASE],..., not '%s'\n",
@@ -366,6 +453,12 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	int ready_ms = model && strcmp(model, "rtl") == 0 ? 60000 : 10000;
+	if (net_name && complete_net(rank_card, &ready_ms) != 0) {
+		if (!shared_dir)
+			rmdir(dir);
+		return 2;
+	}
 	char bin[PATH_MAX];
 	quire_sim_locate(bin, sizeof(bin));
 	for (int i = first; i < n_cards; i++) {
@@ -379,9 +472,9 @@ int main(int argc, char **argv)
 		}
 	}
 	for (int i = first; i < n_cards; i++) {
-		/* An RTL card builds its model and boots its firmware on a soft core first. */
-		int wait_ms = model && strcmp(model, "rtl") == 0 ? 60000 : 10000;
-		if (cards[i] < 0 || card_ready(i, wait_ms) != 0) {
+		/* An RTL card builds its model and boots its firmware on a soft core first; a
+		 * card on a rendezvous waits for the others (ready_ms). */
+		if (cards[i] < 0 || card_ready(i, ready_ms) != 0) {
 			fprintf(stderr, "quire-cluster: card %d did not start\n", i);
 			stop_cards();
 			return 1;

@@ -14,11 +14,20 @@
  * link; the sender keeps each frame until the receiver acknowledges it, at most
  * LINK_HELD frames per destination (past that the port says BUSY, as when the
  * peer's buffer is full); the receiver hands the port only the next frame in
- * order, whole (link header and frame CRC checked), acknowledges it once the
- * port has taken it, and answers a gap or a damaged frame with a NACK naming
- * the frame it wants, from which the sender sends again. A frame whose ACK
- * does not come within the retransmission timeout is sent again alone (a lost
- * last frame, or a lost ACK), the timeout doubling up to LINK_RTO_MAX_NS.
+ * order, whole (link header and frame CRC checked), and acknowledges it once the
+ * port has taken it. Frames that come ahead of a gap are kept (the sender holds
+ * no more than LINK_HELD, so neither does the receiver) and handed on when it is
+ * filled: between network namespaces the kernel swaps datagrams, and a swap is
+ * not a loss. A gap with LINK_REORDER frames kept behind it, or a damaged frame
+ * in its place, is answered with a NACK naming the frame wanted, and the sender
+ * sends that one again (selective repeat: what came after it is kept), not
+ * twice within a round trip. A frame whose ACK does not come within the
+ * retransmission timeout is sent again alone (a lost last frame, or a lost ACK);
+ * the timeout follows the measured round trip (smoothed, plus four times its
+ * variation, as TCP's, frames sent more than once not measured), at least
+ * LINK_RTO_MIN_NS, doubling after each expiry up to LINK_RTO_MAX_NS: behind a
+ * shaped link a full window waits in the queue, and ACKs wait behind the
+ * receiver's own frames, far longer than the minimum.
  * The faults hit every datagram on the wire, recovery's own included, and are
  * drawn from a hash of (seed, ports, kind, number, attempt), not from a shared
  * generator, so a seeded run loses the same frames whatever the threads do.
@@ -47,14 +56,17 @@
 #define LINK_HELD        64u         /* frames kept per destination until acknowledged */
 #define LINK_RTO_MIN_NS  10000000ll  /* 10 ms: first retransmission timeout */
 #define LINK_RTO_MAX_NS  200000000ll /* 200 ms: the longest, after doublings */
-#define LINK_NACK_GAP_NS 2000000ll   /* 2 ms between two NACKs (or go-backs) for one frame */
+#define LINK_NACK_GAP_NS 2000000ll   /* 2 ms between two NACKs for one frame, at least */
+#define LINK_REORDER     3u          /* frames kept past a gap before it is taken for a loss */
 #define LINK_TICK_MS     10          /* the control thread looks at its timers this often */
 #define LINK_WIRE_MAX    (QUIRE_LINK_HDR_BYTES + QUIRE_NET_FRAME_MAX)
+#define LINK_SPARE       LINK_HELD /* acknowledged frames' buffers kept for the next ones */
 
 /* A sent frame kept until acknowledged. */
 struct held {
 	struct held *next;
 	uint32_t seq, len, tries;
+	int64_t first_ns; /* when it was first sent: its ACK times the round trip */
 	uint8_t frame[];
 };
 
@@ -64,9 +76,16 @@ struct tx_peer {
 	uint32_t session, next_seq;
 	struct held *head, *tail;
 	uint32_t count;
-	int64_t sent_ns, rto_ns; /* when head was last sent; its timeout */
-	uint32_t back_seq;       /* the last go-back's first frame, and when */
+	int64_t sent_ns, rto_ns;    /* when head was last sent; its timeout */
+	int64_t srtt_ns, rttvar_ns; /* the round trip, smoothed, and its variation (0: none yet) */
+	uint32_t back_seq;          /* the last frame sent again for a NACK, and when */
 	int64_t back_ns;
+};
+
+/* A frame that came ahead of a gap, kept until the gap is filled. */
+struct early {
+	uint32_t seq, len; /* len 0: none */
+	uint8_t *frame;    /* QUIRE_NET_FRAME_MAX bytes, allocated when first needed */
 };
 
 /* This port's side of the link from one source (the receive thread's alone). */
@@ -75,6 +94,8 @@ struct rx_peer {
 	uint32_t session, expected;
 	uint32_t nack_seq, ctl_sent;
 	int64_t nack_ns;
+	struct early *early; /* LINK_HELD places, frame seq at seq % LINK_HELD, or NULL */
+	uint32_t n_early;    /* frames kept there */
 };
 
 /* The transport's two channels: frames, and the link's ACKs and NACKs. */
@@ -95,11 +116,16 @@ struct quire_net_link {
 	pthread_mutex_t lock; /* tx peers, wire, stats */
 	struct tx_peer *tx;
 	uint32_t n_tx;
+	/* Buffers of held frames (QUIRE_NET_FRAME_MAX bytes each) whose frame was acknowledged,
+	 * for the next frames: a malloc and free of 64 KiB a frame, in two threads, had glibc
+	 * give pages back to the kernel and fault them in again. */
+	struct held *spare;
+	uint32_t n_spare;
 	struct rx_peer *rxp; /* the receive thread's */
 	uint32_t n_rx;
 	struct quire_net_link_stats st;
-	uint8_t wire[LINK_WIRE_MAX];    /* a damaged copy on its way out (under lock) */
-	uint8_t buf[LINK_WIRE_MAX + 1]; /* the receive thread's */
+	uint8_t wire[LINK_WIRE_MAX]; /* a damaged copy on its way out (under lock) */
+	uint8_t buf[QUIRE_NET_UDP_HEADROOM + LINK_WIRE_MAX + 1]; /* the receive thread's */
 };
 
 static int port_path(struct sockaddr_un *sa, const char *dir, const char *kind, uint32_t addr)
@@ -154,29 +180,36 @@ static int transport_send(struct quire_net_link *l, int ch, uint32_t dst, struct
 	return QUIRE_ERR_IO;
 }
 
-/* The next datagram on channel ch, without blocking: 1 with *len bytes in buf (cut to cap)
- * and *src its sender's address (-1 when unknown); 0 when what was read completed nothing
- * (read on); -1 when nothing is waiting. */
+/* The next datagram on channel ch, without blocking, read into buf past
+ * QUIRE_NET_UDP_HEADROOM bytes (the UDP transport's room to join pieces without copying the
+ * long one): 1 with *len bytes at *data (cut to what buf holds) and *src its sender's
+ * address (-1 when unknown); 0 when what was read completed nothing (read on); -1 when
+ * nothing is waiting. */
 static int transport_recv(struct quire_net_link *l, int ch, uint8_t *buf, uint32_t cap,
-			  uint32_t *len, int64_t *src)
+			  const uint8_t **data, uint32_t *len, int64_t *src)
 {
 	*src = -1;
 	if (l->udp) {
-		uint32_t s;
-		int r = quire_net_udp_recv(l->udp, (enum quire_net_udp_chan)ch, buf, cap, len, &s);
-		if (r == 1)
+		uint32_t s, off;
+		int r = quire_net_udp_recv(l->udp, (enum quire_net_udp_chan)ch, buf, cap, &off, len,
+					   &s);
+		if (r == 1) {
 			*src = s;
+			*data = buf + off;
+		}
 		return r;
 	}
 	struct sockaddr_un from;
 	socklen_t from_len = sizeof(from);
-	ssize_t n = recvfrom(ch == CH_LINK ? l->ctl_fd : l->fd, buf, cap, MSG_DONTWAIT,
-			     (struct sockaddr *)&from, &from_len);
+	buf += QUIRE_NET_UDP_HEADROOM;
+	ssize_t n = recvfrom(ch == CH_LINK ? l->ctl_fd : l->fd, buf, cap - QUIRE_NET_UDP_HEADROOM,
+			     MSG_DONTWAIT, (struct sockaddr *)&from, &from_len);
 	if (n < 0)
 		return -1;
 	uint32_t s;
 	if (!rx_source(&from, from_len, &s))
 		*src = s;
+	*data = buf;
 	*len = (uint32_t)n;
 	return 1;
 }
@@ -276,12 +309,35 @@ static int wire_send(struct quire_net_link *l, int ch, uint32_t dst, const uint8
 
 /* ---- sending side ------------------------------------------------------------ */
 
-static void tx_forget(struct tx_peer *p)
+/* A buffer for a frame to keep: a spare one, else a new one. Lock held. */
+static struct held *held_get(struct quire_net_link *l)
+{
+	struct held *h = l->spare;
+	if (!h)
+		return malloc(sizeof(*h) + QUIRE_NET_FRAME_MAX);
+	l->spare = h->next;
+	l->n_spare--;
+	return h;
+}
+
+/* A kept frame's buffer, no longer needed. Lock held. */
+static void held_put(struct quire_net_link *l, struct held *h)
+{
+	if (l->n_spare >= LINK_SPARE) {
+		free(h);
+		return;
+	}
+	h->next = l->spare;
+	l->spare = h;
+	l->n_spare++;
+}
+
+static void tx_forget(struct quire_net_link *l, struct tx_peer *p)
 {
 	while (p->head) {
 		struct held *h = p->head;
 		p->head = h->next;
-		free(h);
+		held_put(l, h);
 	}
 	p->tail = NULL;
 	p->count = 0;
@@ -290,7 +346,7 @@ static void tx_forget(struct tx_peer *p)
 /* Start the link to p->dst over: a new session, numbered from 1, nothing kept. */
 static void tx_restart(struct quire_net_link *l, struct tx_peer *p)
 {
-	tx_forget(p);
+	tx_forget(l, p);
 	uint32_t s;
 	do
 		s = (uint32_t)mix(l->seed ^ (uint64_t)now_ns() ^ (uint64_t)getpid() << 20 ^
@@ -299,6 +355,7 @@ static void tx_restart(struct quire_net_link *l, struct tx_peer *p)
 	p->session = s;
 	p->next_seq = 0;
 	p->rto_ns = LINK_RTO_MIN_NS;
+	p->srtt_ns = p->rttvar_ns = 0;
 	p->back_seq = 0;
 }
 
@@ -336,19 +393,18 @@ static int tx_frame(struct quire_net_link *l, struct tx_peer *p, const struct he
 	return wire_send(l, CH_PORT, p->dst, hdr, h->frame, h->len, what, bit);
 }
 
-/* Send again what p holds from the head: all of it (go back N) or the head alone. */
-static void tx_again(struct quire_net_link *l, struct tx_peer *p, int all)
+/* Send the head of what p holds again (the receiver keeps what came after it). */
+static void tx_again(struct quire_net_link *l, struct tx_peer *p)
 {
-	for (struct held *h = p->head; h; h = all ? h->next : NULL) {
-		int st = tx_frame(l, p, h, ++h->tries);
-		if (st == QUIRE_ERR_NO_DEVICE) { /* the peer is gone: so is what it was owed */
-			tx_restart(l, p);
-			return;
-		}
-		if (st != QUIRE_OK)
-			return; /* its buffer is full: the timeout brings us back */
-		l->st.retransmits++;
+	struct held *h = p->head;
+	int st = tx_frame(l, p, h, ++h->tries);
+	if (st == QUIRE_ERR_NO_DEVICE) { /* the peer is gone: so is what it was owed */
+		tx_restart(l, p);
+		return;
 	}
+	if (st != QUIRE_OK)
+		return; /* its buffer is full: the timeout brings us back */
+	l->st.retransmits++;
 	p->sent_ns = now_ns();
 }
 
@@ -358,17 +414,18 @@ int quire_net_link_send(struct quire_net_link *l, uint32_t dst, uint8_t *f, uint
 	*nobody = 0;
 	if (dst > 0xffffu || len > QUIRE_NET_FRAME_MAX)
 		return QUIRE_ERR_RANGE;
-	struct held *h = malloc(sizeof(*h) + len);
-	if (!h)
-		return QUIRE_ERR_NOMEM;
 	pthread_mutex_lock(&l->lock);
 	struct tx_peer *p = tx_peer(l, dst, 1);
+	struct held *h = NULL;
 	int st = !p ? QUIRE_ERR_NOMEM : p->count >= LINK_HELD ? QUIRE_ERR_BUSY : QUIRE_OK;
+	if (st == QUIRE_OK && !(h = held_get(l)))
+		st = QUIRE_ERR_NOMEM;
 	if (st == QUIRE_OK) {
 		h->next = NULL;
 		h->seq = p->next_seq + 1;
 		h->len = len;
 		h->tries = 0;
+		h->first_ns = now_ns();
 		memcpy(h->frame, f, len);
 		st = tx_frame(l, p, h, 0);
 	}
@@ -388,27 +445,55 @@ int quire_net_link_send(struct quire_net_link *l, uint32_t dst, uint8_t *f, uint
 		p->count++;
 		h = NULL;
 	}
+	if (h)
+		held_put(l, h);
 	pthread_mutex_unlock(&l->lock);
-	free(h);
 	return st; /* BUSY: the peer's buffer, or what is kept for it, is full: try again */
 }
 
 /* The receiver has every frame up to seq: let them go. Lock held. */
-static void tx_acked(struct tx_peer *p, uint32_t seq)
+/* The retransmission timeout after a round trip of rtt ns (RFC 6298's estimator). */
+static void tx_rtt(struct tx_peer *p, int64_t rtt)
 {
+	if (!p->srtt_ns) {
+		p->srtt_ns = rtt;
+		p->rttvar_ns = rtt / 2;
+	} else {
+		int64_t d = p->srtt_ns > rtt ? p->srtt_ns - rtt : rtt - p->srtt_ns;
+		p->rttvar_ns += (d - p->rttvar_ns) / 4;
+		p->srtt_ns += (rtt - p->srtt_ns) / 8;
+	}
+}
+
+static int64_t tx_rto(const struct tx_peer *p)
+{
+	int64_t rto = p->srtt_ns + 4 * p->rttvar_ns;
+	return rto < LINK_RTO_MIN_NS   ? LINK_RTO_MIN_NS
+	       : rto > LINK_RTO_MAX_NS ? LINK_RTO_MAX_NS
+				       : rto;
+}
+
+static void tx_acked(struct quire_net_link *l, struct tx_peer *p, uint32_t seq)
+{
+	int64_t t = now_ns(), rtt = -1;
 	int moved = 0;
 	while (p->head && (int32_t)(seq - p->head->seq) >= 0) {
 		struct held *h = p->head;
+		/* Only a frame sent once times the round trip: an ACK after a resend could be
+		 * either send's (Karn). */
+		rtt = h->tries == 0 ? t - h->first_ns : -1;
 		p->head = h->next;
-		free(h);
+		held_put(l, h);
 		p->count--;
 		moved = 1;
 	}
 	if (!p->head)
 		p->tail = NULL;
 	if (moved) {
-		p->rto_ns = LINK_RTO_MIN_NS;
-		p->sent_ns = now_ns(); /* the new head's clock starts now */
+		if (rtt >= 0)
+			tx_rtt(p, rtt);
+		p->rto_ns = tx_rto(p);
+		p->sent_ns = t; /* the new head's clock starts now */
 	}
 }
 
@@ -425,19 +510,22 @@ static void ctl_datagram(struct quire_net_link *l, const uint8_t *h, uint32_t n)
 	}
 	uint32_t seq = quire_ld32(h + 8);
 	if (kind == QUIRE_LINK_ACK) {
-		tx_acked(p, seq);
+		tx_acked(l, p, seq);
 	} else if (kind == QUIRE_LINK_NACK && seq >= 1) {
 		if (seq > p->next_seq) {
 			/* asks for what was never sent: nothing to do */
 		} else if (p->head && (int32_t)(seq - p->head->seq) < 0) {
 			tx_restart(l, p); /* asks for what it acknowledged: it started over */
 		} else {
-			tx_acked(p, seq - 1);
-			int64_t t = now_ns();
-			if (p->head && (p->back_seq != seq || t - p->back_ns >= LINK_NACK_GAP_NS)) {
+			tx_acked(l, p, seq - 1);
+			/* The frame asked for, once a round trip: the NACKs of one gap come on
+			 * while the frames behind it arrive, and its resend is on its way. */
+			int64_t t = now_ns(),
+				gap = p->srtt_ns > LINK_NACK_GAP_NS ? p->srtt_ns : LINK_NACK_GAP_NS;
+			if (p->head && (p->back_seq != seq || t - p->back_ns >= gap)) {
 				p->back_seq = seq;
 				p->back_ns = t;
-				tx_again(l, p, 1);
+				tx_again(l, p);
 			}
 		}
 	}
@@ -453,7 +541,7 @@ static void ctl_timers(struct quire_net_link *l)
 		struct tx_peer *p = &l->tx[i];
 		if (!p->head || t - p->sent_ns < p->rto_ns)
 			continue;
-		tx_again(l, p, 0);
+		tx_again(l, p);
 		p->rto_ns = p->rto_ns * 2 < LINK_RTO_MAX_NS ? p->rto_ns * 2 : LINK_RTO_MAX_NS;
 	}
 	pthread_mutex_unlock(&l->lock);
@@ -462,7 +550,8 @@ static void ctl_timers(struct quire_net_link *l)
 static void *ctl_main(void *arg)
 {
 	struct quire_net_link *l = arg;
-	uint8_t h[QUIRE_LINK_HDR_BYTES + 1];
+	uint8_t h[QUIRE_NET_UDP_HEADROOM + QUIRE_LINK_HDR_BYTES + 1];
+	const uint8_t *d;
 	for (;;) {
 		struct pollfd fds[2] = {{l->ctl_fd, POLLIN, 0}, {l->stop_pipe[0], POLLIN, 0}};
 		if (poll(fds, 2, LINK_TICK_MS) < 0 && errno != EINTR)
@@ -472,9 +561,9 @@ static void *ctl_main(void *arg)
 		uint32_t n;
 		int64_t src;
 		for (int r; (fds[0].revents & POLLIN) &&
-			    (r = transport_recv(l, CH_LINK, h, sizeof(h), &n, &src)) >= 0;)
+			    (r = transport_recv(l, CH_LINK, h, sizeof(h), &d, &n, &src)) >= 0;)
 			if (r)
-				ctl_datagram(l, h, n);
+				ctl_datagram(l, d, n);
 		ctl_timers(l);
 	}
 }
@@ -535,10 +624,57 @@ static int frame_whole(const uint8_t *f, size_t len)
 	       quire_ld32(f + QUIRE_FRAME_OFF_CRC) == quire_net_frame_crc(f, (uint32_t)len);
 }
 
-/* A datagram from the port of address src (-1: unknown) to this one. */
-static void rx_datagram(struct quire_net_link *l, size_t n, int64_t src)
+/* Let go of the frames kept ahead of a gap (the sender started over). */
+static void early_clear(struct rx_peer *r)
 {
-	const uint8_t *h = l->buf;
+	for (uint32_t i = 0; r->early && i < LINK_HELD; i++)
+		r->early[i].len = 0;
+	r->n_early = 0;
+}
+
+/* Keep frame seq, which came ahead of the gap at r->expected. */
+static void early_keep(struct quire_net_link *l, struct rx_peer *r, uint32_t seq, const uint8_t *f,
+		       uint32_t len)
+{
+	if (!r->early && !(r->early = calloc(LINK_HELD, sizeof(*r->early))))
+		return; /* not kept: it is asked for again */
+	struct early *e = &r->early[seq % LINK_HELD];
+	if (e->len && e->seq == seq) {
+		rx_count(l, &l->st.rx_duplicates);
+		return;
+	}
+	if (!e->frame && !(e->frame = malloc(QUIRE_NET_FRAME_MAX)))
+		return;
+	if (!e->len)
+		r->n_early++;
+	memcpy(e->frame, f, len);
+	e->len = len;
+	e->seq = seq;
+	rx_count(l, &l->st.rx_out_of_order);
+}
+
+/* A frame in order: to the port, then those kept behind it that follow, then the ACK. */
+static void rx_in_order(struct quire_net_link *l, struct rx_peer *r, const uint8_t *f, uint32_t len)
+{
+	l->rx.deliver(l->ctx, f, len);
+	r->expected++;
+	while (r->n_early) {
+		struct early *e = &r->early[r->expected % LINK_HELD];
+		if (!e->len || e->seq != r->expected || !l->rx.room(l->ctx))
+			break;
+		l->rx.deliver(l->ctx, e->frame, e->len);
+		e->len = 0;
+		r->n_early--;
+		r->expected++;
+	}
+	rx_answer(l, r, QUIRE_LINK_ACK, r->expected - 1);
+	if (r->n_early >= LINK_REORDER) /* another gap, with frames behind it: a loss */
+		rx_nack(l, r);
+}
+
+/* A datagram from the port of address src (-1: unknown) to this one. */
+static void rx_datagram(struct quire_net_link *l, const uint8_t *h, size_t n, int64_t src)
+{
 	uint32_t kind = link_hdr_ok(h, n);
 	if (kind != QUIRE_LINK_DATA) {
 		/* Damaged on the way: whose it was, the transport says. */
@@ -556,27 +692,30 @@ static void rx_datagram(struct quire_net_link *l, size_t n, int64_t src)
 		r->session = session;
 		r->expected = 1;
 		r->nack_seq = 0;
+		early_clear(r);
 	}
 	const uint8_t *f = h + QUIRE_LINK_HDR_BYTES;
 	size_t len = n - QUIRE_LINK_HDR_BYTES;
-	if (seq != r->expected) {
-		if ((int32_t)(seq - r->expected) < 0) { /* had it: its ACK was lost, or late */
-			rx_count(l, &l->st.rx_duplicates);
-			rx_answer(l, r, QUIRE_LINK_ACK, r->expected - 1);
-		} else { /* one before it is missing */
-			rx_count(l, &l->st.rx_out_of_order);
-			rx_nack(l, r);
-		}
+	int32_t ahead = (int32_t)(seq - r->expected);
+	if (ahead < 0) { /* had it: its ACK was lost, or late */
+		rx_count(l, &l->st.rx_duplicates);
+		rx_answer(l, r, QUIRE_LINK_ACK, r->expected - 1);
 		return;
 	}
 	if (!frame_whole(f, len)) {
 		rx_count(l, &l->st.rx_damaged);
-		rx_nack(l, r);
+		if (ahead == 0) /* the very frame wanted (a later one: the gap shows it) */
+			rx_nack(l, r);
 		return;
 	}
-	l->rx.deliver(l->ctx, f, (uint32_t)len);
-	r->expected++;
-	rx_answer(l, r, QUIRE_LINK_ACK, seq);
+	if (ahead == 0) {
+		rx_in_order(l, r, f, (uint32_t)len);
+		return;
+	}
+	if ((uint32_t)ahead < LINK_HELD) /* beyond: not of the sender's window */
+		early_keep(l, r, seq, f, (uint32_t)len);
+	if (r->n_early >= LINK_REORDER)
+		rx_nack(l, r);
 }
 
 static void *rx_main(void *arg)
@@ -594,8 +733,9 @@ static void *rx_main(void *arg)
 			continue;
 		uint32_t n;
 		int64_t src;
-		if (transport_recv(l, CH_PORT, l->buf, sizeof(l->buf), &n, &src) == 1)
-			rx_datagram(l, n, src);
+		const uint8_t *d;
+		if (transport_recv(l, CH_PORT, l->buf, sizeof(l->buf), &d, &n, &src) == 1)
+			rx_datagram(l, d, n, src);
 	}
 }
 
@@ -710,8 +850,18 @@ void quire_net_link_close(struct quire_net_link *l)
 	if (l->stop_pipe[1] >= 0)
 		close(l->stop_pipe[1]);
 	for (uint32_t i = 0; i < l->n_tx; i++)
-		tx_forget(&l->tx[i]);
+		tx_forget(l, &l->tx[i]);
+	while (l->spare) {
+		struct held *h = l->spare;
+		l->spare = h->next;
+		free(h);
+	}
 	free(l->tx);
+	for (uint32_t i = 0; i < l->n_rx; i++) {
+		for (uint32_t k = 0; l->rxp[i].early && k < LINK_HELD; k++)
+			free(l->rxp[i].early[k].frame);
+		free(l->rxp[i].early);
+	}
 	free(l->rxp);
 	pthread_mutex_destroy(&l->lock);
 	free(l);

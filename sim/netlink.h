@@ -49,12 +49,13 @@ struct quire_net_link_stats {
 	uint64_t wire_damaged;    /* frames they damaged */
 	uint64_t rx_damaged;      /* datagrams that arrived damaged (dropped, asked for again) */
 	uint64_t rx_duplicates;   /* frames that arrived again (dropped, acknowledged again) */
-	uint64_t rx_out_of_order; /* frames after a gap (dropped until the gap is filled) */
+	uint64_t rx_out_of_order; /* frames that came ahead of a gap (kept until it is filled) */
 };
 
 /* What the receive thread calls: room(ctx) before each read, blocking while the owner is
- * full, 0 when the thread is to end; deliver(ctx, frame, len) with each datagram (at most
- * QUIRE_NET_FRAME_MAX + 1 bytes, so that one too long shows), which it copies. */
+ * full, 0 when the thread is to end; deliver(ctx, frame, len) with each frame, which it
+ * copies: whole (its header's length is len's, len at most QUIRE_NET_FRAME_MAX) and its CRC
+ * checked by the link, so the owner need not compute it again. */
 struct quire_net_rx_ops {
 	int (*room)(void *ctx);
 	void (*deliver)(void *ctx, const uint8_t *frame, uint32_t len);

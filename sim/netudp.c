@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The simulated network's UDP transport (netudp.h): the address table, a socket per
- * channel, datagrams cut into at most two tagged pieces and joined again per sender.
+ * The simulated network's UDP transport (netudp.h): the address table (from the list in
+ * the network's name, or from a rendezvous: netboot.c), a socket per channel, datagrams
+ * cut into at most two tagged pieces and joined again per sender.
  */
 #include "sim/netudp.h"
 
@@ -17,6 +18,7 @@
 
 #include "quire/status.h"
 #include "sim/le.h"
+#include "sim/netboot.h"
 
 #define TAG_BYTES   8u         /* magic, piece, pieces, 0, seq (u32, little-endian) */
 #define TAG_MAGIC   0x71u      /* 'q' */
@@ -27,13 +29,17 @@
 #define N_ADDR      (QUIRE_NET_UDP_MAX_ADDR + 1u)
 
 struct entry {
-	uint32_t ip; /* network order */
-	uint16_t base;
+	uint32_t ip;      /* network order */
+	uint16_t base;    /* a one-host list: address A's ports are base + A and base + 256 + A */
+	uint16_t port[2]; /* else this address's own, per channel */
 };
 
-/* The first piece of a sender's two-piece datagram, until the second comes. */
+#define PARTS 4u /* pieces kept per sender until their partners come */
+
+/* A piece of a sender's two-piece datagram, until its partner comes. */
 struct part {
 	uint32_t seq, len; /* len 0: none waiting */
+	uint8_t piece;     /* 0: the first, 1: the second */
 	uint8_t bytes[PIECE_BYTES];
 };
 
@@ -41,11 +47,12 @@ struct chan {
 	int fd;
 	pthread_mutex_t send_lock; /* a number and its pieces go out together */
 	uint32_t seq_to[N_ADDR];
-	struct part *from[N_ADDR]; /* the receiving thread's, allocated when first needed */
+	struct part *from[N_ADDR]; /* PARTS each, the receiving thread's, allocated when needed */
 };
 
 struct quire_net_udp {
-	uint32_t n; /* entries; 1: every address on that one */
+	uint32_t n;   /* entries: addresses 0..n-1, or with one_host, every address */
+	int one_host; /* "udp:HOST[:BASE]": one entry, every address on it */
 	struct entry tab[N_ADDR];
 	struct chan ch[2];
 };
@@ -79,8 +86,11 @@ static int parse(struct quire_net_udp *u, const char *net)
 			return QUIRE_ERR_INVALID;
 		u->tab[u->n].ip = ia.s_addr;
 		u->tab[u->n].base = (uint16_t)base;
+		u->tab[u->n].port[0] = (uint16_t)(base + u->n);
+		u->tab[u->n].port[1] = (uint16_t)(base + QUIRE_NET_UDP_LINK_OFF + u->n);
 		u->n++;
 	}
+	u->one_host = u->n == 1;
 	return u->n ? QUIRE_OK : QUIRE_ERR_INVALID;
 }
 
@@ -92,13 +102,13 @@ static uint32_t chan_off(enum quire_net_udp_chan ch)
 static int where(const struct quire_net_udp *u, uint32_t addr, enum quire_net_udp_chan ch,
 		 struct sockaddr_in *sa)
 {
-	if (addr > QUIRE_NET_UDP_MAX_ADDR || (u->n > 1 && addr >= u->n))
+	if (addr > QUIRE_NET_UDP_MAX_ADDR || (!u->one_host && addr >= u->n))
 		return -1;
-	const struct entry *e = &u->tab[u->n > 1 ? addr : 0];
+	const struct entry *e = &u->tab[u->one_host ? 0 : addr];
 	memset(sa, 0, sizeof(*sa));
 	sa->sin_family = AF_INET;
 	sa->sin_addr.s_addr = e->ip;
-	sa->sin_port = htons((uint16_t)(e->base + chan_off(ch) + addr));
+	sa->sin_port = htons(u->one_host ? (uint16_t)(e->base + chan_off(ch) + addr) : e->port[ch]);
 	return 0;
 }
 
@@ -108,14 +118,14 @@ static int who(const struct quire_net_udp *u, enum quire_net_udp_chan ch,
 	       const struct sockaddr_in *sa)
 {
 	uint32_t port = ntohs(sa->sin_port);
-	for (uint32_t i = 0; i < u->n; i++) {
-		const struct entry *e = &u->tab[i];
-		if (e->ip != sa->sin_addr.s_addr || port < e->base + chan_off(ch))
-			continue;
-		uint32_t a = port - e->base - chan_off(ch);
-		if (u->n == 1 ? a <= QUIRE_NET_UDP_MAX_ADDR : a == i)
-			return (int)a;
+	if (u->one_host) {
+		const struct entry *e = &u->tab[0];
+		uint32_t a = port - e->base - chan_off(ch); /* wraps when below: then too large */
+		return e->ip == sa->sin_addr.s_addr && a <= QUIRE_NET_UDP_MAX_ADDR ? (int)a : -1;
 	}
+	for (uint32_t i = 0; i < u->n; i++)
+		if (u->tab[i].ip == sa->sin_addr.s_addr && u->tab[i].port[ch] == port)
+			return (int)i;
 	return -1;
 }
 
@@ -123,6 +133,13 @@ static int who(const struct quire_net_udp *u, enum quire_net_udp_chan ch,
 static int load(struct quire_net_udp *u, const char *net, uint16_t addr)
 {
 	struct sockaddr_in sa;
+	if (quire_net_boot_is(net)) { /* the table comes from the rendezvous */
+		struct quire_net_boot_spec spec;
+		char why[256];
+		if (quire_net_boot_parse(net, &spec, why, sizeof(why)) != QUIRE_OK)
+			return QUIRE_ERR_INVALID;
+		return addr < spec.cards ? QUIRE_OK : QUIRE_ERR_RANGE;
+	}
 	int st = parse(u, net);
 	return st == QUIRE_OK && where(u, addr, QUIRE_NET_UDP_FRAMES, &sa) != 0 ? QUIRE_ERR_RANGE
 										: st;
@@ -138,10 +155,9 @@ int quire_net_udp_check(const char *net, uint16_t addr)
 	return st;
 }
 
-static int bind_chan(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint16_t addr)
+/* Binds channel ch at self. */
+static int bind_chan(struct quire_net_udp *u, enum quire_net_udp_chan ch, struct sockaddr_in self)
 {
-	struct sockaddr_in self;
-	(void)where(u, addr, ch, &self);
 	int fd = u->ch[ch].fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return QUIRE_ERR_IO;
@@ -150,8 +166,55 @@ static int bind_chan(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint16
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	sz = SNDBUF;
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	/* No UDP checksum on what this socket sends (IPv4 allows it), so the receiving kernel
+	 * does not check one either: the link's CRCs cover every byte that matters (a damaged
+	 * tag only spoils a join, which the frame's CRC then catches), and the checksum cost
+	 * a pass over every datagram at each end. */
+	sz = 1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &sz, sizeof(sz));
 	if (bind(fd, (struct sockaddr *)&self, sizeof(self)) != 0)
 		return errno == EADDRNOTAVAIL ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO;
+	return QUIRE_OK;
+}
+
+/* The rendezvous' bind: both channels on ip, any free ports, which it is told. */
+static int bind_any(void *ctx, uint32_t ip, uint16_t port[2])
+{
+	struct quire_net_udp *u = ctx;
+	for (int c = 0; c < 2; c++) {
+		struct sockaddr_in self = {.sin_family = AF_INET, .sin_addr.s_addr = ip};
+		socklen_t sl = sizeof(self);
+		int st = bind_chan(u, (enum quire_net_udp_chan)c, self);
+		if (st != QUIRE_OK)
+			return st;
+		if (getsockname(u->ch[c].fd, (struct sockaddr *)&self, &sl) != 0)
+			return QUIRE_ERR_IO;
+		port[c] = ntohs(self.sin_port);
+	}
+	return QUIRE_OK;
+}
+
+/* The table from the rendezvous the network's name describes; what failed, on stderr (the
+ * card's process says it; the link's caller only sees the status). */
+static int join(struct quire_net_udp *u, const char *net, uint16_t addr)
+{
+	struct quire_net_boot_spec spec;
+	struct quire_net_udp_ep tab[QUIRE_NET_BOOT_MAX_CARDS];
+	char why[QUIRE_NET_BOOT_ERR_MAX];
+	int st = quire_net_boot_parse(net, &spec, why, sizeof(why));
+	if (st == QUIRE_OK)
+		st = quire_net_boot_join(&spec, addr, bind_any, u, tab, why, sizeof(why));
+	if (st != QUIRE_OK) {
+		fprintf(stderr, "quire card %u: %s\n", addr, why);
+		return st;
+	}
+	u->n = spec.cards;
+	u->one_host = 0;
+	for (uint32_t a = 0; a < u->n; a++) {
+		u->tab[a].ip = tab[a].ip;
+		u->tab[a].port[0] = tab[a].port[0];
+		u->tab[a].port[1] = tab[a].port[1];
+	}
 	return QUIRE_OK;
 }
 
@@ -165,8 +228,15 @@ int quire_net_udp_open(const char *net, uint16_t addr, struct quire_net_udp **ou
 	for (int c = 0; c < 2; c++)
 		pthread_mutex_init(&u->ch[c].send_lock, NULL);
 	int st = load(u, net, addr);
-	for (int c = 0; c < 2 && st == QUIRE_OK; c++)
-		st = bind_chan(u, (enum quire_net_udp_chan)c, addr);
+	if (st == QUIRE_OK && quire_net_boot_is(net)) {
+		st = join(u, net, addr);
+	} else {
+		struct sockaddr_in self;
+		for (int c = 0; c < 2 && st == QUIRE_OK; c++) {
+			(void)where(u, addr, (enum quire_net_udp_chan)c, &self);
+			st = bind_chan(u, (enum quire_net_udp_chan)c, self);
+		}
+	}
 	if (st != QUIRE_OK) {
 		quire_net_udp_close(u);
 		return st;
@@ -221,16 +291,18 @@ int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 	size_t len = 0;
 	for (int i = 0; i < n_iov; i++)
 		len += iov[i].iov_len;
-	uint32_t pieces = len ? (uint32_t)((len + PIECE_BYTES - 1) / PIECE_BYTES) : 1;
-	if (pieces > MAX_PIECES)
+	uint32_t pieces = len > PIECE_BYTES ? 2 : 1;
+	if (len > PIECE_BYTES + QUIRE_NET_UDP_HEADROOM)
 		return QUIRE_ERR_RANGE;
+	/* Two pieces: the head (what is over PIECE_BYTES, at most the receiver's headroom),
+	 * then PIECE_BYTES; the receiver reads the long one where it stays (recv). */
+	size_t head = pieces == 2 ? len - PIECE_BYTES : len;
 	struct chan *c = &u->ch[ch];
 	int st = QUIRE_OK;
 	pthread_mutex_lock(&c->send_lock);
 	uint32_t seq = c->seq_to[dst];
 	for (uint32_t p = 0; p < pieces && st == QUIRE_OK; p++) {
-		size_t off = (size_t)p * PIECE_BYTES,
-		       n = len - off < PIECE_BYTES ? len - off : PIECE_BYTES;
+		size_t off = p ? head : 0, n = p ? PIECE_BYTES : head;
 		seq++;
 		uint8_t tag[TAG_BYTES] = {TAG_MAGIC, (uint8_t)p, (uint8_t)pieces, 0};
 		quire_st32(tag + 4, seq);
@@ -257,12 +329,16 @@ int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 }
 
 int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint8_t *buf,
-		       uint32_t cap, uint32_t *len, uint32_t *src)
+		       uint32_t cap, uint32_t *off, uint32_t *len, uint32_t *src)
 {
 	struct chan *c = &u->ch[ch];
 	uint8_t t[TAG_BYTES];
 	struct sockaddr_in sa;
-	struct iovec iov[2] = {{t, TAG_BYTES}, {buf, cap}};
+	const uint32_t room = QUIRE_NET_UDP_HEADROOM;
+	if (cap <= room)
+		return 0;
+	uint8_t *at = buf + room; /* every datagram lands here; a head goes just before */
+	struct iovec iov[2] = {{t, TAG_BYTES}, {at, cap - room}};
 	struct msghdr m = {
 	    .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = iov, .msg_iovlen = 2};
 	ssize_t n = recvmsg(c->fd, &m, MSG_DONTWAIT | MSG_TRUNC);
@@ -273,37 +349,56 @@ int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 	    t[2] > MAX_PIECES || t[1] >= t[2])
 		return 0; /* not one of the network's */
 	uint32_t got = (uint32_t)n - TAG_BYTES, seq = quire_ld32(t + 4);
-	if (got > cap)
-		got = cap;
+	if (got > cap - room)
+		got = cap - room;
 	*src = (uint32_t)from;
-	struct part *p = c->from[from];
 	if (t[2] == 1) { /* the usual case: whole, and straight into buf */
-		if (p)
-			p->len = 0; /* a first piece whose second never came: dropped */
+		*off = room;
 		*len = got;
 		return 1;
 	}
-	if (t[1] == 0) { /* a first piece: kept until its second comes */
-		if (!p && !(p = c->from[from] = calloc(1, sizeof(*p))))
-			return 0; /* no memory: lost, and sent again */
-		if (got > PIECE_BYTES)
-			return 0;
-		memcpy(p->bytes, buf, got);
-		p->len = got;
-		p->seq = seq;
+	/*
+	 * One piece of two: the head (at most `room` bytes), or the long tail. Between network
+	 * namespaces the kernel can swap datagrams (and a whole one from the same sender can
+	 * come between two pieces), so each piece waits for its partner, the other piece of the
+	 * next or previous number, in one of PARTS places per sender; a new piece takes the
+	 * place of the oldest when all are taken. In the usual order (head, then tail) only the
+	 * short head is copied: it is put just before the tail, which stays where it landed.
+	 */
+	uint32_t piece = t[1], want = piece == 0 ? seq + 1 : seq - 1;
+	if (got > PIECE_BYTES || (piece == 0 && got > room))
 		return 0;
+	struct part *pp = c->from[from];
+	if (!pp && !(pp = c->from[from] = calloc(PARTS, sizeof(*pp))))
+		return 0; /* no memory: lost, and sent again */
+	struct part *slot = NULL;
+	for (uint32_t i = 0; i < PARTS; i++) {
+		struct part *q = &pp[i];
+		if (q->len && q->piece != piece && q->seq == want) {
+			if (piece == 1) { /* the head came first */
+				memcpy(at - q->len, q->bytes, q->len);
+				*off = room - q->len;
+				*len = q->len + got;
+			} else { /* the tail came first */
+				uint32_t tail =
+				    q->len < cap - room - got ? q->len : cap - room - got;
+				memcpy(at + got, q->bytes, tail);
+				*off = room;
+				*len = got + tail;
+			}
+			q->len = 0;
+			return 1;
+		}
+		if (!q->len) { /* a free place, else the oldest piece's */
+			if (!slot || slot->len)
+				slot = q;
+		} else if (!slot || (slot->len && (int32_t)(q->seq - slot->seq) < 0)) {
+			slot = q;
+		}
 	}
-	if (!p || !p->len || seq != p->seq + 1) { /* its first piece is missing */
-		if (p)
-			p->len = 0;
-		return 0;
-	}
-	uint32_t first = p->len;
-	p->len = 0;
-	if (got > cap - first)
-		got = cap - first;
-	memmove(buf + first, buf, got);
-	memcpy(buf, p->bytes, first);
-	*len = first + got;
-	return 1;
+	memcpy(slot->bytes, at, got);
+	slot->len = got;
+	slot->seq = seq;
+	slot->piece = (uint8_t)piece;
+	return 0;
 }

@@ -10,18 +10,22 @@
  * that host). Each port has two channels, as the Unix transport has two sockets: its
  * frames arrive on UDP port BASE + A, its link's ACKs and NACKs on BASE + 256 + A
  * (BASE default QUIRE_NET_UDP_PORT_BASE), so several cards share a host. HOST is an
- * IPv4 address.
+ * IPv4 address. Or no list: "udp:rdv=HOST:PORT,..." and "udp:dir=PATH,..." (netboot.h)
+ * bind each port's channels on any free ports and learn the table from a rendezvous.
  *
  * A datagram of the link (link header and frame, up to 65584 bytes; an IPv4 datagram
  * carries at most 65507) rides in one or two UDP datagrams behind an 8-byte tag (magic,
- * piece, pieces, 0, a number counted per destination and channel); the receiver joins
- * the two pieces of one when they come one after the other from one sender, and drops
- * a piece whose partner is missing or out of turn: the link sees a frame lost and asks
- * for it again. Datagrams that cross out of order (between network namespaces the kernel
- * can swap two: each crosses a veth on whichever CPU sends it) are handed on as they
- * come; the link's numbering catches them. UDP has no push-back from a full receiver: a
- * sender is held back only by its own socket buffer (EAGAIN); datagrams beyond the
- * receiver's socket buffer are lost, and sent again by the link. Nor can UDP tell a
+ * piece, pieces, 0, a number counted per destination and channel), a longer one as its
+ * head (what is over 65000 bytes, at most QUIRE_NET_UDP_HEADROOM) then its last 65000
+ * bytes; the receiver keeps
+ * a piece (up to 4 per sender) until the other piece of its datagram, the next or the
+ * previous number, comes, in either order and with other datagrams between them, and
+ * joins the two; a piece whose partner never comes is pushed out by newer ones, and the
+ * link sees a frame lost and asks for it again. Datagrams that cross out of order
+ * (between network namespaces the kernel can swap two: each crosses a veth on whichever
+ * CPU sends it) are handed on as they come; the link puts them back in order. UDP has no push-back
+ * from a full receiver: a sender is held back only by its own socket buffer (EAGAIN); datagrams
+ * beyond the receiver's socket buffer are lost, and sent again by the link. Nor can UDP tell a
  * sender that nobody listens: a frame to an address without a card is lost, sent again
  * while the link keeps it (docs/network.md).
  */
@@ -32,8 +36,9 @@
 #include <sys/uio.h>
 
 #define QUIRE_NET_UDP_PORT_BASE 47100u
-#define QUIRE_NET_UDP_MAX_ADDR  255u /* port addresses a UDP network can hold: 0..255 */
-#define QUIRE_NET_UDP_LINK_OFF  256u /* the link channel's UDP port: BASE + 256 + address */
+#define QUIRE_NET_UDP_MAX_ADDR  255u  /* port addresses a UDP network can hold: 0..255 */
+#define QUIRE_NET_UDP_LINK_OFF  256u  /* the link channel's UDP port: BASE + 256 + address */
+#define QUIRE_NET_UDP_HEADROOM  1024u /* receive buffers' room before the datagram (recv) */
 
 enum quire_net_udp_chan { QUIRE_NET_UDP_FRAMES = 0, QUIRE_NET_UDP_LINK = 1 };
 
@@ -46,9 +51,11 @@ int quire_net_udp_is(const char *net);
  * (else QUIRE_ERR_RANGE): quire-sim checks its arguments with it. */
 int quire_net_udp_check(const char *net, uint16_t addr);
 
-/* Parses the table and binds this port's two channels (address addr) on its entry's host.
- * A QUIRE_ status: INVALID for a bad table, RANGE for an address it has no entry for,
- * NO_DEVICE when the host is not one of this machine's (namespace's) addresses. */
+/* Parses the table and binds this port's two channels (address addr) on its entry's host;
+ * for a rendezvous form, binds them on free ports and waits (bounded) for the table, saying
+ * on stderr what failed. A QUIRE_ status: INVALID for a bad table, RANGE for an address it
+ * has no entry for, NO_DEVICE when the host is not one of this machine's (namespace's)
+ * addresses; the rendezvous' statuses (netboot.h). */
 int quire_net_udp_open(const char *net, uint16_t addr, struct quire_net_udp **out);
 void quire_net_udp_close(struct quire_net_udp *u);
 
@@ -58,15 +65,17 @@ int quire_net_udp_fd(const struct quire_net_udp *u, enum quire_net_udp_chan ch);
 /* Sends one datagram, the iovecs' bytes in turn, to channel ch of address dst.
  * QUIRE_OK (also when nobody listens there: UDP cannot tell), QUIRE_ERR_BUSY when this
  * socket's buffer is full (try again), QUIRE_ERR_RANGE for an address outside the table
- * or a datagram too long for two pieces, QUIRE_ERR_IO otherwise. */
+ * or a datagram longer than 65000 + QUIRE_NET_UDP_HEADROOM bytes, QUIRE_ERR_IO otherwise. */
 int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint32_t dst,
 		       const struct iovec *iov, int n_iov);
 
-/* Reads one UDP datagram from channel ch without blocking. 1: a whole datagram as sent is
- * in buf, *len bytes (cut to cap, so that one too long shows), *src the address of the port
- * that sent it; 0: what was read completed nothing (a first piece, a stranger's); -1:
- * nothing is waiting. */
+/* Reads one UDP datagram from channel ch without blocking, into buf past
+ * QUIRE_NET_UDP_HEADROOM bytes (where the head of a two-piece datagram is put when its tail
+ * comes, so that the long tail is not copied). 1: a whole datagram as sent is at buf + *off,
+ * *len bytes (cut to what buf holds, so that one too long shows), *src the address of the
+ * port that sent it; 0: what was read completed nothing (a piece, a stranger's, or cap not
+ * above the headroom); -1: nothing is waiting. */
 int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint8_t *buf,
-		       uint32_t cap, uint32_t *len, uint32_t *src);
+		       uint32_t cap, uint32_t *off, uint32_t *len, uint32_t *src);
 
 #endif

@@ -34,6 +34,7 @@
 #include "locate.h"
 #include "quire/boards.h"
 #include "quire/status.h"
+#include "sim/netboot.h"
 #include "sim/netudp.h"
 #ifdef QUIRE_SIM_RTL
 #include "rtl/rtl_device.h"
@@ -182,7 +183,12 @@ static const char usage[] =
     "                       udp:HOST[:BASE],..., over UDP: entry N is where address N\n"
     "                       listens (UDP ports BASE+N and BASE+256+N, BASE default 47100;\n"
     "                       one entry: all on that host); cards on other hosts or\n"
-    "                       namespaces join that way\n"
+    "                       namespaces join that way; or the addresses from a rendezvous:\n"
+    "                       udp:rdv=HOST:PORT,cards=W[,timeout=S] (TCP; the card of\n"
+    "                       address 0 serves it on HOST:PORT, the others connect there)\n"
+    "                       or udp:dir=PATH,cards=W[,host=IP][,timeout=S] (files in PATH):\n"
+    "                       each card binds free UDP ports and learns the others' (wait\n"
+    "                       at most S s, default 30)\n"
     "  -a, --addr N         the port's network address, 0-65535 (UDP: 0-255), unique in DIR\n"
     "      --net-drop P     lose each frame sent with probability P (fault tests; the\n"
     "                       link sends it again: docs/network.md)\n"
@@ -379,7 +385,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "quire-sim: --net and --addr go together\n");
 		return 2;
 	}
-	if (net.dir && quire_net_udp_is(net.dir)) {
+	if (net.dir && quire_net_boot_is(net.dir)) {
+		struct quire_net_boot_spec spec;
+		char why[512];
+		if (quire_net_boot_parse(net.dir, &spec, why, sizeof(why)) != QUIRE_OK) {
+			fprintf(stderr, "quire-sim: --net %s\n", why);
+			return 2;
+		}
+		if (net.addr >= spec.cards) {
+			fprintf(stderr, "quire-sim: --net %s: --addr %u is not one of cards=%u\n",
+				net.dir, net.addr, spec.cards);
+			return 2;
+		}
+	} else if (net.dir && quire_net_udp_is(net.dir)) {
 		int st = quire_net_udp_check(net.dir, net.addr);
 		if (st != QUIRE_OK) {
 			fprintf(
@@ -424,12 +442,9 @@ int main(int argc, char **argv)
 
 	if (claim_socket_path(&a) != 0)
 		return 1;
-	int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 8) != 0) {
-		fprintf(stderr, "quire-sim: %s: %s\n", path, strerror(errno));
-		return 1;
-	}
 	pthread_mutex_init(&s.send_lock, NULL);
+	/* The card first, then its socket: a socket that accepts means a card that is ready,
+	 * also when its network's addresses come from a rendezvous that takes a while. */
 #ifdef QUIRE_SIM_RTL
 	char why[256] = "";
 	struct quire_rtl_config rcfg = {
@@ -439,7 +454,6 @@ int main(int argc, char **argv)
 		if (!s.dev) {
 			fprintf(stderr, "quire-sim: cannot create the RTL card from %s: %s\n",
 				fw_elf, why);
-			unlink(path);
 			return 1;
 		}
 	} else
@@ -452,7 +466,12 @@ int main(int argc, char **argv)
 				cfg.net->dir, cfg.net->addr, strerror(errno));
 		else
 			fprintf(stderr, "quire-sim: cannot create the card: %s\n", strerror(errno));
-		unlink(path);
+		return 1;
+	}
+	int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 8) != 0) {
+		fprintf(stderr, "quire-sim: %s: %s\n", path, strerror(errno));
+		s.dev->ops->destroy(s.dev);
 		return 1;
 	}
 	if (!s.quiet && !ivshmem) /* the ivshmem server says so once it has the guest's RAM */

@@ -372,6 +372,99 @@ static void test_saturating_int16_sums(void **state)
 	free(got);
 }
 
+/*
+ * The fp32 and fp16 rings' sums: W fp16 or fp32 vectors into an fp16 or fp32 accumulator, with
+ * and without one in (also in place), each implementation against the hls/ REDUCE kernel, every
+ * byte: every fp16 pattern in every fp16 row (NaNs with payloads, signalling ones, Infs,
+ * subnormals, both zeros) against other patterns; fp32 rows of edge gradients with NaNs and
+ * Infs, fp32 values an fp16 ulp and half an ulp apart (the output's rounding ties), and random
+ * bits.
+ */
+static void test_fp_sums(void **state)
+{
+	(void)state;
+	enum { N = 65536 + 37, WMAX = 5 };
+	struct rng g = {.s = 91};
+	uint8_t *in = malloc((size_t)WMAX * N * 4), *acc = malloc(N * 4);
+	uint8_t *want = malloc(N * 4), *got = malloc(N * 4);
+	static const uint32_t ws[] = {1, 2, 3, WMAX};
+	for (uint32_t ib = 2; ib <= 4; ib += 2)
+		for (uint32_t ab = 2; ab <= 4; ab += 2)
+			for (size_t wi = 0; wi < 4; wi++)
+				for (int mode = 0; mode < 3; mode++) { /* no acc, acc, in place */
+					uint32_t w = ws[wi];
+					for (uint32_t k = 0; k < w; k++) {
+						uint8_t *row = in + (size_t)k * N * ib;
+						if (ib == 2) {
+							for (uint32_t i = 0; i < N; i++) {
+								uint16_t h =
+								    (uint16_t)(i * (2 * k + 1) +
+									       k * 12345u);
+								memcpy(row + 2 * i, &h, 2);
+							}
+							continue;
+						}
+						fill_edge_gradients(&g, (float *)row, N, 1);
+						for (uint32_t i = 0; i < N;
+						     i += 1 + rng_below(&g, 5)) {
+							uint32_t b = (uint32_t)rng_next(&g);
+							uint32_t t = rng_below(&g, 3);
+							uint32_t v =
+							    t == 0
+								? b
+								: quire_fp16_to_fp32((uint16_t)b) +
+								      (t == 1 ? 0x1000u : 0x2000u);
+							memcpy(row + 4 * i, &v, 4);
+						}
+					}
+					if (ab == 2)
+						for (uint32_t i = 0; i < N; i++) {
+							uint16_t h = (uint16_t)rng_next(&g);
+							memcpy(acc + 2 * i, &h, 2);
+						}
+					else
+						fill_edge_gradients(&g, (float *)acc, N, 1);
+					uint32_t fi = ib == 2 ? QUIRE_FMT_FP16 : QUIRE_FMT_FP32;
+					uint32_t fa = ab == 2 ? QUIRE_FMT_FP16 : QUIRE_FMT_FP32;
+					assert_int_equal(
+					    quire_reduce_sum(fi, fa, w, N, N,
+							     mode ? QUIRE_REDUCE_ACC_IN : 0, in,
+							     mode ? acc : NULL, want),
+					    QUIRE_OK);
+					const void *rows[WMAX];
+					for (uint32_t k = 0; k < w; k++)
+						rows[k] = in + (size_t)k * N * ib;
+					for (size_t k = 0; k < 3; k++) {
+						if (quire_codec_use(impls[k]) != QUIRE_OK)
+							continue;
+						memset(got, 0xa5, N * 4);
+						if (mode == 2) /* the accumulator is the output */
+							memcpy(got, acc, (size_t)N * ab);
+						int st = quire_codec_sum(
+						    (enum quire_format)fi, (enum quire_format)fa, w,
+						    N, rows,
+						    mode == 1   ? (const void *)acc
+						    : mode == 2 ? (const void *)got
+								: NULL,
+						    got);
+						assert_int_equal(st, QUIRE_OK);
+						for (uint32_t i = 0; i < N; i++)
+							if (memcmp(got + (size_t)i * ab,
+								   want + (size_t)i * ab, ab))
+								fail_msg(
+								    "%s fp%u x %u into fp%u, mode "
+								    "%d: element %u differs",
+								    quire_codec_impl_name(), 8 * ib,
+								    w, 8 * ab, mode, i);
+					}
+				}
+	quire_codec_use(QUIRE_CODEC_AUTO);
+	free(in);
+	free(acc);
+	free(want);
+	free(got);
+}
+
 static void test_caller_fp_mode_ignored(void **state)
 {
 	(void)state;
@@ -638,6 +731,7 @@ int main(void)
 	    cmocka_unit_test(test_fp16_every_pattern),
 	    cmocka_unit_test(test_decode_sums_and_reduce),
 	    cmocka_unit_test(test_saturating_int16_sums),
+	    cmocka_unit_test(test_fp_sums),
 	    cmocka_unit_test(test_caller_fp_mode_ignored),
 	    cmocka_unit_test(test_bad_arguments),
 	    cmocka_unit_test(test_encoded_files),

@@ -286,6 +286,43 @@ static void test_reductions(void **state)
 	rig_free(g);
 }
 
+/*
+ * The fp32 and fp16 rings' steps as the firmware runs them: a partial sum that came in plus
+ * this card's part, the accumulator in place (acc_in is the output), and the narrow first
+ * step (two contributions side by side), on gradient data with NaNs, Infs, subnormals and
+ * ties, golden against fast on two card memories.
+ */
+static void test_ring_fp_sums(void **state)
+{
+	(void)state;
+	struct rig *g = rig_new(21);
+	static const uint32_t fmts[] = {QUIRE_FMT_FP32, QUIRE_FMT_FP16};
+	for (size_t fi = 0; fi < 2; fi++)
+		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+			uint32_t f = fmts[fi], n = sizes[si];
+			fill_gradients(g, OFF_IN, 2 * (size_t)n, 1);
+			fill_gradients(g, OFF_OUT, n, 1);
+			if (f == QUIRE_FMT_FP16) /* fp16 halves of the same gradients */
+				for (int k = 0; k < 2; k++)
+					assert_int_equal(quire_emu_quant(1, QUIRE_QUANT_OP_ENCODE,
+									 QUIRE_FMT_FP16, 0, 0,
+									 2 * n, 0, at(g, k, OFF_IN),
+									 NULL, NULL,
+									 at(g, k, OFF_IN), NULL),
+							 QUIRE_OK);
+			int st[2];
+			for (int k = 0; k < 2; k++) /* in place: acc_in is acc_out */
+				st[k] = quire_emu_reduce(k == 0, QUIRE_REDUCE_OP_SUM, f, f, 1, n, 0,
+							 QUIRE_REDUCE_ACC_IN, at(g, k, OFF_IN),
+							 at(g, k, OFF_OUT), at(g, k, OFF_OUT));
+			assert_int_equal(st[0], st[1]);
+			same_memory(g);
+			assert_int_equal(reduce(g, QUIRE_REDUCE_OP_SUM, f, f, 2, n, n, 0),
+					 QUIRE_OK);
+		}
+	rig_free(g);
+}
+
 static void test_frame_crc(void **state)
 {
 	(void)state;
@@ -328,7 +365,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_engine_switch_reads), cmocka_unit_test(test_bfp_encode_decode),
 	    cmocka_unit_test(test_fp_encode_decode),    cmocka_unit_test(test_reductions),
-	    cmocka_unit_test(test_frame_crc),
+	    cmocka_unit_test(test_ring_fp_sums),        cmocka_unit_test(test_frame_crc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

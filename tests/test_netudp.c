@@ -3,9 +3,10 @@
  * The cards' network over UDP (sim/netudp.c under sim/netlink.c), on loopback: address
  * tables good and bad; a frame of the largest size crosses in two datagrams whole; the
  * transport alone, with datagrams forged by a plain socket standing for port 1, joins two
- * pieces that come in turn and drops a piece whose partner is missing, on either channel,
- * and ignores a stranger's; and the link above UDP, through 5% loss and 5% corruption,
- * hands on every frame whole, in order and once, sending frames again.
+ * pieces that come in turn, swapped, or with other datagrams between them, never joins a
+ * piece with one of another datagram, pushes out pieces whose partner never comes, on
+ * either channel, and ignores a stranger's; and the link above UDP, through 5% loss and 5%
+ * corruption, hands on every frame whole, in order and once, sending frames again.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -193,11 +194,12 @@ static const char *next_of(struct quire_net_udp *u, enum quire_net_udp_chan ch, 
 			   uint32_t *src)
 {
 	for (int t = 0; t < 1000; t++) {
-		uint32_t len;
-		int r = quire_net_udp_recv(u, ch, (uint8_t *)buf, 63, &len, src);
+		uint32_t off, len;
+		int r = quire_net_udp_recv(u, ch, (uint8_t *)buf, QUIRE_NET_UDP_HEADROOM + 63, &off,
+					   &len, src);
 		if (r == 1) {
-			buf[len] = '\0';
-			return buf;
+			buf[off + len] = '\0';
+			return buf + off;
 		}
 		if (r < 0)
 			usleep(1000);
@@ -213,22 +215,43 @@ static void pieces(void **state)
 	assert_int_equal(quire_net_udp_open(net, 0, &u), QUIRE_OK);
 	int p1 = udp_at(base + 1), l1 = udp_at(base + QUIRE_NET_UDP_LINK_OFF + 1),
 	    stranger = udp_at(base + 300);
-	char buf[64];
+	char buf[QUIRE_NET_UDP_HEADROOM + 64];
 	uint32_t src = 99;
 	forge(p1, base, 0, 2, 1, "ab"); /* two pieces in turn: joined */
 	forge(p1, base, 1, 2, 2, "cd");
 	assert_string_equal(next_of(u, QUIRE_NET_UDP_FRAMES, buf, &src), "abcd");
 	assert_int_equal(src, 1);
-	forge(p1, base, 1, 2, 4, "xx");      /* a second piece whose first is missing: dropped */
+	forge(p1, base, 1, 2, 4, "xx");      /* a second piece whose first is missing: waits */
 	forge(stranger, base, 0, 1, 5, "s"); /* not of the table: ignored */
-	forge(p1, base, 0, 2, 6, "yy");      /* a first piece, then not its second: dropped */
+	forge(p1, base, 0, 2, 6, "yy");      /* a first piece, then not its second: waits */
 	forge(p1, base, 0, 1, 7, "e");
 	assert_string_equal(next_of(u, QUIRE_NET_UDP_FRAMES, buf, &src), "e");
-	forge(p1, base, 1, 2, 8, "zz"); /* the second of the dropped one: dropped too */
+	forge(p1, base, 1, 2, 8, "zz"); /* not yy's second (7 is between): never joined to it */
 	forge(p1, base, 0, 2, 9, "f");
-	forge(p1, base, 1, 2, 11, "g"); /* not the next number: a piece between went missing */
+	forge(p1, base, 1, 2, 11, "g"); /* not f's second: a piece between went missing */
 	forge(p1, base, 0, 1, 12, "h");
 	assert_string_equal(next_of(u, QUIRE_NET_UDP_FRAMES, buf, &src), "h");
+	/* Swapped on the way (between namespaces the kernel swaps datagrams): the second piece
+	 * first, then a whole datagram, then the first piece: joined in order. */
+	forge(p1, base, 1, 2, 14, "jk");
+	forge(p1, base, 0, 1, 15, "w");
+	forge(p1, base, 0, 2, 13, "i");
+	assert_string_equal(next_of(u, QUIRE_NET_UDP_FRAMES, buf, &src), "w");
+	assert_string_equal(next_of(u, QUIRE_NET_UDP_FRAMES, buf, &src), "ijk");
+	/* Two datagrams' pieces crossed: each joined with its own. */
+	forge(p1, base, 0, 2, 16, "l");
+	forge(p1, base, 0, 2, 18, "n");
+	forge(p1, base, 1, 2, 19, "o");
+	forge(p1, base, 1, 2, 17, "m");
+	assert_string_equal(next_of(u, QUIRE_NET_UDP_FRAMES, buf, &src), "no");
+	assert_string_equal(next_of(u, QUIRE_NET_UDP_FRAMES, buf, &src), "lm");
+	/* Pieces whose partners never come are pushed out by newer ones: their late partners
+	 * (4 waiting places per sender) find nothing, and nothing is joined wrongly. */
+	for (uint32_t k = 0; k < 5; k++)
+		forge(p1, base, 0, 2, 100 + 2 * k, "p");
+	forge(p1, base, 1, 2, 101, "q"); /* 100 was pushed out: waits alone */
+	forge(p1, base, 1, 2, 109, "r"); /* 108 waits: joined */
+	assert_string_equal(next_of(u, QUIRE_NET_UDP_FRAMES, buf, &src), "pr");
 	forge(l1, base + QUIRE_NET_UDP_LINK_OFF, 0, 1, 1, "ack"); /* the link channel */
 	assert_string_equal(next_of(u, QUIRE_NET_UDP_LINK, buf, &src), "ack");
 	assert_int_equal(src, 1);

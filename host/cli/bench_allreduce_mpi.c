@@ -31,6 +31,7 @@
 #include <zlib.h>
 
 #include "bench_allreduce.h"
+#include "bench_goals.h"
 #include "quire_mpi.h"
 
 static double best_time(MPI_Comm comm, int repeat, int (*fn)(void *), void *arg)
@@ -262,9 +263,12 @@ int main(int argc, char **argv)
 	const char *backend = "cpu", *gloo_file = NULL, *out = NULL, *in = NULL;
 	struct gloo_times gloo = {.n = 0};
 	int runs = 0;
+	double link_bps = 0; /* --link-bps: the goals are checked over links of this rate */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--gloo") && i + 1 < argc)
 			gloo_file = argv[++i];
+		else if (!strcmp(argv[i], "--link-bps") && i + 1 < argc)
+			link_bps = strtod(argv[++i], NULL);
 		else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
 			backend = argv[++i];
 		else if (!strcmp(argv[i], "--verify") && i + 1 < argc)
@@ -284,6 +288,7 @@ int main(int argc, char **argv)
 				fprintf(stderr,
 					"usage: mpirun -np W quire-bench-allreduce [--backend URI] "
 					"[--min BYTES] [--max BYTES] [--repeat N] [--gloo FILE]\n"
+					"       [--link-bps BITS]\n"
 					"       [--verify N [--digests-out FILE | --digests-in "
 					"FILE]]\n");
 			MPI_Finalize();
@@ -291,14 +296,14 @@ int main(int argc, char **argv)
 		}
 	}
 	if (min < BENCH_ALLREDUCE_MIN_BYTES || max < min || max > BENCH_ALLREDUCE_MAX_BYTES ||
-	    repeat < 1 || repeat > BENCH_ALLREDUCE_MAX_REPEAT || runs < 0 ||
+	    repeat < 1 || repeat > BENCH_ALLREDUCE_MAX_REPEAT || runs < 0 || link_bps < 0 ||
 	    runs > BENCH_ALLREDUCE_MAX_VERIFY || (out && in)) {
 		if (rank == 0)
 			fprintf(
 			    stderr,
 			    "quire-bench-allreduce: --min %u bytes or more, --max from --min to "
 			    "1GiB, --repeat 1 to %d, --verify 0 to %d, one of --digests-out and "
-			    "--digests-in\n",
+			    "--digests-in, --link-bps not negative\n",
 			    BENCH_ALLREDUCE_MIN_BYTES, BENCH_ALLREDUCE_MAX_REPEAT,
 			    BENCH_ALLREDUCE_MAX_VERIFY);
 		MPI_Finalize();
@@ -342,9 +347,11 @@ int main(int argc, char **argv)
 		       repeat, "size", "format", "algbw", "busbw", "wire B/elem", "x MPI",
 		       gloo.n ? "     x Gloo" : "");
 	static const struct {
-		const char *label;
+		const char *label, *row;
 		enum quire_format fmt;
-	} fmts[] = {{"fp32", QUIRE_FMT_FP32}, {"fp16", QUIRE_FMT_FP16}, {"bfp8", QUIRE_FMT_BFP8}};
+	} fmts[] = {{"fp32", "quire fp32", QUIRE_FMT_FP32},
+		    {"fp16", "quire fp16", QUIRE_FMT_FP16},
+		    {"bfp8", "quire bfp8", QUIRE_FMT_BFP8}};
 	for (size_t bytes = min; bytes <= max; bytes *= 4) {
 		size_t n = bytes / 4;
 		struct quire_buf *xb, *yb;
@@ -365,7 +372,11 @@ int main(int argc, char **argv)
 				     x,
 				     quire_buf_ptr(yb),
 				     n};
+		struct bench_cpu cpu0 = bench_cpu_now();
 		double t_mpi = best_time(MPI_COMM_WORLD, repeat, run_mpi, &c);
+		struct bench_row row_mpi = {"OpenMPI fp32", t_mpi, 8.0 * (size - 1) / size,
+					    bench_cpu_busy(cpu0, bench_cpu_now())};
+		struct bench_row row_q[3];
 		double bus = 2.0 * (size - 1) / size;
 		char sz[32];
 		snprintf(sz, sizeof(sz), bytes >= (1u << 20) ? "%zu MiB" : "%zu KiB",
@@ -385,7 +396,9 @@ int main(int argc, char **argv)
 		for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
 			c.a.format = fmts[f].fmt;
 			uint64_t tx0 = cards && !quire_get_info(ctx, &info) ? info.net.tx_bytes : 0;
+			cpu0 = bench_cpu_now();
 			double t = best_time(MPI_COMM_WORLD, repeat, run_quire, &c);
+			double cpu = bench_cpu_busy(cpu0, bench_cpu_now());
 			/* Counted: every rank's port, all runs; the mean per rank, run and element.
 			 */
 			double wire = (double)quire_allreduce_wire_bytes(fmts[f].fmt, size, n) / n;
@@ -405,6 +418,12 @@ int main(int argc, char **argv)
 				printf("%-10s quire %-4s %10.2f %10.2f %12.3f %10.2f%s\n", sz,
 				       fmts[f].label, bytes / t / 1e9, bytes / t / 1e9 * bus, wire,
 				       t_mpi / t, xg);
+			row_q[f] = (struct bench_row){fmts[f].row, t, wire, cpu};
+		}
+		if (rank == 0 && link_bps > 0) {
+			struct bench_row row_gloo = {"Gloo fp32", t_gloo, row_mpi.wire, -1};
+			bench_goals_print(link_bps, size, n, &row_mpi,
+					  t_gloo > 0 ? &row_gloo : NULL, &row_q[0], &row_q[2]);
 		}
 		quire_buf_free(xb);
 		quire_buf_free(yb);

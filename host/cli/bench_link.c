@@ -162,13 +162,18 @@ int bench_link_parse(const char *link, char *rate, size_t rate_len, char *delay,
 	return unit_ok(rate, rates) ? 0 : -1;
 }
 
-/* The tbf burst for a rate: 1 ms of it, at least 64 KiB (a whole GSO packet). */
-static long burst_bytes(const char *rate)
+/* A rate bench_link_parse took, in bits per second. */
+static double rate_bps(const char *rate)
 {
 	char *end;
 	double v = strtod(rate, &end);
-	double bits = v * (!strcmp(end, "gbit") ? 1e9 : !strcmp(end, "mbit") ? 1e6 : 1e3);
-	long b = (long)(bits / 8 / 1000);
+	return v * (!strcmp(end, "gbit") ? 1e9 : !strcmp(end, "mbit") ? 1e6 : 1e3);
+}
+
+/* The tbf burst for a rate: 1 ms of it, at least 64 KiB (a whole GSO packet). */
+static long burst_bytes(const char *rate)
+{
+	long b = (long)(rate_bps(rate) / 8 / 1000);
 	return b < 65536 ? 65536 : b;
 }
 
@@ -267,8 +272,10 @@ static const char wrap_gloo[] = "exec ip netns exec \"$0\"-$OMPI_COMM_WORLD_RANK
 				"--ip 192.0.2.$((OMPI_COMM_WORLD_RANK + 1))";
 
 static int one_w(const char *self, int w, const char *backends, const char *min, const char *max,
-		 const char *repeat, const char *tmp)
+		 const char *repeat, const char *rate, const char *tmp)
 {
+	char bps[32];
+	snprintf(bps, sizeof(bps), "%.0f", rate_bps(rate));
 	char bin[PATH_MAX], gloo[PATH_MAX], store[PATH_MAX + 32], out[PATH_MAX + 32];
 	snprintf(bin, sizeof(bin), "%s/quire-bench-allreduce", self);
 	snprintf(gloo, sizeof(gloo), "%s/quire-bench-gloo", self);
@@ -293,7 +300,8 @@ static int one_w(const char *self, int w, const char *backends, const char *min,
 		const char *t[] = {bin,      "--backend", sim ? "sim:cluster" : "cpu",
 				   "--min",  min,         "--max",
 				   max,      "--repeat",  repeat,
-				   "--gloo", out,         NULL};
+				   "--gloo", out,         "--link-bps",
+				   bps,      NULL};
 		if (run_ranks(self, sim ? net : NULL, sim ? nslist : NULL, w, wrap_plain, t, b))
 			return -1;
 	}
@@ -348,7 +356,7 @@ int bench_link(const char *self, const char *link, const char *backends, const c
 		       *delay ? "" : ", no added delay");
 		fflush(stdout);
 		if (topology_up(w, rate, delay) != 0 ||
-		    one_w(self, w, backends, min, max, repeat, tmp) != 0)
+		    one_w(self, w, backends, min, max, repeat, rate, tmp) != 0)
 			rc = 1;
 		topology_down();
 	}

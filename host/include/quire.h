@@ -103,7 +103,8 @@ int quire_codec_decode(enum quire_format fmt, enum quire_format val_fmt, size_t 
  * acc_out = acc_in (if not NULL) + in[0] + ... + in[w-1], element-wise.
  * Integer formats (in INT8/INT16/INT32, acc INT16/INT32) are summed exactly;
  * QUIRE_ERR_OVERFLOW if a sum does not fit acc_fmt. fp16/fp32 inputs with
- * acc FP32 are added in fp32 in the fixed order acc_in, in[0], in[1], ...
+ * acc FP32 or FP16 are added in fp32 in the fixed order acc_in, in[0], in[1], ...
+ * (a NaN sum is the one quiet NaN; an FP16 acc is rounded once, at the end).
  */
 int quire_codec_sum(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_t w, size_t n,
 		    const void *const *in, const void *acc_in, void *acc_out);

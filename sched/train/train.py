@@ -13,6 +13,7 @@ dataset gives the same bytes.
 import argparse
 import csv
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -34,6 +35,11 @@ LABELS = ((1.0, 0.01), (10.0, 0.01), (100.0, 0.01))
 SELECT_LOADS = "0.5,0.7,0.9"
 SELECT_SEEDS = "1,2,3"
 FRAG_SLACK = 1.05  # a candidate's select-part fragmentation may exceed FGD's by 5% at most
+# With --scales channel (not the shipped model's export, see docs/sched.md): hidden output
+# scales per channel, the activation's CLIP-th percentile on the training candidates (100:
+# its largest) / 127. Snapshots are compared with 100; for the one selected, the clip with
+# the highest mean int8/fp32 agreement on the select part is kept (the first of equals).
+CLIPS = (100.0, 99.99, 99.9)
 
 
 def labels(decs, lam, tau):
@@ -114,10 +120,14 @@ def forward_float(layers, x):
     return x
 
 
-def quantize(layers, gains, calib):
+def quantize(layers, gains, calib, clip=None):
     """docs/contract-mlp.md's recipe: per-output-channel int8 weights, the fixed input gains
-    folded into layer 0, hidden output scales from the largest activation on calib, int32
-    biases, (M, s) with M in [2^30, 2^31). Returns [(wq, bq, M, s)]."""
+    folded into layer 0, int32 biases, (M, s) with M in [2^30, 2^31). Hidden output scales:
+    clip None (the shipped export), one per layer, its largest activation on calib / 127;
+    else per channel, s_out[o] = (clip-th percentile of o's activation on calib) / 127,
+    folded into the next layer's weights per input as the gains are into layer 0's (a
+    channel idle on calib gets 1/64 of its layer's largest activation). Returns
+    [(wq, bq, M, s)]."""
     out = []
     s_in = None  # layer 0's inputs are the integers q = rint(x * gain)
     a = calib
@@ -133,7 +143,11 @@ def quantize(layers, gains, calib):
             out.append((wq, bq, None, None))
             break
         a = np.maximum(a @ w.T + b, 0)
-        s_out = max(float(a.max()), 1e-12) / 127.0
+        if clip is None:
+            s_out = max(float(a.max()), 1e-12) / 127.0
+        else:
+            top = a.max(axis=0) if clip >= 100.0 else np.percentile(a, clip, axis=0)
+            s_out = np.maximum(top, max(float(a.max()), 1e-12) / 64)[None, :] / 127.0
         mant, ex = np.frexp(sw / s_out)  # sw / s_out = mant * 2^ex, mant in [0.5, 1)
         mq = np.rint(mant * 2.0**31).astype(np.int64)
         sh = 31 - ex.astype(np.int64)
@@ -177,26 +191,32 @@ def fp32_text(layers, widths):
     return "\n".join(lines) + "\n"
 
 
-def write_model(layers, gains, calib, path):
+def write_model(layers, gains, calib, path, clip=None):
     widths = [layers[0][0].shape[1]] + [w.shape[0] for w, _ in layers]
     # The fp32 reference is the float32 network; quantize from the same float32 values.
     layers = [(w.astype(np.float32).astype(np.float64), b.astype(np.float32).astype(np.float64))
               for w, b in layers]
     with open(path + ".qmlp", "wb") as f:
-        f.write(image(quantize(layers, gains, calib), widths))
+        f.write(image(quantize(layers, gains, calib, clip), widths))
     with open(path + ".fp32", "w") as f:
         f.write(fp32_text(layers, widths))
 
 
 def replay_select(args, model, out):
-    """Means over the seeds per (policy, load) of the select part: {(p, load): row}."""
+    """Means over the seeds per (policy, load) of the select part, {(p, load): row}, and
+    the % of the neural policy's decisions where int8 and fp32 choose the same node, per
+    load."""
     cmd = [args.quire, "sched", "replay", "--pods", args.pods, "--nodes", args.nodes,
            "--part", "select", "--policy", "fgd,neural", "--model-file", model + ".qmlp",
-           "--load", SELECT_LOADS, "--seed", SELECT_SEEDS, "--quiet", "--no-plot",
-           "--out", out]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+           "--fp32-file", model + ".fp32", "--load", SELECT_LOADS, "--seed", SELECT_SEEDS,
+           "--quiet", "--no-plot", "--out", out]
+    text = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+    agree = [float(a) for a in re.findall(r"choose the same node at load [0-9.]+: "
+                                          r"\d+ of \d+ decisions \(([0-9.]+)%\)", text)]
+    if len(agree) != len(SELECT_LOADS.split(",")):
+        raise SystemExit("quire sched replay printed no int8/fp32 agreement per load")
     with open(os.path.join(out, "summary.csv")) as f:
-        return {(r["policy"], r["load"]): r for r in csv.DictReader(f)}
+        return {(r["policy"], r["load"]): r for r in csv.DictReader(f)}, agree
 
 
 def main():
@@ -208,6 +228,9 @@ def main():
     ap.add_argument("--work", required=True, help="scratch directory")
     ap.add_argument("--out", required=True, help="directory of sched.qmlp, sched.fp32")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scales", choices=("layer", "channel"), default="layer",
+                    help="hidden output scales: one per layer (the shipped model) or per "
+                         "channel with a clip chosen on the select part")
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
@@ -236,8 +259,8 @@ def main():
         snaps = train(x, m, y, nf, args.seed + k, log)
         for epoch, layers in snaps.items():
             name = os.path.join(args.work, f"cand-{k}-{epoch}")
-            write_model(layers, gains, calib, name)
-            s = replay_select(args, name, name + "-select")
+            write_model(layers, gains, calib, name, None if args.scales == "layer" else 100.0)
+            s, agree = replay_select(args, name, name + "-select")
             loads = SELECT_LOADS.split(",")
             jct = np.mean([float(s[("neural", l)]["avg_jct_s_mean"]) /
                            float(s[("fgd", l)]["avg_jct_s_mean"]) for l in loads])
@@ -246,13 +269,25 @@ def main():
             wait = np.mean([float(s[("neural", l)]["avg_wait_s_mean"]) for l in loads])
             ok = frag <= FRAG_SLACK
             log(f"  select part, epoch {epoch}: avg JCT / FGD's {jct:.4f}, frag / FGD's "
-                f"{frag:.4f}, avg wait {wait:.0f} s{'' if ok else ' (frag too high)'}")
+                f"{frag:.4f}, avg wait {wait:.0f} s, int8 = fp32 "
+                f"{' / '.join('%.2f%%' % a for a in agree)}{'' if ok else ' (frag too high)'}")
             key = (not ok, jct, k, epoch)
             if best is None or key < best[0]:
                 best = (key, layers, lam, tau, epoch)
     _, layers, lam, tau, epoch = best
     log(f"selected: labels lam={lam} tau={tau}, epoch {epoch}")
-    write_model(layers, gains, calib, os.path.join(args.out, "sched"))
+    pick = (None, None)
+    for c in CLIPS if args.scales == "channel" else ():
+        name = os.path.join(args.work, f"clip-{c:g}")
+        write_model(layers, gains, calib, name, c)
+        _, agree = replay_select(args, name, name + "-select")
+        log(f"  hidden scales at the {c:g}th percentile: int8 = fp32 on the select part "
+            f"{' / '.join('%.2f%%' % a for a in agree)}, mean {np.mean(agree):.2f}%")
+        if pick[0] is None or np.mean(agree) > pick[0]:
+            pick = (np.mean(agree), c)
+    if pick[1] is not None:
+        log(f"kept: hidden scales at the {pick[1]:g}th percentile")
+    write_model(layers, gains, calib, os.path.join(args.out, "sched"), pick[1])
     with open(os.path.join(args.out, "train.txt"), "w") as f:
         f.write("\n".join(report) + "\n")
 

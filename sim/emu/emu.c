@@ -819,6 +819,8 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 			emu_free(e);
 			errno = st == QUIRE_ERR_NOMEM       ? ENOMEM
 				: st == QUIRE_ERR_NO_DEVICE ? ENOENT
+				: st == QUIRE_ERR_TIMEOUT   ? ETIMEDOUT /* a UDP rendezvous */
+				: st == QUIRE_ERR_INVALID   ? EINVAL
 							    : EIO;
 			return NULL;
 		}

@@ -2,7 +2,7 @@
 /*
  * The emu's engines on the fast path: each call the CPU codec covers (libquire's
  * public quire_codec_* functions, compiled into libquire_sim too) goes there, every
- * other one (fp32 decode, fp sums, int32 inputs, accumulating int32 sums,
+ * other one (fp32 decode, int32 inputs, accumulating int32 sums,
  * exponent max, bad arguments) to the hls/ C, so statuses and bytes stay the golden
  * model's. The card's modelled cycles are counted by emu.c from the arguments alone.
  */
@@ -94,18 +94,28 @@ static int overlap(const void *a, uint64_t a_len, const void *b, uint64_t b_len)
 
 /*
  * The codec's fast sums: int8/int16 into int32 with no accumulator in, which cannot
- * overflow for W <= QUIRE_MAX_WORKERS, and int8/int16 into int16 with or without one (the
- * ring's partial sums), saturated as the kernel does. Inputs apart from the output (the
- * codec reads a vector while it writes another); the accumulator in may be the output.
+ * overflow for W <= QUIRE_MAX_WORKERS, int8/int16 into int16 with or without one (the
+ * ring's partial sums), saturated as the kernel does, and fp16/fp32 into fp16/fp32 with or
+ * without one (the fp32 and fp16 rings' sums, in the kernel's order). Inputs apart from
+ * the output (the codec reads a vector while it writes another); the accumulator in may be
+ * the output.
  */
 static int sum_fast(uint32_t in_fmt, uint32_t acc_fmt, uint32_t w, uint32_t n, uint32_t stride,
 		    uint32_t flags, const uint8_t *in, const uint8_t *acc_in, uint8_t *acc_out,
 		    int *st)
 {
-	uint32_t in_b = in_fmt == QUIRE_FMT_INT8 ? 1 : in_fmt == QUIRE_FMT_INT16 ? 2 : 0;
-	uint32_t acc_b = acc_fmt == QUIRE_FMT_INT16 ? 2 : acc_fmt == QUIRE_FMT_INT32 ? 4 : 0;
+	int fp = (in_fmt == QUIRE_FMT_FP16 || in_fmt == QUIRE_FMT_FP32) &&
+		 (acc_fmt == QUIRE_FMT_FP16 || acc_fmt == QUIRE_FMT_FP32);
+	uint32_t in_b = fp                          ? quire_reduce_format_bytes(in_fmt)
+			: in_fmt == QUIRE_FMT_INT8  ? 1
+			: in_fmt == QUIRE_FMT_INT16 ? 2
+						    : 0;
+	uint32_t acc_b = fp                           ? quire_reduce_format_bytes(acc_fmt)
+			 : acc_fmt == QUIRE_FMT_INT16 ? 2
+			 : acc_fmt == QUIRE_FMT_INT32 ? 4
+						      : 0;
 	int acc = flags == QUIRE_REDUCE_F_ACC_IN;
-	if (!in_b || !acc_b || !(flags == 0 || acc) || (acc && acc_b != 2) || w < 1 ||
+	if (!in_b || !acc_b || !(flags == 0 || acc) || (acc && !fp && acc_b != 2) || w < 1 ||
 	    w > QUIRE_MAX_WORKERS || (w > 1 && stride < n) || !aligned(in, in_b) ||
 	    !aligned(acc_out, acc_b) || (acc && !aligned(acc_in, acc_b)))
 		return 0;

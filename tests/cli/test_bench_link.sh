@@ -52,6 +52,10 @@ else
 		check "two rows of $row (cpu, sim), with x MPI and x Gloo" [ "$(grep -c "^64 KiB *$row *[0-9.]* *[0-9.]* *[0-9.]* *[0-9.]* *[0-9.]*$" "$T/run.log")" -eq 2 ]
 	done
 	check "the sim run's bytes were counted by the cards' ports" grep -q "backend sim:cluster (the cards' network)" "$T/run.log"
+	for g in "quire bfp8 >= 1.80x" "quire fp32 >= 0.95x"; do
+		check "the goal '$g OpenMPI fp32' checked twice: met, or missed with its measured reason" [ "$(grep -cE "^  $g OpenMPI fp32: [0-9.]+x, (met|missed: (link-bound|CPU-bound|neither bound) \(it used [0-9]+% of the link)" "$T/run.log")" -eq 2 ]
+	done
+	check "each row's use of the link and the CPUs printed, cpu and sim" [ "$(grep -cE "^  link used by each rank's sending \(its wire bytes over 1 Gbit/s\): OpenMPI fp32 [0-9]+%, Gloo fp32 [0-9]+%, quire fp32 [0-9]+%, quire bfp8 [0-9]+%$" "$T/run.log")" -eq 2 ] && [ "$(grep -cE "^  CPUs busy during each row's runs \(the machine, [0-9]+ CPUs\): OpenMPI fp32 [0-9]+%, quire fp32 [0-9]+%, quire bfp8 [0-9]+%$" "$T/run.log")" -eq 2 ]
 	check "no namespace left" [ "$(ours $q)" -eq 0 ]
 	check "the stale namespaces of a killed run removed" [ "$(ours "$stale")" -eq 0 ]
 	[ "$(ours "$stale")" -eq 0 ] || ip netns del "quire-bench-$stale-hub"

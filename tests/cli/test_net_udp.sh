@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: MIT
 # The cards' network over UDP (sim/netudp.c, docs/network.md): 4-card all-reduces (fp32,
 # and bfp8 with error feedback, 3 rounds of 100,001 seeded values) over UDP on loopback
-# give every rank the same bytes as over Unix sockets; a bad address table is refused;
-# through 2% loss and 2% corruption the link above UDP gives the loss-free bits.
+# give every rank the same bytes as over Unix sockets, with the address table given as a
+# list and learnt from a rendezvous (sim/netboot.c: TCP, served by card 0, and files in the
+# cluster's directory; one launcher per rank, by hand and under mpirun); a bad address
+# table is refused; a rendezvous whose cards do not all come fails within its timeout,
+# naming them; through 2% loss and 2% corruption the link above UDP gives the loss-free bits.
 # As root, two network namespaces joined by a veth pair shaped with tc tbf stand in for
-# two machines, two cards in each: the same bytes again, and neither namespace, veth nor
-# process is left afterwards. Not root: that part is skipped, and says so.
+# two machines, two cards in each, with a list and with a rendezvous: the same bytes again,
+# and neither namespace, veth nor process is left afterwards. Not root: that part is
+# skipped, and says so.
 # Usage: test_net_udp.sh BUILD
 set -u
 B=$1
@@ -83,14 +87,57 @@ if [ $? -ne 0 ] && grep -q "card 0 did not start" "$T/out"; then ok "quire-clust
 if [ $? -eq 2 ] && grep -q "no entry for --addr 2" "$T/out"; then ok "quire-sim: an address outside the UDP table refused ($(head -1 "$T/out"))"; else ko "address outside the table: $(cat "$T/out")"; fi
 
 BASE=$((20000 + ($$ % 20000))) # UDP ports of this run: another run may share the machine
+RDV=$BASE                      # and the TCP port of its rendezvous
 for fmt in fp32 bfp8; do
 	if ! "$CL" -n 4 -- sh -c "$(ranks unix $fmt)" >"$T/unix.log" 2>&1; then
 		ko "4 cards over Unix sockets, $fmt all-reduce: $(tail -3 "$T/unix.log")"
 		continue
 	fi
 	run_as lo "UDP on loopback" "$fmt" --net "udp:127.0.0.1:$BASE"
+	run_as rdv "UDP on loopback, addresses from a TCP rendezvous" "$fmt" --net "udp:rdv=127.0.0.1:$RDV"
 done
+run_as dirv "UDP on loopback, addresses from files in the cluster's directory" fp32 --net udp:dir
 rank_cards rlo "UDP on loopback" fp32 --net "udp:127.0.0.1:$BASE"
+rank_cards rrdv "UDP on loopback, a TCP rendezvous" fp32 --net "udp:rdv=127.0.0.1:$RDV,cards=4"
+rank_cards rdir "UDP on loopback, files in the directory the ranks share" bfp8 --net "udp:dir,cards=4"
+QUIRE_RANK=0 "$CL" --rank-card --net "udp:dir,cards=2" -- true >"$T/out" 2>&1
+if [ $? -eq 2 ] && grep -q "QUIRE_CLUSTER_DIR, which is not set" "$T/out"; then ok "--rank-card --net udp:dir without a shared directory refused"; else ko "rank-card udp:dir alone: $(cat "$T/out")"; fi
+
+# The rendezvous' failures: bounded, and saying who is missing.
+t0=$(now)
+"$SIM" --socket "$T/c.sock" --net "udp:rdv=127.0.0.1:$RDV,cards=3,timeout=1" --addr 0 --quiet >"$T/out" 2>&1
+rc=$?
+t1=$(now)
+if [ $rc -eq 1 ] && grep -q "after 1 s, 2 of 3 cards have not come: addresses 1, 2" "$T/out" && [ ! -e "$T/c.sock" ]; then
+	ok "a rendezvous whose peers never come: card 0 fails in $(secs "$t0" "$t1") s, naming them ($(head -1 "$T/out"))"
+else
+	ko "rendezvous with missing peers: exit $rc: $(cat "$T/out")"
+fi
+QUIRE_RANK=1 "$CL" --rank-card --net "udp:rdv=127.0.0.1:$RDV,cards=2,timeout=1" -- true >"$T/out" 2>&1
+if [ $? -eq 1 ] && grep -q "no rendezvous at 127.0.0.1:$RDV within 1 s" "$T/out" && grep -q "card 1 did not start" "$T/out"; then
+	ok "a card with no rendezvous to reach: the launcher fails, saying why"
+else
+	ko "no rendezvous: $(cat "$T/out")"
+fi
+"$CL" -n 4 --net "udp:rdv=127.0.0.1:$RDV,cards=3" -- true >"$T/out" 2>&1
+if [ $? -eq 2 ] && grep -q "cards=3, but -n 4" "$T/out"; then ok "quire-cluster: a rendezvous for 3 cards with -n 4 refused"; else ko "cards=3 -n 4: $(cat "$T/out")"; fi
+"$SIM" --socket "$T/c.sock" --net "udp:rdv=127.0.0.1:$RDV" --addr 0 >"$T/out" 2>&1
+if [ $? -eq 2 ] && grep -q "no cards=W" "$T/out"; then ok "quire-sim: a rendezvous without cards= refused"; else ko "no cards=: $(cat "$T/out")"; fi
+
+# Under mpirun: one quire-cluster per rank, no list typed, W from mpirun's world size.
+if command -v mpirun >/dev/null; then
+	[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	mkdir -p "$T/shared-mpi"
+	if QUIRE_CLUSTER_DIR="$T/shared-mpi" ASAN_OPTIONS=detect_leaks=0 timeout 120 mpirun -x QUIRE_CLUSTER_DIR -x ASAN_OPTIONS \
+		--oversubscribe -np 4 --mca btl self,vader "$CL" --rank-card --net "udp:rdv=127.0.0.1:$RDV" -- \
+		sh -c "exec $DUMP 4 fp32 $N $ROUNDS $T/mpi-fp32-\$QUIRE_RANK" >"$T/mpi.log" 2>&1 && same_as_unix mpi fp32; then
+		ok "under mpirun: 4 ranks, each starting its card on a TCP rendezvous, fp32 all-reduce: the same bytes as over Unix sockets"
+	else
+		ko "under mpirun with a rendezvous: $(tail -3 "$T/mpi.log")"
+	fi
+else
+	echo "skip the rendezvous under mpirun: no mpirun (apt-get install openmpi-bin)"
+fi
 QUIRE_RANK=0 "$CL" -n 4 --rank-card -- true >"$T/out" 2>&1
 if [ $? -eq 2 ] && grep -q "rank-card wants no -n" "$T/out"; then ok "--rank-card with -n refused"; else ko "--rank-card -n 4: $(cat "$T/out")"; fi
 
@@ -140,6 +187,12 @@ else
 			--netns "$NS_A,$NS_A,$NS_B,$NS_B"
 	done
 	rank_cards rtwo "2 hosts (namespaces), 1 Gbit/s" bfp8 --net "$two" --netns "$NS_A,$NS_A,$NS_B,$NS_B"
+	# No list: card 0 serves the rendezvous on A's address, the others bind on the address
+	# their route to it leaves from (192.0.2.2 for the cards in B).
+	run_as tworv "2 hosts (namespaces), 1 Gbit/s, a TCP rendezvous" bfp8 --net "udp:rdv=192.0.2.1:$RDV" \
+		--netns "$NS_A,$NS_A,$NS_B,$NS_B"
+	rank_cards rtworv "2 hosts (namespaces), 1 Gbit/s, a TCP rendezvous" fp32 --net "udp:rdv=192.0.2.1:$RDV,cards=4" \
+		--netns "$NS_A,$NS_A,$NS_B,$NS_B"
 	# The cards crossed the link: tc counted their bytes on A's side.
 	sent=$(tc -n "$NS_A" -s qdisc show dev qa | sed -n 's/.*Sent \([0-9]*\) bytes.*/\1/p' | head -1)
 	if [ "${sent:-0}" -gt 1000000 ]; then ok "the frames went through the shaped link ($sent bytes from A)"; else ko "nothing went through the link (${sent:-?} bytes)"; fi

@@ -300,6 +300,21 @@ static int sum_generic(enum quire_format in_fmt, enum quire_format acc_fmt, uint
 	return status;
 }
 
+/* Elements [full, n) of a sum whose first `full` the SIMD code did: the kernel's own path. */
+static int sum_tail(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_t w, size_t n,
+		    size_t full, const void *const *in, const void *acc_in, void *acc_out)
+{
+	if (full == n)
+		return QUIRE_OK;
+	size_t in_b = quire_reduce_format_bytes(in_fmt), acc_b = quire_reduce_format_bytes(acc_fmt);
+	const void *tail[QUIRE_MAX_WORKERS];
+	for (uint32_t k = 0; k < w; k++)
+		tail[k] = (const uint8_t *)in[k] + full * in_b;
+	return sum_generic(in_fmt, acc_fmt, w, n - full, tail,
+			   acc_in ? (const uint8_t *)acc_in + full * acc_b : NULL,
+			   (uint8_t *)acc_out + full * acc_b);
+}
+
 int quire_codec_sum(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_t w, size_t n,
 		    const void *const *in, const void *acc_in, void *acc_out)
 {
@@ -315,37 +330,26 @@ int quire_codec_sum(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_
 	const struct quire_codec_simd *s = simd();
 	struct fp_env env = fp_enter();
 	int status;
+	size_t full = n / QUIRE_BFP_BLOCK * QUIRE_BFP_BLOCK;
+	uint32_t in_b = quire_reduce_format_bytes(in_fmt),
+		 acc_b = quire_reduce_format_bytes(acc_fmt);
+	int in_fp = in_fmt == QUIRE_FMT_FP16 || in_fmt == QUIRE_FMT_FP32;
+	int acc_fp = acc_fmt == QUIRE_FMT_FP16 || acc_fmt == QUIRE_FMT_FP32;
+	int narrow_int = in_fmt == QUIRE_FMT_INT8 || in_fmt == QUIRE_FMT_INT16;
 	/* int8/int16 into int32 cannot overflow for W <= 1024: the SIMD path needs no check. */
-	if (s && !acc_in && acc_fmt == QUIRE_FMT_INT32 &&
-	    (in_fmt == QUIRE_FMT_INT8 || in_fmt == QUIRE_FMT_INT16)) {
-		size_t full = n / QUIRE_BFP_BLOCK * QUIRE_BFP_BLOCK;
-		size_t in_b = quire_int_format_bytes(in_fmt);
-		s->sum_to_i32((uint32_t)in_b, in, w, full, acc_out);
-		status = QUIRE_OK;
-		if (full < n) {
-			const void *tail[QUIRE_MAX_WORKERS];
-			for (uint32_t k = 0; k < w; k++)
-				tail[k] = (const uint8_t *)in[k] + full * in_b;
-			status = sum_generic(in_fmt, acc_fmt, w, n - full, tail, NULL,
-					     (int32_t *)acc_out + full);
-		}
-	} else if (s && acc_fmt == QUIRE_FMT_INT16 &&
-		   (in_fmt == QUIRE_FMT_INT8 || in_fmt == QUIRE_FMT_INT16)) {
+	if (s && !acc_in && acc_fmt == QUIRE_FMT_INT32 && narrow_int) {
+		s->sum_to_i32(in_b, in, w, full, acc_out);
+		status = sum_tail(in_fmt, acc_fmt, w, n, full, in, acc_in, acc_out);
+	} else if (s && acc_fmt == QUIRE_FMT_INT16 && narrow_int) {
 		/* The ring's partial sums (int8 and int16 into int16, saturating). */
-		size_t full = n / QUIRE_BFP_BLOCK * QUIRE_BFP_BLOCK;
-		size_t in_b = quire_int_format_bytes(in_fmt);
-		int clipped = s->sum_to_i16((uint32_t)in_b, in, w, acc_in, full, acc_out);
-		status = QUIRE_OK;
-		if (full < n) {
-			const void *tail[QUIRE_MAX_WORKERS];
-			for (uint32_t k = 0; k < w; k++)
-				tail[k] = (const uint8_t *)in[k] + full * in_b;
-			status = sum_generic(in_fmt, acc_fmt, w, n - full, tail,
-					     acc_in ? (const int16_t *)acc_in + full : NULL,
-					     (int16_t *)acc_out + full);
-		}
+		int clipped = s->sum_to_i16(in_b, in, w, acc_in, full, acc_out);
+		status = sum_tail(in_fmt, acc_fmt, w, n, full, in, acc_in, acc_out);
 		if (clipped && status == QUIRE_OK)
 			status = QUIRE_ERR_OVERFLOW;
+	} else if (s && in_fp && acc_fp) {
+		/* The fp32 and fp16 rings' sums, in the kernel's order. */
+		s->sum_fp(in_b, in, w, acc_b, acc_in, full, acc_out);
+		status = sum_tail(in_fmt, acc_fmt, w, n, full, in, acc_in, acc_out);
 	} else {
 		status = sum_generic(in_fmt, acc_fmt, w, n, in, acc_in, acc_out);
 	}

@@ -36,6 +36,12 @@ struct quire_codec_simd {
 	 * nonzero when some sum saturated. n a multiple of 64; acc_in may be out. */
 	int (*sum_to_i16)(uint32_t in_bytes, const void *const *in, uint32_t w,
 			  const int16_t *acc_in, size_t n, int16_t *out);
+	/* out = acc_in (or -0.0 when NULL) + in[0] + ... + in[w-1] in fp32, in that order, each
+	 * NaN sum the one quiet NaN; fp16 (bytes 2) or fp32 (4) inputs, accumulator and output
+	 * (acc_in and out of acc_bytes), an fp16 output rounded once at the end: hls/ REDUCE's
+	 * fp sum. n a multiple of 64; acc_in may be out. */
+	void (*sum_fp)(uint32_t in_bytes, const void *const *in, uint32_t w, uint32_t acc_bytes,
+		       const void *acc_in, size_t n, void *out);
 };
 
 extern const struct quire_codec_simd quire_codec_simd_avx512;

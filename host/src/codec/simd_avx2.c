@@ -62,6 +62,7 @@ static inline void avx2_store_i8(int8_t *p, __m256i v)
 #define vi_store_i8(p, v)  avx2_store_i8((p), (v))
 #define vi_store_i16(p, v) _mm_storeu_si128((__m128i *)(p), avx2_pack16(v))
 #define vi_store_i32(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
+#define vf_nan_to(v, nan)  _mm256_blendv_ps((v), (nan), _mm256_cmp_ps((v), (v), _CMP_UNORD_Q))
 #define vh_load(p)         _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
 #define vh_store(p, v)                                                                             \
 	_mm_storeu_si128((__m128i *)(p), _mm256_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))

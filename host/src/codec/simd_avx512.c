@@ -41,6 +41,7 @@
 #define vi_store_i8(p, v)  _mm_storeu_si128((__m128i *)(p), _mm512_cvtepi32_epi8(v))
 #define vi_store_i16(p, v) _mm256_storeu_si256((__m256i *)(p), _mm512_cvtepi32_epi16(v))
 #define vi_store_i32(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define vf_nan_to(v, nan)  _mm512_mask_mov_ps((v), _mm512_cmp_ps_mask((v), (v), _CMP_UNORD_Q), (nan))
 #define vh_load(p)         _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
 #define vh_store(p, v)                                                                             \
 	_mm256_storeu_si256((__m256i *)(p),                                                        \

@@ -11,6 +11,7 @@
  *   vi_to_vf(VI)->VF    exact below 2^24, else rounded to nearest even
  *   vi_load_i8/i16/i32(p), vi_store_i8/i16(p, VI), vf_from_bits(VI)
  *   vh_load(p)->VF, vh_store(p, VF)   binary16 <-> fp32 (F16C), RNE
+ *   vf_nan_to(VF v, VF nan)->VF        v with its NaN lanes replaced by nan's
  *   SIMD_NAME           suffix of the exported table
  *
  * Why the arithmetic is exact (docs/contract-bfp.md asks for exact products):
@@ -239,6 +240,48 @@ static int FN(sum_to_i16)(uint32_t in_bytes, const void *const *in, uint32_t w,
 	return vi_hmaxu32(clipped) != 0;
 }
 
+static inline VF load_fp(uint32_t bytes, const void *p, size_t i)
+{
+	return bytes == 2 ? vh_load_exact((const uint16_t *)p + i) : vf_load((const float *)p + i);
+}
+
+/*
+ * hls/ REDUCE's fp sum, lane by lane: the same fp32 additions of the same operands in the same
+ * order (acc_in or -0.0, then in[0], in[1], ...) round the same under the dispatcher's MXCSR
+ * (nearest even, no FTZ/DAZ), and each NaN sum becomes QUIRE_NAN_BITS after every addition as
+ * there. An fp16 output is rounded once, by F16C, which tests/test_codec.c proves equal to
+ * hls/'s quire_fp16_from_fp32 on every fp32 pattern class.
+ */
+static inline __attribute__((always_inline)) void
+sum_fp_body(const uint32_t in_bytes, const void *const *in, uint32_t w, const uint32_t acc_bytes,
+	    const void *acc_in, size_t n, void *out)
+{
+	const VF nan = vf_from_bits(vi_set1((int32_t)QUIRE_NAN_BITS));
+	for (size_t i = 0; i < n; i += VL) {
+		VF s = acc_in ? load_fp(acc_bytes, acc_in, i) : vf_set1(-0.0f);
+		for (uint32_t k = 0; k < w; k++)
+			s = vf_nan_to(vf_add(s, load_fp(in_bytes, in[k], i)), nan);
+		if (acc_bytes == 2)
+			vh_store((uint16_t *)out + i, s);
+		else
+			vf_store((float *)out + i, s);
+	}
+}
+
+static void FN(sum_fp)(uint32_t in_bytes, const void *const *in, uint32_t w, uint32_t acc_bytes,
+		       const void *acc_in, size_t n, void *out)
+{
+	/* Constant sizes let the compiler drop the format tests from the loop. */
+	if (in_bytes == 4 && acc_bytes == 4)
+		sum_fp_body(4, in, w, 4, acc_in, n, out);
+	else if (in_bytes == 4)
+		sum_fp_body(4, in, w, 2, acc_in, n, out);
+	else if (acc_bytes == 4)
+		sum_fp_body(2, in, w, 4, acc_in, n, out);
+	else
+		sum_fp_body(2, in, w, 2, acc_in, n, out);
+}
+
 const struct quire_codec_simd CAT(quire_codec_simd_, SIMD_NAME) = {
     .name = SIMD_LABEL,
     .exponents = FN(exponents),
@@ -248,4 +291,5 @@ const struct quire_codec_simd CAT(quire_codec_simd_, SIMD_NAME) = {
     .fp16_decode = FN(fp16_decode),
     .sum_to_i32 = FN(sum_to_i32),
     .sum_to_i16 = FN(sum_to_i16),
+    .sum_fp = FN(sum_fp),
 };

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The rendezvous of the cards' UDP network (sim/netboot.c) on loopback: the forms parsed
+ * and refused; four ports opened through udp:rdv= and through udp:dir= learn each other's
+ * free ports and reach one another, each datagram named by its sender; and every way it
+ * can fail ends within its timeout with a message saying why: a card that never comes
+ * (named), no rendezvous, a rendezvous that goes away, a malformed or foreign-version
+ * announcement, another W, an address twice, a malformed or taken file.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "quire/status.h"
+#include "sim/le.h"
+#include "sim/netboot.h"
+#include "sim/netudp.h"
+
+#define W 4
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/quire-netboot-XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A TCP port free on loopback now (another run may share the machine). */
+static unsigned free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t l = sizeof(a);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void forms(void **state)
+{
+	(void)state;
+	struct quire_net_boot_spec s;
+	char why[256];
+	assert_int_equal(quire_net_boot_is("udp:rdv=1.2.3.4:5"), 1);
+	assert_int_equal(quire_net_boot_is("udp:dir=/x"), 1);
+	assert_int_equal(quire_net_boot_is("udp:127.0.0.1"), 0);
+	assert_int_equal(
+	    quire_net_boot_parse("udp:rdv=10.0.0.1:7000,cards=8,timeout=3", &s, why, sizeof(why)),
+	    QUIRE_OK);
+	assert_int_equal(s.kind, QUIRE_NET_BOOT_RDV);
+	assert_int_equal(s.ip, inet_addr("10.0.0.1"));
+	assert_int_equal(s.port, 7000);
+	assert_int_equal(s.cards, 8);
+	assert_int_equal(s.timeout_ms, 3000);
+	assert_int_equal(quire_net_boot_parse("udp:dir=/tmp/q,cards=2", &s, why, sizeof(why)),
+			 QUIRE_OK);
+	assert_int_equal(s.ip, htonl(INADDR_LOOPBACK));
+	assert_int_equal(s.timeout_ms, QUIRE_NET_BOOT_TIMEOUT_S * 1000);
+	static const struct {
+		const char *net, *why;
+	} bad[] = {
+	    {"udp:rdv=10.0.0.1:7000", "no cards=W"},
+	    {"udp:rdv=10.0.0.1,cards=2", "rdv= wants HOST:PORT"},
+	    {"udp:rdv=nowhere:70,cards=2", "an IPv4 address and a TCP port"},
+	    {"udp:rdv=10.0.0.1:0,cards=2", "an IPv4 address and a TCP port"},
+	    {"udp:rdv=10.0.0.1:70,cards=257", "cards= wants 1-256"},
+	    {"udp:rdv=10.0.0.1:70,cards=2,timeout=601", "timeout= wants 1-600"},
+	    {"udp:rdv=10.0.0.1:70,cards=2,host=10.0.0.2", "host= is for dir="},
+	    {"udp:rdv=10.0.0.1:70,cards=2,cards=3", "repeated 'cards='"},
+	    {"udp:rdv=10.0.0.1:70,cards=2,speed=9", "unknown or repeated 'speed='"},
+	    {"udp:dir=/x,cards=2,junk", "'junk' is not KEY=VALUE"},
+	    {"udp:dir=,cards=2", "dir= wants a path"},
+	    {"udp:rdv=0.0.0.0:70,cards=2", "not 0.0.0.0"},
+	    {"udp:dir=/x,cards=2,host=0.0.0.0", "not 0.0.0.0"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		if (quire_net_boot_parse(bad[i].net, &s, why, sizeof(why)) != QUIRE_ERR_INVALID)
+			fail_msg("%s: taken", bad[i].net);
+		if (!strstr(why, bad[i].why))
+			fail_msg("%s: '%s' does not say '%s'", bad[i].net, why, bad[i].why);
+	}
+	/* The transport's own check: an address beyond cards= has no entry. */
+	assert_int_equal(quire_net_udp_check("udp:rdv=127.0.0.1:9,cards=2", 1), QUIRE_OK);
+	assert_int_equal(quire_net_udp_check("udp:rdv=127.0.0.1:9,cards=2", 2), QUIRE_ERR_RANGE);
+	assert_int_equal(quire_net_udp_check("udp:rdv=127.0.0.1:9", 0), QUIRE_ERR_INVALID);
+}
+
+/* ---- W ports through a rendezvous, talking ---------------------------------------- */
+
+struct opener {
+	const char *net;
+	uint16_t addr;
+	int st;
+	struct quire_net_udp *u;
+};
+
+static void *open_main(void *arg)
+{
+	struct opener *o = arg;
+	o->st = quire_net_udp_open(o->net, o->addr, &o->u);
+	return NULL;
+}
+
+/* The next datagram on channel ch of u within 2 s, as a string in out (31 bytes at most):
+ * 1 and its sender, or 0. */
+static int recv_one(struct quire_net_udp *u, enum quire_net_udp_chan ch, char *out, uint32_t *src)
+{
+	uint8_t buf[QUIRE_NET_UDP_HEADROOM + 31];
+	for (int t = 0; t < 2000; t++) {
+		uint32_t off, len;
+		if (quire_net_udp_recv(u, ch, buf, sizeof(buf), &off, &len, src) == 1) {
+			memcpy(out, buf + off, len);
+			out[len] = '\0';
+			return 1;
+		}
+		struct pollfd p = {.fd = quire_net_udp_fd(u, ch), .events = POLLIN};
+		(void)poll(&p, 1, 1);
+	}
+	return 0;
+}
+
+/* W ports meet on `net` (started in reverse order: the rendezvous' card comes last) and
+ * every one sends each other one datagram on each channel, recognised by its sender. */
+static void meet_and_talk(const char *net)
+{
+	struct opener o[W];
+	pthread_t t[W];
+	for (int a = W - 1; a >= 0; a--) {
+		o[a] = (struct opener){.net = net, .addr = (uint16_t)a};
+		assert_int_equal(pthread_create(&t[a], NULL, open_main, &o[a]), 0);
+		usleep(20000);
+	}
+	for (int a = 0; a < W; a++) {
+		pthread_join(t[a], NULL);
+		assert_int_equal(o[a].st, QUIRE_OK);
+	}
+	for (int ch = 0; ch < 2; ch++)
+		for (int from = 0; from < W; from++)
+			for (int to = 0; to < W; to++) {
+				if (from == to)
+					continue;
+				char msg[32], got[32];
+				snprintf(msg, sizeof(msg), "%d->%d on %d", from, to, ch);
+				struct iovec iov = {msg, strlen(msg)};
+				assert_int_equal(quire_net_udp_send(o[from].u,
+								    (enum quire_net_udp_chan)ch,
+								    (uint32_t)to, &iov, 1),
+						 QUIRE_OK);
+				uint32_t src = 99;
+				assert_int_equal(
+				    recv_one(o[to].u, (enum quire_net_udp_chan)ch, got, &src), 1);
+				assert_string_equal(got, msg);
+				assert_int_equal(src, (uint32_t)from);
+			}
+	/* An address beyond the table is refused, as with a list. */
+	struct iovec iov = {"x", 1};
+	assert_int_equal(quire_net_udp_send(o[0].u, QUIRE_NET_UDP_FRAMES, W, &iov, 1),
+			 QUIRE_ERR_RANGE);
+	for (int a = 0; a < W; a++)
+		quire_net_udp_close(o[a].u);
+}
+
+static void rdv_meets(void **state)
+{
+	(void)state;
+	char net[96];
+	snprintf(net, sizeof(net), "udp:rdv=127.0.0.1:%u,cards=%d,timeout=10", free_port(), W);
+	meet_and_talk(net);
+}
+
+static void dir_meets(void **state)
+{
+	(void)state;
+	char net[160], d[96];
+	snprintf(d, sizeof(d), "%s/meet", tmpdir);
+	assert_int_equal(mkdir(d, 0755), 0);
+	snprintf(net, sizeof(net), "udp:dir=%s,cards=%d,timeout=10", d, W);
+	meet_and_talk(net);
+}
+
+/* ---- failures ---------------------------------------------------------------------- */
+
+struct joiner {
+	struct quire_net_boot_spec spec;
+	uint16_t addr;
+	int st;
+	char why[QUIRE_NET_BOOT_ERR_MAX];
+	struct quire_net_udp_ep tab[QUIRE_NET_BOOT_MAX_CARDS];
+};
+
+/* A bind that binds nothing: the failures below never get as far as sending. */
+static int bind_fake(void *ctx, uint32_t ip, uint16_t port[2])
+{
+	(void)ctx;
+	(void)ip;
+	port[0] = 1;
+	port[1] = 2;
+	return QUIRE_OK;
+}
+
+static void *join_main(void *arg)
+{
+	struct joiner *j = arg;
+	j->st =
+	    quire_net_boot_join(&j->spec, j->addr, bind_fake, NULL, j->tab, j->why, sizeof(j->why));
+	return NULL;
+}
+
+static void spec_of(struct joiner *j, const char *net, uint16_t addr)
+{
+	char why[256];
+	memset(j, 0, sizeof(*j));
+	assert_int_equal(quire_net_boot_parse(net, &j->spec, why, sizeof(why)), QUIRE_OK);
+	j->addr = addr;
+}
+
+static void says(const char *why, const char *what)
+{
+	if (!strstr(why, what))
+		fail_msg("'%s' does not say '%s'", why, what);
+}
+
+/* Card 2 of 3 never comes: cards 0 and 1 both fail after the 1 s timeout, naming it. */
+static void missing_card(void **state)
+{
+	(void)state;
+	char net[96];
+	snprintf(net, sizeof(net), "udp:rdv=127.0.0.1:%u,cards=3,timeout=1", free_port());
+	struct joiner j[2];
+	pthread_t t[2];
+	double t0 = now_s();
+	for (int a = 0; a < 2; a++) {
+		spec_of(&j[a], net, (uint16_t)a);
+		assert_int_equal(pthread_create(&t[a], NULL, join_main, &j[a]), 0);
+	}
+	for (int a = 0; a < 2; a++)
+		pthread_join(t[a], NULL);
+	double took = now_s() - t0;
+	assert_true(took >= 0.9 && took < 4);
+	assert_int_equal(j[0].st, QUIRE_ERR_TIMEOUT);
+	says(j[0].why, "after 1 s, 1 of 3 cards have not come: address 2");
+	assert_int_equal(j[1].st, QUIRE_ERR_PEER);
+	says(j[1].why, "failed: rendezvous 127.0.0.1:");
+	says(j[1].why, "1 of 3 cards have not come: address 2");
+	/* Nobody serves: a card that finds no rendezvous gives up after its timeout. */
+	snprintf(net, sizeof(net), "udp:rdv=127.0.0.1:%u,cards=3,timeout=1", free_port());
+	spec_of(&j[1], net, 1);
+	t0 = now_s();
+	join_main(&j[1]);
+	took = now_s() - t0;
+	assert_true(took >= 0.8 && took < 3);
+	assert_int_equal(j[1].st, QUIRE_ERR_TIMEOUT);
+	says(j[1].why, "no rendezvous at 127.0.0.1:");
+	says(j[1].why, "Connection refused");
+	/* The rendezvous host is not this machine's: card 0 cannot serve it. */
+	spec_of(&j[0], "udp:rdv=192.0.2.99:7000,cards=2,timeout=1", 0);
+	join_main(&j[0]);
+	assert_int_equal(j[0].st, QUIRE_ERR_NO_DEVICE);
+	says(j[0].why, "cannot serve the rendezvous on 192.0.2.99:7000");
+}
+
+/* A connection to the rendezvous as a stranger would make it. */
+static int dial(unsigned port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (int t = 0; t < 200; t++) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+			return fd;
+		close(fd);
+		usleep(10000);
+	}
+	fail_msg("the rendezvous on port %u never listened", port);
+	return -1;
+}
+
+/* An announcement of address addr given cards=w, protocol version ver, magic magic. */
+static size_t announce(uint8_t *m, uint16_t addr, uint16_t w, uint8_t ver, uint32_t magic)
+{
+	memset(m, 0, 64);
+	quire_st32(m + QUIRE_NET_BOOT_OFF_MAGIC, magic);
+	m[QUIRE_NET_BOOT_OFF_VERSION] = ver;
+	m[QUIRE_NET_BOOT_OFF_TYPE] = QUIRE_NET_BOOT_ANNOUNCE;
+	quire_st16(m + QUIRE_NET_BOOT_OFF_LEN, QUIRE_NET_BOOT_ANN_BYTES);
+	uint8_t *b = m + QUIRE_NET_BOOT_HDR_BYTES;
+	quire_st16(b + QUIRE_NET_BOOT_ANN_OFF_ADDR, addr);
+	quire_st16(b + QUIRE_NET_BOOT_ANN_OFF_CARDS, w);
+	uint8_t *ep = b + QUIRE_NET_BOOT_ANN_OFF_EP;
+	ep[0] = 127, ep[3] = 1;
+	quire_st16(ep + QUIRE_NET_BOOT_EP_OFF_PORT, 5000);
+	quire_st16(ep + QUIRE_NET_BOOT_EP_OFF_PORT + 2, 5001);
+	return QUIRE_NET_BOOT_HDR_BYTES + QUIRE_NET_BOOT_ANN_BYTES;
+}
+
+/* The ERROR a stranger's connection receives, as text. */
+static void error_reply(int fd, char *text, size_t cap)
+{
+	uint8_t m[QUIRE_NET_BOOT_HDR_BYTES + QUIRE_NET_BOOT_ERR_MAX];
+	size_t have = 0;
+	for (ssize_t k; (k = recv(fd, m + have, sizeof(m) - have, 0)) > 0;)
+		have += (size_t)k;
+	assert_true(have >= QUIRE_NET_BOOT_HDR_BYTES);
+	assert_int_equal(quire_ld32(m), QUIRE_NET_BOOT_MAGIC);
+	assert_int_equal(m[QUIRE_NET_BOOT_OFF_TYPE], QUIRE_NET_BOOT_ERROR);
+	size_t len = quire_ld16(m + QUIRE_NET_BOOT_OFF_LEN);
+	assert_int_equal(have, QUIRE_NET_BOOT_HDR_BYTES + len);
+	assert_true(len < cap);
+	memcpy(text, m + QUIRE_NET_BOOT_HDR_BYTES, len);
+	text[len] = '\0';
+}
+
+/* Card 0 of 3 serves; the test sends it `m` from one connection (and, if m2, a second
+ * message from another); it fails at once saying `what`, and tells the connections. */
+static void bad_announcement(const uint8_t *m, size_t n, const uint8_t *m2, size_t n2,
+			     const char *what)
+{
+	unsigned port = free_port();
+	char net[96], text[QUIRE_NET_BOOT_ERR_MAX + 1];
+	snprintf(net, sizeof(net), "udp:rdv=127.0.0.1:%u,cards=3,timeout=5", port);
+	struct joiner j;
+	pthread_t t;
+	spec_of(&j, net, 0);
+	double t0 = now_s();
+	assert_int_equal(pthread_create(&t, NULL, join_main, &j), 0);
+	int fd = dial(port), fd2 = -1;
+	assert_int_equal(send(fd, m, n, 0), (ssize_t)n);
+	if (m2) {
+		usleep(100000); /* the first counted before the second comes */
+		fd2 = dial(port);
+		assert_int_equal(send(fd2, m2, n2, 0), (ssize_t)n2);
+	}
+	pthread_join(t, NULL);
+	assert_true(now_s() - t0 < 3); /* at once, not at the timeout */
+	assert_int_equal(j.st, QUIRE_ERR_INVALID);
+	says(j.why, what);
+	error_reply(m2 ? fd2 : fd, text, sizeof(text));
+	assert_string_equal(text, j.why);
+	close(fd);
+	if (fd2 >= 0)
+		close(fd2);
+}
+
+static void bad_messages(void **state)
+{
+	(void)state;
+	uint8_t m[64], m2[64];
+	size_t n = announce(m, 1, 3, QUIRE_NET_BOOT_VERSION, 0x12345678);
+	bad_announcement(m, n, NULL, 0, "a malformed announcement from 127.0.0.1:");
+	bad_announcement(m, n, NULL, 0, "not a rendezvous message (magic 0x12345678)");
+	n = announce(m, 1, 3, 2, QUIRE_NET_BOOT_MAGIC);
+	bad_announcement(m, n, NULL, 0, "rendezvous protocol version 2, this card speaks 1");
+	n = announce(m, 1, 3, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
+	m[QUIRE_NET_BOOT_OFF_TYPE] = QUIRE_NET_BOOT_TABLE;
+	bad_announcement(m, n, NULL, 0, "a message of type 2 where 1 was due");
+	n = announce(m, 1, 3, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
+	quire_st16(m + QUIRE_NET_BOOT_OFF_LEN, 4);
+	bad_announcement(m, n, NULL, 0, "a message of type 1 with 4 bytes of body");
+	n = announce(m, 1, 4, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
+	bad_announcement(m, n, NULL, 0,
+			 "the card of address 1 was given cards=4, this rendezvous 3");
+	n = announce(m, 3, 3, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
+	bad_announcement(m, n, NULL, 0, "address 3 announced, outside 0-2");
+	n = announce(m, 2, 3, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
+	size_t n2 = announce(m2, 2, 3, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
+	bad_announcement(m, n, m2, n2, "address 2 announced twice");
+}
+
+/* A rendezvous that takes the announcement and goes away: the card says so at once. */
+static void *vanish_main(void *arg)
+{
+	int lfd = *(int *)arg;
+	int fd = accept(lfd, NULL, NULL);
+	uint8_t m[64];
+	(void)!recv(fd, m, sizeof(m), 0);
+	close(fd);
+	return NULL;
+}
+
+static void rendezvous_dies(void **state)
+{
+	(void)state;
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t l = sizeof(a);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &l), 0);
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, vanish_main, &lfd), 0);
+	char net[96];
+	snprintf(net, sizeof(net), "udp:rdv=127.0.0.1:%u,cards=2,timeout=5", ntohs(a.sin_port));
+	struct joiner j;
+	spec_of(&j, net, 1);
+	double t0 = now_s();
+	join_main(&j);
+	pthread_join(t, NULL);
+	close(lfd);
+	assert_true(now_s() - t0 < 3);
+	assert_int_equal(j.st, QUIRE_ERR_PEER);
+	says(j.why, "closed the connection before sending the table");
+}
+
+static void dir_failures(void **state)
+{
+	(void)state;
+	char d[96], net[160], f[128];
+	snprintf(d, sizeof(d), "%s/bad", tmpdir);
+	assert_int_equal(mkdir(d, 0755), 0);
+	snprintf(net, sizeof(net), "udp:dir=%s,cards=3,timeout=1", d);
+	struct joiner j;
+	/* Alone: the two others are named after the timeout. */
+	spec_of(&j, net, 1);
+	double t0 = now_s();
+	join_main(&j);
+	assert_true(now_s() - t0 >= 0.9 && now_s() - t0 < 3);
+	assert_int_equal(j.st, QUIRE_ERR_TIMEOUT);
+	says(j.why, "after 1 s, 2 of 3 cards have not come: addresses 0, 2");
+	/* Its file stays: address 1 is taken. */
+	spec_of(&j, net, 1);
+	join_main(&j);
+	assert_int_equal(j.st, QUIRE_ERR_INVALID);
+	says(j.why, "cannot announce address 1: announced already");
+	/* A file that is not an announcement. */
+	snprintf(f, sizeof(f), "%s/udp-2", d);
+	FILE *fp = fopen(f, "w");
+	assert_non_null(fp);
+	fputs("hello", fp);
+	fclose(fp);
+	spec_of(&j, net, 0);
+	join_main(&j);
+	assert_int_equal(j.st, QUIRE_ERR_INVALID);
+	says(j.why, "udp-2 is malformed: 5 bytes, a message cut short");
+	/* No such directory. */
+	snprintf(net, sizeof(net), "udp:dir=%s/none,cards=2,timeout=1", d);
+	spec_of(&j, net, 0);
+	join_main(&j);
+	assert_int_equal(j.st, QUIRE_ERR_NO_DEVICE);
+	says(j.why, "No such file or directory");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(forms),        cmocka_unit_test(rdv_meets),
+	    cmocka_unit_test(dir_meets),    cmocka_unit_test(missing_card),
+	    cmocka_unit_test(bad_messages), cmocka_unit_test(rendezvous_dies),
+	    cmocka_unit_test(dir_failures),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
