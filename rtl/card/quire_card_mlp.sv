@@ -15,7 +15,10 @@
 //          engine (c outside 1..1024: QUIRE_ERR_SIZE). The feasibility bytes
 //          of 64 candidates read at once (one 64-byte read at any byte
 //          address); per candidate its features in beats of 64 bytes at any
-//          byte address; the engine scores the candidates in groups of Cands
+//          byte address (with n_0 <= 64 from a window of two 64-byte lines
+//          of the feature array that slides along it: a line read every
+//          64 / n_0 candidates and a candidate fed a cycle, not a 64-byte
+//          read each); the engine scores the candidates in groups of Cands
 //          (quire_mlp.sv) and a group's scores are written at once (4 bytes
 //          each, up to 64); at the end the choice word with OK, none with
 //          NO_FEASIBLE (the scores are written either way), as quire_mlp_score.
@@ -58,7 +61,7 @@ module quire_card_mlp
 
   typedef enum logic [3:0] {
     S_IDLE, S_CHECK, S_LOAD, S_LOAD_FEED, S_FEAS, S_FEAS_GOT, S_BEAT, S_BEAT_FEED,
-    S_SCORE, S_NEXT, S_FINISH, S_DONE, S_RD, S_WR
+    S_SCORE, S_NEXT, S_FINISH, S_DONE, S_RD, S_WR, S_WIN_GOT
   } state_e;
   state_e state_q, ret_state_q;
 
@@ -138,7 +141,7 @@ module quire_card_mlp
   assign eng_load_start  = state_q == S_CHECK && check_status == OK && is_load;
   assign eng_score_start = state_q == S_CHECK && check_status == OK && !is_load;
   assign img_valid       = state_q == S_LOAD_FEED;
-  assign feat_valid      = state_q == S_BEAT_FEED;
+  assign feat_valid      = state_q == S_BEAT_FEED || (state_q == S_BEAT && win_hit && !eng_done_q);
   assign score_ready     = state_q == S_SCORE;
 
   quire_mlp #(.Cands (Cands)) u_mlp (
@@ -152,7 +155,7 @@ module quire_card_mlp
     .score_start_i   (eng_score_start),
     .score_c_i       (c),
     .feat_valid_i    (feat_valid),
-    .feat_data_i     (rd_buf),
+    .feat_data_i     (win_mode ? win_beat : rd_buf),
     .feat_feasible_i (feas_bit),
     .feat_ready_o    (feat_ready),
     .score_valid_o   (score_valid),
@@ -205,6 +208,20 @@ module quire_card_mlp
   assign k_next    = k_q + 32'd1;
   assign group_fed = k_next == c || k_next - base_q == 32'(Cands);
   assign feas_bit  = feas_line_q[8*k_q[5:0] +: 8] != 8'd0;
+
+  // The feature window (one beat a candidate, n_0 <= 64): lines win_line_q (lo) and
+  // win_line_q + 1 (hi) of card memory, each with a flag that it holds them. Candidate
+  // k's features start at byte feat_at; they are in the window when their line is lo.
+  logic          win_mode, win_lo_q, win_hi_q, win_hit;
+  logic [1023:0] win_q;
+  logic [25:0]   win_line_q, feat_line;
+  logic [31:0]   feat_at;
+  logic [511:0]  win_beat;
+  assign win_mode  = chunks == 3'd1;
+  assign feat_at   = a_feat[31:0] + k_q * {23'd0, width0};
+  assign feat_line = feat_at[31:6];
+  assign win_hit   = win_mode && win_lo_q && win_hi_q && feat_line == win_line_q;
+  assign win_beat  = 512'(win_q >> {feat_at[5:0], 3'd0});
   logic [3:0] slot;            // score s's place in the group's write (base is a multiple of Cands)
   assign slot = s_q[3:0] - base_q[3:0];
 
@@ -219,6 +236,10 @@ module quire_card_mlp
       s_q          <= 32'd0;
       j_q          <= 2'd0;
       feas_line_q  <= '0;
+      win_q        <= '0;
+      win_line_q   <= 26'd0;
+      win_lo_q     <= 1'b0;
+      win_hi_q     <= 1'b0;
       eng_done_q   <= 1'b0;
       eng_status_q <= 32'd0;
       eng_choice_q <= 32'd0;
@@ -241,6 +262,8 @@ module quire_card_mlp
           k_q        <= 32'd0;
           base_q     <= 32'd0;
           j_q        <= 2'd0;
+          win_lo_q   <= 1'b0;
+          win_hi_q   <= 1'b0;
           if (check_status != OK) state_q <= S_DONE;
           else if (is_load)       state_q <= S_LOAD;
           else                    state_q <= S_FEAS;
@@ -282,11 +305,50 @@ module quire_card_mlp
         S_BEAT: begin
           if (eng_done_q) begin
             state_q <= S_FINISH;
-          end else begin
-            rd_addr_q   <= a_feat[31:0] + k_q * {23'd0, width0} + {24'd0, j_q, 6'd0};
+          end else if (!win_mode) begin
+            rd_addr_q   <= feat_at + {24'd0, j_q, 6'd0};
             ret_state_q <= S_BEAT_FEED;
             state_q     <= S_RD;
+          end else if (win_hit) begin
+            // Fed from the window in this cycle (feat_valid).
+            if (feat_ready) begin
+              k_q <= k_next;
+              if (group_fed) begin
+                s_q     <= base_q;
+                state_q <= S_SCORE;
+              end else if (k_next[5:0] == 6'd0) begin
+                state_q <= S_FEAS;
+              end
+            end
+          end else begin
+            // Slide the window on by a line, fill its hi line, or start it afresh at the
+            // candidate's line.
+            ret_state_q <= S_WIN_GOT;
+            state_q     <= S_RD;
+            if (win_hi_q && feat_line == win_line_q + 26'd1) begin
+              win_q[511:0] <= win_q[1023:512];
+              win_line_q   <= feat_line;
+              win_hi_q     <= 1'b0;
+              rd_addr_q    <= {feat_line + 26'd1, 6'd0};
+            end else if (win_lo_q && feat_line == win_line_q) begin
+              rd_addr_q    <= {feat_line + 26'd1, 6'd0};
+            end else begin
+              win_line_q   <= feat_line;
+              win_lo_q     <= 1'b0;
+              win_hi_q     <= 1'b0;
+              rd_addr_q    <= {feat_line, 6'd0};
+            end
           end
+        end
+        S_WIN_GOT: begin
+          if (!win_lo_q) begin
+            win_q[511:0] <= rd_buf;
+            win_lo_q     <= 1'b1;
+          end else begin
+            win_q[1023:512] <= rd_buf;
+            win_hi_q        <= 1'b1;
+          end
+          state_q <= S_BEAT;
         end
         S_BEAT_FEED: begin
           if (eng_done_q) begin
