@@ -714,7 +714,13 @@ uint64_t mlp_score(Host &rh, Host &eh, const char *what, uint32_t seq, uint32_t 
 void mlp_tests(Host &rh, Host &eh)
 {
 	uint32_t seq = 300;
-	mlp_score(rh, eh, "MLP SCORE before any LOAD (firmware: SHAPE)", seq++, 16, 4, 50);
+	uint32_t refused = 0;
+	mlp_score(rh, eh, "MLP SCORE before any LOAD (firmware: SHAPE)", seq++, 16, 4, 50,
+		  &refused);
+	// The command path alone: fetched, unpacked, validated, refused before anything moves.
+	std::printf("     MLP SCORE refused by the firmware (SHAPE): %" PRIu32
+		    " command cycles (fetch to completion)\n",
+		    refused);
 	const uint32_t w3[] = {40, 24, 12, 1};
 	std::vector<uint8_t> img = mlp_image(3, w3);
 	mlp_case(rh, eh, "MLP LOAD 40-24-12-1", mlp_load(seq++, uint32_t(img.size())), img);
