@@ -226,7 +226,8 @@ module quire_mlp
     if (b_we) bias_q[p_addr] <= p_data;
     if (m_we) mult_q[p_addr] <= p_data;
     if (s_we) shift_q[p_addr] <= p_data[5:0];
-    s1_w_q     <= wmem_q[{l_q, o_q[7:0], j_q}];
+    // Read only when a row is issued: idle cycles move nothing (a simulator's cost too).
+    if (issue) s1_w_q <= wmem_q[{l_q, o_q[7:0], j_q}];
     s1_bias_q  <= bias_q[{l_q, o_q[7:0]}];
     s1_mult_q  <= mult_q[{l_q, o_q[7:0]}];
     s1_shift_q <= shift_q[{l_q, o_q[7:0]}];
@@ -276,9 +277,11 @@ module quire_mlp
       s1_buf_q    <= ~l_q[0];
       s1_o_q      <= o_q[7:0];
       for (int unsigned g = 0; g < Cands; g++) begin
-        s1_x_q[g] <= act_q[g][l_q[0]][512*j_q +: 512];
-        if (dot_valid[0]) acc_q[g] <= acc_next[g];
-        fin_acc_q[g] <= acc_next[g];
+        if (issue) s1_x_q[g] <= act_q[g][l_q[0]][512*j_q +: 512];
+        if (dot_valid[0]) begin
+          acc_q[g]     <= acc_next[g];
+          fin_acc_q[g] <= acc_next[g];
+        end
       end
       s1_keep_q   <= keep;
       // The MAC arrays' two stages.
