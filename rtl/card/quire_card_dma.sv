@@ -11,7 +11,10 @@
 // read data for a read) in a later cycle; whoever holds host memory (the
 // harness under Verilator, later a PCIe bridge) decides the latency. A transfer
 // moves a word per step where both cursors are word aligned and 4 bytes are
-// left, a byte otherwise; a step takes 2 cycles to the card, 3 to the host.
+// left, a byte otherwise. The next step's host read (to the card) or card
+// read (to the host) is asked for in the cycle the last step's host answer
+// comes, so that with host memory answering in the next cycle a step takes 1
+// cycle to the card and 2 to the host (the first 2 and 3).
 // The queue engine (quire_card_queue) shares the port: a START while it holds
 // the port (hold_i) waits until it is done, CTRL reading 0 meanwhile, and busy_o
 // keeps the engine from starting while the mover has the port or is told to.
@@ -121,6 +124,14 @@ module quire_card_dma
   assign busy_o      = state_q != IDLE || start_pending_q || start_write;
   assign step_done = (state_q == HOST_READ_WAIT || state_q == HOST_WRITE_WAIT) && host_rvalid_i;
 
+  // The cursors after this step, and whether another step follows it.
+  logic [63:0] host_next;
+  logic [31:0] card_next;
+  logic        more;
+  assign host_next = host_cur_q + {32'd0, step_bytes};
+  assign card_next = card_cur_q + step_bytes;
+  assign more      = left_q != step_bytes;
+
   always_comb begin : ports
     mem_req_o    = 1'b0;
     mem_we_o     = 1'b0;
@@ -138,12 +149,21 @@ module quire_card_dma
         mem_req_o = host_rvalid_i;
         mem_we_o  = 1'b1;
         mem_be_o  = word_step ? 4'hf : 4'b0001 << card_cur_q[1:0];
+        // The next word asked for as this one comes.
+        host_req_o  = host_rvalid_i && more;
+        host_addr_o = {host_next[63:2], 2'b00};
       end
       CARD_READ: mem_req_o = 1'b1;
       CARD_READ_WAIT: begin
         host_req_o = 1'b1;
         host_we_o  = 1'b1;
         host_be_o  = word_step ? 4'hf : 4'b0001 << host_cur_q[1:0];
+      end
+      // The next card word read while the write is acknowledged: the read of the cycle of
+      // the answer is the one CARD_READ_WAIT uses.
+      HOST_WRITE_WAIT: begin
+        mem_req_o  = more;
+        mem_addr_o = {card_next[31:2], 2'b00};
       end
       default: ;
     endcase
@@ -185,15 +205,15 @@ module quire_card_dma
         default: ;
       endcase
       if (step_done) begin
-        host_cur_q <= host_cur_q + {32'd0, step_bytes};
-        card_cur_q <= card_cur_q + step_bytes;
+        host_cur_q <= host_next;
+        card_cur_q <= card_next;
         left_q     <= left_q - step_bytes;
-        if (left_q == step_bytes) begin
+        if (!more) begin
           state_q           <= IDLE;
           regs_q[RegStatus] <= OK;
           regs_q[RegCtrl]   <= DMA_DONE;
         end else begin
-          state_q <= state_q == HOST_READ_WAIT ? HOST_READ : CARD_READ;
+          state_q <= state_q == HOST_READ_WAIT ? HOST_READ_WAIT : CARD_READ_WAIT;
         end
       end
     end

@@ -2,7 +2,7 @@
 //
 // The MLP engine (quire_mlp_load and quire_mlp_score in hls/mlp.c, the
 // contract of docs/contract-mlp.md): the model held on chip between calls,
-// and the scoring of candidates through a MAC array of 64 int8 lanes.
+// and the scoring of candidates through Cands MAC arrays of 64 int8 lanes.
 //
 // On chip, as the C kernel's static struct quire_mlp_net: weight rows of 64
 // int8 (row {l, o, i/64}: 4 layers x 256 outputs x 4 chunks, 512 bits each,
@@ -11,20 +11,29 @@
 // model first and keeps the new one only when it checks out.
 //
 // SCORE of c candidates: quire_mlp_score's checks (no model: SHAPE; c outside
-// 1..1024: SIZE), then per candidate: its features arrive in ceil(n_0 / 64)
-// beats of 64 int8 (lanes past n_0 are ignored) with its feasibility bit on
-// the last beat; each layer issues one row chunk a cycle (output o, chunk j,
-// for every o, j) into quire_mlp_dot, accumulates the chunks of an output
-// from its bias, and requantizes hidden outputs (quire_mlp_requant) into the
-// next layer's activations; the output layer's single accumulator is the
-// score. A layer waits 4 cycles for the previous one to drain. The score
-// leaves on score_valid_o; the choice (the feasible candidate of the largest
-// score, ties to the lowest index) and the status (OK or NO_FEASIBLE) at done.
-// Cycles per candidate: ceil(n_0/64) + sum over layers of
-// (n_{l+1} * ceil(n_l/64) + 4) + 1 with the score taken at once.
+// 1..1024: SIZE), then the candidates in groups of Cands (the last group may be
+// smaller): each candidate's features arrive in ceil(n_0 / 64) beats of 64 int8
+// (lanes past n_0 are ignored) with its feasibility bit on the last beat, a
+// group's candidates one after the other; then the group is scored together:
+// each layer issues one weight row chunk a cycle (output o, chunk j, for every
+// o, j), read once and shared by Cands MAC arrays of 64 lanes (quire_mlp_dot),
+// one a candidate of the group; each array accumulates the chunks of an output
+// from its bias, and hidden outputs are requantized (quire_mlp_requant, one per
+// candidate) into that candidate's next activations; the output layer's single
+// accumulator is the score. A layer waits 4 cycles for the previous one to
+// drain. The group's scores leave on score_valid_o one a cycle, in candidate
+// order; the choice (the feasible candidate of the largest score, ties to the
+// lowest index) and the status (OK or NO_FEASIBLE) at done. Slots of a short
+// last group compute on stale activations and are never given out.
+// Cycles per group of g candidates: g * ceil(n_0/64) + sum over layers of
+// (n_{l+1} * ceil(n_l/64) + 4) + g, with the features and scores taken at once.
 module quire_mlp
   import quire_mlp_pkg::*;
-(
+#(
+  // Candidates scored at once, each on its own 64-lane MAC array (the weight row
+  // shared): 64 * Cands int8 multipliers. 1..16.
+  parameter int unsigned Cands = 8
+) (
   input  logic         clk_i,
   input  logic         rst_ni,
 
@@ -102,15 +111,19 @@ module quire_mlp
     .widths_o   (ld_widths)
   );
 
-  // ---- the scoring walk: candidate k, layer l, output o, chunk j
-  logic [31:0]  c_q, k_q, best_q, status_q;
+  // ---- the scoring walk: group from candidate base_q, layer l, output o, chunk j
+  localparam int unsigned SlotBits = Cands > 1 ? $clog2(Cands) : 1;
+  logic [31:0]  c_q, base_q, best_q, status_q;
   logic signed [31:0] best_score_q;
-  logic         found_q, feasible_q;
+  logic         found_q;
+  logic [Cands-1:0] feasible_q;
   logic [1:0]   l_q, j_q, fj_q;
   logic [8:0]   o_q;
   logic [2:0]   drain_q;
-  logic [2047:0] act_q [2];
-  logic [31:0]  score_q;
+  logic [SlotBits-1:0] fs_q, es_q;  // the slot being fed, the slot being given out
+  logic [SlotBits:0]   n_q;          // candidates in the group: 1..Cands
+  logic [2047:0] act_q [Cands][2];
+  logic [31:0]  score_q [Cands];
 
   logic [8:0] in_w, out_w;
   logic [2:0] nch, nch0;         // chunks of 64 inputs: 1..4
@@ -123,64 +136,87 @@ module quire_mlp
   assign last_chunk = 3'(j_q) + 3'd1 == nch;
   assign last_out   = o_q + 9'd1 == out_w;
 
+  // The size of the group that starts at candidate `base` of c.
+  function automatic logic [SlotBits:0] group_size(logic [31:0] c, logic [31:0] base);
+    return c - base < 32'(Cands) ? (SlotBits+1)'(c - base) : (SlotBits+1)'(Cands);
+  endfunction
+
   // Lanes of chunk j that are inputs of the layer.
   logic [9:0]  lanes_left;
   logic [63:0] keep;
   assign lanes_left = 10'(in_w) - {2'd0, j_q, 6'd0};
   assign keep = lanes_left >= 10'd64 ? {64{1'b1}} : (64'd1 << lanes_left) - 64'd1;
 
-  // Stage 1: the row, the activation chunk and the output's parameters, read.
+  // Stage 1: the row, each candidate's activation chunk and the output's parameters, read.
   logic         issue;
   logic         s1_valid_q, s1_first_q, s1_last_q, s1_hidden_q, s1_buf_q;
   logic [7:0]   s1_o_q;
-  logic [511:0] s1_w_q, s1_x_q;
+  logic [511:0] s1_w_q;
+  logic [511:0] s1_x_q [Cands];
   logic [63:0]  s1_keep_q;
   logic [31:0]  s1_bias_q, s1_mult_q;
   logic [5:0]   s1_shift_q;
   assign issue = state_q == E_LAYER;
 
-  // Stages 2, 3: the MAC array; its tags follow it.
-  logic         dot_valid;
-  logic [31:0]  dot_sum;
-  quire_mlp_dot u_dot (
-    .clk_i       (clk_i),
-    .rst_ni      (rst_ni),
-    .in_valid_i  (s1_valid_q),
-    .in_w_i      (s1_w_q),
-    .in_x_i      (s1_x_q),
-    .in_keep_i   (s1_keep_q),
-    .out_valid_o (dot_valid),
-    .out_sum_o   (dot_sum)
-  );
+  // Stages 2, 3: the MAC arrays, one a candidate; the tags follow them.
+  logic [Cands-1:0] dot_valid;
+  logic [31:0]  dot_sum [Cands];
+  for (genvar g = 0; g < Cands; g++) begin : gen_dot
+    quire_mlp_dot u_dot (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .in_valid_i  (s1_valid_q),
+      .in_w_i      (s1_w_q),
+      .in_x_i      (s1_x_q[g]),
+      .in_keep_i   (s1_keep_q),
+      .out_valid_o (dot_valid[g]),
+      .out_sum_o   (dot_sum[g])
+    );
+  end
+  // The arrays run in lock step: array 0's valid speaks for all.
+  logic unused_valid;
+  assign unused_valid = ^dot_valid;
   logic         s2_first_q, s2_last_q, s2_hidden_q, s2_buf_q;
   logic         s3_first_q, s3_last_q, s3_hidden_q, s3_buf_q;
   logic [7:0]   s2_o_q, s3_o_q;
   logic [31:0]  s2_bias_q, s2_mult_q, s3_bias_q, s3_mult_q;
   logic [5:0]   s2_shift_q, s3_shift_q;
 
-  // Stage 4: the accumulator; an output's last chunk makes it final.
-  logic [31:0]  acc_q, acc_next;
+  // Stage 4: the accumulators; an output's last chunk makes them final.
+  logic [31:0]  acc_q [Cands];
+  logic [31:0]  acc_next [Cands];
   logic         fin_valid_q, fin_hidden_q, fin_buf_q;
   logic [7:0]   fin_o_q;
-  logic [31:0]  fin_acc_q, fin_mult_q;
+  logic [31:0]  fin_acc_q [Cands];
+  logic [31:0]  fin_mult_q;
   logic [5:0]   fin_shift_q;
-  assign acc_next = (s3_first_q ? s3_bias_q : acc_q) + dot_sum;
+  always_comb begin : accumulate
+    for (int unsigned g = 0; g < Cands; g++) begin
+      acc_next[g] = (s3_first_q ? s3_bias_q : acc_q[g]) + dot_sum[g];
+    end
+  end
 
-  // Stage 5: requantized into the next layer's activations, or the score.
-  logic [7:0] y;
-  quire_mlp_requant u_requant (
-    .acc_i   (fin_acc_q),
-    .mult_i  (fin_mult_q),
-    .shift_i (fin_shift_q),
-    .y_o     (y)
-  );
+  // Stage 5: requantized into each candidate's next activations, or its score.
+  logic [7:0] y [Cands];
+  for (genvar g = 0; g < Cands; g++) begin : gen_requant
+    quire_mlp_requant u_requant (
+      .acc_i   (fin_acc_q[g]),
+      .mult_i  (fin_mult_q),
+      .shift_i (fin_shift_q),
+      .y_o     (y[g])
+    );
+  end
 
-  logic better;
-  assign better = feasible_q && (!found_q || $signed(score_q) > best_score_q);
+  logic [31:0] k_out, score_out;
+  logic        better, feasible_out;
+  assign k_out        = base_q + 32'(es_q);
+  assign score_out    = score_q[es_q];
+  assign feasible_out = feasible_q[es_q];
+  assign better = feasible_out && (!found_q || $signed(score_out) > best_score_q);
 
   assign feat_ready_o  = state_q == E_FEAT;
   assign score_valid_o = state_q == E_SCORE;
-  assign score_o       = score_q;
+  assign score_o       = score_out;
   assign idle_o        = state_q == E_IDLE;
   assign layers_o      = layers_q;
   assign width0_o      = width_q[0];
@@ -190,7 +226,8 @@ module quire_mlp
     if (b_we) bias_q[p_addr] <= p_data;
     if (m_we) mult_q[p_addr] <= p_data;
     if (s_we) shift_q[p_addr] <= p_data[5:0];
-    s1_w_q     <= wmem_q[{l_q, o_q[7:0], j_q}];
+    // Read only when a row is issued: idle cycles move nothing (a simulator's cost too).
+    if (issue) s1_w_q <= wmem_q[{l_q, o_q[7:0], j_q}];
     s1_bias_q  <= bias_q[{l_q, o_q[7:0]}];
     s1_mult_q  <= mult_q[{l_q, o_q[7:0]}];
     s1_shift_q <= shift_q[{l_q, o_q[7:0]}];
@@ -204,7 +241,11 @@ module quire_mlp
       s1_hidden_q <= 1'b0;
       s1_buf_q    <= 1'b0;
       s1_o_q      <= 8'd0;
-      s1_x_q      <= '0;
+      for (int unsigned g = 0; g < Cands; g++) begin
+        s1_x_q[g]     <= '0;
+        acc_q[g]      <= 32'd0;
+        fin_acc_q[g]  <= 32'd0;
+      end
       s1_keep_q   <= 64'd0;
       s2_first_q  <= 1'b0;
       s2_last_q   <= 1'b0;
@@ -222,12 +263,10 @@ module quire_mlp
       s3_bias_q   <= 32'd0;
       s3_mult_q   <= 32'd0;
       s3_shift_q  <= 6'd0;
-      acc_q       <= 32'd0;
       fin_valid_q <= 1'b0;
       fin_hidden_q <= 1'b0;
       fin_buf_q   <= 1'b0;
       fin_o_q     <= 8'd0;
-      fin_acc_q   <= 32'd0;
       fin_mult_q  <= 32'd0;
       fin_shift_q <= 6'd0;
     end else begin
@@ -237,9 +276,15 @@ module quire_mlp
       s1_hidden_q <= hidden;
       s1_buf_q    <= ~l_q[0];
       s1_o_q      <= o_q[7:0];
-      s1_x_q      <= act_q[l_q[0]][512*j_q +: 512];
+      for (int unsigned g = 0; g < Cands; g++) begin
+        if (issue) s1_x_q[g] <= act_q[g][l_q[0]][512*j_q +: 512];
+        if (dot_valid[0]) begin
+          acc_q[g]     <= acc_next[g];
+          fin_acc_q[g] <= acc_next[g];
+        end
+      end
       s1_keep_q   <= keep;
-      // The MAC array's two stages.
+      // The MAC arrays' two stages.
       s2_first_q  <= s1_first_q;
       s2_last_q   <= s1_last_q && s1_valid_q;
       s2_hidden_q <= s1_hidden_q;
@@ -256,12 +301,10 @@ module quire_mlp
       s3_bias_q   <= s2_bias_q;
       s3_mult_q   <= s2_mult_q;
       s3_shift_q  <= s2_shift_q;
-      if (dot_valid) acc_q <= acc_next;
-      fin_valid_q  <= dot_valid && s3_last_q;
+      fin_valid_q  <= dot_valid[0] && s3_last_q;
       fin_hidden_q <= s3_hidden_q;
       fin_buf_q    <= s3_buf_q;
       fin_o_q      <= s3_o_q;
-      fin_acc_q    <= acc_next;
       fin_mult_q   <= s3_mult_q;
       fin_shift_q  <= s3_shift_q;
     end
@@ -273,28 +316,35 @@ module quire_mlp
       layers_q     <= 3'd0;
       for (int unsigned l = 0; l < 5; l++) width_q[l] <= 9'd0;
       c_q          <= 32'd0;
-      k_q          <= 32'd0;
+      base_q       <= 32'd0;
       best_q       <= 32'd0;
       best_score_q <= 32'sd0;
       found_q      <= 1'b0;
-      feasible_q   <= 1'b0;
+      feasible_q   <= '0;
       status_q     <= 32'd0;
       l_q          <= 2'd0;
       j_q          <= 2'd0;
       fj_q         <= 2'd0;
       o_q          <= 9'd0;
       drain_q      <= 3'd0;
-      act_q[0]     <= '0;
-      act_q[1]     <= '0;
-      score_q      <= 32'd0;
+      fs_q         <= '0;
+      es_q         <= '0;
+      n_q          <= '0;
+      for (int unsigned g = 0; g < Cands; g++) begin
+        act_q[g][0] <= '0;
+        act_q[g][1] <= '0;
+        score_q[g]  <= 32'd0;
+      end
       done_o       <= 1'b0;
       status_o     <= 32'd0;
       choice_o     <= 32'd0;
     end else begin
       done_o <= 1'b0;
       if (fin_valid_q) begin
-        if (fin_hidden_q) act_q[fin_buf_q][8*fin_o_q +: 8] <= y;
-        else              score_q <= fin_acc_q;
+        for (int unsigned g = 0; g < Cands; g++) begin
+          if (fin_hidden_q) act_q[g][fin_buf_q][8*fin_o_q +: 8] <= y[g];
+          else              score_q[g] <= fin_acc_q[g];
+        end
       end
       unique case (state_q)
         E_IDLE: begin
@@ -303,10 +353,12 @@ module quire_mlp
             state_q  <= E_LOAD;
           end else if (score_start_i) begin
             c_q     <= score_c_i;
-            k_q     <= 32'd0;
+            base_q  <= 32'd0;
+            n_q     <= group_size(score_c_i, 32'd0);
             found_q <= 1'b0;
             best_q  <= 32'd0;
             fj_q    <= 2'd0;
+            fs_q    <= '0;
             if (layers_q == 3'd0) begin
               status_q <= ERR_SHAPE;
               state_q  <= E_DONE;
@@ -327,14 +379,19 @@ module quire_mlp
           state_q <= E_DONE;
         end
         E_FEAT: if (feat_valid_i) begin
-          act_q[0][512*fj_q +: 512] <= feat_data_i;
+          act_q[fs_q][0][512*fj_q +: 512] <= feat_data_i;
           if (3'(fj_q) + 3'd1 == nch0) begin
-            fj_q       <= 2'd0;
-            feasible_q <= feat_feasible_i;
-            l_q        <= 2'd0;
-            o_q        <= 9'd0;
-            j_q        <= 2'd0;
-            state_q    <= E_LAYER;
+            fj_q             <= 2'd0;
+            feasible_q[fs_q] <= feat_feasible_i;
+            if ((SlotBits+1)'(fs_q) + 1'b1 == n_q) begin
+              fs_q    <= '0;
+              l_q     <= 2'd0;
+              o_q     <= 9'd0;
+              j_q     <= 2'd0;
+              state_q <= E_LAYER;
+            end else begin
+              fs_q <= fs_q + 1'b1;
+            end
           end else begin
             fj_q <= fj_q + 2'd1;
           end
@@ -352,7 +409,7 @@ module quire_mlp
           end
         end
         E_DRAIN: begin
-          // The last row reaches the activations (or the score) 5 cycles after its issue.
+          // The last row reaches the activations (or the scores) 5 cycles after its issue.
           drain_q <= drain_q + 3'd1;
           if (drain_q == 3'd3) begin
             if (hidden) begin
@@ -360,6 +417,7 @@ module quire_mlp
               o_q     <= 9'd0;
               state_q <= E_LAYER;
             end else begin
+              es_q    <= '0;
               state_q <= E_SCORE;
             end
           end
@@ -367,15 +425,18 @@ module quire_mlp
         E_SCORE: if (score_ready_i) begin
           if (better) begin
             found_q      <= 1'b1;
-            best_q       <= k_q;
-            best_score_q <= $signed(score_q);
+            best_q       <= k_out;
+            best_score_q <= $signed(score_out);
           end
-          k_q <= k_q + 32'd1;
-          if (k_q + 32'd1 == c_q) begin
+          if (k_out + 32'd1 == c_q) begin
             status_q <= (found_q || better) ? OK : ERR_NO_FEASIBLE;
             state_q  <= E_DONE;
-          end else begin
+          end else if ((SlotBits+1)'(es_q) + 1'b1 == n_q) begin
+            base_q  <= k_out + 32'd1;
+            n_q     <= group_size(c_q, k_out + 32'd1);
             state_q <= E_FEAT;
+          end else begin
+            es_q <= es_q + 1'b1;
           end
         end
         E_DONE: begin

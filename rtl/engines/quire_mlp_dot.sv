@@ -44,9 +44,10 @@ module quire_mlp_dot #(
       out_sum_o    <= 32'd0;
       out_valid_o  <= 1'b0;
     end else begin
-      prod_q       <= prod_d;
+      // The stages hold when no chunk comes: idle cycles move nothing.
+      if (in_valid_i) prod_q <= prod_d;
       prod_valid_q <= in_valid_i;
-      out_sum_o    <= sum_d;
+      if (prod_valid_q) out_sum_o <= sum_d;
       out_valid_o  <= prod_valid_q;
     end
   end

@@ -668,9 +668,11 @@ std::vector<uint8_t> mlp_image(uint32_t layers, const uint32_t *width)
 // One MLP descriptor on both cards from the same host memory (filled by `fill`): the
 // completions (status, detail, the choice in result) and every byte of the data area equal.
 uint64_t mlp_case(Host &rh, Host &eh, const char *what, const quire_cmd &cmd,
-		  const std::vector<uint8_t> &image)
+		  const std::vector<uint8_t> &image, uint32_t *cmd_cycles = nullptr)
 {
 	Both r = run_on_both(rh, eh, cmd, image, QUIRE_ENGINE_MLP);
+	if (cmd_cycles)
+		*cmd_cycles = r.rc.cycles;
 	char line[400];
 	std::snprintf(line, sizeof line,
 		      "%s: rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32 "), %" PRIu64
@@ -693,7 +695,7 @@ quire_cmd mlp_load(uint32_t seq, uint32_t len)
 // SCORE of c candidates: features at src, feasibility bytes at aux (`feasible_pct` of
 // them nonzero), scores at dst; the rest of the area holds 0x3c.
 uint64_t mlp_score(Host &rh, Host &eh, const char *what, uint32_t seq, uint32_t n0, uint32_t c,
-		   uint32_t feasible_pct)
+		   uint32_t feasible_pct, uint32_t *cmd_cycles = nullptr)
 {
 	std::vector<uint8_t> area(kDataEnd - kSrc, 0x3c);
 	for (uint32_t i = 0; i < c * n0; i++)
@@ -706,13 +708,19 @@ uint64_t mlp_score(Host &rh, Host &eh, const char *what, uint32_t seq, uint32_t 
 	cmd.src = kIova + kSrc;
 	cmd.aux = kIova + kAux;
 	cmd.dst = kIova + kDst;
-	return mlp_case(rh, eh, what, cmd, area);
+	return mlp_case(rh, eh, what, cmd, area, cmd_cycles);
 }
 
 void mlp_tests(Host &rh, Host &eh)
 {
 	uint32_t seq = 300;
-	mlp_score(rh, eh, "MLP SCORE before any LOAD (firmware: SHAPE)", seq++, 16, 4, 50);
+	uint32_t refused = 0;
+	mlp_score(rh, eh, "MLP SCORE before any LOAD (firmware: SHAPE)", seq++, 16, 4, 50,
+		  &refused);
+	// The command path alone: fetched, unpacked, validated, refused before anything moves.
+	std::printf("     MLP SCORE refused by the firmware (SHAPE): %" PRIu32
+		    " command cycles (fetch to completion)\n",
+		    refused);
 	const uint32_t w3[] = {40, 24, 12, 1};
 	std::vector<uint8_t> img = mlp_image(3, w3);
 	mlp_case(rh, eh, "MLP LOAD 40-24-12-1", mlp_load(seq++, uint32_t(img.size())), img);
@@ -755,6 +763,21 @@ void mlp_tests(Host &rh, Host &eh)
 	std::printf("     MLP engine, 256-256-256-1: %" PRIu64 " cycles for 64 scores, %" PRIu64
 		    " cycles a score, %.1f MACs a cycle\n",
 		    cyc, cyc / 64, 64.0 * 131328 / double(cyc ? cyc : 1));
+	// The scheduler's shape (docs/sched-api.md): the engine's part of a decision's cycles
+	// (START to DONE) and the command's (descriptor fetch to completion, the firmware's
+	// count), for 1, 32 and 1024 candidates: what is fixed and what grows with c.
+	const uint32_t wsched[] = {17, 64, 32, 1};
+	img = mlp_image(3, wsched);
+	mlp_case(rh, eh, "MLP LOAD 17-64-32-1", mlp_load(seq++, uint32_t(img.size())), img);
+	for (uint32_t c : {1u, 32u, 1024u}) {
+		uint32_t total = 0;
+		std::string what = "MLP SCORE 17-64-32-1, " + std::to_string(c) + " candidates";
+		cyc = mlp_score(rh, eh, what.c_str(), seq++, 17, c, 60, &total);
+		std::printf("     MLP 17-64-32-1, %" PRIu32 " candidates: %" PRIu32
+			    " command cycles (fetch to completion), %" PRIu64
+			    " of them the engine's (START to DONE)\n",
+			    c, total, cyc);
+	}
 	const uint32_t ws[] = {16, 8, 1};
 	img = mlp_image(2, ws);
 	mlp_case(rh, eh, "MLP LOAD 16-8-1", mlp_load(seq++, uint32_t(img.size())), img);

@@ -8,7 +8,7 @@
  * widths 1 to 256, and edge cases (saturating and zero requantization, the
  * largest biases and weights, shifts 0 and 62, M = 0, ties in the argmax, all
  * candidates infeasible, c = 1 and 1024, c = 0 and 1025). Prints the measured
- * MACs per cycle of the scoring (the MAC array has 64 lanes).
+ * MACs per cycle of the scoring (the MAC array: 8 candidates x 64 lanes).
  */
 #include "Vquire_mlp.h"
 #include "tb_common.h"
@@ -514,7 +514,7 @@ int main(int argc, char **argv)
 		score_check(tally, b, "mlp SCORE after a failed LOAD (SHAPE)", n, 3, ANY, 50, rng);
 	}
 
-	// Rates: the 64-lane MAC array on large layers, and on a small network.
+	// Rates: the MAC array (8 candidates x 64 lanes) on large layers, and on a small network.
 	net_case(tally, b, rng, "mlp 256-256-256-1, c 64", 3, w_big, ANY, 64, ANY, 50, true);
 	const uint32_t w_mid[] = {64, 32, 1};
 	net_case(tally, b, rng, "mlp 64-32-1, c 256", 2, w_mid, ANY, 256, ANY, 50, true);
