@@ -310,6 +310,41 @@ module quire_mlp
     end
   end
 
+  // The activations, a line (64 int8) at a time: a group's features into buffer 0,
+  // a hidden layer's outputs into the buffer the next layer reads. No reset and no
+  // variable part-select on the left: every line has its own compare, so Yosys does
+  // not expand each write into a case over every offset of 16 x 2048 bits (that
+  // kept its proc passes busy for hours) and Verilator tests a few indices a cycle.
+  // Nothing observable reads an activation before it is written: lanes past a
+  // layer's inputs are cleared by keep, and slots past the group's size are scored
+  // but never given out.
+  logic         feat_we, hid_we;
+  logic [63:0]  hid_byte;  // the byte of its line the output lands in, one-hot
+  logic [511:0] hid_mask;
+  assign feat_we  = state_q == E_FEAT && feat_valid_i;
+  assign hid_we   = fin_valid_q && fin_hidden_q;
+  assign hid_byte = 64'd1 << fin_o_q[5:0];
+  for (genvar i = 0; i < 64; i++) begin : gen_hid_mask
+    assign hid_mask[8*i +: 8] = {8{hid_byte[i]}};
+  end
+
+  always_ff @(posedge clk_i) begin : activations
+    for (int unsigned g = 0; g < Cands; g++) begin
+      for (int unsigned b = 0; b < 2; b++) begin
+        for (int unsigned l = 0; l < 4; l++) begin
+          // A feature line wins over an output in the same line, as the walk's
+          // last assignment did when both were in one process.
+          if (b == 0 && feat_we && 32'(fs_q) == g && 32'(fj_q) == l) begin
+            act_q[g][b][512*l +: 512] <= feat_data_i;
+          end else if (hid_we && 32'(fin_buf_q) == b && 32'(fin_o_q[7:6]) == l) begin
+            act_q[g][b][512*l +: 512] <= (act_q[g][b][512*l +: 512] & ~hid_mask)
+                                         | ({64{y[g]}} & hid_mask);
+          end
+        end
+      end
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin : walk
     if (!rst_ni) begin
       state_q      <= E_IDLE;
@@ -330,11 +365,7 @@ module quire_mlp
       fs_q         <= '0;
       es_q         <= '0;
       n_q          <= '0;
-      for (int unsigned g = 0; g < Cands; g++) begin
-        act_q[g][0] <= '0;
-        act_q[g][1] <= '0;
-        score_q[g]  <= 32'd0;
-      end
+      for (int unsigned g = 0; g < Cands; g++) score_q[g] <= 32'd0;
       done_o       <= 1'b0;
       status_o     <= 32'd0;
       choice_o     <= 32'd0;
@@ -342,8 +373,7 @@ module quire_mlp
       done_o <= 1'b0;
       if (fin_valid_q) begin
         for (int unsigned g = 0; g < Cands; g++) begin
-          if (fin_hidden_q) act_q[g][fin_buf_q][8*fin_o_q +: 8] <= y[g];
-          else              score_q[g] <= fin_acc_q[g];
+          if (!fin_hidden_q) score_q[g] <= fin_acc_q[g];
         end
       end
       unique case (state_q)
@@ -379,7 +409,6 @@ module quire_mlp
           state_q <= E_DONE;
         end
         E_FEAT: if (feat_valid_i) begin
-          act_q[fs_q][0][512*fj_q +: 512] <= feat_data_i;
           if (3'(fj_q) + 3'd1 == nch0) begin
             fj_q             <= 2'd0;
             feasible_q[fs_q] <= feat_feasible_i;
