@@ -216,8 +216,8 @@ static const char bench_help[] =
     "  -b, --backend LIST  backends (default cpu,sim, and opencl when a platform is found)\n"
     "  -m, --model rtl     also the RTL card: a quire-sim --model rtl process started for\n"
     "                      the run (Verilator; built by make rtl)\n"
-    "  -w, --widths LIST   the model's widths n_0,...,1 (default 17,64,32,1: the 17\n"
-    "                      features of docs/sched.md)\n"
+    "  -w, --widths LIST   the model's widths n_0,...,1 (default 17,128,1: the shape of\n"
+    "                      the shipped model, sched/model/, docs/sched.md)\n"
     "  -r, --repeat N      calls timed per figure (default 200; 3 on the RTL card)\n"
     "  -h, --help          this text\n";
 
@@ -333,7 +333,7 @@ int cli_sched_bench(int argc, char **argv)
 	    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
 	const char *list = NULL;
 	int rtl = 0, repeat = 200, repeat_set = 0, c;
-	uint32_t width[QUIRE_MLP_MAX_LAYERS + 1] = {17, 64, 32, 1}, layers = 3;
+	uint32_t width[QUIRE_MLP_MAX_LAYERS + 1] = {17, 128, 1}, layers = 2;
 	char *end;
 	optind = 1;
 	opterr = 0;

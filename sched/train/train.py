@@ -24,21 +24,27 @@ import torch
 
 import dataset
 
-HIDDEN = (64, 32)  # 17-64-32-1: 3,168 weights, 3,168 MACs per candidate
-EPOCHS = (10, 20)  # checkpoints considered for selection
+# One hidden layer: with two (17-64-32-1, the first shipped model) the second layer's 7-bit
+# activations reorder near-tied candidates and int8/fp32 agreement stayed under 99%.
+HIDDEN = (128,)  # 17-128-1: 2,304 weights, 2,304 MACs per candidate
+EPOCHS = (5, 10, 15, 20, 25, 30)  # checkpoints considered for selection
 BATCH = 32  # decisions per step
 LR = 2e-3
 # Label settings: (lam, tau). A candidate's rollout cost is wait + run + lam * frag (s and
 # GPU-s over the horizon's pods); the best replaces the base's (FGD's) choice as the label
 # only when it is cheaper by more than tau of the base's cost.
-LABELS = ((1.0, 0.01), (10.0, 0.01), (100.0, 0.01))
+LABELS = ((3.0, 0.01), (10.0, 0.01), (30.0, 0.01), (100.0, 0.01))
 SELECT_LOADS = "0.5,0.7,0.9"
 SELECT_SEEDS = "1,2,3"
 FRAG_SLACK = 1.05  # a candidate's select-part fragmentation may exceed FGD's by 5% at most
-# With --scales channel (not the shipped model's export, see docs/sched.md): hidden output
-# scales per channel, the activation's CLIP-th percentile on the training candidates (100:
-# its largest) / 127. Snapshots are compared with 100; for the one selected, the clip with
-# the highest mean int8/fp32 agreement on the select part is kept (the first of equals).
+# A candidate's int8 and fp32 networks must choose the same node in this % of the select
+# part's decisions at every load: the goal's 99% with room for a part not seen.
+AGREE_MIN = 99.25
+# With --scales channel (the default): hidden output scales per channel, the activation's
+# CLIP-th percentile on the training candidates (100: its largest) / 127. Snapshots are
+# compared with 100; for the one selected, the clip with the highest mean int8/fp32
+# agreement on the select part is kept (the first of equals). --scales layer: one scale per
+# layer, its largest activation / 127.
 CLIPS = (100.0, 99.99, 99.9)
 
 
@@ -228,9 +234,9 @@ def main():
     ap.add_argument("--work", required=True, help="scratch directory")
     ap.add_argument("--out", required=True, help="directory of sched.qmlp, sched.fp32")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--scales", choices=("layer", "channel"), default="layer",
-                    help="hidden output scales: one per layer (the shipped model) or per "
-                         "channel with a clip chosen on the select part")
+    ap.add_argument("--scales", choices=("layer", "channel"), default="channel",
+                    help="hidden output scales: per channel with a clip chosen on the select "
+                         "part (the shipped model) or one per layer")
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
@@ -268,10 +274,14 @@ def main():
                             float(s[("fgd", l)]["frag_share_mean"]) for l in loads])
             wait = np.mean([float(s[("neural", l)]["avg_wait_s_mean"]) for l in loads])
             ok = frag <= FRAG_SLACK
+            same = min(agree) >= AGREE_MIN
+            why = [w for w, bad in (("frag too high", not ok), ("int8 != fp32 too often",
+                                                                   not same)) if bad]
             log(f"  select part, epoch {epoch}: avg JCT / FGD's {jct:.4f}, frag / FGD's "
                 f"{frag:.4f}, avg wait {wait:.0f} s, int8 = fp32 "
-                f"{' / '.join('%.2f%%' % a for a in agree)}{'' if ok else ' (frag too high)'}")
-            key = (not ok, jct, k, epoch)
+                f"{' / '.join('%.2f%%' % a for a in agree)}"
+                f"{' (' + ', '.join(why) + ')' if why else ''}")
+            key = (not ok, not same, jct, k, epoch)
             if best is None or key < best[0]:
                 best = (key, layers, lam, tau, epoch)
     _, layers, lam, tau, epoch = best
