@@ -300,6 +300,27 @@ static int16_t edge_int(struct rng *g, int bytes)
 }
 
 /*
+ * One implementation's quire_codec_sum of the w rows packed in `in` (n elements of ib bytes
+ * each) into out, with the accumulator acc (ab bytes an element) as mode says: 0 none, 1 an
+ * input, 2 in place (copied into out first, which is then both).
+ */
+static int sum_rows(uint32_t fi, uint32_t fa, uint32_t w, uint32_t n, const uint8_t *in,
+		    uint32_t ib, const uint8_t *acc, uint32_t ab, int mode, void *out)
+{
+	const void *rows[8];
+	assert_true(w <= 8);
+	for (uint32_t k = 0; k < w; k++)
+		rows[k] = in + (size_t)k * n * ib;
+	if (mode == 2)
+		memcpy(out, acc, (size_t)n * ab);
+	return quire_codec_sum((enum quire_format)fi, (enum quire_format)fa, w, n, rows,
+			       mode == 1   ? (const void *)acc
+			       : mode == 2 ? out
+					   : NULL,
+			       out);
+}
+
+/*
  * The ring's partial sums: W int8 or int16 vectors into int16, saturating, with and without an
  * accumulator in (also in place), each implementation against the hls/ REDUCE kernel: every
  * byte and the status, on random vectors, vectors near the limits, and ones whose sums fit.
@@ -339,23 +360,11 @@ static void test_saturating_int16_sums(void **state)
 					    quire_reduce_sum(fmt, QUIRE_FMT_INT16, w, N, N,
 							     mode ? QUIRE_REDUCE_ACC_IN : 0, in,
 							     mode ? acc : NULL, (uint8_t *)want);
-					const void *rows[WMAX];
-					for (uint32_t k = 0; k < w; k++)
-						rows[k] = in + (size_t)k * N * ib;
 					for (size_t k = 0; k < 3; k++) {
 						if (quire_codec_use(impls[k]) != QUIRE_OK)
 							continue;
-						int16_t *out = got;
-						if (mode == 2) { /* the accumulator is the output */
-							memcpy(got, acc, N * 2);
-						}
-						int st =
-						    quire_codec_sum((enum quire_format)fmt,
-								    QUIRE_FMT_INT16, w, N, rows,
-								    mode == 1   ? (const void *)acc
-								    : mode == 2 ? (const void *)got
-										: NULL,
-								    out);
+						int st = sum_rows(fmt, QUIRE_FMT_INT16, w, N, in,
+								  ib, acc, 2, mode, got);
 						if (st != st_want || memcmp(got, want, N * 2))
 							fail_msg(
 							    "%s int%u x %u into int16, kind %d "
@@ -431,22 +440,12 @@ static void test_fp_sums(void **state)
 							     mode ? QUIRE_REDUCE_ACC_IN : 0, in,
 							     mode ? acc : NULL, want),
 					    QUIRE_OK);
-					const void *rows[WMAX];
-					for (uint32_t k = 0; k < w; k++)
-						rows[k] = in + (size_t)k * N * ib;
 					for (size_t k = 0; k < 3; k++) {
 						if (quire_codec_use(impls[k]) != QUIRE_OK)
 							continue;
 						memset(got, 0xa5, N * 4);
-						if (mode == 2) /* the accumulator is the output */
-							memcpy(got, acc, (size_t)N * ab);
-						int st = quire_codec_sum(
-						    (enum quire_format)fi, (enum quire_format)fa, w,
-						    N, rows,
-						    mode == 1   ? (const void *)acc
-						    : mode == 2 ? (const void *)got
-								: NULL,
-						    got);
+						int st = sum_rows(fi, fa, w, N, in, ib, acc, ab,
+								  mode, got);
 						assert_int_equal(st, QUIRE_OK);
 						for (uint32_t i = 0; i < N; i++)
 							if (memcmp(got + (size_t)i * ab,
