@@ -766,17 +766,26 @@ void mlp_tests(Host &rh, Host &eh)
 	// The scheduler's shape (docs/sched-api.md): the engine's part of a decision's cycles
 	// (START to DONE) and the command's (descriptor fetch to completion, the firmware's
 	// count), for 1, 32 and 1024 candidates: what is fixed and what grows with c.
-	const uint32_t wsched[] = {17, 64, 32, 1};
-	img = mlp_image(3, wsched);
-	mlp_case(rh, eh, "MLP LOAD 17-64-32-1", mlp_load(seq++, uint32_t(img.size())), img);
-	for (uint32_t c : {1u, 32u, 1024u}) {
-		uint32_t total = 0;
-		std::string what = "MLP SCORE 17-64-32-1, " + std::to_string(c) + " candidates";
-		cyc = mlp_score(rh, eh, what.c_str(), seq++, 17, c, 60, &total);
-		std::printf("     MLP 17-64-32-1, %" PRIu32 " candidates: %" PRIu32
-			    " command cycles (fetch to completion), %" PRIu64
-			    " of them the engine's (START to DONE)\n",
-			    c, total, cyc);
+	// 17-64-32-1 and 17-128-1, the shapes the scheduler has shipped and considers.
+	struct Sched {
+		const char *name;
+		uint32_t layers;
+		uint32_t w[4];
+	} sched[] = {{"17-64-32-1", 3, {17, 64, 32, 1}}, {"17-128-1", 2, {17, 128, 1, 0}}};
+	for (const Sched &sh : sched) {
+		img = mlp_image(sh.layers, sh.w);
+		mlp_case(rh, eh, (std::string("MLP LOAD ") + sh.name).c_str(),
+			 mlp_load(seq++, uint32_t(img.size())), img);
+		for (uint32_t c : {1u, 32u, 1024u}) {
+			uint32_t total = 0;
+			std::string what = std::string("MLP SCORE ") + sh.name + ", " +
+					   std::to_string(c) + " candidates";
+			cyc = mlp_score(rh, eh, what.c_str(), seq++, 17, c, 60, &total);
+			std::printf("     MLP %s, %" PRIu32 " candidates: %" PRIu32
+				    " command cycles (fetch to completion), %" PRIu64
+				    " of them the engine's (START to DONE)\n",
+				    sh.name, c, total, cyc);
+		}
 	}
 	const uint32_t ws[] = {16, 8, 1};
 	img = mlp_image(2, ws);
