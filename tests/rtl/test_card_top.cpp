@@ -787,6 +787,56 @@ void mlp_tests(Host &rh, Host &eh)
 				    sh.name, c, total, cyc);
 		}
 	}
+	// With a model loaded, an MLP_SCORE that breaks a rule is refused as the general path
+	// refuses it (the firmware's quick path for scores passes it on): the status, the field
+	// at fault, and nothing written.
+	struct Refusal {
+		const char *what;
+		void (*spoil)(quire_cmd &);
+		uint16_t status;
+		uint32_t detail;
+	} refusals[] = {
+	    {"dst misaligned", [](quire_cmd &c) { c.dst += 2; }, QUIRE_ERR_ALIGN, QUIRE_DETAIL_DST},
+	    {"src 0", [](quire_cmd &c) { c.src = 0; }, QUIRE_ERR_INVALID, QUIRE_DETAIL_SRC},
+	    {"aux 0", [](quire_cmd &c) { c.aux = 0; }, QUIRE_ERR_INVALID, QUIRE_DETAIL_AUX},
+	    {"no candidates", [](quire_cmd &c) { c.count = 0; }, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT},
+	    {"too many candidates", [](quire_cmd &c) { c.count = QUIRE_MLP_MAX_CANDIDATES + 1; },
+	     QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT},
+	    {"a reserved word", [](quire_cmd &c) { c.reserved[1] = 1; }, QUIRE_ERR_INVALID,
+	     QUIRE_DETAIL_RESERVED},
+	    {"flags", [](quire_cmd &c) { c.flags = QUIRE_CMD_F_EF; }, QUIRE_ERR_INVALID,
+	     QUIRE_DETAIL_FLAGS},
+	    {"a format", [](quire_cmd &c) { c.format = QUIRE_FMT_INT8; }, QUIRE_ERR_INVALID,
+	     QUIRE_DETAIL_FORMAT},
+	    {"workers", [](quire_cmd &c) { c.workers = 2; }, QUIRE_ERR_INVALID,
+	     QUIRE_DETAIL_WORKERS},
+	    {"exp", [](quire_cmd &c) { c.exp = c.src; }, QUIRE_ERR_INVALID, QUIRE_DETAIL_EXP},
+	    {"stride", [](quire_cmd &c) { c.stride = 8; }, QUIRE_ERR_INVALID, QUIRE_DETAIL_STRIDE},
+	    {"dst wrapping around", [](quire_cmd &c) { c.dst = ~0ull - 3; }, QUIRE_ERR_RANGE,
+	     QUIRE_DETAIL_DST},
+	    {"aux past the host window", [](quire_cmd &c) { c.aux = kIova + kHostBytes - 4; },
+	     QUIRE_ERR_RANGE, QUIRE_DETAIL_AUX},
+	    {"dst below the host window", [](quire_cmd &c) { c.dst = kIova - 64; },
+	     QUIRE_ERR_RANGE, QUIRE_DETAIL_DST},
+	    {"features past the host window",
+	     [](quire_cmd &c) { c.src = kIova + kHostBytes - 17 * c.count + 1; }, QUIRE_ERR_RANGE,
+	     QUIRE_DETAIL_SRC},
+	};
+	for (const Refusal &f : refusals) {
+		std::vector<uint8_t> area(kDataEnd - kSrc, 0x3c);
+		quire_cmd cmd = nop(seq++);
+		cmd.opcode = QUIRE_OPC_MLP_SCORE;
+		cmd.count = 8;
+		cmd.src = kIova + kSrc;
+		cmd.aux = kIova + kAux;
+		cmd.dst = kIova + kDst;
+		f.spoil(cmd);
+		Both r = run_on_both(rh, eh, cmd, area, QUIRE_ENGINE_MLP);
+		bool ok = r.got && same(r.rc, r.ec) && r.diff == 0 && r.rc.status == f.status &&
+			  r.rc.detail == f.detail && r.cycles == 0;
+		check(ok, std::string("MLP SCORE refused with a model loaded, ") + f.what + ": rtl " +
+			      describe(r.rc) + "; emu " + describe(r.ec));
+	}
 	const uint32_t ws[] = {16, 8, 1};
 	img = mlp_image(2, ws);
 	mlp_case(rh, eh, "MLP LOAD 16-8-1", mlp_load(seq++, uint32_t(img.size())), img);
