@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A word that may alias whatever memset and memcpy are given. */
+typedef uint32_t __attribute__((may_alias)) word_t;
+
 void *memset(void *dst, int c, size_t n);
 void *memcpy(void *dst, const void *src, size_t n);
 
@@ -20,7 +23,7 @@ __attribute__((optimize("no-tree-loop-distribute-patterns"))) void *memset(void 
 	if (((uintptr_t)d & 3) == 0) {
 		uint32_t w = (uint8_t)c * 0x01010101u;
 		for (; n >= 4; n -= 4, d += 4)
-			*(uint32_t *)(void *)d = w;
+			*(word_t *)(void *)d = w;
 	}
 	while (n--)
 		*d++ = (uint8_t)c;
@@ -34,7 +37,7 @@ memcpy(void *dst, const void *src, size_t n)
 	const uint8_t *s = src;
 	if ((((uintptr_t)d | (uintptr_t)s) & 3) == 0) {
 		for (; n >= 4; n -= 4, d += 4, s += 4)
-			*(uint32_t *)(void *)d = *(const uint32_t *)(const void *)s;
+			*(word_t *)(void *)d = *(const word_t *)(const void *)s;
 	}
 	while (n--)
 		*d++ = *s++;
