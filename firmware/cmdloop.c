@@ -241,15 +241,21 @@ static __attribute__((noinline)) void unpack(struct quire_fw *fw, uint32_t desc,
 	cmd->reserved[1] = w[QUIRE_CMD_W_RESERVED + 1];
 }
 
+/* Where a fetched descriptor's words are (card memory, or the queue engine's DESC), its
+ * first word, and which of its words after seq are not 0. */
+struct fetched {
+	uint32_t desc, w0, nonzero;
+};
+
 /*
- * The descriptor at ring index fw->cmd_cons into *cmd: QUIRE_OK, or the transfer's status
- * (and a descriptor of zeros). *plain_nop says it is a NOP with every field but seq 0,
- * which quire_fw_validate and fw_execute would pass without a change: then only cmd's
- * opcode and seq are set, and the command loop posts its completion at once. The words
- * are looked at first (with a queue engine, which of them are not 0) and unpacked only
- * for the other descriptors: this is the NOP's path.
+ * The descriptor at ring index fw->cmd_cons: QUIRE_OK, or the transfer's status (and a
+ * descriptor of zeros). *plain_nop says it is a NOP with every field but seq 0, which
+ * quire_fw_validate and fw_execute would pass without a change: the command loop posts its
+ * completion at once. Only cmd's opcode and seq are set: the words are looked at first
+ * (with a queue engine, which of them are not 0) and unpacked (run) only for the other
+ * descriptors: this is the NOP's path.
  */
-static int fetch(struct quire_fw *fw, struct quire_cmd *cmd, int *plain_nop)
+static int fetch(struct quire_fw *fw, struct quire_cmd *cmd, struct fetched *f, int *plain_nop)
 {
 	/* The queue engine fetched it when the doorbell rang (or is at it): its DESC words.
 	 * IDLE means the host reset the queues since the producer index was read: the mover
@@ -288,8 +294,9 @@ static int fetch(struct quire_fw *fw, struct quire_cmd *cmd, int *plain_nop)
 	cmd->seq = hal_read32(fw, desc + 4 * QUIRE_CMD_W_SEQ);
 	const uint32_t others = ~(1u << QUIRE_CMD_W_OPCODE | 1u << QUIRE_CMD_W_SEQ);
 	*plain_nop = w0 == QUIRE_OPC_NOP && (nonzero & others) == 0;
-	if (!*plain_nop)
-		unpack(fw, desc, cmd);
+	f->desc = desc;
+	f->w0 = w0;
+	f->nonzero = nonzero;
 	return status;
 }
 
@@ -307,10 +314,17 @@ static __attribute__((noinline)) int overrun(struct quire_fw *fw, uint32_t lost)
 	return 0;
 }
 
-/* A descriptor other than a plain NOP: validated, then run. */
-static __attribute__((noinline)) int run(struct quire_fw *fw, const struct quire_cmd *cmd,
-					 uint32_t *result, uint32_t *detail)
+/* A descriptor other than a plain NOP: unpacked, validated, then run. An MLP_SCORE that
+ * breaks no rule takes its quick path (ops.c) instead; any other goes this way. */
+static __attribute__((noinline)) int run(struct quire_fw *fw, const struct fetched *f,
+					 struct quire_cmd *cmd, uint32_t *result, uint32_t *detail)
 {
+	if (fw_mlp_score_may_be_quick(fw, f->w0, f->nonzero)) {
+		int quick = fw_mlp_score_quick(fw, f->desc, f->w0, f->nonzero, result, detail);
+		if (quick != FW_NOT_QUICK)
+			return quick;
+	}
+	unpack(fw, f->desc, cmd);
 	int status = quire_fw_validate(cmd, detail);
 	if (status == QUIRE_OK)
 		status = fw_execute(fw, cmd, result, detail);
@@ -343,12 +357,13 @@ static int serve(struct quire_fw *fw, int wait)
 			fw_heartbeat(fw);
 			struct quire_cmd cmd;
 			uint32_t result = 0, detail = QUIRE_DETAIL_RING;
+			struct fetched f;
 			int plain_nop;
-			int status = fetch(fw, &cmd, &plain_nop);
+			int status = fetch(fw, &cmd, &f, &plain_nop);
 			if (plain_nop)
 				detail = QUIRE_DETAIL_NONE;
 			else if (status == QUIRE_OK)
-				status = run(fw, &cmd, &result, &detail);
+				status = run(fw, &f, &cmd, &result, &detail);
 			hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_CONSUMER, ++fw->cmd_cons);
 			if (post(fw, cmd.seq, status, cmd.opcode, result,
 				 hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_CYCLES_LO) - t0,

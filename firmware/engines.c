@@ -36,6 +36,8 @@ int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint
 	if (!cap || !(fw->caps & cap))
 		return QUIRE_ERR_NOT_SUPPORTED;
 	uint32_t faults = hal_access_faults(fw);
+	/* Unrolled: a scheduler's decision writes 16 words here (docs/sched-api.md). */
+#pragma GCC unroll 12
 	for (uint32_t i = 0; i < nargs; i++) {
 		hal_write32(fw, base + QUIRE_ENGINE_ARG(i), args[i]);
 		hal_write32(fw, base + QUIRE_ENGINE_ARG(i) + 4, 0);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "fw.h"
+#include "quire/regs.h"
 
 static inline uint32_t min_u32(uint32_t a, uint32_t b)
 {
@@ -34,6 +35,21 @@ int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint
 /* ops.c: run a validated descriptor; *result is the completion's result field. */
 int fw_execute(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *result,
 	       uint32_t *detail);
+/* ops.c: an MLP_SCORE's words at `desc` (w0 its first word, nonzero which of the words
+ * after seq are not 0) run as fw_execute would run them once validated, when they break
+ * none of the rules; FW_NOT_QUICK (nothing done) when any may be broken. */
+#define FW_NOT_QUICK (-1)
+/* Its first tests, inline in the command loop so that other descriptors pay no call. */
+static inline int fw_mlp_score_may_be_quick(const struct quire_fw *fw, uint32_t w0,
+					    uint32_t nonzero)
+{
+	const uint32_t zero = 1u << QUIRE_CMD_W_FORMATS | 3u << QUIRE_CMD_W_EXP |
+			      3u << QUIRE_CMD_W_STRIDE | 3u << QUIRE_CMD_W_RESERVED;
+	return w0 == QUIRE_OPC_MLP_SCORE && (nonzero & zero) == 0 && (fw->caps & QUIRE_CAP_MLP) &&
+	       fw->mlp_width0 != 0;
+}
+int fw_mlp_score_quick(struct quire_fw *fw, uint32_t desc, uint32_t w0, uint32_t nonzero,
+		       uint32_t *result, uint32_t *detail);
 
 /* alive.c: liveness. fw_wait_until waits for an event or until the cycle counter reaches
  * `deadline` (waking sooner for the heartbeat and keepalives); 0, or -1 when the firmware

@@ -12,16 +12,26 @@
 #include "quire/regs.h"
 #include "quire/status.h"
 
+/* The host memory window: its base, and its size into *size. */
+static uint64_t host_window(struct quire_fw *fw, uint64_t *size)
+{
+	*size = (uint64_t)hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_SIZE_HI) << 32 |
+		hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_SIZE_LO);
+	return (uint64_t)hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_BASE_HI) << 32 |
+	       hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_BASE_LO);
+}
+
+/* Is [addr, addr + bytes) inside the window [base, base + size)? */
+static int inside(uint64_t addr, uint64_t bytes, uint64_t base, uint64_t size)
+{
+	return addr >= base && bytes <= size && addr - base <= size - bytes;
+}
+
 /* Is [addr, addr + bytes) inside the host memory window? */
 static int in_window(struct quire_fw *fw, uint64_t addr, uint64_t bytes)
 {
-	uint64_t base = (uint64_t)hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_BASE_HI)
-			    << 32 |
-			hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_BASE_LO);
-	uint64_t size = (uint64_t)hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_SIZE_HI)
-			    << 32 |
-			hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_HOST_WIN_SIZE_LO);
-	return addr >= base && bytes <= size && addr - base <= size - bytes;
+	uint64_t size, base = host_window(fw, &size);
+	return inside(addr, bytes, base, size);
 }
 
 /* Every host buffer of the descriptor inside the window, before anything moves. */
@@ -174,21 +184,19 @@ static int op_mlp_load(struct quire_fw *fw, const struct quire_cmd *d, uint32_t 
 	return QUIRE_OK;
 }
 
-static int op_mlp_score(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *result,
-			uint32_t *detail)
+/* c candidates' features at src and feasibility bytes at aux scored, the scores to dst. */
+static int mlp_score(struct quire_fw *fw, uint32_t c, uint64_t src, uint64_t aux, uint64_t dst,
+		     uint32_t *result, uint32_t *detail)
 {
-	uint32_t c = d->count, feat = c * fw->mlp_width0;
-	int st = QUIRE_OK;
+	int st = fw_dma(fw, src, FW_BUF_A, c * fw->mlp_width0, QUIRE_DMA_TO_CARD);
 	if (!st)
-		st = fw_dma(fw, d->src, FW_BUF_A, feat, QUIRE_DMA_TO_CARD);
-	if (!st)
-		st = fw_dma(fw, d->aux, FW_BUF_B, c, QUIRE_DMA_TO_CARD);
+		st = fw_dma(fw, aux, FW_BUF_B, c, QUIRE_DMA_TO_CARD);
 	if (!st) {
 		st = mlp(fw, QUIRE_MLP_OP_SCORE, 0, c);
 		/* No feasible candidate is an answer, not a failure: the scores go back too. */
 		if (st == QUIRE_OK || st == QUIRE_ERR_NO_FEASIBLE) {
-			int dst = fw_dma(fw, d->dst, FW_BUF_C, 4 * c, QUIRE_DMA_TO_HOST);
-			st = dst ? dst : st;
+			int back = fw_dma(fw, dst, FW_BUF_C, 4 * c, QUIRE_DMA_TO_HOST);
+			st = back ? back : st;
 		}
 		if (st == QUIRE_OK)
 			*result = hal_mem_read32(fw, FW_SMALL);
@@ -196,6 +204,54 @@ static int op_mlp_score(struct quire_fw *fw, const struct quire_cmd *d, uint32_t
 	if (st && !*detail)
 		*detail = QUIRE_DETAIL_ENGINE;
 	return st;
+}
+
+/* A host buffer a valid descriptor may name: present, `align`ed, not wrapping around for
+ * its `most` bytes, and its `bytes` inside the window [base, base + size). */
+static int quick_buffer(uint64_t addr, uint64_t bytes, uint64_t most, uint32_t align, uint64_t base,
+			uint64_t size)
+{
+	return addr != 0 && (addr & (align - 1)) == 0 && addr + most >= addr &&
+	       inside(addr, bytes, base, size);
+}
+
+/*
+ * MLP_SCORE, a scheduler's decision, without the general path's steps: the descriptor is not
+ * unpacked, validated opcode by opcode (quire_fw_validate), nor its extents computed for any
+ * opcode (check_windows). What those steps would refuse is all tested here, at once:
+ * - the first word is the opcode alone (flags and format 0), and the other words not
+ *   named (formats, workers, exp, stride, reserved) are 0;
+ * - 1 to QUIRE_MLP_MAX_CANDIDATES candidates, the card has the engine, a model is loaded;
+ * - src, aux and dst (4-byte aligned) present, not wrapping for their most bytes (a
+ *   candidate's QUIRE_MLP_MAX_WIDTH features for src), and inside the host window for what
+ *   the loaded model moves.
+ * A descriptor that fails any of it takes the general path, which refuses it with its
+ * status and the field at fault, in its own order; one that passes runs as fw_execute
+ * would run it.
+ */
+int fw_mlp_score_quick(struct quire_fw *fw, uint32_t desc, uint32_t w0, uint32_t nonzero,
+		       uint32_t *result, uint32_t *detail)
+{
+	if (!fw_mlp_score_may_be_quick(fw, w0, nonzero))
+		return FW_NOT_QUICK;
+	uint32_t count = hal_read32(fw, desc + 4 * QUIRE_CMD_W_COUNT);
+	if (count == 0 || count > QUIRE_MLP_MAX_CANDIDATES)
+		return FW_NOT_QUICK;
+	uint64_t src = (uint64_t)hal_read32(fw, desc + 4 * QUIRE_CMD_W_SRC + 4) << 32 |
+		       hal_read32(fw, desc + 4 * QUIRE_CMD_W_SRC);
+	uint64_t dst = (uint64_t)hal_read32(fw, desc + 4 * QUIRE_CMD_W_DST + 4) << 32 |
+		       hal_read32(fw, desc + 4 * QUIRE_CMD_W_DST);
+	uint64_t aux = (uint64_t)hal_read32(fw, desc + 4 * QUIRE_CMD_W_AUX + 4) << 32 |
+		       hal_read32(fw, desc + 4 * QUIRE_CMD_W_AUX);
+	uint64_t size, base = host_window(fw, &size);
+	uint64_t c = count;
+	if (!quick_buffer(src, c * fw->mlp_width0, c * QUIRE_MLP_MAX_WIDTH, 1, base, size) ||
+	    !quick_buffer(dst, 4 * c, 4 * c, 4, base, size) ||
+	    !quick_buffer(aux, c, c, 1, base, size))
+		return FW_NOT_QUICK;
+	*result = 0;
+	*detail = QUIRE_DETAIL_NONE;
+	return mlp_score(fw, count, src, aux, dst, result, detail);
 }
 
 static int op_info(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *result)
@@ -270,7 +326,7 @@ int fw_execute(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *result,
 	case QUIRE_OPC_MLP_LOAD:
 		return op_mlp_load(fw, d, detail);
 	case QUIRE_OPC_MLP_SCORE:
-		return op_mlp_score(fw, d, result, detail);
+		return mlp_score(fw, d->count, d->src, d->aux, d->dst, result, detail);
 	case QUIRE_OPC_COMM_INIT:
 		return fw_comm_init(fw, d, detail);
 	case QUIRE_OPC_COMM_FREE:

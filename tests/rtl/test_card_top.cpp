@@ -766,17 +766,76 @@ void mlp_tests(Host &rh, Host &eh)
 	// The scheduler's shape (docs/sched-api.md): the engine's part of a decision's cycles
 	// (START to DONE) and the command's (descriptor fetch to completion, the firmware's
 	// count), for 1, 32 and 1024 candidates: what is fixed and what grows with c.
-	const uint32_t wsched[] = {17, 64, 32, 1};
-	img = mlp_image(3, wsched);
-	mlp_case(rh, eh, "MLP LOAD 17-64-32-1", mlp_load(seq++, uint32_t(img.size())), img);
-	for (uint32_t c : {1u, 32u, 1024u}) {
-		uint32_t total = 0;
-		std::string what = "MLP SCORE 17-64-32-1, " + std::to_string(c) + " candidates";
-		cyc = mlp_score(rh, eh, what.c_str(), seq++, 17, c, 60, &total);
-		std::printf("     MLP 17-64-32-1, %" PRIu32 " candidates: %" PRIu32
-			    " command cycles (fetch to completion), %" PRIu64
-			    " of them the engine's (START to DONE)\n",
-			    c, total, cyc);
+	// 17-64-32-1 and 17-128-1, the shapes the scheduler has shipped and considers.
+	struct Sched {
+		const char *name;
+		uint32_t layers;
+		uint32_t w[4];
+	} sched[] = {{"17-64-32-1", 3, {17, 64, 32, 1}}, {"17-128-1", 2, {17, 128, 1, 0}}};
+	for (const Sched &sh : sched) {
+		img = mlp_image(sh.layers, sh.w);
+		mlp_case(rh, eh, (std::string("MLP LOAD ") + sh.name).c_str(),
+			 mlp_load(seq++, uint32_t(img.size())), img);
+		for (uint32_t c : {1u, 32u, 1024u}) {
+			uint32_t total = 0;
+			std::string what = std::string("MLP SCORE ") + sh.name + ", " +
+					   std::to_string(c) + " candidates";
+			cyc = mlp_score(rh, eh, what.c_str(), seq++, 17, c, 60, &total);
+			std::printf("     MLP %s, %" PRIu32 " candidates: %" PRIu32
+				    " command cycles (fetch to completion), %" PRIu64
+				    " of them the engine's (START to DONE)\n",
+				    sh.name, c, total, cyc);
+		}
+	}
+	// With a model loaded, an MLP_SCORE that breaks a rule is refused as the general path
+	// refuses it (the firmware's quick path for scores passes it on): the status, the field
+	// at fault, and nothing written.
+	struct Refusal {
+		const char *what;
+		void (*spoil)(quire_cmd &);
+		uint16_t status;
+		uint32_t detail;
+	} refusals[] = {
+	    {"dst misaligned", [](quire_cmd &c) { c.dst += 2; }, QUIRE_ERR_ALIGN, QUIRE_DETAIL_DST},
+	    {"src 0", [](quire_cmd &c) { c.src = 0; }, QUIRE_ERR_INVALID, QUIRE_DETAIL_SRC},
+	    {"aux 0", [](quire_cmd &c) { c.aux = 0; }, QUIRE_ERR_INVALID, QUIRE_DETAIL_AUX},
+	    {"no candidates", [](quire_cmd &c) { c.count = 0; }, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT},
+	    {"too many candidates", [](quire_cmd &c) { c.count = QUIRE_MLP_MAX_CANDIDATES + 1; },
+	     QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT},
+	    {"a reserved word", [](quire_cmd &c) { c.reserved[1] = 1; }, QUIRE_ERR_INVALID,
+	     QUIRE_DETAIL_RESERVED},
+	    {"flags", [](quire_cmd &c) { c.flags = QUIRE_CMD_F_EF; }, QUIRE_ERR_INVALID,
+	     QUIRE_DETAIL_FLAGS},
+	    {"a format", [](quire_cmd &c) { c.format = QUIRE_FMT_INT8; }, QUIRE_ERR_INVALID,
+	     QUIRE_DETAIL_FORMAT},
+	    {"workers", [](quire_cmd &c) { c.workers = 2; }, QUIRE_ERR_INVALID,
+	     QUIRE_DETAIL_WORKERS},
+	    {"exp", [](quire_cmd &c) { c.exp = c.src; }, QUIRE_ERR_INVALID, QUIRE_DETAIL_EXP},
+	    {"stride", [](quire_cmd &c) { c.stride = 8; }, QUIRE_ERR_INVALID, QUIRE_DETAIL_STRIDE},
+	    {"dst wrapping around", [](quire_cmd &c) { c.dst = ~0ull - 3; }, QUIRE_ERR_RANGE,
+	     QUIRE_DETAIL_DST},
+	    {"aux past the host window", [](quire_cmd &c) { c.aux = kIova + kHostBytes - 4; },
+	     QUIRE_ERR_RANGE, QUIRE_DETAIL_AUX},
+	    {"dst below the host window", [](quire_cmd &c) { c.dst = kIova - 64; },
+	     QUIRE_ERR_RANGE, QUIRE_DETAIL_DST},
+	    {"features past the host window",
+	     [](quire_cmd &c) { c.src = kIova + kHostBytes - 17 * c.count + 1; }, QUIRE_ERR_RANGE,
+	     QUIRE_DETAIL_SRC},
+	};
+	for (const Refusal &f : refusals) {
+		std::vector<uint8_t> area(kDataEnd - kSrc, 0x3c);
+		quire_cmd cmd = nop(seq++);
+		cmd.opcode = QUIRE_OPC_MLP_SCORE;
+		cmd.count = 8;
+		cmd.src = kIova + kSrc;
+		cmd.aux = kIova + kAux;
+		cmd.dst = kIova + kDst;
+		f.spoil(cmd);
+		Both r = run_on_both(rh, eh, cmd, area, QUIRE_ENGINE_MLP);
+		bool ok = r.got && same(r.rc, r.ec) && r.diff == 0 && r.rc.status == f.status &&
+			  r.rc.detail == f.detail && r.cycles == 0;
+		check(ok, std::string("MLP SCORE refused with a model loaded, ") + f.what + ": rtl " +
+			      describe(r.rc) + "; emu " + describe(r.ec));
 	}
 	const uint32_t ws[] = {16, 8, 1};
 	img = mlp_image(2, ws);
