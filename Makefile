@@ -33,10 +33,24 @@ LDLIBS  := -lz -lm -lpthread
 QUIRE_SOVERSION := 0
 QUIRE_VERSION   := 0.1.0
 
-.PHONY: all test bench demo deps install uninstall clean help valgrind format fuzz
+.PHONY: all test test-programs bench demo demo-programs deps install uninstall clean help \
+	valgrind format fuzz
 # Objects built through pattern chains are kept: no rebuild on the next run.
 .SECONDARY:
 all:
+
+# `make test` and `make demo` are the README's two commands: on a clean tree they build
+# everything they run (test-programs, demo-programs: each folder's build.mk adds its part),
+# on every CPU unless the caller chose -j, and refuse to start while a package of
+# mk/debian-packages.txt is missing, naming it, rather than fail later on a missing tool.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+PARALLEL_J = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(NPROC))
+ifneq ($(filter test demo,$(MAKECMDGOALS)),)
+MISSING_PACKAGES := $(shell sh mk/deps.sh --missing)
+ifneq ($(MISSING_PACKAGES),)
+$(error missing Debian packages: $(MISSING_PACKAGES). Install them: sh mk/deps.sh (as root))
+endif
+endif
 
 include boards/build.mk
 include hls/build.mk

@@ -30,7 +30,9 @@ $(TRAIN_DP): $(TRAIN_DP_OBJS) $(LIBQUIRE_SO) $(LIBQUIRE_MPI_SO)
 all: $(TRAIN_DP)
 
 # The main job: W = 4 ranks, fp32, fp16 and bfp8 with error feedback (examples/run_demo.sh).
-demo: $(TRAIN_DP) $(QUIRE_SIM) $(QUIRE_CLUSTER)
+demo-programs: $(TRAIN_DP) $(QUIRE_SIM) $(QUIRE_CLUSTER)
+demo:
+	@$(MAKE) --no-print-directory $(PARALLEL_J) demo-programs
 	sh examples/run_demo.sh $(BUILD) $(DEMO_ARGS)
 else
 demo:

@@ -17,7 +17,7 @@ $(BUILD)/python/quire/_consts.py: python/gen_consts.py include/quire/status.h \
 all: $(PY_PKG)
 python-pkg: $(PY_PKG)
 .PHONY: python-pkg
-test: $(PY_PKG)
+test-programs: $(PY_PKG)
 
 # Where the package goes: PREFIX /usr is Debian's python3/dist-packages; elsewhere
 # lib/pythonX.Y/dist-packages, the directory Debian's python3 searches under /usr/local.

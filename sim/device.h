@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The device interface: what sits between a card model (emu, later rtl) and
+ * The device interface: what sits between a card model (emu or rtl) and
  * its host. A host side (libquire's sim backend, the quire-sim server, a QEMU
  * bridge) sees a card only through these calls, so it cannot tell one model
  * from another except by speed.

@@ -9,7 +9,7 @@
  * receive thread and a control thread per port, the faults a test injects, and
  * the loss recovery (docs/network.md, "Loss recovery"), the same on both.
  *
- * Recovery is go-back-N per pair of ports, under the ports: every frame goes
+ * Recovery is selective repeat per pair of ports, under the ports: every frame goes
  * out behind a link header (include/quire/frame.h) with its number on the
  * link; the sender keeps each frame until the receiver acknowledges it, at most
  * LINK_HELD frames per destination (past that the port says BUSY, as when the

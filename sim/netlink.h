@@ -11,7 +11,7 @@
  * The link sends frames (with the faults a test asks for, after the CRC) and
  * runs a receive thread that hands each frame to its owner, which says when
  * it has room for one more: a full port stops reading the socket. Frames lost
- * or damaged on the way are sent again (netlink.c: go-back-N under a link
+ * or damaged on the way are sent again (netlink.c: selective repeat under a link
  * header, ACKs and NACKs on a second socket, <dir>/link-<address>), so the
  * owner receives every frame sent to it whole, in order and once, or, when the
  * sender's card is gone, nothing more.

@@ -20,7 +20,11 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_REF_OBJS) $(LIBQUIRE_A) $(LIBQUIRE_S
 all: $(TEST_BINS)
 
 # tests/run.sh runs every test program and the CLI checks and prints one summary line.
-test: $(TEST_BINS) $(HLS_TBS) $(QUIRE_CLI) $(QUIRE_SIM) $(QUIRE_CLUSTER)
+# test-programs is everything it runs: the whole build, the RTL models, quire.ko and the
+# driver test's guest programs (tests/driver/build.mk), each folder adding its own.
+test-programs: all rtl driver $(TEST_BINS) $(HLS_TBS) $(QUIRE_CLI) $(QUIRE_SIM) $(QUIRE_CLUSTER)
+test:
+	@$(MAKE) --no-print-directory $(PARALLEL_J) test-programs
 	BUILD=$(BUILD) PYTHON=$(PYTHON) sh tests/run.sh $(TEST_BINS) $(HLS_TBS)
 
 valgrind: $(TEST_BINS) $(HLS_TBS)
@@ -38,7 +42,7 @@ EXTRA_CFLAGS_tests/mpi/test_card_fault.c := $(MPI_CFLAGS) $(TEST_CFLAGS)
 $(FAULT_TEST): $(BUILD)/tests/mpi/test_card_fault.o $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
 all: $(MPI_TEST) $(FAULT_TEST)
-test: $(MPI_TEST) $(FAULT_TEST) $(QUIRE_CLUSTER) $(BENCH_ALLREDUCE)
+test-programs: $(MPI_TEST) $(FAULT_TEST) $(QUIRE_CLUSTER) $(BENCH_ALLREDUCE)
 endif
 
 # A rank that meets the others without MPI (quire_comm_rendezvous), for test_cluster.sh.
@@ -46,11 +50,11 @@ MEET := $(BUILD)/tests/cli/meet
 $(MEET): $(BUILD)/tests/cli/meet.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(LDLIBS)
 all: $(MEET)
-test: $(MEET)
+test-programs: $(MEET)
 
 # A rank whose all-reduce results go to a file: emu cards against RTL cards (test_net_rtl.sh).
 RING_DUMP := $(BUILD)/tests/cli/ring_dump
 $(RING_DUMP): $(BUILD)/tests/cli/ring_dump.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(LDLIBS)
 all: $(RING_DUMP)
-test: $(RING_DUMP)
+test-programs: $(RING_DUMP)

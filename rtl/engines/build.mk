@@ -77,5 +77,5 @@ rtl-engines-lint: $(RTLE_SRCS) $(RTLE_MLP_PKG)
 
 # `make test` runs them where Verilator is installed (tests/run.sh says so where not).
 ifeq ($(RTLE_HAVE_VERILATOR),1)
-test: $(RTLE_TBS)
+test-programs: $(RTLE_TBS)
 endif

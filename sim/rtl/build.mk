@@ -81,7 +81,7 @@ $(QUIRE_SIM_RTL): $(BUILD)/sim/server-rtl.o $(BUILD)/sim/ivshmem.o $(RTL_DEVICE_
 
 rtl: $(QUIRE_SIM_RTL)
 ifeq ($(HAVE_VERILATOR),1)
-test: $(QUIRE_SIM_RTL)
+test-programs: $(QUIRE_SIM_RTL)
 endif
 
 # quire-bench-rtl: the RTL card's figures in card cycles (`quire bench card --model rtl`).
@@ -93,7 +93,7 @@ $(QUIRE_BENCH_RTL): sim/rtl/bench_main.cpp $(RTL_CARD_HARNESS_SRCS) sim/rtl/card
 		$(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_A) -lz -pthread $(LDLIBS)
 rtl: $(QUIRE_BENCH_RTL)
 ifeq ($(HAVE_VERILATOR),1)
-test: $(QUIRE_BENCH_RTL)
+test-programs: $(QUIRE_BENCH_RTL)
 endif
 
 # make install: the RTL card's programs and the firmware they run (quire_fw_locate finds it in

@@ -35,6 +35,7 @@ DRIVER_GUEST_BINS += $(DRIVER_GUEST)/prime_api
 EXTRA_CFLAGS_tests/driver/prime_api.c := $(LIBDRM_CFLAGS)
 
 all: $(DRIVER_GUEST_BINS)
+test-programs: $(DRIVER_GUEST_BINS)
 
 test-driver: driver $(QUIRE_SIM) $(QUIRE_CLI) $(LIBQUIRE_SO) $(DRIVER_GUEST_BINS)
 	sh tests/driver/qemu_test.sh $(BUILD)
@@ -43,4 +44,4 @@ test-driver: driver $(QUIRE_SIM) $(QUIRE_CLI) $(LIBQUIRE_SO) $(DRIVER_GUEST_BINS
 QEMU_CARD_IMAGE := $(BUILD)/tests/driver/card_image
 $(QEMU_CARD_IMAGE): $(BUILD)/tests/driver/card_image.o
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $<
-test-driver test: $(QEMU_CARD_IMAGE)
+test-driver test-programs: $(QEMU_CARD_IMAGE)

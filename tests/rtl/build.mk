@@ -51,7 +51,7 @@ rtl: $(RTL_CARD_TEST) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF) $(RTL_CARD_NET_ELF
 
 # `make test` runs them when verilator is installed (tests/run.sh says so otherwise).
 ifeq ($(HAVE_VERILATOR),1)
-test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF) $(RTL_CARD_NET_ELF)
+test-programs: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF) $(RTL_CARD_NET_ELF)
 endif
 rtl-test: $(RTL_RUN) $(RTL_TEST_ELFS) $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF) $(RTL_CARD_NET_ELF)
 	sh tests/rtl/run.sh $(BUILD)
@@ -75,7 +75,7 @@ $(RTL_CARD_FUZZ): $(BUILD)/tests/rtl/test_card_fuzz.o $(BUILD)/tests/fuzz/fuzz_h
 		$(LIBQUIRE_SIM_A) $(LIBQUIRE_A) -lz -pthread $(LDLIBS)
 rtl: $(RTL_CARD_FUZZ)
 ifeq ($(HAVE_VERILATOR),1)
-test: $(RTL_CARD_FUZZ)
+test-programs: $(RTL_CARD_FUZZ)
 endif
 
 # DECODE's mean (rtl/card/quire_card_mean.sv) alone against hls/, bit for bit.
@@ -97,5 +97,5 @@ rtl-mean-test: $(RTL_MEAN_TB)
 	$(RTL_MEAN_TB)
 .PHONY: rtl-mean-test
 ifeq ($(HAVE_VERILATOR),1)
-test: $(RTL_MEAN_TB)
+test-programs: $(RTL_MEAN_TB)
 endif

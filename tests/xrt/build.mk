@@ -16,4 +16,4 @@ EXTRA_CFLAGS_tests/test_xrt.c += -DQUIRE_TEST_XRT_FAKE='"$(CURDIR)/$(XRT_FAKE)"'
 	-DQUIRE_TEST_XRT_ROOT='"$(CURDIR)/$(XRT_FAKE_ROOT)"' \
 	-DQUIRE_TEST_SIM_LIB='"$(CURDIR)/$(BUILD)/lib/libquire_sim.so.0"'
 $(BUILD)/tests/test_xrt: | $(XRT_FAKE) $(LIBQUIRE_SIM_SO)
-test: $(XRT_FAKE)
+test-programs: $(XRT_FAKE)
