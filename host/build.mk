@@ -83,7 +83,7 @@ $(LIBQUIRE_SO): $(LIB_OBJS) host/libquire.map
 $(QUIRE_CLI): $(CLI_OBJS) $(SCHED_OBJS) $(LIBQUIRE_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SCHED_OBJS) -L$(BUILD)/lib -lquire \
-		-Wl,-rpath,'$$ORIGIN/../lib' $(LDLIBS)
+		-Wl,-rpath,'$$ORIGIN/../lib' $(SCHED_LIBS) $(LDLIBS)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/quire $(DESTDIR)$(PREFIX)/bin

@@ -4,6 +4,8 @@
 # neural policy's scorer (host/cli/sched_mlp.c) on libquire's cpu backend.
 SCHED_SRCS := sched/trace.c sched/policy.c sched/replay.c sched/neural.c
 SCHED_OBJS := $(SCHED_SRCS:%.c=$(BUILD)/%.o)
+# `quire sched place` reads its JSON input with Jansson (libjansson-dev).
+SCHED_LIBS := -ljansson
 SCHED_TEST := $(BUILD)/tests/test_sched
 # (Included before host/build.mk: its variables are not set yet where prerequisites are read.)
 $(SCHED_TEST): $(BUILD)/tests/test_sched.o $(SCHED_OBJS) $(BUILD)/host/cli/sched_mlp.o \
@@ -11,7 +13,7 @@ $(SCHED_TEST): $(BUILD)/tests/test_sched.o $(SCHED_OBJS) $(BUILD)/host/cli/sched
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $(BUILD)/tests/test_sched.o \
 		$(SCHED_OBJS) $(BUILD)/host/cli/sched_mlp.o $(LIBQUIRE_A) $(LIBQUIRE_SIM_A) \
-		-lcmocka $(LDLIBS)
+		-lcmocka $(SCHED_LIBS) $(LDLIBS)
 
 # The neural policy's model (docs/sched.md, "Training"): lookahead-rollout labels of the
 # trace's train part, training and int8 export with Debian's Python and torch, selection

@@ -3,12 +3,17 @@
  * The trace's CSV files: pods and nodes with the columns of Alibaba's
  * cluster-trace-gpu-v2023, found by name in the header (any order, extra columns
  * ignored). Every malformed row is an error naming FILE:LINE; nothing is guessed.
+ * And one decision's input (quire sched place): the same rows as CSV, or as JSON read by
+ * Jansson, whose errors name the object ("stdin: nodes[3]").
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "sched/internal.h"
 #include "sched/sched.h"
@@ -97,6 +102,7 @@ struct csv {
 	FILE *f;
 	const char *path;
 	int line;
+	char where[128]; /* what errors name: "path:line", or a JSON object's path */
 	char buf[MAX_LINE + 2];
 	char *field[MAX_COLS];
 	int nfields;
@@ -112,26 +118,26 @@ static int csv_row(struct csv *c, char *err, size_t errlen)
 			return 0;
 		}
 		c->line++;
+		snprintf(c->where, sizeof(c->where), "%s:%d", c->path, c->line);
 		size_t len = strlen(c->buf);
 		if (len && c->buf[len - 1] == '\n')
 			c->buf[--len] = 0;
 		else if (!feof(c->f))
-			return sched_fail(err, errlen, "%s:%d: line longer than %d bytes", c->path,
-					  c->line, MAX_LINE);
+			return sched_fail(err, errlen, "%s: line longer than %d bytes", c->where,
+					  MAX_LINE);
 		if (len && c->buf[len - 1] == '\r')
 			c->buf[--len] = 0;
 		if (len == 0)
 			continue; /* blank lines (a trailing one) carry nothing */
 		if (memchr(c->buf, 0, len) || strchr(c->buf, '"'))
 			return sched_fail(err, errlen,
-					  "%s:%d: NUL bytes or quotes: not a trace CSV row",
-					  c->path, c->line);
+					  "%s: NUL bytes or quotes: not a trace CSV row", c->where);
 		c->nfields = 0;
 		char *p = c->buf;
 		for (;;) {
 			if (c->nfields == MAX_COLS)
-				return sched_fail(err, errlen, "%s:%d: more than %d columns",
-						  c->path, c->line, MAX_COLS);
+				return sched_fail(err, errlen, "%s: more than %d columns", c->where,
+						  MAX_COLS);
 			c->field[c->nfields++] = p;
 			char *comma = strchr(p, ',');
 			if (!comma)
@@ -180,11 +186,10 @@ static int parse_int(const struct csv *c, const char *s, const char *what, int64
 	errno = 0;
 	long long x = strtoll(s, &end, 10);
 	if (*s == 0 || errno || *end)
-		return sched_fail(err, errlen, "%s:%d: %s '%s' is not an integer", c->path, c->line,
-				  what, s);
+		return sched_fail(err, errlen, "%s: %s '%s' is not an integer", c->where, what, s);
 	if (x < lo || x > hi)
-		return sched_fail(err, errlen, "%s:%d: %s %lld outside %lld..%lld", c->path,
-				  c->line, what, x, (long long)lo, (long long)hi);
+		return sched_fail(err, errlen, "%s: %s %lld outside %lld..%lld", c->where, what, x,
+				  (long long)lo, (long long)hi);
 	*v = x;
 	return 0;
 }
@@ -217,8 +222,8 @@ static int grow(void **arr, size_t *cap, size_t count, size_t sz)
 static int copy_name(const struct csv *c, char *dst, const char *s, char *err, size_t errlen)
 {
 	if (*s == 0 || strlen(s) >= SCHED_NAME_LEN)
-		return sched_fail(err, errlen, "%s:%d: name '%.60s' empty or longer than %d",
-				  c->path, c->line, s, SCHED_NAME_LEN - 1);
+		return sched_fail(err, errlen, "%s: name '%.60s' empty or longer than %d", c->where,
+				  s, SCHED_NAME_LEN - 1);
 	memcpy(dst, s, strlen(s) + 1);
 	return 0;
 }
@@ -260,32 +265,29 @@ static int pod_request(const struct csv *c, const char *cpu, const char *mem, co
 		return -1;
 	p->milli = (int32_t)v;
 	if (p->ngpu == 0 && p->milli != 0)
-		return sched_fail(err, errlen, "%s:%d: gpu_milli %d with num_gpu 0", c->path,
-				  c->line, p->milli);
+		return sched_fail(err, errlen, "%s: gpu_milli %d with num_gpu 0", c->where,
+				  p->milli);
 	if (p->ngpu > 0 && p->milli == 0)
-		return sched_fail(err, errlen,
-				  "%s:%d: num_gpu %d with gpu_milli 0 (1..1000 expected)", c->path,
-				  c->line, p->ngpu);
+		return sched_fail(err, errlen, "%s: num_gpu %d with gpu_milli 0 (1..1000 expected)",
+				  c->where, p->ngpu);
 	/* gpu_spec: empty or "nan" for any model, else models joined by '|'. */
 	if (*spec && strcmp(spec, "nan") != 0) {
 		char buf[256];
 		if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
-			return sched_fail(err, errlen, "%s:%d: gpu_spec too long", c->path,
-					  c->line);
+			return sched_fail(err, errlen, "%s: gpu_spec too long", c->where);
 		char *save = NULL;
 		for (char *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
 			int i = sched_model_find(m, t);
 			if (i < 0)
 				return sched_fail(
 				    err, errlen,
-				    "%s:%d: unknown GPU model '%s' in gpu_spec (give its "
+				    "%s: unknown GPU model '%s' in gpu_spec (give its "
 				    "speed with --speed %s=F)",
-				    c->path, c->line, t, t);
+				    c->where, t, t);
 			p->spec |= 1u << i;
 		}
 		if (!p->spec)
-			return sched_fail(err, errlen, "%s:%d: empty gpu_spec '%s'", c->path,
-					  c->line, spec);
+			return sched_fail(err, errlen, "%s: empty gpu_spec '%s'", c->where, spec);
 	}
 	p->qos = -1;
 	if (!q)
@@ -295,8 +297,8 @@ static int pod_request(const struct csv *c, const char *cpu, const char *mem, co
 			p->qos = i;
 	if (p->qos < 0)
 		return sched_fail(err, errlen,
-				  "%s:%d: unknown qos '%s' (LS, Guaranteed, Burstable, BE)",
-				  c->path, c->line, q);
+				  "%s: unknown qos '%s' (LS, Guaranteed, Burstable, BE)", c->where,
+				  q);
 	return 0;
 }
 
@@ -321,16 +323,16 @@ static int pod_row(struct csv *c, const int *col, const struct sched_models *m, 
 		p->scheduled = -1;
 	if (p->scheduled >= 0) {
 		if (p->deletion < 0)
-			return sched_fail(err, errlen, "%s:%d: scheduled pod without deletion_time",
-					  c->path, c->line);
+			return sched_fail(err, errlen, "%s: scheduled pod without deletion_time",
+					  c->where);
 		if (p->deletion < p->scheduled)
 			return sched_fail(
-			    err, errlen, "%s:%d: deletion_time %lld before scheduled_time %lld",
-			    c->path, c->line, (long long)p->deletion, (long long)p->scheduled);
+			    err, errlen, "%s: deletion_time %lld before scheduled_time %lld",
+			    c->where, (long long)p->deletion, (long long)p->scheduled);
 		if (p->scheduled < p->creation)
 			return sched_fail(
-			    err, errlen, "%s:%d: scheduled_time %lld before creation_time %lld",
-			    c->path, c->line, (long long)p->scheduled, (long long)p->creation);
+			    err, errlen, "%s: scheduled_time %lld before creation_time %lld",
+			    c->where, (long long)p->scheduled, (long long)p->creation);
 	}
 	return 0;
 }
@@ -360,9 +362,8 @@ static int read_rows(const char *path, const char *const *names, int ncols, row_
 		}
 		for (int i = 0; i < ncols && !r; i++)
 			if (col[i] >= c.nfields)
-				r = sched_fail(err, errlen,
-					       "%s:%d: %d columns, the header has more", path,
-					       c.line, c.nfields);
+				r = sched_fail(err, errlen, "%s: %d columns, the header has more",
+					       c.where, c.nfields);
 		if (r || (r = row(&c, col, m, arr + n * sz, err, errlen)))
 			break;
 		n++;
@@ -416,14 +417,13 @@ static int node_row(struct csv *c, const int *col, const struct sched_models *m,
 	nd->model = -1;
 	if (nd->ngpu > 0) {
 		if (*model == 0 || strcmp(model, "nan") == 0)
-			return sched_fail(err, errlen, "%s:%d: %d GPUs but no model", c->path,
-					  c->line, nd->ngpu);
+			return sched_fail(err, errlen, "%s: %d GPUs but no model", c->where,
+					  nd->ngpu);
 		if ((nd->model = sched_model_find(m, model)) < 0)
-			return sched_fail(
-			    err, errlen,
-			    "%s:%d: unknown GPU model '%s' (give its speed with --speed "
-			    "%s=F)",
-			    c->path, c->line, model, model);
+			return sched_fail(err, errlen,
+					  "%s: unknown GPU model '%s' (give its speed with --speed "
+					  "%s=F)",
+					  c->where, model, model);
 	}
 	return 0;
 }
@@ -484,8 +484,8 @@ void sched_place_free(struct sched_place *pl)
 static int want_fields(const struct csv *c, int n, const char *what, char *err, size_t errlen)
 {
 	if (c->nfields != n)
-		return sched_fail(err, errlen, "%s:%d: %s row: %d fields, %d expected (%s)",
-				  c->path, c->line, c->field[0], c->nfields, n, what);
+		return sched_fail(err, errlen, "%s: %s row: %d fields, %d expected (%s)", c->where,
+				  c->field[0], c->nfields, n, what);
 	return 0;
 }
 
@@ -511,24 +511,24 @@ static int place_node(struct csv *c, const struct sched_models *m, struct sched_
 	char buf[128];
 	const char *g = c->field[8];
 	if (snprintf(buf, sizeof(buf), "%s", strcmp(g, "nan") == 0 ? "" : g) >= (int)sizeof(buf))
-		return sched_fail(err, errlen, "%s:%d: gpu_free too long", c->path, c->line);
+		return sched_fail(err, errlen, "%s: gpu_free too long", c->where);
 	int k = 0;
 	char *save = NULL;
 	for (char *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save), k++) {
 		if (k == nd->ngpu)
 			return sched_fail(err, errlen,
-					  "%s:%d: gpu_free '%s': more values than the node's %d "
+					  "%s: gpu_free '%s': more values than the node's %d "
 					  "GPUs",
-					  c->path, c->line, g, nd->ngpu);
+					  c->where, g, nd->ngpu);
 		if (parse_int(c, t, "gpu_free", 0, SCHED_MILLI, &v, err, errlen))
 			return -1;
 		st->gpu_free[k] = (int32_t)v;
 	}
 	if (k != nd->ngpu)
 		return sched_fail(err, errlen,
-				  "%s:%d: gpu_free '%s': %d values for the node's %d GPUs (free "
+				  "%s: gpu_free '%s': %d values for the node's %d GPUs (free "
 				  "milli-GPUs of each, joined by '|')",
-				  c->path, c->line, g, k, nd->ngpu);
+				  c->where, g, k, nd->ngpu);
 	return 0;
 }
 
@@ -548,9 +548,9 @@ static int place_row(struct csv *c, struct place_in *in, char *err, size_t errle
 	if (strcmp(kind, "task") == 0) {
 		if (in->task_line)
 			return sched_fail(err, errlen,
-					  "%s:%d: a second task row (the first at line %d): one "
+					  "%s: a second task row (the first at line %d): one "
 					  "decision, one task",
-					  name, c->line, in->task_line);
+					  c->where, in->task_line);
 		if (want_fields(c, 8, task_fields, err, errlen) ||
 		    pod_request(c, c->field[1], c->field[2], c->field[3], c->field[4], c->field[5],
 				c->field[6], in->m, &pl->pod, err, errlen))
@@ -560,8 +560,8 @@ static int place_row(struct csv *c, struct place_in *in, char *err, size_t errle
 		pl->waited = strtod(c->field[7], &end);
 		if (!*c->field[7] || *end || errno || !(pl->waited >= 0) || pl->waited > 1e12)
 			return sched_fail(err, errlen,
-					  "%s:%d: waited_s '%s' is not a number of seconds from 0",
-					  name, c->line, c->field[7]);
+					  "%s: waited_s '%s' is not a number of seconds from 0",
+					  c->where, c->field[7]);
 		in->task_line = c->line;
 		pl->pod.line = c->line;
 		snprintf(pl->pod.name, sizeof(pl->pod.name), "task");
@@ -569,7 +569,7 @@ static int place_row(struct csv *c, struct place_in *in, char *err, size_t errle
 	}
 	if (strcmp(kind, "node") == 0) {
 		if (pl->count == SCHED_PLACE_MAX_NODES)
-			return sched_fail(err, errlen, "%s:%d: more than %d nodes", name, c->line,
+			return sched_fail(err, errlen, "%s: more than %d nodes", c->where,
 					  SCHED_PLACE_MAX_NODES);
 		if (grow((void **)&pl->nodes, &in->cap, pl->count, sizeof(*pl->nodes)) ||
 		    grow((void **)&pl->state, &in->scap, pl->count, sizeof(*pl->state)))
@@ -593,135 +593,59 @@ static int place_row(struct csv *c, struct place_in *in, char *err, size_t errle
 		    (struct sched_class){p.cpu, p.mem, p.ngpu, p.milli, p.spec, n};
 		return 0;
 	}
-	return sched_fail(err, errlen, "%s:%d: row kind '%.40s': task, node or class expected",
-			  name, c->line, kind);
+	return sched_fail(err, errlen, "%s: row kind '%.40s': task, node or class expected",
+			  c->where, kind);
 }
 
-/* ---- The same input as JSON ---------------------------------------------------------------- */
+/* ---- The same input as JSON (Jansson) ------------------------------------------------------ */
 
 #define JSON_MAX_BYTES (4 << 20)
 #define JSON_FIELD     256
 
-struct json {
-	const char *p, *end;
-	struct csv *c; /* c->line follows p */
-	char *err;
-	size_t errlen;
-};
-
-static int json_fail(struct json *j, const char *what)
+/* A scalar as a CSV field would hold it: a string as it is (no control character and no
+ * comma, as a CSV field can hold neither), an integer in decimal, a real in the shortest form
+ * that reads back the same and still reads as a real ("600.0", not "600"), so that where the
+ * CSV wants an integer a JSON real is refused as the CSV's 6e2 is. */
+static int json_field_text(const json_t *v, char *out, size_t cap)
 {
-	if (j->p >= j->end)
-		return sched_fail(j->err, j->errlen, "%s:%d: JSON ends early: %s", j->c->path,
-				  j->c->line, what);
-	return sched_fail(j->err, j->errlen, "%s:%d: JSON: %s, not '%c'", j->c->path, j->c->line,
-			  what, *j->p);
-}
-
-static void json_ws(struct json *j)
-{
-	while (j->p < j->end && strchr(" \t\r\n", *j->p)) {
-		if (*j->p == '\n')
-			j->c->line++;
-		j->p++;
-	}
-}
-
-static int json_char(struct json *j, char ch, const char *what)
-{
-	json_ws(j);
-	if (j->p < j->end && *j->p == ch) {
-		j->p++;
-		return 0;
-	}
-	return json_fail(j, what);
-}
-
-/* Is the next character ch? Taken if so. */
-static int json_take(struct json *j, char ch)
-{
-	json_ws(j);
-	if (j->p < j->end && *j->p == ch) {
-		j->p++;
-		return 1;
-	}
-	return 0;
-}
-
-/* A string (without escapes other than \" \\ \/) or a number, as its text, into out. */
-static int json_scalar(struct json *j, char *out, size_t cap)
-{
-	json_ws(j);
-	size_t n = 0;
-	if (j->p < j->end && *j->p == '"') {
-		j->p++;
-		while (j->p < j->end && *j->p != '"') {
-			char ch = *j->p++;
-			if (ch == '\\') {
-				if (j->p >= j->end || !strchr("\"\\/", *j->p))
-					return json_fail(j, "escapes other than \\\" \\\\ \\/ are "
-							    "not taken");
-				ch = *j->p++;
-			} else if ((unsigned char)ch < 0x20 || ch == ',')
-				return sched_fail(j->err, j->errlen,
-						  "%s:%d: JSON: a control character or comma in a "
-						  "string",
-						  j->c->path, j->c->line);
-			if (n + 1 >= cap)
-				return sched_fail(j->err, j->errlen, "%s:%d: JSON: string too long",
-						  j->c->path, j->c->line);
-			out[n++] = ch;
-		}
-		if (j->p >= j->end)
-			return json_fail(j, "an unterminated string");
-		j->p++;
-	} else {
-		while (j->p < j->end && strchr("+-.0123456789eE", *j->p)) {
-			if (n + 1 >= cap)
-				return sched_fail(j->err, j->errlen, "%s:%d: JSON: number too long",
-						  j->c->path, j->c->line);
-			out[n++] = *j->p++;
-		}
-		if (!n)
-			return json_fail(j, "a number or a string expected");
-	}
-	out[n] = 0;
-	return 0;
-}
-
-/* A scalar, or an array of scalars joined by '|' (gpu_free, gpu_spec). */
-static int json_value(struct json *j, char *out, size_t cap)
-{
-	if (!json_take(j, '['))
-		return json_scalar(j, out, cap);
-	size_t n = 0;
-	out[0] = 0;
-	if (json_take(j, ']'))
-		return 0;
-	do {
-		if (n && n + 1 < cap)
-			out[n++] = '|';
-		if (json_scalar(j, out + n, cap - n))
+	if (json_is_string(v)) {
+		const char *t = json_string_value(v);
+		size_t n = json_string_length(v);
+		if (n >= cap)
 			return -1;
-		n += strlen(out + n);
-	} while (json_take(j, ','));
-	return json_char(j, ']', "',' or ']' expected in an array");
-}
-
-/* "key": */
-static int json_key(struct json *j, char *key)
-{
-	if (json_scalar(j, key, JSON_FIELD))
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)t[i] < 0x20 || t[i] == ',')
+				return -1;
+		memcpy(out, t, n + 1);
+		return 0;
+	}
+	if (json_is_integer(v))
+		return snprintf(out, cap, "%" JSON_INTEGER_FORMAT, json_integer_value(v)) < (int)cap
+			   ? 0
+			   : -1;
+	if (!json_is_real(v))
 		return -1;
-	return json_char(j, ':', "':' expected after a key");
+	double x = json_real_value(v);
+	if (x == floor(x) && fabs(x) < 1e15)
+		return snprintf(out, cap, "%.1f", x) < (int)cap ? 0 : -1; /* 6e2: "600.0" */
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(out, cap, "%.*g", prec, x);
+		if (strtod(out, NULL) == x)
+			break;
+	}
+	if (!strpbrk(out, ".eEn") && strlen(out) + 2 < cap)
+		strcat(out, ".0");
+	return 0;
 }
 
 /* One object of a kind: its keys (the CSV row's fields, in order; those in `optional` may
- * be left out, as empty) into c->field, then the row read as a CSV row. */
-static int json_object(struct json *j, const char *kind, const char *fields, const char *optional,
-		       struct place_in *in, char (*store)[JSON_FIELD])
+ * be left out, as empty) into c->field, then the row read as a CSV row. Scalars, or for
+ * gpu_free and gpu_spec arrays of scalars, joined by '|'. Errors name the object by its
+ * place in the input (c->where: "stdin: nodes[3]"). */
+static int place_json_row(struct csv *c, const json_t *obj, const char *kind, const char *fields,
+			  const char *optional, struct place_in *in, char (*store)[JSON_FIELD],
+			  char *err, size_t errlen)
 {
-	struct csv *c = j->c;
 	const char *names[MAX_COLS];
 	char list[128];
 	snprintf(list, sizeof(list), "%s", fields);
@@ -730,106 +654,124 @@ static int json_object(struct json *j, const char *kind, const char *fields, con
 	for (char *t = strtok_r(list, ",", &save); t && n < MAX_COLS;
 	     t = strtok_r(NULL, ",", &save))
 		names[n++] = t;
-	int seen[MAX_COLS] = {0};
-	if (json_char(j, '{', "an object expected"))
-		return -1;
-	int line = c->line;
-	if (!json_take(j, '}')) {
-		do {
-			char key[JSON_FIELD];
-			if (json_key(j, key))
-				return -1;
-			int k = 1;
-			while (k < n && strcmp(names[k], key) != 0)
-				k++;
-			if (k == n)
-				return sched_fail(j->err, j->errlen,
-						  "%s:%d: unknown key '%.40s' in a %s (%s)",
-						  c->path, c->line, key, kind, fields);
-			if (seen[k]++)
-				return sched_fail(j->err, j->errlen, "%s:%d: %s: '%s' twice",
-						  c->path, c->line, kind, key);
-			if (json_value(j, store[k], JSON_FIELD))
-				return -1;
-		} while (json_take(j, ','));
-		if (json_char(j, '}', "',' or '}' expected in an object"))
-			return -1;
+	if (!json_is_object(obj))
+		return sched_fail(err, errlen, "%s: an object expected (%s)", c->where, fields);
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)obj, key, v)
+	{
+		int k = 1;
+		while (k < n && strcmp(names[k], key) != 0)
+			k++;
+		if (k == n)
+			return sched_fail(err, errlen, "%s: unknown key '%.40s' in a %s (%s)",
+					  c->where, key, kind, fields);
 	}
-	int end_line = c->line;
-	snprintf(store[0], JSON_FIELD, "%s", kind);
 	for (int k = 1; k < n; k++) {
-		if (!seen[k]) {
+		c->field[k] = store[k];
+		store[k][0] = 0;
+		if (!(v = json_object_get(obj, names[k]))) {
 			char opt[64];
 			snprintf(opt, sizeof(opt), ",%s,", names[k]);
 			if (!strstr(optional, opt))
-				return sched_fail(j->err, j->errlen, "%s:%d: %s without '%s' (%s)",
-						  c->path, line, kind, names[k], fields);
-			store[k][0] = 0;
+				return sched_fail(err, errlen, "%s: no '%s' (%s)", c->where,
+						  names[k], fields);
+			continue;
 		}
-		c->field[k] = store[k];
+		if (!json_is_array(v)) {
+			if (json_field_text(v, store[k], JSON_FIELD))
+				goto bad;
+			continue;
+		}
+		size_t used = 0, i;
+		json_t *e;
+		json_array_foreach(v, i, e)
+		{
+			if (i) {
+				if (used + 2 >= JSON_FIELD)
+					goto bad;
+				store[k][used++] = '|';
+			}
+			if (json_is_array(e) ||
+			    json_field_text(e, store[k] + used, JSON_FIELD - used))
+				goto bad;
+			used += strlen(store[k] + used);
+		}
+		continue;
+	bad:
+		return sched_fail(
+		    err, errlen,
+		    "%s: '%s' is not a string or number of at most %d characters without "
+		    "a comma%s",
+		    c->where, names[k], JSON_FIELD - 1,
+		    strcmp(names[k], "gpu_free") && strcmp(names[k], "gpu_spec")
+			? ""
+			: ", or an array of them");
 	}
+	snprintf(store[0], JSON_FIELD, "%s", kind);
 	c->field[0] = store[0];
 	c->nfields = n;
-	c->line = line; /* errors name the line where the object starts */
-	int r = place_row(c, in, j->err, j->errlen);
-	c->line = end_line;
-	return r;
+	return place_row(c, in, err, errlen);
 }
 
-/* {"task": {...}, "nodes": [{...}, ...], "classes": [{...}, ...]} */
-static int place_json_top(struct json *j, struct place_in *in, char (*store)[JSON_FIELD])
-{
-	if (json_char(j, '{', "'{' expected"))
-		return -1;
-	if (!json_take(j, '}')) {
-		do {
-			char key[JSON_FIELD];
-			if (json_key(j, key))
-				return -1;
-			if (strcmp(key, "task") == 0) {
-				if (json_object(j, "task", task_fields, ",gpu_spec,", in, store))
-					return -1;
-				continue;
-			}
-			int nodes = strcmp(key, "nodes") == 0;
-			if (!nodes && strcmp(key, "classes") != 0)
-				return sched_fail(
-				    j->err, j->errlen,
-				    "%s:%d: unknown key '%.40s' (task, nodes, classes)", j->c->path,
-				    j->c->line, key);
-			if (json_char(j, '[', "an array expected"))
-				return -1;
-			if (json_take(j, ']'))
-				continue;
-			do {
-				if (nodes ? json_object(j, "node", node_fields, ",model,gpu_free,",
-							in, store)
-					  : json_object(j, "class", class_fields, ",gpu_spec,", in,
-							store))
-					return -1;
-			} while (json_take(j, ','));
-			if (json_char(j, ']', "',' or ']' expected in an array"))
-				return -1;
-		} while (json_take(j, ','));
-		if (json_char(j, '}', "',' or '}' expected"))
-			return -1;
-	}
-	json_ws(j);
-	if (j->p != j->end)
-		return json_fail(j, "nothing expected after the object");
-	return 0;
-}
-
-/* The JSON input, whole in text; c->line is the line of its first character. */
+/* {"task": {...}, "nodes": [{...}, ...], "classes": [{...}, ...]}: the rows of the CSV. */
 static int place_json(struct csv *c, const char *text, size_t len, struct place_in *in, char *err,
 		      size_t errlen)
 {
-	struct json j = {text, text + len, c, err, errlen};
+	json_error_t je;
+	/* Duplicate keys are refused: a second "cpu_free" is a mistake, not an override. */
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		return sched_fail(err, errlen, "%s:%d: JSON: %s", c->path, c->line - 1 + je.line,
+				  je.text);
 	char(*store)[JSON_FIELD] = malloc(MAX_COLS * sizeof(*store));
+	int r = 0;
 	if (!store)
-		return sched_fail(err, errlen, "%s: out of memory", c->path);
-	int r = place_json_top(&j, in, store);
+		r = sched_fail(err, errlen, "%s: out of memory", c->path);
+	else if (!json_is_object(root))
+		r = sched_fail(err, errlen, "%s: JSON: an object expected (task, nodes, classes)",
+			       c->path);
+	const char *key;
+	json_t *v;
+	if (r == 0)
+		json_object_foreach(root, key, v)
+		{
+			if (strcmp(key, "task") && strcmp(key, "nodes") && strcmp(key, "classes")) {
+				r = sched_fail(err, errlen,
+					       "%s: unknown key '%.40s' (task, nodes, classes)",
+					       c->path, key);
+				break;
+			}
+		}
+	if (r == 0 && (v = json_object_get(root, "task"))) {
+		snprintf(c->where, sizeof(c->where), "%s: task", c->path);
+		r = place_json_row(c, v, "task", task_fields, ",gpu_spec,", in, store, err, errlen);
+	}
+	static const struct {
+		const char *key, *kind, *fields, *optional;
+	} lists[] = {{"nodes", "node", node_fields, ",model,gpu_free,"},
+		     {"classes", "class", class_fields, ",gpu_spec,"}};
+	for (int l = 0; l < 2 && r == 0; l++) {
+		if (!(v = json_object_get(root, lists[l].key)))
+			continue;
+		if (!json_is_array(v)) {
+			r = sched_fail(err, errlen, "%s: %s: an array expected", c->path,
+				       lists[l].key);
+			break;
+		}
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e)
+		{
+			snprintf(c->where, sizeof(c->where), "%s: %s[%zu]", c->path, lists[l].key,
+				 i);
+			if ((r = place_json_row(c, e, lists[l].kind, lists[l].fields,
+						lists[l].optional, in, store, err, errlen)))
+				break;
+		}
+	}
 	free(store);
+	json_decref(root);
 	return r;
 }
 

@@ -153,15 +153,17 @@ J=$(cat "$T/in.json")
 jexpect() { # jexpect NAME PATTERN SED-SCRIPT: the JSON edited, exit 1 with PATTERN
 	expect "JSON: $1" 1 "$2" "$(printf '%s' "$J" | sed "$3")" -- $P "$T/random.qmlp"
 }
-jexpect "free above capacity, the node's line" "stdin:6: cpu_free 36000 outside 0..32000" \
+jexpect "free above capacity, the node named" "stdin: nodes\[0\]: cpu_free 36000 outside 0..32000" \
 	's/"cpu_free": 16000/"cpu_free": 36000/'
-jexpect "missing key" "stdin:3: task without 'qos'" 's/"qos": "LS", //'
-jexpect "unknown key" "stdin:8: unknown key 'color' in a node" 's/"sn": "n2",/"sn": "n2", "color": 1,/'
-jexpect "broken array" "stdin:12: JSON: ',' or ']' expected in an array, not '}'" 's/\[200\]/[200/'
-jexpect "not an integer" "stdin:6: gpu_free '6e2' is not an integer" 's/1000, 600/1000, 6e2/'
-jexpect "unknown GPU model" "stdin:11: unknown GPU model 'A100'" 's/"A10"/"A100"/'
-jexpect "trailing text" "nothing expected after the object" 's/^}$/} x/'
-expect "JSON: cut short" 1 "JSON ends early" '{"task":' -- $P "$T/random.qmlp"
+jexpect "missing key" "stdin: task: no 'qos'" 's/"qos": "LS", //'
+jexpect "unknown key" "stdin: nodes\[1\]: unknown key 'color' in a node" 's/"sn": "n2",/"sn": "n2", "color": 1,/'
+jexpect "a key twice" "stdin:8: JSON: duplicate object key near '\"sn\"'" 's/"sn": "n2",/"sn": "n2", "sn": "n3",/'
+jexpect "broken array, the line" "stdin:12: JSON: ']' expected near '}'" 's/\[200\]/[200/'
+jexpect "a real where an integer is wanted" "stdin: nodes\[0\]: gpu_free '600.0' is not an integer" 's/1000, 600/1000, 6e2/'
+jexpect "an object where a number is wanted" "stdin: nodes\[0\]: 'cpu_free' is not a string or number" 's/"cpu_free": 16000/"cpu_free": {}/'
+jexpect "unknown GPU model" "stdin: nodes\[2\]: unknown GPU model 'A100'" 's/"A10"/"A100"/'
+jexpect "trailing text" "stdin:17: JSON: end of file expected near 'x'" 's/^}$/} x/'
+expect "JSON: cut short" 1 "stdin:1: JSON: .*end of file" '{"task":' -- $P "$T/random.qmlp"
 expect "JSON: empty object" 1 "stdin: no task (" '{}' -- $P "$T/random.qmlp"
 
 # Bad models: the offset at fault.

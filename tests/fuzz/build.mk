@@ -42,7 +42,7 @@ $(FUZZ_MODEL_BIN): $(FUZZ_MODEL_SRCS) $(wildcard include/quire/*.h host/include/
 
 $(FUZZ_PLACE_BIN): $(FUZZ_PLACE_SRCS) sched/sched.h sched/internal.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_PLACE_SRCS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_PLACE_SRCS) $(SCHED_LIBS)
 
 fuzz: $(FUZZ_BIN) $(FUZZ_ENCODED_BIN) $(FUZZ_MODEL_BIN) $(FUZZ_PLACE_BIN)
 	@mkdir -p build-fuzz/corpus build-fuzz/corpus-encoded build-fuzz/corpus-model \
