@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from . import _consts, _native as _n
-from . import _Mem, _bad, _check, _error, _fmt, _out, _torch
+from ._base import _Mem, _bad, _check, _error, _fmt, _out, _torch
 
 lib = _n.lib
 

@@ -7,7 +7,8 @@ import atexit
 import ctypes
 import os
 
-from . import _bad, _native as _n
+from . import _native as _n
+from ._base import _bad
 
 _libs = None
 

@@ -12,6 +12,7 @@ import torch
 import torch.distributed as dist
 
 import quire
+from ._base import _CODE, _error
 
 _FORMATS = ("bfp8", "bfp16")
 
@@ -40,7 +41,7 @@ class _State:
         params = bucket.parameters()
         n = bucket.buffer().numel()
         if sum(p.numel() for p in params) != n:
-            raise quire.QuireError(quire._CODE["QUIRE_ERR_SIZE"], "quire.torch",
+            raise quire.QuireError(_CODE["QUIRE_ERR_SIZE"], "quire.torch",
                                    f"bucket {bucket.index()}: {n} elements, its parameters "
                                    f"{sum(p.numel() for p in params)}")
         return torch.cat([self.residuals.get(id(p), torch.zeros(p.numel())) for p in params])
@@ -90,7 +91,7 @@ class _Cards:
         except quire.QuireError as e:
             if uri != "sim:cluster" or "QUIRE_CLUSTER_DIR" in os.environ:
                 raise
-            raise quire._error(e.status, "quire.torch.register", "backend 'sim': no card for "
+            raise _error(e.status, "quire.torch.register", "backend 'sim': no card for "
                                "this rank; run the ranks inside quire-cluster -n W -- ...") from e
         self.comm = self.ctx.comm_rendezvous(rank=rank, size=size)
         self.buf, self.efs = None, {}
@@ -132,16 +133,16 @@ def _peer_error(bucket, e):
     elif any(w in low for w in ("closed", "reset by peer", "broken pipe", "refused", "eof")):
         why = "a peer rank is gone: its connection closed (seen at once, before the timeout)"
     else:
-        return quire._error(quire._CODE["QUIRE_ERR_IO"], "quire.torch",
+        return _error(_CODE["QUIRE_ERR_IO"], "quire.torch",
                             f"bucket {bucket.index()}: the process group failed: {text}")
-    return quire._error(quire._CODE["QUIRE_ERR_TIMEOUT"], "quire.torch",
+    return _error(_CODE["QUIRE_ERR_TIMEOUT"], "quire.torch",
                         f"bucket {bucket.index()}: {why}: {text}")
 
 
 def _hook(state, bucket):
     g = bucket.buffer()
     if g.dtype != torch.float32 or g.device.type != "cpu":
-        raise quire.QuireError(quire._CODE["QUIRE_ERR_FORMAT"], "quire.torch",
+        raise quire.QuireError(_CODE["QUIRE_ERR_FORMAT"], "quire.torch",
                                f"bucket of {g.dtype} on {g.device}: float32 CPU gradients")
     state.residual_now = state.residual(bucket) if state.error_feedback else None
     try:
@@ -170,10 +171,10 @@ def register(ddp_model, format="bfp8", error_feedback=True, backend="cpu", group
     this rank's payload bytes; error the QuireError of a bucket that failed: a peer rank
     gone or silent is QUIRE_ERR_TIMEOUT; close() frees the card)."""
     if format not in _FORMATS:
-        raise quire.QuireError(quire._CODE["QUIRE_ERR_FORMAT"], "quire.torch.register",
+        raise quire.QuireError(_CODE["QUIRE_ERR_FORMAT"], "quire.torch.register",
                                f"format {format!r}: one of {', '.join(_FORMATS)}")
     if backend != "cpu" and backend != "sim" and not backend.startswith("sim:"):
-        raise quire.QuireError(quire._CODE["QUIRE_ERR_NOT_SUPPORTED"],
+        raise quire.QuireError(_CODE["QUIRE_ERR_NOT_SUPPORTED"],
                                "quire.torch.register", f"backend {backend!r}: 'cpu' or 'sim' "
                                "(quire-cluster's cards; kdrv, xrt, opencl cards: not yet)")
     state = _State(group if group is not None else dist.group.WORLD, format, error_feedback)
