@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 // The BAR0 register blocks, as the host and the firmware see them: the chain
-// ID, CMDQ, CPLQ, IRQ, ENGINES, NETPORT, COUNTERS of include/quire/regs.h, at
-// the offsets sim/emu/emu.c uses (consumers walk the chain, so only the order
-// is a choice). The behaviour is emu.c's, register for register:
-//   - the host writes only what emu_mmio_write lets it (queue base, size,
-//     CTRL, its own index; IRQ status write-1-to-clear and mask); any other
-//     host write is dropped, but still counts as an event for the firmware;
+// ID, CMDQ, CPLQ, IRQ, ENGINES, NETPORT, COUNTERS of include/quire/regs.h, one
+// page each in docs/registers/ (consumers walk the chain, so only the order is
+// a choice; this card puts them where the emu does, 0x100 apart):
+//   - the host writes only what the pages let it (queue base, size, CTRL, its
+//     own index; IRQ status write-1-to-clear and mask); any other host write is
+//     dropped, but still counts as an event for the firmware;
 //   - a queue CTRL write resets both indices, sets STATUS (ENABLED, BAD_RING
 //     for an unusable base or size, 0 when disabled) and bumps the queue
-//     epoch, exactly as emu.c queue_ctrl;
+//     epoch (docs/registers/cmdq.md);
 //   - the firmware writes any word of the blocks (its FW_STATE, indices,
-//     counters), as the emu's HAL does;
+//     counters);
 //   - a raise from the control block sets IRQ STATUS bits, counts in IRQ
 //     COUNT, and sends an interrupt (one-cycle pulse, like an MSI) when a
 //     raised cause is enabled in MASK.

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The control block, private to the firmware (include/quire/card.h
-// QUIRE_CTL_*), as sim/emu/emu.c hal_read/hal_write serve it: the queue epoch
+// The control block, private to the firmware (docs/registers/ctl.md,
+// include/quire/card.h QUIRE_CTL_*): the queue epoch
 // (kept by the BAR blocks, which bump it), the free-running cycle counter
 // (reading LO latches HI, so a 64-bit read is consistent), the host memory
 // window the DMA mover reaches (set from outside the card, as an address
 // translation table would be), the firmware's wake-up time, and IRQ_RAISE.
 // The wake-up time drives the core's timer line: the firmware's WFI ends at
-// the latest when the counter reaches it (0: no limit), which is emu.c
-// hal_wait's timeout.
+// the latest when the counter reaches it (0: no limit).
 module quire_card_ctl
   import quire_card_pkg::*;
 (

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The DMA mover: host memory <-> card memory, registers of include/quire/card.h
-// QUIRE_DMA_*. A START runs the checks of sim/emu/emu.c dma_run, in its order:
+// The DMA mover: host memory <-> card memory (docs/registers/dma.md, registers
+// QUIRE_DMA_* of include/quire/card.h). A START runs the page's checks in its order:
 // the transfer's epoch against the queue epoch (QUIRE_ERR_PEER), the host
 // window and card memory bounds in 64-bit arithmetic (QUIRE_ERR_RANGE), the
 // direction (QUIRE_ERR_INVALID). A refused transfer is DONE at once and moves
@@ -82,7 +82,7 @@ module quire_card_dma
   logic [31:0] card_cur_q, left_q;
   logic        start_pending_q;  // a START that waits for the queue engine
 
-  // ---- the checks of a START, from the registers as they are (emu.c dma_run)
+  // ---- the checks of a START, from the registers as they are (docs/registers/dma.md)
   logic [63:0] host, len, card, window_offset;
   assign host          = {regs_q[RegHostHi], regs_q[RegHostLo]};
   assign len           = {32'd0, regs_q[RegLen]};

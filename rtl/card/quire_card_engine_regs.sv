@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-// An engine's register window as the firmware drives it (firmware/engines.c)
-// and the emu answers it (sim/emu/emu.c hal_read / hal_write of an engine):
+// An engine's register window (docs/registers/engine-window.md):
 // CTRL (a write with START starts an idle engine; reads 0 while it runs and
 // DONE|IDLE once done), RETURN (the last run's status), one 64-bit register
 // per argument (QUIRE_ENGINE_ARG(i), low word then high word, read back as

@@ -315,6 +315,7 @@ static uint8_t *host_span(struct emu *e, uint32_t epoch, uint64_t host, uint64_t
 	return e->host + (host - e->host_iova);
 }
 
+/* A START of the DMA mover (docs/registers/dma.md): its checks in their order, then the copy. */
 static void dma_run(struct emu *e)
 {
 	uint64_t host =
@@ -577,6 +578,8 @@ static void engine_start(struct emu *e, uint32_t idx)
 	*reg(e, RB_ENGINES, QUIRE_ENG_RECORD(idx) + QUIRE_ENG_CYCLES) = (uint32_t)g->cycles;
 }
 
+/* The firmware's reads and writes of the card's blocks (docs/registers.md: the BAR blocks
+ * and the card-private ones, control, DMA mover, engine windows, network port, queue engine). */
 static uint32_t hal_read(void *ctx, uint32_t addr)
 {
 	struct emu *e = ctx;
