@@ -33,6 +33,7 @@
 #include "protocol.h"
 #include "locate.h"
 #include "quire/boards.h"
+#include "quire/regs.h"
 #include "quire/status.h"
 #include "sim/netboot.h"
 #include "sim/netudp.h"
@@ -106,6 +107,30 @@ static int recv_full(int fd, struct quire_sim_msg *m, int *memfd)
 	return 1;
 }
 
+/* Commands the host rang in and had not seen complete when it went: its command queue's
+ * producer (the host's doorbell) less its completion queue's consumer (what the host took;
+ * it writes it before a wait returns). The card may finish such a command after its host
+ * died, but the host was waiting on it. Blocks walked from BAR offset 0 as any consumer
+ * walks them. */
+static uint32_t in_flight(struct quire_device *dev)
+{
+	uint32_t cmdq = 0, cplq = 0, off = 0;
+	for (int hops = 0; hops < 64; hops++) {
+		uint32_t type = dev->ops->mmio_read(dev, off + QUIRE_RB_TYPE);
+		if (type == QUIRE_RB_TYPE_CMDQ)
+			cmdq = off;
+		else if (type == QUIRE_RB_TYPE_CPLQ)
+			cplq = off;
+		off = dev->ops->mmio_read(dev, off + QUIRE_RB_NEXT);
+		if (!off)
+			break;
+	}
+	if (!cmdq || !cplq)
+		return 0;
+	return dev->ops->mmio_read(dev, cmdq + QUIRE_Q_PRODUCER) -
+	       dev->ops->mmio_read(dev, cplq + QUIRE_Q_CONSUMER);
+}
+
 static void serve(struct server *s, int fd)
 {
 	struct quire_sim_msg m;
@@ -147,9 +172,15 @@ static void serve(struct server *s, int fd)
 			}
 		}
 		/* The host is gone (or we stop): nothing of it may be touched any more. */
+		uint32_t left = s->quiet ? 0 : in_flight(s->dev);
 		s->dev->ops->set_irq(s->dev, NULL, NULL);
 		s->dev->ops->detach_host(s->dev);
-		if (!s->quiet)
+		if (!s->quiet && left)
+			fprintf(stderr,
+				"quire-sim: host gone with %u command%s in flight; serving the "
+				"next one\n",
+				left, left == 1 ? "" : "s");
+		else if (!s->quiet)
 			fprintf(stderr, "quire-sim: host gone; serving the next one\n");
 	}
 	pthread_mutex_lock(&s->send_lock);

@@ -24,12 +24,14 @@
 #define CMD_RING   0x0
 #define CPL_RING   0x10000
 #define DATA       0x100000
+#define NEW_RINGS  0x40000 /* test_next_host_untouched: the next host's rings, apart */
 
 struct rig {
 	struct quire_device *dev;
 	uint8_t *host;
 	uint32_t cmdq, cplq, id, counters;
 	uint32_t log2, size, prod, cons, phase;
+	uint64_t cmd_ring, cpl_ring; /* where the rings are in host memory: CMD_RING, CPL_RING */
 };
 
 static uint32_t rd(struct rig *r, uint32_t off)
@@ -56,16 +58,18 @@ static void rig_queues(struct rig *r, uint32_t log2)
 	r->size = 1u << log2;
 	r->prod = r->cons = 0;
 	r->phase = 1;
-	memset(r->host + CMD_RING, 0, 0x10000);
-	memset(r->host + CPL_RING, 0, 0x10000);
-	enable(r, r->cplq, IOVA + CPL_RING);
-	enable(r, r->cmdq, IOVA + CMD_RING);
+	memset(r->host + r->cmd_ring, 0, 0x10000);
+	memset(r->host + r->cpl_ring, 0, 0x10000);
+	enable(r, r->cplq, IOVA + r->cpl_ring);
+	enable(r, r->cmdq, IOVA + r->cmd_ring);
 	assert_int_equal(rd(r, r->cmdq + QUIRE_Q_STATUS), QUIRE_Q_STATUS_ENABLED);
 }
 
 static int rig_setup_cfg(void **state, const struct quire_emu_config *cfg)
 {
 	struct rig *r = calloc(1, sizeof(*r));
+	r->cmd_ring = CMD_RING;
+	r->cpl_ring = CPL_RING;
 	r->dev = quire_emu_create(cfg);
 	r->host = aligned_alloc(4096, HOST_BYTES);
 	memset(r->host, 0, HOST_BYTES);
@@ -118,7 +122,7 @@ static int rig_teardown(void **state)
 /* Write a descriptor into the next slot (no doorbell). */
 static void put(struct rig *r, const struct quire_cmd *c)
 {
-	memcpy(r->host + CMD_RING + (r->prod & (r->size - 1)) * QUIRE_CMD_BYTES, c, sizeof(*c));
+	memcpy(r->host + r->cmd_ring + (r->prod & (r->size - 1)) * QUIRE_CMD_BYTES, c, sizeof(*c));
 	r->prod++;
 }
 
@@ -131,7 +135,7 @@ static void doorbell(struct rig *r)
 static struct quire_cpl next_cpl(struct rig *r)
 {
 	struct quire_cpl *slot =
-	    (struct quire_cpl *)(r->host + CPL_RING) + (r->cons & (r->size - 1));
+	    (struct quire_cpl *)(r->host + r->cpl_ring) + (r->cons & (r->size - 1));
 	for (int i = 0; i < 5000; i++) {
 		if ((__atomic_load_n(&slot->flags, __ATOMIC_ACQUIRE) & QUIRE_CPL_F_PHASE) ==
 		    r->phase) {
@@ -480,6 +484,7 @@ struct next_host {
 	struct quire_device *dev;
 	uint8_t *mem;
 	uint64_t at;
+	int swapped; /* set (atomically) once the next host is attached */
 };
 
 static void host_swap(void *arg, uint64_t n)
@@ -489,6 +494,7 @@ static void host_swap(void *arg, uint64_t n)
 		return;
 	h->dev->ops->detach_host(h->dev);
 	assert_int_equal(h->dev->ops->attach_host(h->dev, h->mem, IOVA, HOST_BYTES), QUIRE_OK);
+	__atomic_store_n(&h->swapped, 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -525,17 +531,28 @@ static void test_next_host_untouched(void **state)
 				   .exp = IOVA + exp});
 	doorbell(r);
 	/* Transfer 1 fetches the descriptor, 2-4 are the first chunk's: at the 6th the host
-	 * leaves in the middle of the command, and the next one is there. Had the command
-	 * gone on, it would have ended well within this wait. */
-	nanosleep(&(struct timespec){0, 400000000}, NULL);
+	 * leaves in the middle of the command, and the next one is there. The new host sets
+	 * its rings elsewhere (NEW_RINGS), so the old rings' places in its memory stay as
+	 * they were too, and runs a command of its own: the firmware takes it only once it
+	 * is done with the old one, so when its completion comes, whatever the old command
+	 * was to write has been written or refused, however slow the machine. */
+	/* The swap first (a minute at most: only a card that never moves takes longer). */
+	for (int i = 0; i < 60000 && !__atomic_load_n(&h.swapped, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	assert_true(__atomic_load_n(&h.swapped, __ATOMIC_ACQUIRE));
+	free(r->host); /* the card let go of it at the swap */
+	r->host = h.mem;
+	r->cmd_ring = NEW_RINGS;
+	r->cpl_ring = NEW_RINGS + 0x10000;
+	rig_queues(r, 4);
+	check_good_encode(r, 2); /* its first completion is its own */
+	/* Nothing else of the new host's memory was touched: neither the old command's data
+	 * (its dst, exp), nor its completion (at the old ring's place). */
 	size_t touched = 0;
 	for (size_t i = 0; i < HOST_BYTES; i++)
-		touched += h.mem[i] != 0x5a;
+		touched += h.mem[i] != 0x5a && !(i >= NEW_RINGS && i < NEW_RINGS + 0x20000) &&
+			   !(i >= DATA && i < DATA + 0x30000); /* good_encode's src, dst, exp */
 	assert_int_equal(touched, 0);
-	free(r->host);
-	r->host = h.mem;
-	rig_queues(r, 4);
-	check_good_encode(r, 2);
 }
 
 int main(void)

@@ -266,7 +266,9 @@ static void test_timeout(void **state)
 		quire_req_free(req[r]);
 	}
 	int64_t took = now_ms() - t0;
-	assert_true(took >= limit / 2 && took < 4 * limit + 1000);
+	/* The absent rank's neighbours give up one communicator timeout after they last heard
+	 * of it, and tell the others: a few timeouts, and as many again as a margin. */
+	assert_true(took >= limit / 2 && took < 8 * limit);
 	assert_memory_equal(quire_buf_ptr(src[0]), copy, n * 4);
 	/* The failed communicator says so at once. */
 	assert_int_equal(quire_barrier(cl.comm[0], NULL), QUIRE_ERR_PEER);
@@ -295,9 +297,19 @@ static void test_late_rank(void **state)
 		dst[r] = buf_of(cl.ctx[r], n * 4);
 		fill(&g, QUIRE_FMT_BFP8, quire_buf_ptr(src[r]), n);
 	}
-	for (int r = 0; r < w; r++) {
-		if (r == late)
+	/* The others first; the late rank's part only three timeouts after theirs are in flight.
+	 * Theirs cannot end without it, so all that time they wait on it; still in flight
+	 * afterwards (none failed) is what shows the keepalives held them. */
+	for (int k = 0; k <= w; k++) {
+		int r = k < w ? k : late;
+		if (k == late)
+			continue;
+		if (k == w) {
 			nanosleep(&(struct timespec){0, 3 * limit * 1000000L}, NULL);
+			for (int o = 0; o < w; o++)
+				if (o != late)
+					assert_int_equal(quire_test(req[o]), QUIRE_ERR_BUSY);
+		}
 		struct quire_allreduce_args a = {QUIRE_FMT_BFP8, QUIRE_OP_SUM, n,
 						 {src[r], 0},    {dst[r], 0},  NULL};
 		assert_int_equal(quire_allreduce(cl.comm[r], &a, &req[r]), QUIRE_OK);
@@ -820,13 +832,15 @@ static void test_rendezvous(void **state)
 		snprintf(p, sizeof(p), "%s/ready-%d", meetdir, r);
 		unlink(p);
 	}
-	/* Rank 2 never comes. */
+	/* Rank 2 never comes: the rendezvous gives up after its timeout (a tenth of the bound). */
 	struct quire_comm *c = (void *)1;
+	const int rdv_ms = 200;
 	int64_t t0 = now_ms();
-	assert_int_equal(quire_comm_rendezvous(cl.ctx[0], meetdir, 0, 3, 200, &c),
+	assert_int_equal(quire_comm_rendezvous(cl.ctx[0], meetdir, 0, 3, rdv_ms, &c),
 			 QUIRE_ERR_TIMEOUT);
 	assert_null(c);
-	assert_true(now_ms() - t0 < 2000);
+	int64_t took = now_ms() - t0;
+	assert_true(took >= rdv_ms / 2 && took < 10 * rdv_ms);
 	unlink(strcat(strcpy((char[128]){0}, meetdir), "/addr-0"));
 	assert_int_equal(rmdir(meetdir), 0);
 	assert_int_equal(quire_comm_rendezvous(cl.ctx[0], "/nonexistent/dir", 0, 1, 10, &c),

@@ -495,6 +495,12 @@ static int bench_card(int argc, char **argv)
 	fill_gradients(data, n, 7);
 	if (card_bench_setup(&dev, uri, n, data) || card_bench_setup(&cpu, "cpu", n, data))
 		goto out;
+	/* Each line as soon as it is known (flushed): what is running shows in a log, and a
+	 * test can tell the NOPs, then the encodes and decodes, are under way. */
+	printf(
+	    "quire bench card: backend %s against cpu, %.1f MiB of fp32 per tensor, best of %d\n",
+	    uri, (double)bytes / (1 << 20), repeat);
+	fflush(stdout);
 	struct quire_op nop = {.opcode = QUIRE_OPC_NOP};
 	for (int i = 0; i < nops; i++) {
 		double t0 = now();
@@ -509,13 +515,11 @@ static int bench_card(int argc, char **argv)
 	double mean = 0;
 	for (int i = 0; i < nops; i++)
 		mean += rt[i] / nops;
-	printf(
-	    "quire bench card: backend %s against cpu, %.1f MiB of fp32 per tensor, best of %d\n",
-	    uri, (double)bytes / (1 << 20), repeat);
 	printf("nop round trip (doorbell to completion): median %.1f us, mean %.1f us, p99 %.1f us "
 	       "over %d\n",
 	       1e6 * rt[nops / 2], 1e6 * mean, 1e6 * rt[nops * 99 / 100], nops);
 	printf("%-22s %12s %12s %10s\n", "operation", "backend GB/s", "cpu GB/s", "ratio");
+	fflush(stdout);
 	double td[2], tc[2];
 	if (pair_times(&dev, &cpu, repeat, td, tc))
 		goto out;

@@ -36,3 +36,15 @@ alive() { # alive PID...: some of them still runs (a zombie has ended)
 none_alive() { ! alive "$@"; }
 now() { date +%s.%N; }
 secs() { echo "$1 $2" | awk '{ printf "%.2f", $2 - $1 }'; } # secs FROM TO
+writing_stdout() { # writing_stdout PID: it sits in a write(2) to its fd 1 (a full pipe holds it)
+	# /proc/PID/syscall: the number of the system call it is blocked in, then its arguments.
+	case "$(uname -m)" in
+	x86_64) nr=1 ;;
+	aarch64 | riscv64) nr=64 ;;
+	*) return 1 ;;
+	esac
+	case "$(cat "/proc/$1/syscall" 2>/dev/null)" in
+	"$nr 0x1 "*) return 0 ;;
+	esac
+	return 1
+}

@@ -23,11 +23,16 @@ cards_alive() { pgrep -f "[q]uire-sim --socket $T/" >/dev/null; }
 no_cards() { ! cards_alive; }
 SLEEP="sleep 30.$$" # a command only this script runs
 sleepers() { pgrep -f "^$SLEEP\$" >/dev/null; }
-start_sleeping_cluster() { # a launcher around $SLEEP, its cards running; sets lpid
+# Both cards of a 2-card launcher up (their processes and their sockets) and its command
+# running: what the "nothing left" checks after it look for, seen first.
+cluster_up() {
+	[ "$(pgrep -f -c "[q]uire-sim --socket $T/")" -eq 2 ] &&
+		[ "$(ls "$T"/quire-cluster-*/card-*.sock 2>/dev/null | wc -l)" -eq 2 ] && sleepers
+}
+start_sleeping_cluster() { # WHY: a launcher around $SLEEP, its cards running; sets lpid
 	"$CL" -n 2 -- $SLEEP &
 	lpid=$!
-	wait_until 10 cards_alive
-	wait_until 10 sleepers
+	check "$1: 2 cards and the command running first" wait_until 30 cluster_up
 }
 dirs() { ls -d "$T"/quire-cluster-* 2>/dev/null | wc -l; }
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -45,7 +50,7 @@ check "the command sees both cards and its exit status comes back" [ $? -eq 3 ]
 check "no card process left" no_cards
 
 # Stopped (SIGTERM) while its command runs: the command and the cards end, the directory goes.
-start_sleeping_cluster
+start_sleeping_cluster "stopped with SIGTERM"
 kill -TERM $lpid
 wait $lpid
 check "stopped with SIGTERM: exit 128+15" [ $? -eq 143 ]
@@ -53,7 +58,7 @@ check "stopped: no card process left" no_cards
 check "stopped: its command ended" wait_until 5 eval '! sleepers'
 
 # Killed (SIGKILL): it cannot clean up, but its cards die with it.
-start_sleeping_cluster
+start_sleeping_cluster "killed with SIGKILL"
 left=$(ls -d "$T"/quire-cluster-* 2>/dev/null | tail -1)
 kill -KILL $lpid
 wait $lpid 2>/dev/null
@@ -116,7 +121,10 @@ if [ -x "$B/tests/mpi/test_card_fault" ]; then
 	pass=$((pass + ${p:-0}))
 	fail=$((fail + ${f:-0}))
 	[ $rc -ne 0 ] && [ "${f:-0}" -eq 0 ] && ko "test_card_fault exited with $rc"
-	check "after the card fault: no card process left" no_cards
+	# Its cards ran (its first all-reduce passed on them): none may be left.
+	check "after the card fault (the job ran: '$(echo "$out" | grep -m1 "before the fault")'): no card process left" \
+		eval 'echo "$out" | grep -q "^ok   an all-reduce before the fault" && no_cards'
+	[ -z "$p" ] && ko "test_card_fault printed no summary"
 fi
 check "every cluster directory removed" [ "$(dirs)" -eq 0 ]
 echo "cluster: $pass passed, $fail failed"

@@ -100,13 +100,17 @@ pids=
 # numbered 1 to 4: a good one, one whose CRC is wrong, one shorter than its header says,
 # one shorter than a header. The link hands the port the good one alone (it would ask for
 # the damaged one again and drops the two after it), on either kind of card (quire info's
-# network line).
-frames() { # frames DIR ADDR: four datagrams to port ADDR of the network in DIR
+# network line). A fifth datagram, from another port (8) and numbered 0, is one the link
+# "had" already: it delivers nothing and answers it with an ACK to port 8, which it sends
+# only after it has handled the four before it (one socket, one thread, in order). The
+# sender waits for that answer, so the card is asked for its counters after every frame
+# was handled, however slow the machine.
+frames() { # frames DIR ADDR: five datagrams to port ADDR of the network in DIR, then the answers
 	"$PYTHON" - "$1" "$2" <<'EOF'
 import os, socket, struct, sys, zlib
 d, a = sys.argv[1], int(sys.argv[2])
-def link(seq, frame):  # the link's header: DATA from port 9, session 77
-    h = struct.pack("<BBHII", 1, 1, 9, 77, seq)
+def link(seq, frame, src=9, session=77):  # the link's header: DATA
+    h = struct.pack("<BBHII", 1, 1, src, session, seq)
     return h + struct.pack("<I", zlib.crc32(h)) + frame
 def frame(payload, comm=7, fix_crc=True, claim=None):
     n = len(payload) if claim is None else claim
@@ -115,11 +119,25 @@ def frame(payload, comm=7, fix_crc=True, claim=None):
     return hdr[:28] + struct.pack("<I", crc) + payload
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind("%s/port-9" % d)  # as a port would: the link answers port 9's link address
+ctl = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+ctl.bind("%s/link-8" % d)  # where the link answers port 8
+ctl.settimeout(60)  # only a card that never answers waits this long
 for i, f in enumerate((frame(bytes(range(100))), frame(bytes(100), fix_crc=False),
                        frame(bytes(64), claim=65), b"short")):
     s.sendto(link(i + 1, f), "%s/port-%d" % (d, a))
-os.unlink("%s/port-9" % d)
+s.sendto(link(0, frame(bytes(8)), src=8, session=88), "%s/port-%d" % (d, a))
+try:
+    h = ctl.recv(64)
+finally:
+    os.unlink("%s/port-9" % d)
+    os.unlink("%s/link-8" % d)
+print("port 8's answer: kind %d, seq %d" % (h[1], struct.unpack("<I", h[8:12])[0]),
+      file=sys.stderr)
 EOF
+}
+received() { # received FILE: the card's port has counted a frame (quire info's network line)
+	"$B/bin/quire" info --backend "sim:$D/card.sock" 2>&1 | grep "network port" >"$1"
+	! grep -q " 0 received" "$1"
 }
 for m in emu rtl; do
 	D=$T/crc-$m
@@ -127,9 +145,12 @@ for m in emu rtl; do
 	"$SIM" --model $m --socket "$D/card.sock" --net "$D" --addr 5 --quiet &
 	pids=$!
 	wait_until 60 eval '[ -S "$D/card.sock" ] || ! alive $pids'
-	if [ -S "$D/card.sock" ] && frames "$D" 5; then
-		sleep 1
-		"$B/bin/quire" info --backend "sim:$D/card.sock" 2>&1 | grep "network port" >"$T/crc-$m.txt"
+	if [ -S "$D/card.sock" ] && frames "$D" 5 2>"$T/answers-$m.txt"; then
+		# Every datagram handled by the link; the good frame is counted once the card's
+		# port has taken it from the link (the RTL card streams it in on its clock).
+		wait_until 60 received "$T/crc-$m.txt"
+	else
+		ko "bad frames on the $m card: no answer from its link: $(cat "$T/answers-$m.txt")"
 	fi
 	kill $pids 2>/dev/null
 	wait $pids 2>/dev/null
