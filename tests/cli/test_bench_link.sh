@@ -34,9 +34,11 @@ fi
 
 ours() { ip netns list 2>/dev/null | grep -c "^quire-bench-$1-"; } # ours PID: its namespaces
 if [ "$(id -u)" -ne 0 ]; then
-	echo "skip the runs over shaped links: needs root (ip netns, tc); CI runs them as root"
+	skip "the runs over shaped links: needs root (ip netns, tc); CI runs them as root"
+elif ! has_mpi || ! has_pkg libgloo-dev || ! command -v tc >/dev/null; then
+	missing_pkg "the runs over shaped links not run" openmpi-bin libopenmpi-dev libgloo-dev iproute2
 elif [ ! -x "$B/bin/quire-bench-allreduce" ] || [ ! -x "$B/bin/quire-bench-gloo" ]; then
-	echo "skip the runs over shaped links: needs quire-bench-allreduce and quire-bench-gloo (libopenmpi-dev, libgloo-dev)"
+	ko "the runs over shaped links: no $B/bin/quire-bench-allreduce or quire-bench-gloo: run make test"
 else
 	# A run killed outright leaves its namespaces; the next run removes them.
 	stale=$(sh -c 'echo $$')
@@ -55,7 +57,8 @@ else
 	for g in "quire bfp8 >= 1.80x" "quire fp32 >= 0.95x"; do
 		check "the goal '$g OpenMPI fp32' checked twice: met, or missed with its measured reason" [ "$(grep -cE "^  $g OpenMPI fp32: [0-9.]+x, (met|missed: (link-bound|CPU-bound|neither bound) \(it used [0-9]+% of the link)" "$T/run.log")" -eq 2 ]
 	done
-	check "each row's use of the link and the CPUs printed, cpu and sim" [ "$(grep -cE "^  link used by each rank's sending \(its wire bytes over 1 Gbit/s\): OpenMPI fp32 [0-9]+%, Gloo fp32 [0-9]+%, quire fp32 [0-9]+%, quire bfp8 [0-9]+%$" "$T/run.log")" -eq 2 ] && [ "$(grep -cE "^  CPUs busy during each row's runs \(the machine, [0-9]+ CPUs\): OpenMPI fp32 [0-9]+%, quire fp32 [0-9]+%, quire bfp8 [0-9]+%$" "$T/run.log")" -eq 2 ]
+	check "each row's use of the link printed, cpu and sim" [ "$(grep -cE "^  link used by each rank's sending \(its wire bytes over 1 Gbit/s\): OpenMPI fp32 [0-9]+%, Gloo fp32 [0-9]+%, quire fp32 [0-9]+%, quire bfp8 [0-9]+%$" "$T/run.log")" -eq 2 ]
+	check "each row's CPUs busy printed, cpu and sim" [ "$(grep -cE "^  CPUs busy during each row's runs \(the machine, [0-9]+ CPUs\): OpenMPI fp32 [0-9]+%, quire fp32 [0-9]+%, quire bfp8 [0-9]+%$" "$T/run.log")" -eq 2 ]
 	check "no namespace left" [ "$(ours $q)" -eq 0 ]
 	check "the stale namespaces of a killed run removed" [ "$(ours "$stale")" -eq 0 ]
 	[ "$(ours "$stale")" -eq 0 ] || ip netns del "quire-bench-$stale-hub"
@@ -101,5 +104,5 @@ else
 	check "nothing left in TMPDIR" wait_until 5 eval '[ -z "$(ls -A "$T" | grep -v "\.log$" | grep -v "^out$")" ]'
 fi
 
-echo "bench allreduce --link: $pass passed, $fail failed"
+summary "bench allreduce --link"
 [ "$fail" -eq 0 ]

@@ -99,5 +99,5 @@ else
 	ko "a program using <quire/boards.h> does not compile: $(head -2 "$T/err")"
 fi
 
-echo "test_boards: $pass passed, $fail failed"
+summary "test_boards"
 [ "$fail" -eq 0 ]
