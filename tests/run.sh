@@ -207,6 +207,8 @@ if [ $unit_only -eq 0 ]; then
 	else
 		rtl_missing "rtl card process" riscv
 	fi
+	# The numpy reference of the MLP (tests/test_sched.c's) against mlp_ref.py's golden vectors.
+	run /usr/bin/python3 tests/ref/mlp_score.py --check-golden tests/data/mlp_golden
 	for seed in 1 2 3; do
 		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
 	done
