@@ -28,7 +28,7 @@ def load(image: bytes):
     if len(image) < HEADER:
         raise ValueError("shorter than the header")
     magic, version, nl, *rest = struct.unpack_from("<IHH5HHIII", image)
-    widths, (_flags, payload_len, crc, _reserved) = rest[:5], rest[5:]
+    widths, payload_len, crc = rest[:5], rest[6], rest[7]  # flags and reserved not read
     if magic != MAGIC or version != VERSION or not 1 <= nl <= 4:
         raise ValueError(f"magic 0x{magic:x}, version {version}, {nl} layers")
     payload = image[HEADER:HEADER + payload_len]
