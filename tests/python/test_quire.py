@@ -539,6 +539,8 @@ if __name__ == "__main__":
         bad += 1
     for test, why in res.skipped:
         print(f"SKIP {test.id()}: {why}")
-    print(f"python: {res.testsRun - len(res.failures) - len(res.errors) - len(res.skipped)} passed, "
+    # A class whose setUpClass failed counts one error but no test run.
+    ran_bad = len(res.failures) + sum(isinstance(t, unittest.TestCase) for t, _ in res.errors)
+    print(f"python: {res.testsRun - ran_bad - len(res.skipped)} passed, "
           f"{bad} failed, {len(res.skipped)} skipped")
     sys.exit(1 if bad else 0)
