@@ -36,6 +36,8 @@ done
 	ko "series.csv or replay.gp missing"
 if command -v gnuplot >/dev/null 2>&1; then
 	[ -s "$T/a/replay.png" ] && ok "replay.png written" || ko "no replay.png with gnuplot installed"
+else
+	missing_pkg "replay.png not checked: no gnuplot" gnuplot-nox
 fi
 # Deterministic: the same seed gives the same figures (all but the wall time, the last column).
 # Every run must end well and write its rows: a crash gives an empty or partial runs.csv,

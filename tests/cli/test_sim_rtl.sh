@@ -156,6 +156,8 @@ if [ -x "$B/bin/quire-bench-rtl" ]; then
 	else
 		ko "quire bench card --model rtl (exit $rc): $(tail -3 "$T/rtlbench")"
 	fi
+else
+	ko "no $B/bin/quire-bench-rtl: run make test (it builds what it runs)"
 fi
 
 # An idle card waits in WFI: its process sleeps (under 0.2 s of CPU in 1 s).
