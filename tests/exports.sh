@@ -54,8 +54,12 @@ if [ "$sim" = "quire_sim_inproc_open " ]; then
 else
 	ko "libquire_sim.so exports: $sim"
 fi
-if [ -e "$B/lib/libquire_mpi.so" ]; then
+if ! has_mpi; then
+	missing_pkg "no MPI: libquire_mpi.so's exports not checked" openmpi-bin libopenmpi-dev
+elif [ ! -e "$B/lib/libquire_mpi.so" ]; then
+	ko "no $B/lib/libquire_mpi.so with MPI installed: run make test (it builds what it runs)"
+else
 	check libquire_mpi.so "$B/lib/libquire_mpi.so" host/include/quire_mpi.h
 fi
-echo "exports: $pass passed, $fail failed"
+summary "exports"
 [ "$fail" -eq 0 ]

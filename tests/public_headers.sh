@@ -43,12 +43,12 @@ for cc in gcc clang; do
 	if command -v $cc >/dev/null; then
 		check $cc c c11 -pedantic-errors
 	else
-		echo "note: $cc not installed: skipped"
+		missing_pkg "$cc not installed: the headers not compiled with it" $cc
 	fi
 done
 for cxx in g++ clang++; do
 	if ! command -v $cxx >/dev/null; then
-		echo "note: $cxx not installed: its C++ checks skipped"
+		missing_pkg "$cxx not installed: its C++ checks not run" "$(echo $cxx | sed 's/clang++/clang/')"
 		continue
 	fi
 	# Not -pedantic: struct quire_comm_desc ends in a flexible array member, C that both
@@ -80,5 +80,5 @@ for cxx in $linkers; do
 	fi
 done
 
-echo "public headers: $pass passed, $fail failed"
+summary "public headers"
 [ "$fail" -eq 0 ]

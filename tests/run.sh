@@ -1,8 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Runs the unit test programs given as arguments, then the CLI checks and the
-# independent reference check (unless --unit-only), and prints one closing line
-# "tests: N passed, N failed" counting test cases. Exit status 1 on any failure.
+# independent reference check (unless --unit-only), lists every check that was skipped
+# with its reason, and prints one closing line "tests: N passed, N failed, N skipped"
+# counting test cases. Exit status 1 on any failure.
+# `make test` builds everything it runs: a missing program is a failure ("run make test"),
+# and so is a missing package of mk/debian-packages.txt (named). Skips remain only for
+# reasons a user can act on otherwise (not root, valgrind); QUIRE_TEST_NO_SKIP=1 (CI) makes
+# each of them a failure too.
 set -u
 BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-python3}
@@ -14,6 +19,9 @@ if [ "${1:-}" = "--unit-only" ]; then
 fi
 passed=0
 failed=0
+skipped=0
+skips="" # "suite: reason" lines, listed before the closing line
+suite=""
 # A TMPDIR of this run's own: card sockets, cluster directories and MPI's session files go
 # there, so another test run on the same machine is never taken for this one.
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/quire-test-XXXXXX")
@@ -24,26 +32,69 @@ log="$RUN_TMP/run.log"
 export QUIRE_SIM_LIB="${QUIRE_SIM_LIB:-$PWD/$BUILD/lib/libquire_sim.so.0}"
 trap 'rm -rf "$RUN_TMP"' EXIT
 
-# Count cases from a program's output: cmocka's "[  PASSED  ] N test(s)." and
-# "[  FAILED  ] N test(s)", or our scripts' "N passed, N failed".
+# Count cases from a program's output: cmocka's "[  PASSED  ] N test(s).",
+# "[  FAILED  ] N test(s)" and "[  SKIPPED ] N test(s)", or our scripts' (and quire
+# selftest's) "N passed, N failed[, N skipped]". A C test's "skip: REASON" line is a part of
+# a case that did not run (cmocka cannot count those): one skip each.
 count() {
-	p=$(sed -n -e 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' -e 's/.* \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log" | tail -1)
-	f=$(sed -n -e 's/^\[  FAILED  \] \([0-9]*\) test(s), listed.*/\1/p' -e 's/.* [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log" | tail -1)
+	p=$(sed -n -e 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' -e 's/.* \([0-9]*\) passed, [0-9]* failed\(, [0-9]* skipped\)\{0,1\}$/\1/p' "$log" | tail -1)
+	f=$(sed -n -e 's/^\[  FAILED  \] \([0-9]*\) test(s), listed.*/\1/p' -e 's/.* [0-9]* passed, \([0-9]*\) failed\(, [0-9]* skipped\)\{0,1\}$/\1/p' "$log" | tail -1)
+	s=$(sed -n -e 's/^\[  SKIPPED \] \([0-9]*\) test(s), listed.*/\1/p' -e 's/.* [0-9]* passed, [0-9]* failed, \([0-9]*\) skipped$/\1/p' "$log" | tail -1)
 	p=${p:-0}
 	f=${f:-0}
+	s=$((${s:-0} + $(grep -c '^skip: ' "$log")))
 	if [ "$1" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1 # crashed or exited non-zero without a count: a failure all the same
 	fi
+	# The reasons, as the programs print them: our scripts' "SKIP", C tests' "skip:",
+	# selftest's "skip NAME ..." and "skipped: ...", cmocka's names of skipped tests.
+	why=$(grep -E '^(SKIP |skip[: ]|skipped: |\[  SKIPPED \] [^0-9])' "$log" | sed "s|^|  $suite: |")
+	if [ "$s" -gt 0 ] && [ "${QUIRE_TEST_NO_SKIP:-0}" = 1 ]; then
+		echo "FAIL $suite: $s skipped, and QUIRE_TEST_NO_SKIP=1 forbids skips"
+		f=$((f + s))
+		s=0
+	elif [ -n "$why" ]; then
+		skips="$skips$why
+"
+	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	skipped=$((skipped + s))
 }
 
 run() {
+	suite="$*"
 	echo "== $*"
 	"$@" >"$log" 2>&1
 	rc=$?
 	cat "$log"
 	count $rc
+}
+
+# missing NAME WHY: a suite that cannot run because something make test builds, or a
+# package of mk/debian-packages.txt, is missing: one failure, saying which.
+missing() {
+	echo "== $1"
+	echo "FAIL $1 not run: $2"
+	failed=$((failed + 1))
+}
+# built FILE...: all exist (make test builds them before it runs this script).
+built() {
+	for f in "$@"; do
+		[ -e "$f" ] || return 1
+	done
+}
+# The packages the RTL suites need, asked of the system, not of the build.
+has_verilator() { command -v "${VERILATOR:-verilator}" >/dev/null 2>&1; }
+has_riscv() { command -v riscv64-unknown-elf-gcc >/dev/null 2>&1; }
+rtl_missing() { # rtl_missing NAME [riscv]: the package at fault, or the build
+	if ! has_verilator; then
+		missing "$1" "verilator is not installed: apt-get install verilator (mk/debian-packages.txt)"
+	elif [ "${2:-}" = riscv ] && ! has_riscv; then
+		missing "$1" "no riscv64-unknown-elf-gcc: apt-get install gcc-riscv64-unknown-elf (mk/debian-packages.txt)"
+	else
+		missing "$1" "not built: run make test (it builds what it runs)"
+	fi
 }
 
 for t in "$@"; do
@@ -67,15 +118,17 @@ if [ $unit_only -eq 0 ]; then
 	# The kernels' interfaces: hls/ top functions against quire/card.h, hls_cl.h, opencl.c.
 	run "$PYTHON" hls/vitis/gen_vitis.py --check
 	run sh tests/exports.sh "$BUILD"
-	# The kernel driver builds with no warning under W=1 and sparse (where headers are).
+	# The kernel driver builds with no warning under W=1 and sparse.
 	run sh tests/driver_build.sh "$BUILD"
 	# The driver in a QEMU TCG guest with the simulated card: bound, info and selftest through
-	# kdrv, 10 loads, the card stopped (skips itself without qemu-system-x86, busybox-static,
-	# linux-image-amd64).
-	if [ -f "$BUILD/driver/quire.ko" ]; then
+	# kdrv, 10 loads, the card stopped (a failure naming the package without qemu-system-x86,
+	# busybox-static, linux-image-amd64).
+	if ! ls -d /lib/modules/*/build >/dev/null 2>&1; then
+		missing "driver qemu" "no kernel build tree: apt-get install linux-headers-amd64 (mk/debian-packages.txt)"
+	elif [ -f "$BUILD/driver/quire.ko" ]; then
 		run sh tests/driver/qemu_test.sh "$BUILD"
 	else
-		echo "== driver qemu: skipped: no $BUILD/driver/quire.ko (make driver)"
+		missing "driver qemu" "no $BUILD/driver/quire.ko: run make test (it builds what it runs)"
 	fi
 	# Every operation on a card process against cpu, 1 element to 16 MiB.
 	QUIRE_SIM="$BUILD/bin/quire-sim" run "$BUILD/bin/quire" selftest --backend sim
@@ -86,7 +139,12 @@ if [ $unit_only -eq 0 ]; then
 	# The xrt backend: no XRT device here, never an abort; the fake XRT's card passes selftest.
 	run sh tests/cli/test_xrt.sh "$BUILD"
 	# Collectives over MPI, W ranks (OpenMPI's plugins leak at exit: leak checks off there).
-	if [ -x "$BUILD/tests/mpi/test_comm_mpi" ]; then
+	# MPI is decided by mpirun and its package, not by what the build made.
+	if ! mpirun --version >/dev/null 2>&1 || [ "$(dpkg-query -W -f '${db:Status-Status}' libopenmpi-dev 2>/dev/null)" != installed ]; then
+		missing "mpi collectives" "no MPI: apt-get install openmpi-bin libopenmpi-dev (mk/debian-packages.txt)"
+	elif [ ! -x "$BUILD/tests/mpi/test_comm_mpi" ]; then
+		missing "mpi collectives" "no $BUILD/tests/mpi/test_comm_mpi: run make test (it builds what it runs)"
+	else
 		[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 		# The same checks on both backends: cpu over MPI, and simulated cards on their network.
 		for backend in cpu sim; do
@@ -98,10 +156,10 @@ if [ $unit_only -eq 0 ]; then
 		done
 	fi
 	# The engines in RTL (Verilator) against the hls/ kernels, bit for bit, and their rates.
-	if command -v "${VERILATOR:-verilator}" >/dev/null 2>&1; then
+	if has_verilator; then
 		run sh tests/rtl_engines/run.sh "$BUILD"
 	else
-		echo "== rtl engines: skipped: verilator is not installed (apt-get install verilator)"
+		rtl_missing "rtl engines"
 	fi
 	# The simulated cluster: its launcher, and a card killed in the middle of an all-reduce.
 	run sh tests/cli/test_cluster.sh "$BUILD"
@@ -112,42 +170,48 @@ if [ $unit_only -eq 0 ]; then
 	# A card frozen (SIGSTOP) under one host, and in a 4-card all-reduce job.
 	run sh tests/cli/test_card_freeze.sh "$BUILD"
 	# The rv32im core in RTL: its instruction tests on quire-rv32-run (Verilator).
-	if command -v "${VERILATOR:-verilator}" >/dev/null 2>&1; then
+	if has_verilator; then
 		run sh tests/rtl/run.sh "$BUILD"
 	else
-		echo "== rtl core: skipped: apt-get install verilator"
+		rtl_missing "rtl core"
 	fi
 	# The RTL card top boots the card firmware and serves descriptors, against the emu.
-	if [ -x "$BUILD/tests/rtl/test_card_top" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
+	if has_verilator && has_riscv && built "$BUILD/tests/rtl/test_card_top" "$BUILD/firmware/quire-fw.elf" \
+		"$BUILD/tests/rtl/card/card_dma.elf" "$BUILD/tests/rtl/card/card_mlp.elf" \
+		"$BUILD/tests/rtl/card/card_net.elf"; then
 		run "$BUILD/tests/rtl/test_card_top" "$BUILD/firmware/quire-fw.elf" \
 			"$BUILD/tests/rtl/card/card_dma.elf" "$BUILD/tests/rtl/card/card_mlp.elf" \
 			"$BUILD/tests/rtl/card/card_net.elf"
 	else
-		echo "== rtl card: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
+		rtl_missing "rtl card" riscv
 	fi
 	# DECODE's mean in the RTL card (quire_card_mean.sv) against hls/, bit for bit.
-	if [ -x "$BUILD/tests/rtl/tb_card_mean" ]; then
+	if has_verilator && built "$BUILD/tests/rtl/tb_card_mean"; then
 		run "$BUILD/tests/rtl/tb_card_mean"
 	else
-		echo "== rtl mean: skipped: needs verilator (make rtl)"
+		rtl_missing "rtl mean"
 	fi
 	# The fuzz corpus on the RTL card and the emu: same completions, no hang. Every 16th input
 	# (26 of 405, about 15 s of CPU); the whole corpus passes too but takes minutes:
 	# build/tests/rtl/test_card_fuzz build/firmware/quire-fw.elf tests/fuzz/corpus
-	if [ -x "$BUILD/tests/rtl/test_card_fuzz" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
+	if has_verilator && has_riscv && built "$BUILD/tests/rtl/test_card_fuzz" "$BUILD/firmware/quire-fw.elf"; then
 		run "$BUILD/tests/rtl/test_card_fuzz" "$BUILD/firmware/quire-fw.elf" --every 16 \
 			tests/fuzz/corpus
 	else
-		echo "== rtl card fuzz replay: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
+		rtl_missing "rtl card fuzz replay" riscv
 	fi
 	# quire-sim --model rtl: the RTL card as a card process for libquire and the CLI.
-	if [ -x "$BUILD/bin/quire-sim-rtl" ] && [ -e "$BUILD/firmware/quire-fw.elf" ]; then
+	if has_verilator && has_riscv && built "$BUILD/bin/quire-sim-rtl" "$BUILD/firmware/quire-fw.elf"; then
 		run sh tests/cli/test_sim_rtl.sh "$BUILD"
+		# The card's cycles (boot, NOP round trip, ENCODE, REDUCE) held to docs/rtl-card.md's.
+		run /usr/bin/python3 tests/rtl_figures.py card "$BUILD/bin/quire-bench-rtl"
 		# RTL cards on the card network: all-reduces bit for bit against emu cards.
 		PYTHON="$PYTHON" run sh tests/cli/test_net_rtl.sh "$BUILD"
 	else
-		echo "== rtl card process: skipped: needs verilator and gcc-riscv64-unknown-elf (make rtl)"
+		rtl_missing "rtl card process" riscv
 	fi
+	# The numpy reference of the MLP (tests/test_sched.c's) against mlp_ref.py's golden vectors.
+	run /usr/bin/python3 tests/ref/mlp_score.py --check-golden tests/data/mlp_golden
 	for seed in 1 2 3; do
 		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
 	done
@@ -165,5 +229,9 @@ else
 	failed=$((failed + 1))
 fi
 echo
-echo "tests: $passed passed, $failed failed"
+if [ "$skipped" -gt 0 ] || [ -n "$skips" ]; then
+	echo "skipped, with their reasons:"
+	printf '%s' "$skips"
+fi
+echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

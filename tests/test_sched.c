@@ -623,30 +623,97 @@ static const char *write_bin(const char *name, const uint8_t *b, size_t n)
 }
 
 /*
- * The neural policy scoring through libquire (cpu backend, MLP_LOAD and MLP_SCORE) chooses
- * what the golden model (hls/mlp.c) chooses on the same features quantized here by the
- * documented gains; the best-scoring candidate of all, made infeasible, is never chosen.
+ * The neural policy scoring through libquire (cpu backend, MLP_LOAD and MLP_SCORE) gives the
+ * scores and choices of an independent reference, tests/ref/mlp_score.py (numpy, from
+ * docs/contract-mlp.md and the image layout; itself checked against mlp_ref.py's golden
+ * vectors in tests/run.sh), on the same features quantized here by the documented gains;
+ * the best-scoring candidate of all, made infeasible, is never chosen. Not quire_mlp_score:
+ * the cpu backend computes with it, so it could not tell the two apart.
  */
+enum { NEURAL_ROUNDS = 20, NEURAL_C = 300 };
+
+/* Each round's candidates in the reference's order: all feasible, then the best masked. */
+struct neural_round {
+	size_t count;
+	float feat[NEURAL_C * SCHED_FEATURES];
+	int8_t q[NEURAL_C * SCHED_FEATURES];
+	uint8_t feas[2][NEURAL_C];
+	int32_t ref[2][NEURAL_C]; /* the reference's scores */
+	int32_t choice[2];        /* and choices (-1: none feasible) */
+};
+
+static void put_call(FILE *f, const struct neural_round *r, int k)
+{
+	uint32_t head[2] = {(uint32_t)r->count, SCHED_FEATURES};
+	assert_int_equal(fwrite(head, sizeof(head), 1, f), 1);
+	assert_int_equal(fwrite(r->q, SCHED_FEATURES, r->count, f), r->count);
+	assert_int_equal(fwrite(r->feas[k], 1, r->count, f), r->count);
+}
+
+/* Runs the reference on the model file and every round's calls (one python3 start). */
+static void reference_scores(const char *model, struct neural_round *rounds, int n)
+{
+	char calls[256], out[256], cmd[1024];
+	snprintf(calls, sizeof(calls), "%s/calls.bin", tmpdir);
+	snprintf(out, sizeof(out), "%s/ref.bin", tmpdir);
+	FILE *f = fopen(calls, "wb");
+	assert_non_null(f);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 2; k++)
+			put_call(f, &rounds[i], k);
+	assert_int_equal(fclose(f), 0);
+	/* The script beside the test data (tests/data/../ref), wherever the test runs from. */
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s/../ref/mlp_score.py %s %s %s",
+		 QUIRE_TEST_DATA, model, calls, out);
+	if (system(cmd) != 0)
+		fail_msg("%s failed (python3-numpy?)", cmd);
+	f = fopen(out, "rb");
+	assert_non_null(f);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 2; k++) {
+			struct neural_round *r = &rounds[i];
+			assert_int_equal(fread(r->ref[k], 4, r->count, f), r->count);
+			assert_int_equal(fread(&r->choice[k], 4, 1, f), 1);
+		}
+	assert_int_equal(fgetc(f), EOF);
+	fclose(f);
+	unlink(calls);
+	unlink(out);
+}
+
 static void test_neural_golden(void **state)
 {
 	(void)state;
 	static uint8_t img[4096];
 	size_t len = tiny_model(img, SCHED_FEATURES, 12345);
 	const char *path = write_bin("tiny.qmlp", img, len);
+	static struct neural_round rounds[NEURAL_ROUNDS];
+	uint32_t x = 99;
+	for (int i = 0; i < NEURAL_ROUNDS; i++) {
+		struct neural_round *r = &rounds[i];
+		r->count = 1 + (size_t)(i * 17) % NEURAL_C;
+		for (size_t j = 0; j < r->count * SCHED_FEATURES; j++) {
+			x = x * 1664525u + 1013904223u;
+			r->feat[j] = (float)(x >> 8) / (float)(1u << 24);
+			float v = rintf(r->feat[j] * sched_feature_gain[j % SCHED_FEATURES]);
+			r->q[j] = (int8_t)(v > 127 ? 127 : v);
+		}
+		memset(r->feas[0], 1, r->count);
+		memset(r->feas[1], 1, r->count);
+	}
+	/* The best of all, from a first pass of the reference, is masked in the second call. */
+	reference_scores(path, rounds, NEURAL_ROUNDS);
+	for (int i = 0; i < NEURAL_ROUNDS; i++)
+		if (rounds[i].count > 1)
+			rounds[i].feas[1][rounds[i].choice[0]] = 0;
+	reference_scores(path, rounds, NEURAL_ROUNDS);
+
 	struct quire_ctx *ctx;
 	assert_int_equal(quire_open("cpu", &ctx), QUIRE_OK);
 	struct sched_mlp mlp;
 	char err[SCHED_ERR_LEN];
 	if (sched_mlp_load(&mlp, ctx, path, err, sizeof(err)))
 		fail_msg("%s", err);
-	static struct quire_mlp_net net;
-	assert_int_equal(quire_mlp_load(img, (uint32_t)len, &net), QUIRE_OK);
-	enum { C = 300 };
-	static float feat[C * SCHED_FEATURES];
-	static int8_t q[C * SCHED_FEATURES];
-	static uint8_t feas[C];
-	static int32_t gold[C];
-	static struct sched_cand cand[C];
 	struct sched_neural nn;
 	memset(&nn, 0, sizeof(nn));
 	nn.score = sched_mlp_score;
@@ -654,36 +721,34 @@ static void test_neural_golden(void **state)
 	struct sched_policy p;
 	assert_int_equal(sched_policy_get("neural", &p), 0);
 	p.state = &nn;
-	uint32_t x = 99;
-	for (int round = 0; round < 20; round++) {
-		size_t count = 1 + (size_t)(round * 17) % C;
-		for (size_t i = 0; i < count * SCHED_FEATURES; i++) {
-			x = x * 1664525u + 1013904223u;
-			feat[i] = (float)(x >> 8) / (float)(1u << 24);
-			float v = rintf(feat[i] * sched_feature_gain[i % SCHED_FEATURES]);
-			q[i] = (int8_t)(v > 127 ? 127 : v);
+	static struct sched_cand cand[NEURAL_C];
+	static int32_t got[NEURAL_C];
+	int masked = 0;
+	for (int i = 0; i < NEURAL_ROUNDS; i++) {
+		struct neural_round *r = &rounds[i];
+		for (size_t j = 0; j < r->count; j++)
+			cand[j] = (struct sched_cand){(uint32_t)j, 0, 0};
+		for (int k = 0; k < 2; k++) {
+			if (sched_mlp_score(&mlp, r->q, r->feas[k], r->count, got, err,
+					    sizeof(err)))
+				fail_msg("round %d: %s", i, err);
+			for (size_t j = 0; j < r->count; j++)
+				if (got[j] != r->ref[k][j])
+					fail_msg(
+					    "round %d, candidate %zu: score %d, the reference %d",
+					    i, j, got[j], r->ref[k][j]);
+			struct sched_decision d = {NULL,     NULL, 0,          0,
+						   r->count, cand, r->feas[k], r->feat};
+			int choice = p.choose(&p, &d);
+			if (choice != r->choice[k])
+				fail_msg("round %d, call %d: chose %d, the reference %d", i, k,
+					 choice, r->choice[k]);
 		}
-		for (size_t i = 0; i < count; i++) {
-			feas[i] = 1;
-			cand[i] = (struct sched_cand){(uint32_t)i, 0, 0};
-		}
-		uint32_t all, choice;
-		assert_int_equal(quire_mlp_score(&net, (uint32_t)count, q, feas, gold, &all),
-				 QUIRE_OK);
-		if (count > 1)
-			feas[all] = 0; /* the mask must keep the best of all out */
-		int st = quire_mlp_score(&net, (uint32_t)count, q, feas, gold, &choice);
-		struct sched_decision d = {NULL, NULL, 0, 0, count, cand, feas, feat};
-		int k = p.choose(&p, &d);
-		if (st == QUIRE_ERR_NO_FEASIBLE) {
-			assert_int_equal(k, -1);
-			continue;
-		}
-		assert_int_equal(st, QUIRE_OK);
-		assert_int_equal(k, (int)choice);
-		assert_true(feas[k]);
+		masked += r->count > 1 && r->choice[1] != r->choice[0];
 	}
-	assert_true(mlp.calls >= 20);
+	/* The masked calls chose another candidate: the mask was applied, in every round. */
+	assert_int_equal(masked, NEURAL_ROUNDS - 1);
+	assert_true(mlp.calls >= 2 * NEURAL_ROUNDS);
 	sched_mlp_close(&mlp);
 	quire_close(ctx);
 	sched_neural_free(&nn);

@@ -288,7 +288,7 @@ module quire_card_bar
         if (eng_done_i[e] && k == LEng + 2 * e)     live_d[k] = eng_ops_i[e];
         if (eng_done_i[e] && k == LEng + 2 * e + 1) live_d[k] = eng_cycles_i[e];
       end
-      if (k == LCaps) live_d[k] = Caps | (net_link_i ? CAP_NET : 32'd0);
+      if (k == LCaps) live_d[k] = (Caps & caps_keep_q) | (net_link_i ? CAP_NET : 32'd0);
       for (int unsigned n = 0; n < NetWords; n++) begin
         if (net_link_i && k == LNet + n) live_d[k] = net_record[n];
       end
@@ -300,6 +300,15 @@ module quire_card_bar
         if (q_status == LiveAt[k])   live_d[k] = ctrl_status;
       end
     end
+  end
+
+  // The engines of Caps the card names: all of them. Nothing in the card writes caps_keep_q
+  // after reset (in hardware a constant); sim/rtl/card_public.vlt lets the test harness
+  // clear an engine's bit before the firmware reads the caps, so that the firmware's refusal
+  // of commands for an engine the card lacks runs on this card (tests/rtl/test_card_top.cpp).
+  logic [31:0] caps_keep_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin : caps_keep
+    if (!rst_ni) caps_keep_q <= '1;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : registers

@@ -14,11 +14,12 @@
 #include "quire/frame.h"
 #include "quire/status.h"
 
-namespace quire_rtl {
+namespace quire_rtl
+{
 
 CardHarness::CardHarness(uint64_t iova, uint32_t host_bytes)
-    : context_(std::make_unique<VerilatedContext>()), host_(host_bytes, 0),
-      host_mem_(host_.data()), host_size_(host_bytes), iova_(iova)
+    : context_(std::make_unique<VerilatedContext>()), host_(host_bytes, 0), host_mem_(host_.data()),
+      host_size_(host_bytes), iova_(iova)
 {
 	top_ = std::make_unique<Vquire_card_top>(context_.get());
 	top_->host_win_base_i = iova;
@@ -171,7 +172,8 @@ bool CardHarness::boot(const char *elf_path, std::string &error)
 		top_->eval();
 		if (top_->load_miss_o) {
 			char why[96];
-			std::snprintf(why, sizeof why, "word 0x%08x is in neither IMEM nor DMEM", w.first);
+			std::snprintf(why, sizeof why, "word 0x%08x is in neither IMEM nor DMEM",
+				      w.first);
 			error = why;
 			return false;
 		}
@@ -220,7 +222,7 @@ void CardHarness::attach_host(uint8_t *mem, uint64_t iova, uint64_t size)
 }
 
 // The signals below are made public by sim/rtl/card_public.vlt (read-only, but for the
-// cycle counter); their names are Verilator's flattened hierarchy.
+// cycle counter and the caps' mask); their names are Verilator's flattened hierarchy.
 bool CardHarness::idle() const
 {
 	const auto *r = top_->rootp;
@@ -237,6 +239,11 @@ uint64_t CardHarness::wake_at() const
 uint64_t CardHarness::card_cycles() const
 {
 	return top_->rootp->quire_card_top__DOT__u_ctl__DOT__cycles_q;
+}
+
+void CardHarness::keep_caps(uint32_t keep)
+{
+	top_->rootp->quire_card_top__DOT__u_bar__DOT__caps_keep_q = keep;
 }
 
 void CardHarness::advance_idle(uint64_t cycles)
@@ -257,7 +264,8 @@ void CardHarness::run(uint64_t cycles)
 
 } // namespace quire_rtl
 
-namespace quire_rtl {
+namespace quire_rtl
+{
 
 bool CardHarness::run_to_exit(uint64_t max_cycles, uint32_t &code)
 {

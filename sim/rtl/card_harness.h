@@ -19,9 +19,11 @@
 class Vquire_card_top;
 class VerilatedContext;
 
-namespace quire_rtl {
+namespace quire_rtl
+{
 
-class CardHarness {
+class CardHarness
+{
       public:
 	// Host memory of `host_bytes`, seen by the card at DMA addresses [iova, iova + host_bytes).
 	CardHarness(uint64_t iova, uint32_t host_bytes);
@@ -32,6 +34,11 @@ class CardHarness {
 	// Loads the firmware ELF into IMEM/DMEM under reset, then releases reset.
 	// False with `error` when the file is unusable or does not fit the memories.
 	bool boot(const char *elf_path, std::string &error);
+
+	// Between boot() and the first run: the ID block names only the engines of `keep`
+	// (QUIRE_CAP_*) from then on, as a card without the others would; the firmware reads
+	// the caps once, when it starts.
+	void keep_caps(uint32_t keep);
 
 	uint32_t bar_read(uint32_t offset);
 	void bar_write(uint32_t offset, uint32_t value);
@@ -63,17 +70,44 @@ class CardHarness {
 	// Streams a received frame (a datagram as it came) into the port, a beat a cycle while
 	// the port has room: false while the previous one is still going in (frame untouched).
 	bool net_feed(std::vector<uint8_t> &frame);
-	bool net_feeding() const { return rx_off_ < rx_frame_.size() || rx_empty_; }
+	bool net_feeding() const
+	{
+		return rx_off_ < rx_frame_.size() || rx_empty_;
+	}
 
-	uint8_t *host() { return host_mem_; }
-	uint64_t iova() const { return iova_; }
-	uint64_t cycles() const { return cycles_; }
-	uint64_t instructions() const { return instructions_; }
-	uint64_t irqs() const { return irqs_; }
-	uint64_t traps() const { return traps_; }
+	uint8_t *host()
+	{
+		return host_mem_;
+	}
+	uint64_t iova() const
+	{
+		return iova_;
+	}
+	uint64_t cycles() const
+	{
+		return cycles_;
+	}
+	uint64_t instructions() const
+	{
+		return instructions_;
+	}
+	uint64_t irqs() const
+	{
+		return irqs_;
+	}
+	uint64_t traps() const
+	{
+		return traps_;
+	}
 	// DMA requests outside the window: the mover's checks must make this 0.
-	uint64_t stray_host_accesses() const { return stray_; }
-	const std::string &console() const { return console_; }
+	uint64_t stray_host_accesses() const
+	{
+		return stray_;
+	}
+	const std::string &console() const
+	{
+		return console_;
+	}
 
       private:
 	void cycle();

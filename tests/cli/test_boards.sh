@@ -4,7 +4,7 @@
 # and the build's <quire/boards.h> is what they give today; a malformed file (a field
 # missing, a key unknown, a type wrong, firmware memories smaller than firmware/link.ld's,
 # ...) is refused with exit status 2 and a message naming the file and the key; the sim
-# board is what `quire info --backend sim:inproc` shows. (The header compiling as C11 and
+# board, read by Python's tomllib, is what `quire info --backend sim:inproc` shows. (The header compiling as C11 and
 # C++ is public_headers.sh's.)
 # Usage: test_boards.sh BUILD_DIR (from the top of the repository)
 set -u
@@ -73,31 +73,33 @@ refused "an [xrt] kernel that is no C name" "xrtkernel.toml: \\[xrt\\] kernel 'q
 refused "an [xrt] xclbin_uuid that is no UUID" "xrtuuid.toml: \\[xrt\\] xclbin_uuid '0B5E' is not" \
 	"$(bad xrtuuid '$a [xrt]\nkernel = "quire_card"\nxclbin_uuid = "0B5E"')"
 
-# The sim board as libquire reports it: name, memory and clock from the generated constants.
-cat >"$T/sim.c" <<'C'
-#include <stdio.h>
-#include <quire/boards.h>
-int main(void)
-{
-	printf("board          %s\n", QUIRE_BOARD_SIM_NAME);
-	printf("card memory    %llu MiB, clock %u MHz\n",
-	       (unsigned long long)(QUIRE_BOARD_SIM_MEM_BYTES >> 20), QUIRE_BOARD_SIM_CLOCK_HZ / 1000000);
-	printf("register blocks (walked from BAR%d offset 0):\n", QUIRE_BOARD_SIM_REGS_BAR);
-	return 0;
-}
-C
-if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$B/gen" -o "$T/sim" "$T/sim.c" 2>"$T/err"; then
-	"$T/sim" >"$T/want"
+# The sim board as libquire reports it, against boards/sim.toml read apart from the
+# generator and its header (Python's tomllib): were the lines wanted made from the generated
+# constants, a generator that misread the file would agree with itself.
+if /usr/bin/python3 - boards/sim.toml >"$T/want" 2>"$T/err" <<'PY'; then
+import sys
+import tomllib
+
+with open(sys.argv[1], "rb") as f:
+    board = tomllib.load(f)
+mem = [m for m in board["memory"] if m["name"] == "card memory"]
+clock = [c for c in board["clock"] if c.get("engines")]
+regs = [b for b in board["bar"] if b.get("regs")]
+assert len(mem) == 1 and len(clock) == 1 and len(regs) == 1, "one card memory, engine clock, regs BAR"
+print(f"board          {board['name']}")
+print(f"card memory    {mem[0]['size'] * mem[0]['count'] >> 20} MiB, clock {clock[0]['mhz']} MHz")
+print(f"register blocks (walked from BAR{regs[0]['index']} offset 0):")
+PY
 	"$B/bin/quire" info --backend sim:inproc >"$T/info" 2>&1
 	missing=$(grep -v -x -F -f "$T/info" "$T/want")
 	if [ -z "$missing" ]; then
-		ok "quire info --backend sim:inproc shows the sim board: $(head -2 "$T/want" | tr -s ' ' | tr '\n' ';')"
+		ok "quire info --backend sim:inproc shows boards/sim.toml: $(head -2 "$T/want" | tr -s ' ' | tr '\n' ';')"
 	else
-		ko "quire info --backend sim:inproc lacks: $missing"
+		ko "quire info --backend sim:inproc lacks, of boards/sim.toml: $missing"
 	fi
 else
-	ko "a program using <quire/boards.h> does not compile: $(head -2 "$T/err")"
+	ko "boards/sim.toml not read by tomllib (/usr/bin/python3, 3.11): $(tail -2 "$T/err")"
 fi
 
-echo "test_boards: $pass passed, $fail failed"
+summary "test_boards"
 [ "$fail" -eq 0 ]

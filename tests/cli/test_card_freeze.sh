@@ -92,7 +92,7 @@ simpid=
 
 # 2. Four cards under quire-cluster, card 3 frozen in the middle of a 32 MiB all-reduce
 # (test_card_fault makes sure every other card has it in flight first).
-if [ -x "$B/tests/mpi/test_card_fault" ]; then
+if need_mpi "a card frozen in a 4-card all-reduce" "$B/tests/mpi/test_card_fault"; then
 	[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	ASAN_OPTIONS=detect_leaks=0 "$B/bin/quire-cluster" -n 4 -- mpirun -x ASAN_OPTIONS \
 		--oversubscribe -np 4 --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
@@ -139,5 +139,5 @@ if [ -x "$B/tests/mpi/test_card_fault" ]; then
 		ko "cards of the frozen-card job still running: $(pgrep -af "quire-sim --socket $T/")"
 	fi
 fi
-echo "card freeze: $pass passed, $fail failed"
+summary "card freeze"
 [ "$fail" -eq 0 ]

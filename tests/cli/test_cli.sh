@@ -6,8 +6,7 @@ set -u
 Q=$1
 T=$(mktemp -d /tmp/quire-cli-XXXXXX)
 trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/report.sh"
 
 # expect NAME EXIT_CODE PATTERN -- command...: the exit code, and stderr+stdout matching
 # PATTERN (an empty PATTERN checks the exit code alone).
@@ -158,7 +157,11 @@ expect "kdrv by an empty PCI slot" 1 "no device found" -- "$Q" info --backend kd
 expect "kdrv: a bad URI" 1 "invalid argument (kdrv URIs" -- "$Q" info --backend kdrv:renderD128
 expect "kdrv: a bad PCI slot" 1 "invalid argument" -- "$Q" selftest --backend kdrv:pci:0000:03:20.0
 expect "kdrv without libdrm: no device" 1 "no device found" -- env QUIRE_LIBDRM=/nonexistent/libdrm.so.2 "$Q" info --backend kdrv
-if command -v mpirun >/dev/null && [ -x "$(dirname "$Q")/quire-bench-allreduce" ]; then
+if ! has_mpi; then
+	missing_pkg "no MPI: bench allreduce not run" openmpi-bin libopenmpi-dev
+elif [ ! -x "$(dirname "$Q")/quire-bench-allreduce" ]; then
+	ko "no $(dirname "$Q")/quire-bench-allreduce with MPI installed: run make test"
+else
 	# OpenMPI leaks at exit by design: leak checks off for its ranks (sanitizer builds).
 	expect "bench allreduce runs" 0 "quire bfp8" -- env ASAN_OPTIONS=detect_leaks=0 "$Q" bench allreduce --ranks 2 --max 256KiB --repeat 1
 fi
@@ -168,5 +171,5 @@ expect "bench allreduce, --max below --min" 2 "--max: from --min" -- "$Q" bench 
 expect "bench allreduce, --min below one block" 2 "--min: 256 bytes" -- "$Q" bench allreduce --min 100
 expect "bench allreduce, --repeat not a number" 2 "--repeat: 1 to" -- "$Q" bench allreduce --repeat 5x
 
-echo "cli: $pass passed, $fail failed"
+summary cli
 [ "$fail" -eq 0 ]

@@ -77,7 +77,7 @@ check "nothing said about it" eval '! grep -q "not removed" "$T/meet.log"'
 # `quire bench allreduce` stopped by a signal: quire-cluster, mpirun, the ranks and the
 # cards all end with it (exit 128+N), and nothing is left in TMPDIR.
 bench_ranks() { [ "$(descendants "$q" | xargs -r ps -o args= -p | grep -c "^[^ ]*quire-bench-allreduce")" -ge 2 ]; }
-if [ -x "$B/bin/quire-bench-allreduce" ]; then
+if need_mpi "bench allreduce stopped by a signal" "$B/bin/quire-bench-allreduce"; then
 	for s in TERM:15 INT:2 KILL:9; do
 		sig=${s%:*}
 		want=$((128 + ${s#*:}))
@@ -109,7 +109,7 @@ if [ -x "$B/bin/quire-bench-allreduce" ]; then
 fi
 
 # A card killed mid-all-reduce: timeouts within the limit, inputs intact.
-if [ -x "$B/tests/mpi/test_card_fault" ]; then
+if need_mpi "a card killed mid-all-reduce" "$B/tests/mpi/test_card_fault"; then
 	# OpenMPI's plugins leak at exit: leak checks off under the sanitizers, as for the MPI tests.
 	out=$(ASAN_OPTIONS=detect_leaks=0 "$CL" -n 4 -- mpirun -x ASAN_OPTIONS --oversubscribe -np 4 --mca btl self,vader \
 		--mca btl_vader_single_copy_mechanism none --mca mpi_yield_when_idle 1 \
@@ -127,5 +127,5 @@ if [ -x "$B/tests/mpi/test_card_fault" ]; then
 	[ -z "$p" ] && ko "test_card_fault printed no summary"
 fi
 check "every cluster directory removed" [ "$(dirs)" -eq 0 ]
-echo "cluster: $pass passed, $fail failed"
+summary "cluster"
 [ $fail -eq 0 ]

@@ -107,5 +107,5 @@ else
 	ok "every repository path named exists"
 fi
 
-echo "test_docs: $pass passed, $fail failed"
+summary "test_docs"
 [ "$fail" -eq 0 ]

@@ -175,5 +175,5 @@ else
 	ko "every frame corrupted: rtl '$(cat "$T/corrupt-rtl.txt")', emu '$(cat "$T/corrupt-emu.txt")'"
 fi
 
-echo "rtl card network: $pass passed, $fail failed"
+summary "rtl card network"
 [ "$fail" -eq 0 ]

@@ -10,7 +10,7 @@
 # As root, two network namespaces joined by a veth pair shaped with tc tbf stand in for
 # two machines, two cards in each, with a list and with a rendezvous: the same bytes again,
 # and neither namespace, veth nor process is left afterwards. Not root: that part is
-# skipped, and says so.
+# skipped, and says so (SKIP); missing MPI or iproute2 is a failure naming the package.
 # Usage: test_net_udp.sh BUILD
 set -u
 B=$1
@@ -125,7 +125,9 @@ if [ $? -eq 2 ] && grep -q "cards=3, but -n 4" "$T/out"; then ok "quire-cluster:
 if [ $? -eq 2 ] && grep -q "no cards=W" "$T/out"; then ok "quire-sim: a rendezvous without cards= refused"; else ko "no cards=: $(cat "$T/out")"; fi
 
 # Under mpirun: one quire-cluster per rank, no list typed, W from mpirun's world size.
-if command -v mpirun >/dev/null; then
+if ! has_mpi; then
+	missing_pkg "no MPI: the rendezvous under mpirun not run" openmpi-bin libopenmpi-dev
+else
 	[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	mkdir -p "$T/shared-mpi"
 	if QUIRE_CLUSTER_DIR="$T/shared-mpi" ASAN_OPTIONS=detect_leaks=0 timeout 120 mpirun -x QUIRE_CLUSTER_DIR -x ASAN_OPTIONS \
@@ -135,8 +137,6 @@ if command -v mpirun >/dev/null; then
 	else
 		ko "under mpirun with a rendezvous: $(tail -3 "$T/mpi.log")"
 	fi
-else
-	echo "skip the rendezvous under mpirun: no mpirun (apt-get install openmpi-bin)"
 fi
 QUIRE_RANK=0 "$CL" -n 4 --rank-card -- true >"$T/out" 2>&1
 if [ $? -eq 2 ] && grep -q "rank-card wants no -n" "$T/out"; then ok "--rank-card with -n refused"; else ko "--rank-card -n 4: $(cat "$T/out")"; fi
@@ -145,7 +145,11 @@ if [ $? -eq 2 ] && grep -q "rank-card wants no -n" "$T/out"; then ok "--rank-car
 # loopback, 2% of datagrams lost and 2% damaged, against the loss-free run's bits.
 "$B/bin/quire" bench allreduce --card-net tcp >"$T/out" 2>&1
 if [ $? -eq 2 ] && grep -q "card-net: udp or unix" "$T/out"; then ok "bench --card-net tcp refused"; else ko "--card-net tcp: $(cat "$T/out")"; fi
-if [ -x "$B/bin/quire-bench-allreduce" ] && command -v mpirun >/dev/null; then
+if ! has_mpi; then
+	missing_pkg "no MPI: the lossy bench over UDP not run" openmpi-bin libopenmpi-dev
+elif [ ! -x "$B/bin/quire-bench-allreduce" ]; then
+	ko "no $B/bin/quire-bench-allreduce with MPI installed: run make test"
+else
 	# OpenMPI's plugins leak at exit: no leak check for the bench's MPI ranks (SANITIZE=1).
 	ASAN_OPTIONS=detect_leaks=0 "$B/bin/quire" bench allreduce --backend sim --ranks 3 --min 256KiB --max 256KiB --verify 5 \
 		--net-drop 0.02 --net-corrupt 0.02 --net-seed 5 --card-net udp >"$T/out" 2>&1
@@ -156,16 +160,14 @@ if [ -x "$B/bin/quire-bench-allreduce" ] && command -v mpirun >/dev/null; then
 	else
 		ko "lossy bench over UDP: $(tail -5 "$T/out")"
 	fi
-else
-	echo "skip the lossy bench over UDP: no quire-bench-allreduce or mpirun (apt-get install libopenmpi-dev openmpi-bin)"
 fi
 
 # Two hosts: namespace A holds cards 0 and 1 (192.0.2.1), B cards 2 and 3 (192.0.2.2),
 # one veth pair between them shaped to 1 Gbit/s each way, MTU 9000.
 if [ "$(id -u)" -ne 0 ]; then
-	echo "skip two hosts in network namespaces: needs root (ip netns, tc); CI runs it as root"
+	skip "two hosts in network namespaces: needs root (ip netns, tc); CI runs it as root"
 elif ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
-	echo "skip two hosts in network namespaces: needs ip and tc (apt-get install iproute2)"
+	missing_pkg "two hosts in network namespaces: no ip or tc" iproute2
 else
 	set -e
 	ip netns add "$NS_A"
@@ -203,5 +205,5 @@ else
 	if ip netns list | grep -q "quire-udp-$$-"; then ko "namespaces left"; else ok "namespaces and veths removed"; fi
 fi
 
-echo "card network over UDP: $pass passed, $fail failed"
+summary "card network over UDP"
 [ "$fail" -eq 0 ]

@@ -89,8 +89,8 @@ awk '!/^#/ && NF == 6 { split($6, f, ","); if ($4 == 1 && f[13] != 64) n++ } END
 
 # The same scores and answer on every backend at hand.
 backends="sim"
-if "$Q" info --backend opencl >/dev/null 2>&1; then backends="$backends opencl"; else
-	echo "skip opencl: no OpenCL platform"; fi
+if has_opencl; then backends="$backends opencl"; else
+	missing_pkg "no OpenCL platform: opencl not compared" ocl-icd-libopencl1 pocl-opencl-icd; fi
 for b in $backends; do
 	printf '%s\n' "$IN" | $P "$T/random.qmlp" --verbose --backend "$b" >"$T/vb" 2>&1
 	grep -v '^#' "$T/v" >"$T/v.cpu"
@@ -184,5 +184,5 @@ expect "bench: --widths" 0 "model: 17-8-1 (" "" -- "$Q" sched bench --backend cp
 	--widths 17,8,1
 expect "bench: bad --widths" 2 "the last 1" "" -- "$Q" sched bench --widths 17,8
 expect "bench: bad --model" 2 "rtl, not 'emu'" "" -- "$Q" sched bench --model emu
-echo "sched place: $pass passed, $fail failed"
+summary "sched place"
 [ "$fail" -eq 0 ]

@@ -201,5 +201,5 @@ else
 	ok "--ivshmem --once: exits when its client leaves"
 fi
 
-echo "sim cli: $pass passed, $fail failed"
+summary "sim cli"
 [ "$fail" -eq 0 ]

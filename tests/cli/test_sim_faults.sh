@@ -132,5 +132,5 @@ else
 	ko "socket directories left: $(ls -d "$T"/quire-sim-*)"
 fi
 
-echo "sim faults: $pass passed, $fail failed"
+summary "sim faults"
 [ "$fail" -eq 0 ]

@@ -43,7 +43,7 @@ expect_exit "--model rtl without firmware" 1 "QUIRE_FW_ELF" -- \
 simpid=$!
 if ! wait_until 30 test -S "$T/card.sock"; then
 	ko "quire-sim --model rtl: no socket after 30 s"
-	echo "rtl card process: $pass passed, $fail failed"
+	summary "rtl card process"
 	exit 1
 fi
 ok "quire-sim --model rtl: listening"
@@ -59,7 +59,7 @@ timeout 300 "$Q" selftest --backend "sim:$T/card.sock" --max-size 4KiB >"$T/self
 rc=$?
 if [ $rc -eq 0 ] && grep -q "selftest: [0-9]* passed, 0 failed" "$T/selftest"; then
 	ok "quire selftest --max-size 4KiB: $(tail -1 "$T/selftest")"
-	grep "^skip" "$T/selftest" | sed 's/^/     /'
+	grep "^skip" "$T/selftest" >"$T/skips" && while read -r l; do skip "selftest on the RTL card: $l"; done <"$T/skips"
 else
 	ko "quire selftest (exit $rc): $(grep -m5 -e FAIL -e 'selftest:' "$T/selftest")"
 fi
@@ -97,7 +97,7 @@ QUIRE_TIMEOUT_MS=60000 QUIRE_TEST_CARD="sim:$T/card.sock" timeout 300 "$B/tests/
 rc=$?
 if [ $rc -eq 0 ] && grep -q "^\[  PASSED  \] [0-9]* test" "$T/api" && ! grep -q "FAILED" "$T/api"; then
 	ok "tests/test_api.c on the RTL card: $(grep '^\[  PASSED' "$T/api")"
-	grep "^skip" "$T/api" | sed 's/^/     /'
+	grep "^skip" "$T/api" >"$T/skips" && while read -r l; do skip "tests/test_api.c on the RTL card: $l"; done <"$T/skips"
 else
 	ko "tests/test_api.c on the RTL card (exit $rc): $(grep -m5 -e FAIL -e ERROR "$T/api")"
 fi
@@ -163,6 +163,8 @@ if [ -x "$B/bin/quire-bench-rtl" ]; then
 	else
 		ko "quire bench card --model rtl (exit $rc): $(tail -3 "$T/rtlbench")"
 	fi
+else
+	ko "no $B/bin/quire-bench-rtl: run make test (it builds what it runs)"
 fi
 
 # An idle card waits in WFI: its process sleeps. Its last host is gone (every command above
@@ -197,5 +199,5 @@ else
 	ko "left behind: card process $simpid or its socket"
 fi
 simpid=
-echo "rtl card process: $pass passed, $fail failed"
+summary "rtl card process"
 [ "$fail" -eq 0 ]

@@ -62,5 +62,5 @@ expect "fake: no UUID pinned for the U250" 1 "xclbin's UUID" -- fake env -u QUIR
 expect "fake: info by BDF" 0 "backend        xrt" -- fake "$Q" info --backend xrt:0000:3b:00.0
 expect "fake: selftest, every operation against cpu" 0 " 0 failed" -- fake "$Q" selftest --backend xrt
 
-echo "xrt cli: $pass passed, $fail failed"
+summary "xrt cli"
 [ "$fail" -eq 0 ]

@@ -3,7 +3,7 @@
 """The Python package quire: its API and errors, bit for bit against the quire CLI (the
 C API) for the same inputs, zero copy where it says so, and the torch tensor path.
 Usage: test_quire.py BUILD (the package from BUILD/python, the CLI BUILD/bin/quire).
-Prints "python: N passed, N failed"."""
+Prints "python: N passed, N failed, N skipped" (the skipped ones with their reasons first)."""
 import os
 import subprocess
 import sys
@@ -190,12 +190,23 @@ class Cluster(Tmp):
         self.assertIn("about: net", self.read("log0").decode())  # the card says where
 
 
-@unittest.skipIf(not os.path.exists(os.path.join(BUILD, "lib", "libquire_mpi.so.0")) or
-                 subprocess.run(["sh", "-c", "command -v mpirun"], capture_output=True).returncode,
-                 "no MPI (apt-get install openmpi-bin libopenmpi-dev)")
 class MPIComm(Tmp):
     """Context.comm_from_mpi: 3 ranks under mpirun on the cpu backend, the host's ring over
     MPI: the same bits on every rank, the codec's for the same gradients."""
+
+    @classmethod
+    def setUpClass(cls):
+        # MPI is in mk/debian-packages.txt, and make test builds libquire_mpi with it: either
+        # missing is an error of the class (a failure), never a skip. mpirun itself says
+        # whether MPI is here, not the build.
+        try:
+            subprocess.run(["mpirun", "--version"], capture_output=True, check=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            raise AssertionError("no MPI: apt-get install openmpi-bin libopenmpi-dev "
+                                 f"(mk/debian-packages.txt): {e}") from None
+        lib = os.path.join(BUILD, "lib", "libquire_mpi.so.0")
+        if not os.path.exists(lib):
+            raise AssertionError(f"no {lib} with MPI installed: run make test")
 
     @staticmethod
     def ring_fp32_mean(xs):
@@ -522,5 +533,14 @@ if __name__ == "__main__":
           f"torch {torch.__version__ if torch else 'missing'}, {quire.library_path}")
     res = unittest.main(exit=False, verbosity=2).result
     bad = len(res.failures) + len(res.errors)
-    print(f"python: {res.testsRun - bad - len(res.skipped)} passed, {bad} failed")
+    if torch is None:
+        # python3-torch is in mk/debian-packages.txt: its absence is a failure, not skips.
+        print(f"FAIL {NO_TORCH} (mk/debian-packages.txt)")
+        bad += 1
+    for test, why in res.skipped:
+        print(f"SKIP {test.id()}: {why}")
+    # A class whose setUpClass failed counts one error but no test run.
+    ran_bad = len(res.failures) + sum(isinstance(t, unittest.TestCase) for t, _ in res.errors)
+    print(f"python: {res.testsRun - ran_bad - len(res.skipped)} passed, "
+          f"{bad} failed, {len(res.skipped)} skipped")
     sys.exit(1 if bad else 0)

@@ -37,7 +37,8 @@ extern "C" {
 #include "quire/status.h"
 }
 
-namespace {
+namespace
+{
 
 const uint64_t kIova = 0x200000000ull; // above 4 GiB: the high address words matter
 const uint32_t kHostBytes = 1u << 20;
@@ -54,7 +55,8 @@ void check(bool ok, const std::string &what)
 }
 
 // A card as a host reaches it: BAR0, host memory, and time.
-class Card {
+class Card
+{
       public:
 	virtual ~Card() = default;
 	virtual uint32_t rd(uint32_t offset) = 0;
@@ -64,12 +66,22 @@ class Card {
 	virtual bool wait() = 0;
 };
 
-class RtlCard : public Card {
+class RtlCard : public Card
+{
       public:
 	quire_rtl::CardHarness harness{kIova, kHostBytes};
-	uint32_t rd(uint32_t offset) override { return harness.bar_read(offset); }
-	void wr(uint32_t offset, uint32_t value) override { harness.bar_write(offset, value); }
-	uint8_t *host() override { return harness.host(); }
+	uint32_t rd(uint32_t offset) override
+	{
+		return harness.bar_read(offset);
+	}
+	void wr(uint32_t offset, uint32_t value) override
+	{
+		harness.bar_write(offset, value);
+	}
+	uint8_t *host() override
+	{
+		return harness.host();
+	}
 	bool wait() override
 	{
 		harness.run(1);
@@ -77,11 +89,13 @@ class RtlCard : public Card {
 	}
 };
 
-class EmuCard : public Card {
+class EmuCard : public Card
+{
       public:
 	// caps_off: the engines the RTL card does not have, so that the emu's firmware refuses
 	// their commands as the RTL card's does.
-	explicit EmuCard(uint32_t caps_off) : mem_(static_cast<uint8_t *>(std::calloc(1, kHostBytes)))
+	explicit EmuCard(uint32_t caps_off)
+	    : mem_(static_cast<uint8_t *>(std::calloc(1, kHostBytes)))
 	{
 		quire_emu_config cfg{};
 		cfg.caps_off = caps_off;
@@ -97,10 +111,22 @@ class EmuCard : public Card {
 		}
 		std::free(mem_);
 	}
-	bool ok() const { return dev_ && mem_; }
-	uint32_t rd(uint32_t offset) override { return dev_->ops->mmio_read(dev_, offset); }
-	void wr(uint32_t offset, uint32_t value) override { dev_->ops->mmio_write(dev_, offset, value); }
-	uint8_t *host() override { return mem_; }
+	bool ok() const
+	{
+		return dev_ && mem_;
+	}
+	uint32_t rd(uint32_t offset) override
+	{
+		return dev_->ops->mmio_read(dev_, offset);
+	}
+	void wr(uint32_t offset, uint32_t value) override
+	{
+		dev_->ops->mmio_write(dev_, offset, value);
+	}
+	uint8_t *host() override
+	{
+		return mem_;
+	}
 	bool wait() override
 	{
 		std::this_thread::sleep_for(std::chrono::microseconds(100));
@@ -119,7 +145,9 @@ struct Host {
 	uint32_t id = 0, cmdq = 0, cplq = 0, irq = 0, engines = 0, counters = 0;
 	uint32_t prod = 0, cpl_cons = 0, cpl_phase = 1;
 
-	explicit Host(Card &c) : card(c) {}
+	explicit Host(Card &c) : card(c)
+	{
+	}
 
 	bool walk()
 	{
@@ -141,8 +169,8 @@ struct Host {
 			if (!(off = card.rd(off + QUIRE_RB_NEXT)))
 				break;
 		}
-		return card.rd(id + QUIRE_ID_MAGIC) == QUIRE_ID_MAGIC_VALUE && cmdq && cplq && irq &&
-		       engines && counters;
+		return card.rd(id + QUIRE_ID_MAGIC) == QUIRE_ID_MAGIC_VALUE && cmdq && cplq &&
+		       irq && engines && counters;
 	}
 
 	bool wait_running()
@@ -169,7 +197,8 @@ struct Host {
 		std::memset(card.host() + kCplRing, 0, QUIRE_CPL_BYTES << kRingLog2);
 		prod = cpl_cons = 0;
 		cpl_phase = 1;
-		bool ok = setup_queue(cplq, kIova + kCplRing) && setup_queue(cmdq, kIova + kCmdRing);
+		bool ok =
+		    setup_queue(cplq, kIova + kCplRing) && setup_queue(cmdq, kIova + kCmdRing);
 		card.wr(irq + QUIRE_IRQ_MASK, QUIRE_IRQ_CPL | QUIRE_IRQ_ERROR);
 		return ok;
 	}
@@ -252,7 +281,8 @@ quire_cmd engine_cmd(uint32_t seq, uint8_t opcode, uint32_t count)
 	return c;
 }
 
-void missing_engines(Host &rh, Host &eh, uint32_t rtl_caps)
+// Returns how many of the four commands it tried (those whose engine rtl_caps lacks).
+int missing_engines(Host &rh, Host &eh, uint32_t rtl_caps)
 {
 	quire_cmd load = engine_cmd(40, QUIRE_OPC_MLP_LOAD, QUIRE_MLP_HEADER_BYTES);
 	quire_cmd score = engine_cmd(41, QUIRE_OPC_MLP_SCORE, 4);
@@ -282,13 +312,39 @@ void missing_engines(Host &rh, Host &eh, uint32_t rtl_caps)
 		rh.submit(nop(44));
 		eh.submit(nop(44));
 		got = got && rh.reap(rn) && eh.reap(en);
-		check(got && rc.status == QUIRE_ERR_NOT_SUPPORTED && rc.detail == QUIRE_DETAIL_ENGINE &&
-			  same(rc, ec) && rn.status == QUIRE_OK && same(rn, en),
+		check(got && rc.status == QUIRE_ERR_NOT_SUPPORTED &&
+			  rc.detail == QUIRE_DETAIL_ENGINE && same(rc, ec) &&
+			  rn.status == QUIRE_OK && same(rn, en),
 		      std::string(c.what) + " without its engine in the caps: rtl " + describe(rc) +
 			  "; emu " + describe(ec) + "; a NOP after it: " + describe(rn));
 	}
-	if (!tried)
-		std::printf("     skip: commands for a missing engine (the RTL card names every one)\n");
+	return tried;
+}
+
+// The RTL card names every engine, so the refusals above run on a second card whose ID
+// block names none (CardHarness::keep_caps, before its firmware starts), beside an emu
+// without them: all four commands refused as the emu refuses them, the card going on.
+void no_engine_card(const char *firmware)
+{
+	const uint32_t engines = QUIRE_CAP_CODEC | QUIRE_CAP_REDUCE | QUIRE_CAP_MLP;
+	auto rtl = std::make_unique<RtlCard>();
+	std::string error;
+	bool booted = rtl->harness.boot(firmware, error);
+	rtl->harness.keep_caps(~engines);
+	EmuCard emu(engines);
+	Host rh(*rtl), eh(emu);
+	bool up = booted && emu.ok() && rh.walk() && eh.walk() && rh.wait_running() &&
+		  eh.wait_running() && rh.start_queues() && eh.start_queues();
+	uint32_t caps = up ? rh.card.rd(rh.id + QUIRE_ID_CAPS) : 0;
+	check(up && (caps & engines) == 0 && caps == eh.card.rd(eh.id + QUIRE_ID_CAPS),
+	      "a second RTL card whose caps name no engine boots, its caps as the emu's" +
+		  (booted ? std::string() : ": " + error));
+	if (!up)
+		return;
+	int tried = missing_engines(rh, eh, caps);
+	check(tried == 4,
+	      "on it, all " + std::to_string(tried) + " of 4 commands for a missing engine tried");
+	check(rtl->harness.traps() == 0, "its firmware never trapped");
 }
 
 // ---- the codec commands (EXPONENTS, ENCODE, DECODE) on the QUANT engine
@@ -319,7 +375,8 @@ uint32_t edgy(uint32_t i, bool small)
 	case 2:
 		return r & 0x807fffffu; // subnormal
 	case 3:
-		return blk % 3 == 1 ? 0x7fc00000u | (r & 0x3fffffu) : 0x3f800000u; // NaN in some blocks
+		return blk % 3 == 1 ? 0x7fc00000u | (r & 0x3fffffu)
+				    : 0x3f800000u; // NaN in some blocks
 	case 4:
 		return blk % 4 == 2 ? 0xff800000u : 0xbf000000u; // -Inf in some blocks
 	case 5:
@@ -383,7 +440,8 @@ void codec_case(Host &rh, Host &eh, const char *what, quire_cmd cmd, uint64_t &q
 	auto put32 = [&](uint32_t off, uint32_t v) { std::memcpy(&image[off - kSrc], &v, 4); };
 	if (cmd.opcode == QUIRE_OPC_DECODE) {
 		for (uint32_t i = 0; i < 4 * n && kSrc + i < kAux; i += 4)
-			put32(kSrc + i, rnd() % 5 == 0 ? edgy(i, false) : rnd() % 9 - 4 + (rnd() & 0x1ff));
+			put32(kSrc + i,
+			      rnd() % 5 == 0 ? edgy(i, false) : rnd() % 9 - 4 + (rnd() & 0x1ff));
 	} else {
 		// NaNs with payloads in x and in the residuals: with a finite shared exponent
 		// over them (a host's bad exponent) the residual is a NaN, whose bits the RTL
@@ -391,10 +449,12 @@ void codec_case(Host &rh, Host &eh, const char *what, quire_cmd cmd, uint64_t &q
 		for (uint32_t i = 0; i < n; i++)
 			put32(kSrc + 4 * i, edgy(i, false));
 		for (uint32_t i = 0; i < n; i++)
-			put32(kAux + 4 * i, i % 97 == 5 ? edgy(i, true) : edgy(i, true) & 0xbfffffffu);
+			put32(kAux + 4 * i,
+			      i % 97 == 5 ? edgy(i, true) : edgy(i, true) & 0xbfffffffu);
 	}
 	for (uint32_t b = 0; b < (n + 63) / 64 + 64; b++) { // exponents: valid, ZERO, NONFINITE
-		int8_t e = int8_t(rnd() % 8 == 0 ? (rnd() % 2 ? -126 : 127) : int(rnd() % 252) - 125);
+		int8_t e =
+		    int8_t(rnd() % 8 == 0 ? (rnd() % 2 ? -126 : 127) : int(rnd() % 252) - 125);
 		image[kExp - kSrc + b] = uint8_t(e);
 	}
 	if (cmd.reserved[0]) { // a bad exponent (below ZERO) for the engine to refuse
@@ -409,12 +469,13 @@ void codec_case(Host &rh, Host &eh, const char *what, quire_cmd cmd, uint64_t &q
 		std::memcpy(&e, eh.card.host() + w, 4);
 		std::memcpy(&xs, &image[w - kSrc], 4);
 		std::memcpy(&x, &image[kSrc - kSrc + (w - kAux)], 4);
-		std::printf("     at 0x%" PRIx32 ": rtl 0x%08" PRIx32 " emu 0x%08" PRIx32 " (before 0x%08" PRIx32
-			    ", x 0x%08" PRIx32 ", exp %d)\n",
+		std::printf("     at 0x%" PRIx32 ": rtl 0x%08" PRIx32 " emu 0x%08" PRIx32
+			    " (before 0x%08" PRIx32 ", x 0x%08" PRIx32 ", exp %d)\n",
 			    w, rv, e, xs, x, int(int8_t(image[kExp - kSrc + (w - kAux) / 256])));
 	}
 	char line[400];
-	std::snprintf(line, sizeof line, "%s (n %" PRIu32 "): rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32 ")",
+	std::snprintf(line, sizeof line,
+		      "%s (n %" PRIu32 "): rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32 ")",
 		      what, n, describe(r.rc).c_str(), r.diff, r.first);
 	check(r.got && same(r.rc, r.ec) && r.diff == 0,
 	      r.diff || !same(r.rc, r.ec) ? std::string(line) + "; emu " + describe(r.ec) : line);
@@ -440,11 +501,16 @@ void codec_tests(Host &rh, Host &eh)
 		c = codec(seq++, QUIRE_OPC_ENCODE, fmt, 999);
 		c.flags = QUIRE_CMD_F_EF;
 		c.aux = kIova + kAux;
-		codec_case(rh, eh, (std::string("ENCODE ") + name + " with error feedback").c_str(), c, qc);
+		codec_case(rh, eh, (std::string("ENCODE ") + name + " with error feedback").c_str(),
+			   c, qc);
 		c = codec(seq++, QUIRE_OPC_ENCODE, fmt, 640);
 		c.flags = QUIRE_CMD_F_EF | QUIRE_CMD_F_SHARED_EXP;
 		c.aux = kIova + kAux;
-		codec_case(rh, eh, (std::string("ENCODE ") + name + " with shared exponents and error feedback").c_str(), c, qc);
+		codec_case(
+		    rh, eh,
+		    (std::string("ENCODE ") + name + " with shared exponents and error feedback")
+			.c_str(),
+		    c, qc);
 	}
 	c = codec(seq++, QUIRE_OPC_ENCODE, QUIRE_FMT_FP16, 1003);
 	c.exp = 0;
@@ -452,19 +518,20 @@ void codec_tests(Host &rh, Host &eh)
 	const struct {
 		uint16_t fmt, vf, workers;
 		const char *what;
-	} dec[] = {{QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 0, "DECODE bfp8 of int8"},
-		   {QUIRE_FMT_BFP16, QUIRE_FMT_INT16, 1, "DECODE bfp16 of int16"},
-		   {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 1, "DECODE bfp8 of int32 sums"},
-		   {QUIRE_FMT_FP16, QUIRE_FMT_FP16, 0, "DECODE fp16"},
-		   // The mean (y / (float)workers, quire_card_mean.sv): divisors even, odd,
-		   // a power of two and the largest, results down in the subnormals.
-		   {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 8, "DECODE bfp8 of int32 sums, mean of 8"},
-		   {QUIRE_FMT_BFP8, QUIRE_FMT_INT16, 3, "DECODE bfp8 of int16 sums, mean of 3"},
-		   {QUIRE_FMT_BFP16, QUIRE_FMT_INT32, 7, "DECODE bfp16 of int32 sums, mean of 7"},
-		   {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 1000, "DECODE bfp8 of int32 sums, mean of 1000"},
-		   {QUIRE_FMT_BFP16, QUIRE_FMT_INT32, QUIRE_CMD_MAX_WORKERS,
-		    "DECODE bfp16 of int32 sums, mean of QUIRE_CMD_MAX_WORKERS"},
-		   {QUIRE_FMT_FP16, QUIRE_FMT_FP16, 6, "DECODE fp16, mean of 6"}};
+	} dec[] = {
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 0, "DECODE bfp8 of int8"},
+	    {QUIRE_FMT_BFP16, QUIRE_FMT_INT16, 1, "DECODE bfp16 of int16"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 1, "DECODE bfp8 of int32 sums"},
+	    {QUIRE_FMT_FP16, QUIRE_FMT_FP16, 0, "DECODE fp16"},
+	    // The mean (y / (float)workers, quire_card_mean.sv): divisors even, odd,
+	    // a power of two and the largest, results down in the subnormals.
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 8, "DECODE bfp8 of int32 sums, mean of 8"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT16, 3, "DECODE bfp8 of int16 sums, mean of 3"},
+	    {QUIRE_FMT_BFP16, QUIRE_FMT_INT32, 7, "DECODE bfp16 of int32 sums, mean of 7"},
+	    {QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 1000, "DECODE bfp8 of int32 sums, mean of 1000"},
+	    {QUIRE_FMT_BFP16, QUIRE_FMT_INT32, QUIRE_CMD_MAX_WORKERS,
+	     "DECODE bfp16 of int32 sums, mean of QUIRE_CMD_MAX_WORKERS"},
+	    {QUIRE_FMT_FP16, QUIRE_FMT_FP16, 6, "DECODE fp16, mean of 6"}};
 	for (const auto &d : dec) {
 		c = codec(seq++, QUIRE_OPC_DECODE, d.fmt, 1005);
 		c.val_format = d.vf;
@@ -514,9 +581,9 @@ uint32_t fp32_edge()
 // An fp16 edge value, the same kinds.
 uint32_t fp16_edge()
 {
-	static const uint16_t edges[] = {0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x7bff, 0xfbff,
-					 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7c01, 0x3c00, 0xbc00,
-					 0x1400, 0x6800};
+	static const uint16_t edges[] = {0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x7bff,
+					 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7c01,
+					 0x3c00, 0xbc00, 0x1400, 0x6800};
 	return edges[rnd() % (sizeof(edges) / sizeof(edges[0]))];
 }
 
@@ -547,8 +614,9 @@ uint32_t reduce_value(uint32_t fmt, int kind)
 	if (kind == 1) // near the limit, mostly of one sign
 		v = r % 8 ? top - int64_t(rnd() % 64) : -top - 1 + int64_t(rnd() % 64);
 	else if (kind == 2 || r % 16 == 0) // anything, the limits included
-		v = r % 5 == 0 ? (r % 2 ? top : -top - 1) : int64_t(int32_t(rnd()) & int32_t(mask)) -
-							       (int64_t(rnd() & 1) << (bits - 1));
+		v = r % 5 == 0 ? (r % 2 ? top : -top - 1)
+			       : int64_t(int32_t(rnd()) & int32_t(mask)) -
+				     (int64_t(rnd() & 1) << (bits - 1));
 	else
 		v = int64_t(rnd() % 201) - 100;
 	return uint32_t(v) & mask;
@@ -582,8 +650,8 @@ void reduce_case(Host &rh, Host &eh, const char *what, uint16_t in_fmt, uint16_t
 	bool ok = r.got && same(r.rc, r.ec) && r.diff == 0;
 	char line[400];
 	std::snprintf(line, sizeof line,
-		      "%s (W %" PRIu32 ", n %" PRIu32 "): rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32
-		      "), %" PRIu64 " engine cycles",
+		      "%s (W %" PRIu32 ", n %" PRIu32 "): rtl %s; %" PRIu32
+		      " bytes differ (first 0x%" PRIx32 "), %" PRIu64 " engine cycles",
 		      what, w, n, describe(r.rc).c_str(), r.diff, r.first, r.cycles);
 	check(ok, ok ? std::string(line) : std::string(line) + "; emu " + describe(r.ec));
 }
@@ -597,14 +665,17 @@ void reduce_tests(Host &rh, Host &eh)
 	reduce_case(rh, eh, "REDUCE int16 -> int32", I16, I32, 3, 1001, 5, 2);
 	reduce_case(rh, eh, "REDUCE int16 -> int16", I16, I16, 2, 64, 0, 0);
 	reduce_case(rh, eh, "REDUCE int32 -> int32", I32, I32, 5, 500, 1, 0);
-	reduce_case(rh, eh, "REDUCE int16 -> int16 that saturates (OVERFLOW)", I16, I16, 8, 999, 0, 1);
-	reduce_case(rh, eh, "REDUCE int32 -> int32 that saturates (OVERFLOW)", I32, I32, 7, 129, 3, 1);
+	reduce_case(rh, eh, "REDUCE int16 -> int16 that saturates (OVERFLOW)", I16, I16, 8, 999, 0,
+		    1);
+	reduce_case(rh, eh, "REDUCE int32 -> int32 that saturates (OVERFLOW)", I32, I32, 7, 129, 3,
+		    1);
 	reduce_case(rh, eh, "REDUCE int8 -> int16 of any int8, W 8", I8, I16, 8, 4099, 0, 2);
 	// The fixed-order fp sums: seeded floats, then edge values (zeros, subnormals, NaN
 	// payloads, Inf, overflow to Inf, Inf - Inf), then any bits; partial last beats.
 	const uint16_t F16 = QUIRE_FMT_FP16, F32 = QUIRE_FMT_FP32;
 	reduce_case(rh, eh, "REDUCE fp32 -> fp32", F32, F32, 2, 300, 0, 0);
-	reduce_case(rh, eh, "REDUCE fp32 -> fp32, edge values, inputs apart", F32, F32, 8, 1001, 7, 1);
+	reduce_case(rh, eh, "REDUCE fp32 -> fp32, edge values, inputs apart", F32, F32, 8, 1001, 7,
+		    1);
 	reduce_case(rh, eh, "REDUCE fp32 -> fp32, any bits", F32, F32, 5, 517, 0, 2);
 	reduce_case(rh, eh, "REDUCE fp16 -> fp32", F16, F32, 3, 999, 2, 0);
 	reduce_case(rh, eh, "REDUCE fp16 -> fp32, edge values", F16, F32, 8, 1025, 0, 1);
@@ -799,7 +870,8 @@ void mlp_tests(Host &rh, Host &eh)
 	    {"dst misaligned", [](quire_cmd &c) { c.dst += 2; }, QUIRE_ERR_ALIGN, QUIRE_DETAIL_DST},
 	    {"src 0", [](quire_cmd &c) { c.src = 0; }, QUIRE_ERR_INVALID, QUIRE_DETAIL_SRC},
 	    {"aux 0", [](quire_cmd &c) { c.aux = 0; }, QUIRE_ERR_INVALID, QUIRE_DETAIL_AUX},
-	    {"no candidates", [](quire_cmd &c) { c.count = 0; }, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT},
+	    {"no candidates", [](quire_cmd &c) { c.count = 0; }, QUIRE_ERR_SIZE,
+	     QUIRE_DETAIL_COUNT},
 	    {"too many candidates", [](quire_cmd &c) { c.count = QUIRE_MLP_MAX_CANDIDATES + 1; },
 	     QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT},
 	    {"a reserved word", [](quire_cmd &c) { c.reserved[1] = 1; }, QUIRE_ERR_INVALID,
@@ -816,8 +888,8 @@ void mlp_tests(Host &rh, Host &eh)
 	     QUIRE_DETAIL_DST},
 	    {"aux past the host window", [](quire_cmd &c) { c.aux = kIova + kHostBytes - 4; },
 	     QUIRE_ERR_RANGE, QUIRE_DETAIL_AUX},
-	    {"dst below the host window", [](quire_cmd &c) { c.dst = kIova - 64; },
-	     QUIRE_ERR_RANGE, QUIRE_DETAIL_DST},
+	    {"dst below the host window", [](quire_cmd &c) { c.dst = kIova - 64; }, QUIRE_ERR_RANGE,
+	     QUIRE_DETAIL_DST},
 	    {"features past the host window",
 	     [](quire_cmd &c) { c.src = kIova + kHostBytes - 17 * c.count + 1; }, QUIRE_ERR_RANGE,
 	     QUIRE_DETAIL_SRC},
@@ -834,8 +906,8 @@ void mlp_tests(Host &rh, Host &eh)
 		Both r = run_on_both(rh, eh, cmd, area, QUIRE_ENGINE_MLP);
 		bool ok = r.got && same(r.rc, r.ec) && r.diff == 0 && r.rc.status == f.status &&
 			  r.rc.detail == f.detail && r.cycles == 0;
-		check(ok, std::string("MLP SCORE refused with a model loaded, ") + f.what + ": rtl " +
-			      describe(r.rc) + "; emu " + describe(r.ec));
+		check(ok, std::string("MLP SCORE refused with a model loaded, ") + f.what +
+			      ": rtl " + describe(r.rc) + "; emu " + describe(r.ec));
 	}
 	const uint32_t ws[] = {16, 8, 1};
 	img = mlp_image(2, ws);
@@ -890,7 +962,8 @@ void net_program(const char *elf)
 	quire_rtl::CardHarness card(kIova, kHostBytes);
 	std::deque<std::vector<uint8_t>> wire;
 	card.attach_net(7, [&wire](uint8_t *f, uint32_t len, bool &nobody) -> uint32_t {
-		uint32_t dst = f[QUIRE_FRAME_OFF_ADDRS + 2] | uint32_t(f[QUIRE_FRAME_OFF_ADDRS + 3]) << 8;
+		uint32_t dst = f[QUIRE_FRAME_OFF_ADDRS + 2] | uint32_t(f[QUIRE_FRAME_OFF_ADDRS + 3])
+								  << 8;
 		if (dst == 0xbeef)
 			return QUIRE_ERR_BUSY;
 		if (dst == 0xdead) {
@@ -928,21 +1001,24 @@ void net_program(const char *elf)
 int main(int argc, char **argv)
 {
 	if (argc < 2 || argc > 5) {
-		std::fprintf(stderr, "usage: %s FIRMWARE.elf [CARD_DMA.elf [CARD_MLP.elf [CARD_NET.elf]]]\n",
-			     argv[0]);
+		std::fprintf(
+		    stderr, "usage: %s FIRMWARE.elf [CARD_DMA.elf [CARD_MLP.elf [CARD_NET.elf]]]\n",
+		    argv[0]);
 		return 2;
 	}
 	auto rtl = std::make_unique<RtlCard>();
 	std::string error;
 	bool booted = rtl->harness.boot(argv[1], error);
-	check(booted, std::string("the firmware ELF loads into IMEM/DMEM") + (booted ? "" : ": " + error));
+	check(booted,
+	      std::string("the firmware ELF loads into IMEM/DMEM") + (booted ? "" : ": " + error));
 	if (!booted)
 		return 1;
 	// The ID block is at BAR offset 0 on both cards.
 	const uint32_t rtl_caps = rtl->harness.bar_read(QUIRE_ID_CAPS);
 	const uint32_t all_engines = QUIRE_CAP_CODEC | QUIRE_CAP_REDUCE | QUIRE_CAP_MLP;
 	EmuCard emu(all_engines & ~rtl_caps);
-	check(emu.ok(), "the emu card starts (the reference), without the engines the RTL card lacks");
+	check(emu.ok(),
+	      "the emu card starts (the reference), without the engines the RTL card lacks");
 	if (!emu.ok())
 		return 1;
 	Host rh(*rtl), eh(emu);
@@ -951,7 +1027,8 @@ int main(int argc, char **argv)
 	bool running = rh.wait_running();
 	uint64_t boot_cycles = rtl->harness.cycles();
 	char line[200];
-	std::snprintf(line, sizeof line, "the firmware boots to RUNNING in %" PRIu64 " cycles", boot_cycles);
+	std::snprintf(line, sizeof line, "the firmware boots to RUNNING in %" PRIu64 " cycles",
+		      boot_cycles);
 	check(running, line);
 	if (!running) {
 		std::printf("    console: %s\n", rtl->harness.console().c_str());
@@ -968,7 +1045,8 @@ int main(int argc, char **argv)
 		  eh.card.rd(eh.id + QUIRE_ID_BOARD) == QUIRE_BOARD_SIM,
 	      "ID board: the RTL card's own (boards/sim-rtl.toml), the emu's the sim board");
 	std::snprintf(line, sizeof line,
-		      "ID caps: rtl 0x%" PRIx32 ", emu 0x%" PRIx32 " (the emu names no engine the RTL card lacks)",
+		      "ID caps: rtl 0x%" PRIx32 ", emu 0x%" PRIx32
+		      " (the emu names no engine the RTL card lacks)",
 		      rh.card.rd(rh.id + QUIRE_ID_CAPS), eh.card.rd(eh.id + QUIRE_ID_CAPS));
 	check(rh.card.rd(rh.id + QUIRE_ID_CAPS) == eh.card.rd(eh.id + QUIRE_ID_CAPS), line);
 	check(rh.start_queues() && eh.start_queues(), "both rings enabled (sim.c setup_queue)");
@@ -987,7 +1065,8 @@ int main(int argc, char **argv)
 		  (rc.flags & QUIRE_CPL_F_PHASE) == 1 && same(rc, ec),
 	      "NOP completes: " + describe(rc));
 	std::snprintf(line, sizeof line,
-		      "NOP round trip: %" PRIu64 " cycles, %" PRIu64 " instructions from doorbell to "
+		      "NOP round trip: %" PRIu64 " cycles, %" PRIu64
+		      " instructions from doorbell to "
 		      "completion, the first after the queues' setup; the firmware counts %" PRIu32
 		      " from fetch on",
 		      nop_cycles, nop_instructions, rc.cycles);
@@ -1005,7 +1084,8 @@ int main(int argc, char **argv)
 	std::memcpy(&ei, eh.card.host() + kData, sizeof ei);
 	check(got && rc.status == QUIRE_OK && same(rc, ec) && ri.magic == QUIRE_ID_MAGIC_VALUE &&
 		  ri.if_version == ei.if_version && ri.mem_bytes == ei.mem_bytes &&
-		  ri.clock_hz == ei.clock_hz && ri.cmds_ok == ei.cmds_ok && ri.cmds_err == ei.cmds_err,
+		  ri.clock_hz == ei.clock_hz && ri.cmds_ok == ei.cmds_ok &&
+		  ri.cmds_err == ei.cmds_err,
 	      "INFO completes and writes the card's description: " + describe(rc));
 
 	// Malformed descriptors: the same status and detail as the emu's.
@@ -1035,13 +1115,16 @@ int main(int argc, char **argv)
 		rh.submit(nop(seq));
 		eh.submit(nop(seq));
 		got = rh.reap(rc) && eh.reap(ec);
-		wrapped_same = wrapped_same && got && rc.status == QUIRE_OK && rc.seq == seq && same(rc, ec);
+		wrapped_same =
+		    wrapped_same && got && rc.status == QUIRE_OK && rc.seq == seq && same(rc, ec);
 		last_phase = rc.flags & QUIRE_CPL_F_PHASE;
 	}
-	check(wrapped_same && last_phase == 0,
-	      "16 more NOPs wrap both rings: the second pass's records carry phase 0, as the emu's");
+	check(
+	    wrapped_same && last_phase == 0,
+	    "16 more NOPs wrap both rings: the second pass's records carry phase 0, as the emu's");
 
-	missing_engines(rh, eh, rtl_caps);
+	check(missing_engines(rh, eh, rtl_caps) == 0,
+	      "the RTL card names every engine: no command refused for one");
 	codec_tests(rh, eh);
 	reduce_tests(rh, eh);
 	mlp_tests(rh, eh);
@@ -1058,25 +1141,30 @@ int main(int argc, char **argv)
 		h->prod = 0;
 		h->submit(nop(7));
 		// BAD_RING first, then the raise: wait for both.
-		for (int i = 0; i < 5000 && !(h->card.rd(h->irq + QUIRE_IRQ_STATUS) & QUIRE_IRQ_ERROR); i++)
+		for (int i = 0;
+		     i < 5000 && !(h->card.rd(h->irq + QUIRE_IRQ_STATUS) & QUIRE_IRQ_ERROR); i++)
 			h->card.wait();
 	}
-	uint32_t rs = rh.card.rd(rh.cplq + QUIRE_Q_STATUS), es = eh.card.rd(eh.cplq + QUIRE_Q_STATUS);
-	uint32_t ri_st = rh.card.rd(rh.irq + QUIRE_IRQ_STATUS), ei_st = eh.card.rd(eh.irq + QUIRE_IRQ_STATUS);
+	uint32_t rs = rh.card.rd(rh.cplq + QUIRE_Q_STATUS),
+		 es = eh.card.rd(eh.cplq + QUIRE_Q_STATUS);
+	uint32_t ri_st = rh.card.rd(rh.irq + QUIRE_IRQ_STATUS),
+		 ei_st = eh.card.rd(eh.irq + QUIRE_IRQ_STATUS);
 	std::snprintf(line, sizeof line,
-		      "a completion ring outside the window: CPLQ status 0x%" PRIx32 " IRQ status 0x%" PRIx32
-		      " (emu 0x%" PRIx32 ", 0x%" PRIx32 ")",
+		      "a completion ring outside the window: CPLQ status 0x%" PRIx32
+		      " IRQ status 0x%" PRIx32 " (emu 0x%" PRIx32 ", 0x%" PRIx32 ")",
 		      rs, ri_st, es, ei_st);
 	check((rs & QUIRE_Q_STATUS_BAD_RING) && rs == es && ri_st == ei_st, line);
 
 	check(rtl->harness.traps() == 0, "the firmware never trapped");
+	no_engine_card(argv[1]);
 	if (argc >= 3)
 		dma_program(argv[2]);
 	if (argc >= 4)
 		mlp_program(argv[3]);
 	if (argc >= 5)
 		net_program(argv[4]);
-	check(rtl->harness.stray_host_accesses() == 0, "the DMA mover never reached outside the window");
+	check(rtl->harness.stray_host_accesses() == 0,
+	      "the DMA mover never reached outside the window");
 	std::printf("rtl card: boot %" PRIu64 " cycles, NOP round trip %" PRIu64 " cycles, %" PRIu64
 		    " cycles in all\n",
 		    boot_cycles, nop_cycles, rtl->harness.cycles());

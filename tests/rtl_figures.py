@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The RTL's documented figures held: cycle counts from Verilator are the same on every
+run, so a figure worse than its document's (beyond MARGIN) is a regression, and fails,
+naming the document and the figure. The documents are the one source: the figures are read
+from their tables, never copied here.
+
+    rtl_figures.py engines OUTPUT...
+        The testbenches' output (tests/rtl_engines/run.sh) against docs/rtl-engines.md's
+        "Rates measured": every case with a rate has its row, the same workload, and a rate
+        no lower than the row's less MARGIN.
+    rtl_figures.py card QUIRE_BENCH_RTL
+        Runs the RTL card bench with the parameters docs/rtl-card.md names (--nops 200
+        --size 1048576) and holds its cycles (boot, NOP round trip, ENCODE and REDUCE per
+        MiB) to the rows of that document's "What is measured", less MARGIN.
+
+Prints "ok"/"FAIL" per figure, then "rtl figures: N passed, N failed"; exit 1 on a failure.
+"""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+# The documents round (e.g. "~0.83 M", two decimals): a figure may be this much worse than
+# its row and still pass. Anything more is a change of the RTL or firmware worth a look.
+MARGIN = 0.02
+ENGINES_DOC = "docs/rtl-engines.md"
+CARD_DOC = "docs/rtl-card.md"
+# The card bench's run, as docs/rtl-card.md says CI runs it.
+CARD_ARGS = ["--nops", "200", "--size", "1048576"]
+# The card figures: the bench's line (a regex whose group 1 is the cycles) -> the start of
+# the first cell of its row in CARD_DOC's table. Fewer cycles are better.
+CARD_FIGURES = [
+    (r"^boot to RUNNING +(\d+) cycles", "boot: reset to FW_STATE RUNNING"),
+    (r"^nop round trip .* (\d+) cycles median", "NOP round trip, a NOP after"),
+    (r"^encode bfp8, per MiB of fp32 +(\d+) cycles", "ENCODE bfp8 per MiB of fp32"),
+    (r"^reduce int8 -> int16, W 4, per MiB of input +(\d+) cycles", "REDUCE int8 -> int16, W 4"),
+]
+
+passed = failed = 0
+
+
+def ok(msg):
+    global passed
+    passed += 1
+    print("ok   " + msg)
+
+
+def ko(msg):
+    global failed
+    failed += 1
+    print("FAIL " + msg)
+
+
+def table_rows(doc, heading):
+    """The cells of the rows of the first table under `heading` in doc."""
+    text = Path(doc).read_text()
+    at = text.find(heading)
+    if at < 0:
+        raise SystemExit(f"FAIL {doc}: no section '{heading}'\nrtl figures: 0 passed, 1 failed")
+    rows, started = [], False
+    for line in text[at:].splitlines()[1:]:
+        if line.startswith("|"):
+            started = True
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not all(re.fullmatch(r":?-+:?", c) for c in cells):  # not the rule
+                rows.append(cells)
+        elif started:
+            break
+    return rows[1:]  # the header row left out
+
+
+def number(cell):
+    """The figure a cell starts with: "16.00", "499.29 (...)", "~0.83 M (...)", "204 (...)"."""
+    m = re.match(r"~?\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*(M\b)?", cell)
+    if not m:
+        return None
+    v = float(m.group(1).replace(",", ""))
+    return v * 1e6 if m.group(2) else v
+
+
+def engines(outputs):
+    rows = {r[0].strip("`"): r for r in table_rows(ENGINES_DOC, "### Rates measured")}
+    text = "".join(Path(p).read_text() for p in outputs)
+    cases = re.findall(r"^rtl (.+): (\d+) elements, ([0-9.]+) elements/cycle", text, re.M)
+    cases += [(n, e, r) for n, e, r in
+              re.findall(r"^rtl mlp MACs: (.+): (\d+) MACs in \d+ cycles, ([0-9.]+) MACs/cycle",
+                         text, re.M)]
+    if not cases:
+        ko("no rate in the testbenches' output: nothing to hold to " + ENGINES_DOC)
+    for name, elements, rate in cases:
+        row = rows.pop(name, None)
+        if row is None:
+            ko(f"rtl {name}: {rate} a cycle, and no row '{name}' in {ENGINES_DOC}'s Rates measured")
+            continue
+        want, want_n = number(row[2]), number(row[1])
+        if want is None or want_n != int(elements):
+            ko(f"rtl {name}: {elements} elements, {ENGINES_DOC} says {row[1]}: another workload "
+               "than the documented one")
+        elif float(rate) < want * (1 - MARGIN):
+            ko(f"WORSE: rtl {name}: {rate} a cycle, {ENGINES_DOC} (Rates measured) says {want:.2f} "
+               f"(at least {want * (1 - MARGIN):.2f} with the {MARGIN:.0%} margin)")
+        else:
+            ok(f"rtl {name}: {rate} a cycle, {ENGINES_DOC} says {want:.2f}")
+    for name in rows:  # a documented figure no run measures any more
+        ko(f"{ENGINES_DOC}'s row '{name}': no testbench printed that case")
+
+
+def card(bench):
+    rows = table_rows(CARD_DOC, "## What is measured")
+    run = subprocess.run([bench] + CARD_ARGS, capture_output=True, text=True, timeout=600)
+    out = run.stdout + run.stderr
+    if run.returncode != 0:
+        ko(f"{bench} {' '.join(CARD_ARGS)}: exit {run.returncode}: {out.strip()[-300:]}")
+        return
+    for pattern, label in CARD_FIGURES:
+        row = next((r for r in rows if r[0].startswith(label)), None)
+        m = re.search(pattern, out, re.M)
+        if row is None or number(row[1]) is None:
+            ko(f"{CARD_DOC}: no figure in a row '{label}...' of What is measured")
+        elif not m:
+            ko(f"{label}: the bench printed no line /{pattern}/: {out.strip()[-300:]}")
+        else:
+            got, want = int(m.group(1)), number(row[1])
+            limit = want * (1 + MARGIN)
+            if got > limit:
+                ko(f"WORSE: {label}: {got} cycles, {CARD_DOC} (What is measured) says {row[1]} "
+                   f"(at most {limit:.0f} with the {MARGIN:.0%} margin)")
+            else:
+                ok(f"{label}: {got} cycles, {CARD_DOC} says {row[1]}")
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == "engines":
+        engines(argv[2:])
+    elif len(argv) == 3 and argv[1] == "card":
+        card(argv[2])
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    print(f"rtl figures: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
