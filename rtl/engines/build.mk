@@ -25,6 +25,11 @@ RTLE_LANE_SRCS := rtl/engines/quire_fp32_add.sv rtl/engines/quire_fp32_add_lanes
 	rtl/engines/quire_bfp_scale.sv rtl/engines/quire_fp16_from_fp32.sv \
 	rtl/engines/quire_fp16_to_fp32.sv
 RTLE_SRCS := $(RTLE_PKGS) $(RTLE_LANE_SRCS)
+# The checkers of rtl/assert/ and where they are bound: read by every Verilator build of a
+# model (not by the lint targets, nor by Yosys), and checked (--assert).
+RTL_ASSERT_SRCS := rtl/assert/quire_assert_stream.sv rtl/assert/quire_assert_req_rsp.sv \
+	rtl/assert/quire_binds.sv
+RTL_ASSERT_FLAGS := --assert
 RTLE_TOPS := quire_quant_exp quire_quant_encode quire_quant_decode quire_reduce_sum \
 	quire_reduce_max_exp quire_reduce_fp_sum quire_mlp
 
@@ -46,10 +51,11 @@ RTLE_GOLDEN := $(BUILD)/hls/quant.o $(BUILD)/hls/reduce.o
 
 # One model per top: $(1) the top module.
 define rtle_model
-$(RTLE_DIR)/$(1)/V$(1).mk: $(RTLE_SRCS) $(RTLE_EXTRA_$(1)) rtl/engines/$(1).sv
+$(RTLE_DIR)/$(1)/V$(1).mk: $(RTLE_SRCS) $(RTLE_EXTRA_$(1)) rtl/engines/$(1).sv $(RTL_ASSERT_SRCS)
 	@mkdir -p $$(dir $$@)
-	$(VERILATOR) --cc -Wall -O3 --x-assign fast --x-initial fast --Mdir $(RTLE_DIR)/$(1) \
-		--top-module $(1) $(RTLE_SRCS) $(RTLE_EXTRA_$(1)) rtl/engines/$(1).sv
+	$(VERILATOR) --cc -Wall -O3 --x-assign fast --x-initial fast $(RTL_ASSERT_FLAGS) \
+		--Mdir $(RTLE_DIR)/$(1) --top-module $(1) $(RTLE_SRCS) $(RTLE_EXTRA_$(1)) \
+		rtl/engines/$(1).sv $(RTL_ASSERT_SRCS)
 $(RTLE_DIR)/$(1)/V$(1)__ALL.a: $(RTLE_DIR)/$(1)/V$(1).mk
 	$$(MAKE) -s -C $(RTLE_DIR)/$(1) -f V$(1).mk OPT_FAST=-O2 V$(1)__ALL.a verilated.o \
 		verilated_threads.o

@@ -52,10 +52,14 @@ RTL_CARD_HARNESS_SRCS := sim/rtl/card_harness.cpp sim/rtl/elf_image.cpp
 # sim/rtl/card_public.vlt makes public the few signals the harness looks at to let an idle
 # card sleep (the core in WFI, the wake-up time, the cycle counter).
 RTL_CARD_VLT := sim/rtl/card_public.vlt
-$(RTL_CARD_VDIR)/Vquire_card_top.mk: $(RTL_CARD_SRCS) $(RTL_CARD_VLT) firmware/link.ld
+# The checkers of rtl/assert/ ride along (RTL_ASSERT_SRCS, rtl/engines/build.mk): a card
+# whose streams or host port break their rules stops with the rule's name.
+$(RTL_CARD_VDIR)/Vquire_card_top.mk: $(RTL_CARD_SRCS) $(RTL_CARD_VLT) firmware/link.ld \
+		$(RTL_ASSERT_SRCS)
 	@mkdir -p $(dir $@)
-	$(VERILATOR) --cc -Wall -O3 --x-assign fast --x-initial fast $(RTL_CARD_PARAMS) \
-		--Mdir $(RTL_CARD_VDIR) --top-module quire_card_top $(RTL_CARD_VLT) $(RTL_CARD_SRCS)
+	$(VERILATOR) --cc -Wall -O3 --x-assign fast --x-initial fast $(RTL_ASSERT_FLAGS) \
+		$(RTL_CARD_PARAMS) --Mdir $(RTL_CARD_VDIR) --top-module quire_card_top $(RTL_CARD_VLT) \
+		$(RTL_CARD_SRCS) $(RTL_ASSERT_SRCS)
 
 $(RTL_CARD_MODEL): $(RTL_CARD_VDIR)/Vquire_card_top.mk
 	$(MAKE) -s -C $(RTL_CARD_VDIR) -f Vquire_card_top.mk OPT_FAST=-O2 Vquire_card_top__ALL.a

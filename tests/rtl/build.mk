@@ -99,3 +99,22 @@ rtl-mean-test: $(RTL_MEAN_TB)
 ifeq ($(HAVE_VERILATOR),1)
 test-programs: $(RTL_MEAN_TB)
 endif
+
+# The checkers of rtl/assert/ alone (tests/rtl/tb_assert_top.sv): they stop what breaks
+# their rules and let through what keeps them.
+RTL_ASSERT_VDIR := $(BUILD)/rtl/verilated-assert
+RTL_ASSERT_TB := $(BUILD)/tests/rtl/tb_assert
+$(RTL_ASSERT_VDIR)/Vtb_assert_top.mk: tests/rtl/tb_assert_top.sv $(RTL_ASSERT_SRCS)
+	@mkdir -p $(dir $@)
+	$(VERILATOR) --cc -Wall -O3 $(RTL_ASSERT_FLAGS) --Mdir $(RTL_ASSERT_VDIR) \
+		--top-module tb_assert_top $< $(filter-out rtl/assert/quire_binds.sv,$(RTL_ASSERT_SRCS))
+$(RTL_ASSERT_VDIR)/Vtb_assert_top__ALL.a: $(RTL_ASSERT_VDIR)/Vtb_assert_top.mk
+	$(MAKE) -s -C $(RTL_ASSERT_VDIR) -f Vtb_assert_top.mk OPT_FAST=-O2 Vtb_assert_top__ALL.a
+$(RTL_ASSERT_TB): tests/rtl/tb_assert.cpp $(RTL_ASSERT_VDIR)/Vtb_assert_top__ALL.a $(RTL_VERILATED_OBJS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_ASSERT_VDIR) -o $@ $< $(RTL_ASSERT_VDIR)/Vtb_assert_top__ALL.a \
+		$(RTL_VERILATED_OBJS) -lz -pthread
+rtl: $(RTL_ASSERT_TB)
+ifeq ($(HAVE_VERILATOR),1)
+test-programs: $(RTL_ASSERT_TB)
+endif

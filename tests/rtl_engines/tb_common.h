@@ -249,8 +249,10 @@ struct Timing {
 
 /*
  * Drives one model: each cycle offer(beat) loads beat `next` into the input
- * ports, take() reads a result; both follow valid/ready. With stalls, the input
- * is offered and the output taken on a random 70% of cycles.
+ * ports, take() reads a result; both follow valid/ready. With stalls, a new input
+ * beat is offered and the output taken on a random 70% of cycles; a beat offered
+ * stays offered until it is taken, as every stream of the card keeps it
+ * (rtl/assert/quire_assert_stream.sv checks that).
  */
 template <typename Model>
 Timing run_stream(Model &m, uint64_t beats, const std::function<void(uint64_t)> &offer,
@@ -259,6 +261,7 @@ Timing run_stream(Model &m, uint64_t beats, const std::function<void(uint64_t)> 
 {
 	Timing t;
 	uint64_t next = 0, cycle = 0;
+	bool waiting = false; /* a beat offered and not yet taken */
 	m.in_valid_i = 0;
 	m.out_ready_i = 0;
 	m.rst_ni = 0;
@@ -267,7 +270,7 @@ Timing run_stream(Model &m, uint64_t beats, const std::function<void(uint64_t)> 
 	m.rst_ni = 1;
 	m.eval();
 	while (taken() < results) {
-		bool offering = next < beats && (!stalls || stalls->chance(70));
+		bool offering = next < beats && (waiting || !stalls || stalls->chance(70));
 		if (offering)
 			offer(next);
 		m.in_valid_i = offering;
@@ -275,6 +278,7 @@ Timing run_stream(Model &m, uint64_t beats, const std::function<void(uint64_t)> 
 		m.eval();
 		if (m.out_valid_o && m.out_ready_i)
 			take();
+		waiting = offering && !m.in_ready_o;
 		if (offering && m.in_ready_o) {
 			if (t.beats == 0)
 				t.first_in = cycle;

@@ -186,8 +186,9 @@ struct Bench {
 		m.load_start_i = 0;
 		uint32_t beat = 0;
 		uint64_t guard = 0;
+		bool waiting = false; /* a beat offered stays offered until taken */
 		for (;;) {
-			bool offer = !stall || stalls.chance(70);
+			bool offer = waiting || !stall || stalls.chance(70);
 			for (unsigned k = 0; k < 64; k++) {
 				size_t at = size_t(beat) * 64 + k;
 				tb::put_bits(m.img_data_i, k, 8, at < img.size() ? img[at] : 0xee);
@@ -197,6 +198,7 @@ struct Bench {
 			if (m.done_o)
 				break;
 			bool took = offer && m.img_ready_o;
+			waiting = offer && !took;
 			tick();
 			if (took)
 				beat++;
@@ -224,13 +226,14 @@ struct Bench {
 		tick();
 		m.score_start_i = 0;
 		uint32_t k = 0, j = 0;
-		tb::Rng garbage(k + 5);
+		bool waiting = false; /* a beat offered stays offered, the same, until taken */
 		for (uint64_t guard = 0;; guard++) {
 			if (guard > 4000000) {
 				mismatches++;
 				first = "stuck";
 				return 0;
 			}
+			tb::Rng garbage((uint64_t(k) << 16 | j) + 5); /* past the candidates: per beat */
 			for (unsigned lane = 0; lane < 64; lane++) {
 				uint32_t i = 64 * j + lane;
 				uint8_t v = k < c && i < n0 ? uint8_t(feat[size_t(k) * n0 + i])
@@ -238,12 +241,13 @@ struct Bench {
 				tb::put_bits(m.feat_data_i, lane, 8, v);
 			}
 			m.feat_feasible_i = k < c && feas[k] != 0;
-			m.feat_valid_i = !stall || stalls.chance(70);
+			m.feat_valid_i = waiting || !stall || stalls.chance(70);
 			m.score_ready_i = !stall || stalls.chance(70);
 			m.eval();
 			if (m.done_o)
 				break;
 			bool fed = m.feat_valid_i && m.feat_ready_o;
+			waiting = m.feat_valid_i && !fed;
 			if (m.score_valid_o && m.score_ready_i)
 				got.push_back(int32_t(m.score_o));
 			tick();
