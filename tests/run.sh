@@ -191,6 +191,13 @@ if [ $unit_only -eq 0 ]; then
 	else
 		rtl_missing "rtl mean"
 	fi
+	# The checkers of rtl/assert/ (bound to every Verilator model above): each stops what
+	# breaks its rule and lets through what keeps it.
+	if has_verilator && built "$BUILD/tests/rtl/tb_assert"; then
+		run "$BUILD/tests/rtl/tb_assert"
+	else
+		rtl_missing "rtl assert"
+	fi
 	# The fuzz corpus on the RTL card and the emu: same completions, no hang. Every 16th input
 	# (26 of 405, about 15 s of CPU); the whole corpus passes too but takes minutes:
 	# build/tests/rtl/test_card_fuzz build/firmware/quire-fw.elf tests/fuzz/corpus

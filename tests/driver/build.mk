@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # make test-driver: quire.ko in a QEMU TCG guest (tests/driver/qemu_test.sh), built first
 # by make driver, with the simulated card (quire-sim --ivshmem) and the quire CLI and
-# libquire in the guest. QUIRE_QEMU_REQUIRED=1 makes a missing package a failure, not a
-# skip (CI).
+# libquire in the guest. A missing package is a failure that names it. `make test` runs the
+# same test (tests/run.sh).
 .PHONY: test-driver
 
 # The guest's own programs: static (the initramfs has no C library), without sanitizers
