@@ -3,7 +3,8 @@
  * The attach to a card process (sim:PATH), against fake cards in this process that each
  * misbehave one way: one that accepts no connection, one whose backlog is full, one in
  * use by another host (it says BUSY every 100 ms, as quire-sim does), one that says BUSY
- * once and falls silent, one of another protocol. Each attach fails with its own status,
+ * once and falls silent, one of another protocol, one that takes the host and then answers
+ * no register read. Each attach fails with its own status,
  * within the caller's timeout (or wait) and after most of it, and quire_open_fault()
  * says why; a later open that succeeds clears it. tests/cli/test_attach.sh does the same
  * with real card processes.
@@ -31,7 +32,7 @@
 #define MARGIN_MS  1000 /* past a limit, for a loaded machine */
 #define HOLDER_PID 4242u
 
-enum fake_kind { FAKE_BUSY, FAKE_BUSY_ONCE, FAKE_VERSION };
+enum fake_kind { FAKE_BUSY, FAKE_BUSY_ONCE, FAKE_VERSION, FAKE_ACK_ONLY };
 
 struct fake {
 	char dir[64];
@@ -99,13 +100,19 @@ static void *fake_serve(void *arg)
 	uint64_t since = (uint64_t)wall.tv_sec * 1000 - 5000; /* held for 5 s already */
 	if (f->kind == FAKE_VERSION)
 		send_msg(fd, QUIRE_SIM_HELLO_ACK, QUIRE_ERR_VERSION, 0);
+	else if (f->kind == FAKE_ACK_ONLY)
+		send_msg(fd, QUIRE_SIM_HELLO_ACK, QUIRE_OK, 0);
 	else
 		send_msg(fd, QUIRE_SIM_BUSY, HOLDER_PID, since);
 	/* Until the host leaves: BUSY again at the card's interval, or nothing at all. */
 	for (;;) {
 		struct pollfd p = {fd, POLLIN, 0};
-		if (poll(&p, 1, QUIRE_SIM_BUSY_INTERVAL_MS) != 0)
-			break;
+		int r = poll(&p, 1, QUIRE_SIM_BUSY_INTERVAL_MS);
+		char drop[sizeof(m)];
+		if (r < 0 || (r > 0 && recv(fd, drop, sizeof(drop), 0) <= 0))
+			break; /* what the host asks is read and never answered */
+		if (r > 0)
+			continue;
 		if (f->kind == FAKE_BUSY)
 			send_msg(fd, QUIRE_SIM_BUSY, HOLDER_PID, since);
 	}
@@ -166,16 +173,22 @@ static void assert_fault(const char *part)
 	assert_non_null(strstr(why, part));
 }
 
+/* The attach to f fails with status after limit_ms (the timeout, or the wait), saying why;
+ * f is freed. */
+static void fails(struct fake *f, int wait_ms, int status, int limit_ms, const char *why)
+{
+	int64_t took;
+	assert_int_equal(attach(f->uri, LIMIT_MS, wait_ms, &took), status);
+	assert_took(took, limit_ms);
+	assert_fault(why);
+	fake_free(f);
+}
+
 /* Connected, never accepted: the card process is stopped. */
 static void test_silent(void **state)
 {
 	(void)state;
-	struct fake *f = fake_listen(8);
-	int64_t took;
-	assert_int_equal(attach(f->uri, LIMIT_MS, 30000, &took), QUIRE_ERR_TIMEOUT);
-	assert_took(took, LIMIT_MS);
-	assert_fault("did not answer the attach");
-	fake_free(f);
+	fails(fake_listen(8), 30000, QUIRE_ERR_TIMEOUT, LIMIT_MS, "did not answer the attach");
 }
 
 /* A stopped card whose backlog is full: connect itself would wait as long as the card. */
@@ -194,26 +207,18 @@ static void test_backlog_full(void **state)
 		}
 	}
 	assert_true(n < 16);
-	int64_t took;
-	assert_int_equal(attach(f->uri, LIMIT_MS, 30000, &took), QUIRE_ERR_TIMEOUT);
-	assert_took(took, LIMIT_MS);
-	assert_fault("accepted no connection");
+	fails(f, 30000, QUIRE_ERR_TIMEOUT, LIMIT_MS, "accepted no connection");
 	while (n--)
 		close(fds[n]);
-	fake_free(f);
 }
 
-/* In use by another host for longer than we wait: BUSY, naming it. */
+/* In use by another host for longer than we wait: BUSY, naming it. A wait longer than the
+ * timeout: the card's BUSY keeps the attach alive. */
 static void test_busy(void **state)
 {
 	(void)state;
-	struct fake *f = fake_card(FAKE_BUSY);
-	int64_t took;
-	/* A wait longer than the timeout: the card's BUSY keeps the attach alive. */
-	assert_int_equal(attach(f->uri, LIMIT_MS, 3 * LIMIT_MS, &took), QUIRE_ERR_BUSY);
-	assert_took(took, 3 * LIMIT_MS);
-	assert_fault("in use by pid 4242 since ");
-	fake_free(f);
+	fails(fake_card(FAKE_BUSY), 3 * LIMIT_MS, QUIRE_ERR_BUSY, 3 * LIMIT_MS,
+	      "in use by pid 4242 since ");
 }
 
 /* No wait at all: BUSY as soon as the card says it. */
@@ -232,12 +237,15 @@ static void test_busy_no_wait(void **state)
 static void test_busy_then_silent(void **state)
 {
 	(void)state;
-	struct fake *f = fake_card(FAKE_BUSY_ONCE);
-	int64_t took;
-	assert_int_equal(attach(f->uri, LIMIT_MS, 30000, &took), QUIRE_ERR_TIMEOUT);
-	assert_took(took, LIMIT_MS);
-	assert_fault("fell silent");
-	fake_free(f);
+	fails(fake_card(FAKE_BUSY_ONCE), 30000, QUIRE_ERR_TIMEOUT, LIMIT_MS, "fell silent");
+}
+
+/* Attached, then silent: the probe's first register read runs out of the same timeout. */
+static void test_ack_then_silent(void **state)
+{
+	(void)state;
+	fails(fake_card(FAKE_ACK_ONLY), 30000, QUIRE_ERR_TIMEOUT, LIMIT_MS,
+	      "did not answer a register read");
 }
 
 static void test_version(void **state)
@@ -263,6 +271,7 @@ int main(void)
 	    cmocka_unit_test(test_busy),
 	    cmocka_unit_test(test_busy_no_wait),
 	    cmocka_unit_test(test_busy_then_silent),
+	    cmocka_unit_test(test_ack_then_silent),
 	    cmocka_unit_test(test_version),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
