@@ -420,7 +420,7 @@ int quire_ring_attach(struct quire_ctx *ctx, struct transport *t, const char *na
 		uint32_t state = rd(s, s->blk_id + QUIRE_ID_FW_STATE);
 		if (state == QUIRE_FW_STATE_RUNNING)
 			break;
-		if (s->t->state(s->t) != QUIRE_OK)
+		if (s->t->state(s->t) == QUIRE_ERR_TIMEOUT)
 			break; /* it stopped answering: said below */
 		if (state == QUIRE_FW_STATE_HALTED || quire_now_ms() - t0 > PROBE_MS)
 			st = QUIRE_ERR_NO_DEVICE;
@@ -429,12 +429,11 @@ int quire_ring_attach(struct quire_ctx *ctx, struct transport *t, const char *na
 	}
 	/* A card that accepted us and then fell silent reads as all ones, which is no card:
 	 * it is one that does not answer, and the caller's timeout has run out on it. */
-	if (s->t->state(s->t) != QUIRE_OK) {
-		st = s->t->state(s->t);
-		if (st == QUIRE_ERR_TIMEOUT)
-			quire_open_fault_set("the card did not answer a register read within %d ms "
-					     "of its attach",
-					     s->t->timeout_ms);
+	if (s->t->state(s->t) == QUIRE_ERR_TIMEOUT) {
+		st = QUIRE_ERR_TIMEOUT;
+		quire_open_fault_set("the card did not answer a register read within %d ms of "
+				     "its attach",
+				     s->t->timeout_ms);
 	}
 	if (st != QUIRE_OK)
 		goto fail;
