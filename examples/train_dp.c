@@ -161,7 +161,8 @@ int main(int argc, char **argv)
 	struct quire_comm *comm;
 	int st = quire_open(o.backend, &ctx);
 	if (st)
-		die("cannot open the backend: %s", quire_strerror(st));
+		die("cannot open the backend: %s",
+		    quire_open_fault() ? quire_open_fault() : quire_strerror(st));
 	st = quire_comm_from_mpi(ctx, MPI_COMM_WORLD, &comm);
 	if (st == QUIRE_ERR_NOT_SUPPORTED)
 		die("backend '%s': the card has no network port (start cards with quire-cluster)",

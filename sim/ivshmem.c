@@ -153,7 +153,9 @@ static int send_msg(int sock, int64_t value, int fd)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(le) ? 0 : -1;
+	/* Never blocking: the handshake's few words fit in a new connection's buffer, and a
+	 * stopped QEMU that reads none of them must not stop the card with it. */
+	return sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(le) ? 0 : -1;
 }
 
 /*

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <limits.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "firmware/layout.h"
@@ -51,12 +52,49 @@
 
 static volatile sig_atomic_t stopping;
 
+/* Hosts that said HELLO while another held the card, or that have not said it yet; more
+ * are told BUSY at once and let go. */
+#define MAX_WAITING 16
+/* A connection's HELLO must come within this, or the connection is dropped (a probe, or
+ * a host that is not one). */
+#define HELLO_WAIT_MS 10000
+
+struct waiter {
+	int fd;
+	int memfd;     /* its host memory, once HELLO came; -1 before */
+	pid_t pid;     /* the host's process (SO_PEERCRED), 0 if unknown */
+	int64_t since; /* when it connected (monotonic ms) */
+	struct quire_sim_msg hello;
+};
+
 struct server {
 	struct quire_device *dev;
 	pthread_mutex_t send_lock; /* the firmware thread sends IRQs too */
 	int client;                /* -1 between hosts */
 	int quiet;
+	/* The session of the host that holds the card. */
+	void *mem;
+	uint64_t size;
+	pid_t holder;          /* its pid, 0 if unknown */
+	uint64_t holder_since; /* when it attached: CLOCK_REALTIME ms, for the waiting hosts */
+	struct waiter wait[MAX_WAITING];
+	int n_wait;
+	int64_t busy_sent_at; /* when the waiting hosts were last told BUSY */
 };
+
+static int64_t mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static uint64_t wall_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
 
 static void on_signal(int sig)
 {
@@ -72,14 +110,23 @@ static void send_msg(struct server *s, const struct quire_sim_msg *m)
 	pthread_mutex_unlock(&s->send_lock);
 }
 
+/* To a host that does not hold the card: never blocking, since a stopped host that reads
+ * nothing must not stop the card. A message that does not fit is lost; BUSY comes again. */
+static void send_to(int fd, uint32_t type, uint32_t off, uint64_t v, uint64_t v2)
+{
+	struct quire_sim_msg m = {type, off, v, v2};
+	(void)!send(fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 static void on_irq(void *ctx, uint32_t causes)
 {
 	struct quire_sim_msg m = {QUIRE_SIM_IRQ, 0, causes, 0};
 	send_msg(ctx, &m);
 }
 
-/* Read one whole message; 0 at the end of the session. */
-static int recv_full(int fd, struct quire_sim_msg *m, int *memfd)
+/* Read one whole message (flags: MSG_DONTWAIT for a host that may send half of one); 0 at
+ * the end of the session, or when a message is not whole. */
+static int recv_full(int fd, struct quire_sim_msg *m, int *memfd, int flags)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = {m, sizeof(*m)};
@@ -91,7 +138,7 @@ static int recv_full(int fd, struct quire_sim_msg *m, int *memfd)
 	while (got < sizeof(*m)) {
 		iov.iov_base = (char *)m + got;
 		iov.iov_len = sizeof(*m) - got;
-		ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+		ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | flags);
 		if (n < 0 && errno == EINTR && !stopping)
 			continue;
 		if (n <= 0)
@@ -131,64 +178,216 @@ static uint32_t in_flight(struct quire_device *dev)
 	       dev->ops->mmio_read(dev, cplq + QUIRE_Q_CONSUMER);
 }
 
-static void serve(struct server *s, int fd)
+/* Attach the host of w (which said HELLO) to the card: the session starts, or the host is
+ * refused and let go. Takes w's descriptors. */
+static void start_session(struct server *s, struct waiter *w)
 {
-	struct quire_sim_msg m;
-	int memfd = -1;
-	void *mem = MAP_FAILED;
-	uint64_t size = 0;
-	int status = QUIRE_ERR_INVALID;
-	if (recv_full(fd, &m, &memfd) && m.type == QUIRE_SIM_HELLO && memfd >= 0) {
-		if (m.offset != QUIRE_SIM_PROTOCOL_VERSION) {
-			status = QUIRE_ERR_VERSION;
-		} else {
-			size = m.value;
-			mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-			status = mem == MAP_FAILED
-				     ? QUIRE_ERR_NOMEM
-				     : s->dev->ops->attach_host(s->dev, mem, m.value2, size);
-		}
+	const struct quire_sim_msg *m = &w->hello;
+	int status;
+	s->size = m->value;
+	s->mem = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, w->memfd, 0);
+	status = s->mem == MAP_FAILED
+		     ? QUIRE_ERR_NOMEM
+		     : s->dev->ops->attach_host(s->dev, s->mem, m->value2, s->size);
+	close(w->memfd);
+	if (status != QUIRE_OK) {
+		if (s->mem != MAP_FAILED)
+			munmap(s->mem, s->size);
+		s->mem = MAP_FAILED;
+		send_to(w->fd, QUIRE_SIM_HELLO_ACK, 0, (uint64_t)status, 0);
+		close(w->fd);
+		return;
 	}
-	if (memfd >= 0)
-		close(memfd);
 	pthread_mutex_lock(&s->send_lock);
-	s->client = fd;
+	s->client = w->fd;
 	pthread_mutex_unlock(&s->send_lock);
-	struct quire_sim_msg ack = {QUIRE_SIM_HELLO_ACK, 0, (uint64_t)status, 0};
+	s->holder = w->pid;
+	s->holder_since = wall_ms();
+	struct quire_sim_msg ack = {QUIRE_SIM_HELLO_ACK, 0, QUIRE_OK, 0};
 	send_msg(s, &ack);
-	if (status == QUIRE_OK) {
-		if (!s->quiet)
-			fprintf(stderr, "quire-sim: host connected (%llu MiB of host memory)\n",
-				(unsigned long long)(size >> 20));
-		s->dev->ops->set_irq(s->dev, on_irq, s);
-		while (!stopping && recv_full(fd, &m, NULL)) {
-			if (m.type == QUIRE_SIM_MMIO_READ) {
-				struct quire_sim_msg r = {QUIRE_SIM_READ_REPLY, m.offset,
-							  s->dev->ops->mmio_read(s->dev, m.offset),
-							  0};
-				send_msg(s, &r);
-			} else if (m.type == QUIRE_SIM_MMIO_WRITE) {
-				s->dev->ops->mmio_write(s->dev, m.offset, (uint32_t)m.value);
-			}
-		}
-		/* The host is gone (or we stop): nothing of it may be touched any more. */
-		uint32_t left = s->quiet ? 0 : in_flight(s->dev);
-		s->dev->ops->set_irq(s->dev, NULL, NULL);
-		s->dev->ops->detach_host(s->dev);
-		if (!s->quiet && left)
-			fprintf(stderr,
-				"quire-sim: host gone with %u command%s in flight; serving the "
-				"next one\n",
-				left, left == 1 ? "" : "s");
-		else if (!s->quiet)
-			fprintf(stderr, "quire-sim: host gone; serving the next one\n");
-	}
+	/* The pid lets a test (and a person) see which host the card serves. */
+	if (!s->quiet)
+		fprintf(stderr, "quire-sim: host connected (pid %ld, %llu MiB of host memory)\n",
+			(long)w->pid, (unsigned long long)(s->size >> 20));
+	s->dev->ops->set_irq(s->dev, on_irq, s);
+}
+
+static void end_session(struct server *s)
+{
+	/* The host is gone (or we stop): nothing of it may be touched any more. */
+	uint32_t left = s->quiet ? 0 : in_flight(s->dev);
+	s->dev->ops->set_irq(s->dev, NULL, NULL);
+	s->dev->ops->detach_host(s->dev);
+	if (!s->quiet && left)
+		fprintf(stderr,
+			"quire-sim: host gone with %u command%s in flight; serving the next one\n",
+			left, left == 1 ? "" : "s");
+	else if (!s->quiet)
+		fprintf(stderr, "quire-sim: host gone; serving the next one\n");
 	pthread_mutex_lock(&s->send_lock);
+	int fd = s->client;
 	s->client = -1;
 	pthread_mutex_unlock(&s->send_lock);
 	close(fd);
-	if (mem != MAP_FAILED)
-		munmap(mem, size);
+	munmap(s->mem, s->size);
+	s->mem = MAP_FAILED;
+	s->holder = 0;
+}
+
+/* The holder's messages that are there now (at most a batch, so that waiting hosts are
+ * heard too); 0 once it has gone. */
+static int serve_client(struct server *s)
+{
+	struct quire_sim_msg m;
+	for (int i = 0; i < 256; i++) {
+		if (!recv_full(s->client, &m, NULL, 0))
+			return 0;
+		if (m.type == QUIRE_SIM_MMIO_READ) {
+			struct quire_sim_msg r = {QUIRE_SIM_READ_REPLY, m.offset,
+						  s->dev->ops->mmio_read(s->dev, m.offset), 0};
+			send_msg(s, &r);
+		} else if (m.type == QUIRE_SIM_MMIO_WRITE) {
+			s->dev->ops->mmio_write(s->dev, m.offset, (uint32_t)m.value);
+		}
+		struct pollfd p = {s->client, POLLIN, 0};
+		if (poll(&p, 1, 0) <= 0)
+			break;
+	}
+	return 1;
+}
+
+static void drop_waiter(struct server *s, int i)
+{
+	close(s->wait[i].fd);
+	if (s->wait[i].memfd >= 0)
+		close(s->wait[i].memfd);
+	memmove(&s->wait[i], &s->wait[i + 1], (size_t)(s->n_wait - i - 1) * sizeof(s->wait[0]));
+	s->n_wait--;
+}
+
+static void tell_busy(struct server *s, const struct waiter *w, int ahead)
+{
+	send_to(w->fd, QUIRE_SIM_BUSY, (uint32_t)ahead, (uint64_t)s->holder, s->holder_since);
+}
+
+/* A new connection: it waits for its HELLO, or is told BUSY and let go if the line is full. */
+static void take_connection(struct server *s, int lfd)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct ucred cred = {0};
+	socklen_t len = sizeof(cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+		cred.pid = 0;
+	if (s->n_wait == MAX_WAITING) {
+		send_to(fd, QUIRE_SIM_BUSY, MAX_WAITING, (uint64_t)s->holder, s->holder_since);
+		send_to(fd, QUIRE_SIM_HELLO_ACK, 0, (uint64_t)QUIRE_ERR_BUSY, 0);
+		close(fd);
+		return;
+	}
+	s->wait[s->n_wait++] = (struct waiter){fd, -1, cred.pid, mono_ms(), {0}};
+}
+
+/*
+ * Something from a waiting host: its HELLO, answered at once (attached if the card is free
+ * and it is first in line, else BUSY), or its leaving. 0 when it is to be dropped.
+ */
+static int hear_waiter(struct server *s, int i)
+{
+	struct waiter *w = &s->wait[i];
+	if (w->memfd >= 0)
+		return 0; /* after HELLO a host says nothing until it is attached: it has gone */
+	struct quire_sim_msg m;
+	if (!recv_full(w->fd, &m, &w->memfd, MSG_DONTWAIT) || m.type != QUIRE_SIM_HELLO ||
+	    w->memfd < 0) {
+		send_to(w->fd, QUIRE_SIM_HELLO_ACK, 0, (uint64_t)QUIRE_ERR_INVALID, 0);
+		return 0;
+	}
+	if (m.offset != QUIRE_SIM_PROTOCOL_VERSION) {
+		send_to(w->fd, QUIRE_SIM_HELLO_ACK, 0, (uint64_t)QUIRE_ERR_VERSION, 0);
+		return 0;
+	}
+	w->hello = m;
+	int ahead = 0;
+	for (int j = 0; j < i; j++)
+		ahead += s->wait[j].memfd >= 0;
+	if (s->client >= 0 || ahead) {
+		tell_busy(s, w, ahead);
+		if (!s->quiet)
+			fprintf(stderr,
+				"quire-sim: host pid %ld waits its turn (pid %ld has the card)\n",
+				(long)w->pid, (long)s->holder);
+	}
+	return 1;
+}
+
+/* Serve hosts on lfd, one at a time, until stopped (or, with once, the first has left). */
+static void serve(struct server *s, int lfd, int once)
+{
+	while (!stopping) {
+		struct pollfd p[2 + MAX_WAITING];
+		int n = 0;
+		p[n++] = (struct pollfd){lfd, POLLIN, 0};
+		int client_at = -1;
+		if (s->client >= 0) {
+			client_at = n;
+			p[n++] = (struct pollfd){s->client, POLLIN, 0};
+		}
+		int waiters_at = n;
+		for (int i = 0; i < s->n_wait; i++)
+			p[n++] = (struct pollfd){s->wait[i].fd, POLLIN, 0};
+		int64_t now = mono_ms();
+		int wait_ms = 200; /* to see `stopping` */
+		if (s->n_wait) {
+			int64_t next = s->busy_sent_at + QUIRE_SIM_BUSY_INTERVAL_MS - now;
+			wait_ms = next < 0 ? 0 : next < wait_ms ? (int)next : wait_ms;
+		}
+		int r = poll(p, (nfds_t)n, wait_ms);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0 && client_at >= 0 && p[client_at].revents && !serve_client(s)) {
+			end_session(s);
+			if (once)
+				break;
+		}
+		/* Backwards: dropping a waiter moves those after it. */
+		for (int i = s->n_wait - 1; r > 0 && i >= 0; i--)
+			if (p[waiters_at + i].revents && !hear_waiter(s, i))
+				drop_waiter(s, i);
+		now = mono_ms();
+		for (int i = s->n_wait - 1; i >= 0; i--)
+			if (s->wait[i].memfd < 0 && now - s->wait[i].since > HELLO_WAIT_MS)
+				drop_waiter(s, i);
+		if (r > 0 && (p[0].revents & POLLIN))
+			take_connection(s, lfd);
+		/* The card is free: the first host in line that said HELLO has it. */
+		for (int i = 0; s->client < 0 && i < s->n_wait; i++) {
+			if (s->wait[i].memfd < 0)
+				continue;
+			struct waiter w = s->wait[i];
+			s->wait[i].memfd = -1; /* taken by start_session */
+			s->wait[i].fd = -1;
+			memmove(&s->wait[i], &s->wait[i + 1],
+				(size_t)(s->n_wait - i - 1) * sizeof(s->wait[0]));
+			s->n_wait--;
+			start_session(s, &w);
+			i--;
+		}
+		if (s->n_wait && mono_ms() - s->busy_sent_at >= QUIRE_SIM_BUSY_INTERVAL_MS) {
+			int ahead = 0;
+			for (int i = 0; i < s->n_wait; i++) {
+				if (s->wait[i].memfd < 0)
+					continue;
+				tell_busy(s, &s->wait[i], ahead++);
+			}
+			s->busy_sent_at = mono_ms();
+		}
+	}
+	if (s->client >= 0)
+		end_session(s);
+	while (s->n_wait)
+		drop_waiter(s, s->n_wait - 1);
 }
 
 /* A printf format: the --mem bounds come from the firmware's layout. */
@@ -345,7 +544,7 @@ int main(int argc, char **argv)
 	int once = 0, c, have_addr = 0;
 	struct quire_emu_config cfg = {0};
 	struct quire_netport_config net = {0};
-	struct server s = {.client = -1};
+	struct server s = {.client = -1, .mem = MAP_FAILED};
 	char *end;
 	while ((c = getopt_long(argc, argv, "s:1m:qn:a:h", opts, NULL)) != -1) {
 		if (c == 's' || c == 'I') {
@@ -516,17 +715,8 @@ int main(int argc, char **argv)
 						    .quiet = s.quiet};
 		rc = quire_ivshmem_serve(s.dev, &icfg, &stopping);
 	}
-	while (!ivshmem && !stopping) {
-		struct pollfd p = {lfd, POLLIN, 0};
-		if (poll(&p, 1, 200) <= 0)
-			continue;
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		serve(&s, fd);
-		if (once)
-			break;
-	}
+	if (!ivshmem)
+		serve(&s, lfd, once);
 	close(lfd);
 	unlink(path);
 #ifdef QUIRE_SIM_RTL

@@ -135,6 +135,7 @@ if [ $unit_only -eq 0 ]; then
 	# The opencl backend: no platform, bad URIs, and every operation against cpu on PoCL.
 	run sh tests/cli/test_opencl.sh "$BUILD"
 	run sh tests/cli/test_sim_faults.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
+	run sh tests/cli/test_attach.sh "$BUILD"
 	run sh tests/cli/test_sim_cli.sh "$BUILD/bin/quire" "$BUILD/bin/quire-sim"
 	# The xrt backend: no XRT device here, never an abort; the fake XRT's card passes selftest.
 	run sh tests/cli/test_xrt.sh "$BUILD"

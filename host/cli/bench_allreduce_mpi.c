@@ -325,11 +325,13 @@ int main(int argc, char **argv)
 	struct quire_ctx *ctx;
 	struct quire_comm *comm;
 	int st = quire_open(backend, &ctx);
+	/* Saved before anything else opens: why the attach failed (a card silent, or in use). */
+	const char *why = st ? quire_open_fault() : NULL;
 	if (!st)
 		st = quire_comm_from_mpi(ctx, MPI_COMM_WORLD, &comm);
 	if (st) {
-		fprintf(stderr, "rank %d: cannot open quire on %s: %s\n", rank, backend,
-			quire_strerror(st));
+		fprintf(stderr, "rank %d: cannot open quire on %s: %s%s%s\n", rank, backend,
+			quire_strerror(st), why ? ": " : "", why ? why : "");
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	if (runs > 0) {

@@ -69,6 +69,9 @@ int cli_open(const char *cmd, const char *uri, struct quire_ctx **ctx)
 		return cli_fail("%s: backend '%s': %s (URIs: cpu, sim, sim:PATH, sim:cluster, "
 				"sim:inproc, kdrv, xrt, opencl)",
 				cmd, uri, quire_strerror(st));
+	if (st && quire_open_fault())
+		return cli_fail("%s: backend '%s': %s: %s", cmd, uri, quire_strerror(st),
+				quire_open_fault());
 	if (st)
 		return cli_fail("%s: backend '%s': %s", cmd, uri, quire_strerror(st));
 	return 0;

@@ -174,6 +174,15 @@ struct quire_req;
  * A context serves one thread at a time; use one context per thread.
  */
 int quire_open(const char *uri, struct quire_ctx **ctx);
+/*
+ * Why this thread's last quire_open failed, where the backend can say more than the status:
+ * for a card process (sim:PATH, sim:cluster, sim), QUIRE_ERR_TIMEOUT "card at PATH did not
+ * answer the attach within N ms" and QUIRE_ERR_BUSY "card at PATH is in use by pid P since
+ * HH:MM:SS (N s), waited N ms for it" (how long: QUIRE_ATTACH_WAIT_MS, default 30000;
+ * docs/failures.md). NULL when that open succeeded or has nothing to add; valid until the
+ * thread's next quire_open.
+ */
+const char *quire_open_fault(void);
 /* Close a context. Free its requests first (quire_req_free); buffers still allocated
  * are freed here (their handles become invalid); a card process it started is ended. */
 void quire_close(struct quire_ctx *ctx);

@@ -20,7 +20,11 @@ class Context:
     def __init__(self, uri="cpu"):
         self._h, self._children, self.uri = None, [], uri
         h = ctypes.c_void_p()
-        _check(lib.quire_open(uri.encode(), ctypes.byref(h)), "Context", f"uri {uri!r}")
+        st = lib.quire_open(uri.encode(), ctypes.byref(h))
+        if st != 0:
+            # Why, where the backend says more (a card that did not answer, or in use by whom).
+            fault = lib.quire_open_fault()
+            _check(st, "Context", f"uri {uri!r}" + (f": {fault.decode()}" if fault else ""))
         self._h = h
 
     @property

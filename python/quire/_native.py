@@ -99,6 +99,7 @@ _PROTOS = {
     "quire_encoded_free": (None, [ctypes.POINTER(Encoded)]),
     "quire_encoded_fault": (c_char_p, [c_char_p]),
     "quire_open": (c_int, [c_char_p, PP]),
+    "quire_open_fault": (c_char_p, []),
     "quire_close": (None, [c_vp]),
     "quire_set_timeout": (None, [c_vp, c_int]),
     "quire_reset": (c_int, [c_vp]),

@@ -357,6 +357,25 @@ class Errors(Tmp):
         self.assertIn("no device", e.text)
         self.status("QUIRE_ERR_NO_DEVICE", quire.Context, "sim:" + self.path("none.sock"))
 
+    def test_silent_card(self):
+        # A card process that takes no host's HELLO (stopped): a timeout that says so.
+        import socket
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.bind(self.path("silent.sock"))
+            s.listen(4)
+            old = os.environ.get("QUIRE_TIMEOUT_MS")
+            os.environ["QUIRE_TIMEOUT_MS"] = "300"
+            try:
+                e = self.status("QUIRE_ERR_TIMEOUT", quire.Context,
+                                "sim:" + self.path("silent.sock"))
+            finally:
+                if old is None:
+                    del os.environ["QUIRE_TIMEOUT_MS"]
+                else:
+                    os.environ["QUIRE_TIMEOUT_MS"] = old
+        self.assertIsInstance(e, TimeoutError)
+        self.assertIn("did not answer the attach within", str(e))
+
     def test_formats(self):
         x = grads(3)
         self.status("QUIRE_ERR_FORMAT", quire.encode, x, "bfp7")

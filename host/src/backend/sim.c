@@ -393,7 +393,7 @@ int quire_backend_sim_open(struct quire_ctx *ctx, const char *where)
 	else if (where && strncmp(where, "inproc,", 7) == 0)
 		st = transport_inproc_open(where + 7, &t);
 	else
-		st = transport_socket_open(where, &t);
+		st = transport_socket_open(where, ctx->timeout_ms, &t);
 	if (st != QUIRE_OK)
 		return st;
 	return quire_ring_attach(ctx, t, "sim");
@@ -420,10 +420,20 @@ int quire_ring_attach(struct quire_ctx *ctx, struct transport *t, const char *na
 		uint32_t state = rd(s, s->blk_id + QUIRE_ID_FW_STATE);
 		if (state == QUIRE_FW_STATE_RUNNING)
 			break;
+		if (s->t->state(s->t) == QUIRE_ERR_TIMEOUT)
+			break; /* it stopped answering: said below */
 		if (state == QUIRE_FW_STATE_HALTED || quire_now_ms() - t0 > PROBE_MS)
 			st = QUIRE_ERR_NO_DEVICE;
 		else
 			s->t->wait_irq(s->t, 10);
+	}
+	/* A card that accepted us and then fell silent reads as all ones, which is no card:
+	 * it is one that does not answer, and the caller's timeout has run out on it. */
+	if (s->t->state(s->t) == QUIRE_ERR_TIMEOUT) {
+		st = QUIRE_ERR_TIMEOUT;
+		quire_open_fault_set("the card did not answer a register read within %d ms of "
+				     "its attach",
+				     s->t->timeout_ms);
 	}
 	if (st != QUIRE_OK)
 		goto fail;

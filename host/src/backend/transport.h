@@ -51,8 +51,10 @@ int transport_inproc_open(const char *opts, struct transport **t);
 #define QUIRE_SIM_INPROC_SYMBOL "quire_sim_inproc_open"
 #define QUIRE_SIM_LIB_SONAME    "libquire_sim.so.0"
 int quire_sim_inproc_open(unsigned abi, const char *opts, size_t host_bytes, struct transport **t);
-/* path NULL: start a quire-sim process for this transport alone. */
-int transport_socket_open(const char *path, struct transport **t);
+/* path NULL: start a quire-sim process for this transport alone. timeout_ms: the caller's
+ * (the context's) limit on the card's silence, at attach and after it (-1: none); the
+ * attach says why it failed through quire_open_fault_set. */
+int transport_socket_open(const char *path, int timeout_ms, struct transport **t);
 
 /*
  * The ring driver (sim.c) on a card reached through t: probe it, set up its queues and make

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sim/protocol.h"
@@ -226,6 +228,11 @@ static int spawn(struct sock *s)
 	return QUIRE_OK;
 }
 
+/*
+ * Connect to the card's socket, trying again for wait_ms while it is not there yet (a card
+ * we started) or its backlog is full (a card that accepts nothing: stopped). Non-blocking,
+ * since a blocking connect to a full backlog waits as long as the card does.
+ */
 static int connect_to(const char *path, int wait_ms, pid_t child)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -233,21 +240,52 @@ static int connect_to(const char *path, int wait_ms, pid_t child)
 		return -1;
 	strcpy(a.sun_path, path);
 	for (int64_t t0 = quire_now_ms();;) {
-		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0)
 			return -1;
-		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
-			return fd;
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+			/* The exchanges below poll for the card themselves. */
+			int fl = fcntl(fd, F_GETFL);
+			if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+				return fd;
+			close(fd);
+			return -1;
+		}
+		int busy = errno == EAGAIN;
 		close(fd);
 		if (child > 0 && waitpid(child, NULL, WNOHANG) == child)
 			return -1; /* it died before listening */
+		if (!busy && child <= 0)
+			return -1; /* nobody listens there */
 		if (quire_now_ms() - t0 > wait_ms)
-			return -1;
+			return busy ? -2 : -1;
 		usleep(5000);
 	}
 }
 
-static int hello(struct sock *s)
+/* "HH:MM:SS (N.N s)": when a holder attached (CLOCK_REALTIME ms), and how long ago. */
+static void since_str(uint64_t at_ms, char *out, size_t n)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t ago = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 - (int64_t)at_ms;
+	time_t t = (time_t)(at_ms / 1000);
+	struct tm tm;
+	if (!at_ms || !localtime_r(&t, &tm)) {
+		snprintf(out, n, "an unknown time");
+		return;
+	}
+	snprintf(out, n, "%02d:%02d:%02d (%.1f s ago)", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 ago < 0 ? 0.0 : (double)ago / 1000);
+}
+
+/*
+ * Attach: HELLO, then the card's answer. A card answers at once, HELLO_ACK or BUSY, and
+ * says BUSY again every QUIRE_SIM_BUSY_INTERVAL_MS while another host holds it, so
+ * silence for the caller's timeout means a card that does not answer (QUIRE_ERR_TIMEOUT),
+ * and BUSY for wait_ms a card in use (QUIRE_ERR_BUSY, naming its holder).
+ */
+static int hello(struct sock *s, const char *where, int timeout_ms, int wait_ms)
 {
 	struct quire_sim_msg m = {QUIRE_SIM_HELLO, QUIRE_SIM_PROTOCOL_VERSION, s->t.mem_size,
 				  s->t.iova};
@@ -260,13 +298,72 @@ static int hello(struct sock *s)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &s->memfd, sizeof(int));
-	if (sendmsg(s->fd, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+	/* An empty socket takes one message without blocking, stopped card or not. */
+	if (sendmsg(s->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(m)) {
+		quire_open_fault_set("card at %s closed the connection at attach", where);
 		return QUIRE_ERR_PEER;
-	/* The card may still be serving another host: wait for our turn, within reason. */
-	int r = recv_msg(s, &m, 30000);
-	if (r <= 0 || m.type != QUIRE_SIM_HELLO_ACK)
-		return r == 0 ? QUIRE_ERR_BUSY : QUIRE_ERR_PEER;
-	return (int)m.value;
+	}
+	/* Once the card has spoken it is known alive: between its BUSY messages it may be
+	 * starved a little, so a timeout shorter than a few of their intervals is not held
+	 * against it. */
+	const int64_t start = quire_now_ms();
+	int64_t heard = start;
+	int busy = 0;
+	struct quire_sim_msg b = {0};
+	for (;;) {
+		int64_t silence = timeout_ms < 0 ? -1 : timeout_ms;
+		if (busy && silence >= 0 && silence < 4 * (int64_t)QUIRE_SIM_BUSY_INTERVAL_MS)
+			silence = 4 * (int64_t)QUIRE_SIM_BUSY_INTERVAL_MS;
+		int64_t end = silence < 0 ? INT64_MAX : heard + silence;
+		if (busy && start + wait_ms < end)
+			end = start + wait_ms;
+		int64_t now = quire_now_ms();
+		int64_t left = end == INT64_MAX ? -1 : end > now ? end - now : 0;
+		int r = left == 0 ? 0 : recv_msg(s, &m, left > INT32_MAX ? INT32_MAX : (int)left);
+		if (r < 0) {
+			quire_open_fault_set("card at %s closed the connection at attach", where);
+			return QUIRE_ERR_PEER;
+		}
+		now = quire_now_ms();
+		if (r == 0 && now < end)
+			continue; /* a signal woke the poll */
+		if (r == 0 && busy && (silence < 0 || now - heard < silence)) {
+			char since[64];
+			since_str(b.value2, since, sizeof(since));
+			quire_open_fault_set(
+			    "card at %s is in use by pid %llu since %s; waited %lld ms "
+			    "for it (QUIRE_ATTACH_WAIT_MS)",
+			    where, (unsigned long long)b.value, since, (long long)(now - start));
+			return QUIRE_ERR_BUSY;
+		}
+		if (r == 0) {
+			quire_open_fault_set(
+			    "card at %s did not answer the attach within %lld ms%s", where,
+			    (long long)(now - heard),
+			    busy ? " (it had said it was in use, then fell silent)"
+				 : " (stopped, wedged, or a card process older than this library)");
+			return QUIRE_ERR_TIMEOUT;
+		}
+		if (m.type == QUIRE_SIM_BUSY) {
+			busy = 1;
+			b = m;
+			heard = now;
+			continue;
+		}
+		if (m.type != QUIRE_SIM_HELLO_ACK) {
+			quire_open_fault_set("card at %s answered the attach with message %u",
+					     where, m.type);
+			return QUIRE_ERR_PEER;
+		}
+		if (m.value == QUIRE_ERR_VERSION)
+			quire_open_fault_set("card at %s speaks another protocol than version %u",
+					     where, QUIRE_SIM_PROTOCOL_VERSION);
+		else if (m.value == QUIRE_ERR_BUSY)
+			quire_open_fault_set("card at %s is in use by pid %llu and has no room for "
+					     "more waiting hosts",
+					     where, (unsigned long long)b.value);
+		return (int)m.value;
+	}
 }
 
 size_t transport_host_bytes(void)
@@ -276,7 +373,7 @@ size_t transport_host_bytes(void)
 	return (size_t)(v > 0 && v < (1L << 20) ? v : QUIRE_SIM_HOST_MB) << 20;
 }
 
-int transport_socket_open(const char *path, struct transport **out)
+int transport_socket_open(const char *path, int timeout_ms, struct transport **out)
 {
 	struct sock *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -290,7 +387,7 @@ int transport_socket_open(const char *path, struct transport **out)
 	s->t.state = sock_state;
 	s->t.revive = sock_revive;
 	s->t.close = sock_close;
-	s->t.timeout_ms = 10000;
+	s->t.timeout_ms = timeout_ms;
 	int st = QUIRE_OK;
 	s->memfd = memfd_create("quire-host-memory", MFD_CLOEXEC);
 	if (s->memfd < 0 || ftruncate(s->memfd, (off_t)s->t.mem_size) != 0) {
@@ -304,12 +401,19 @@ int transport_socket_open(const char *path, struct transport **out)
 	}
 	if (!path && (st = spawn(s)) != QUIRE_OK)
 		goto fail;
-	s->fd = connect_to(path ? path : s->path, path ? 0 : 5000, s->child);
+	const char *where = path ? path : s->path;
+	s->fd = connect_to(where, path ? timeout_ms : 5000, s->child);
+	if (s->fd == -2) {
+		quire_open_fault_set("card at %s accepted no connection within %d ms", where,
+				     timeout_ms);
+		st = QUIRE_ERR_TIMEOUT;
+		goto fail;
+	}
 	if (s->fd < 0) {
 		st = QUIRE_ERR_NO_DEVICE;
 		goto fail;
 	}
-	st = hello(s);
+	st = hello(s, where, timeout_ms, quire_env_attach_wait_ms());
 	if (st != QUIRE_OK)
 		goto fail;
 	*out = &s->t;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Contexts and buffers. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,6 +28,32 @@ int quire_env_timeout_ms(void)
 	return v && *v && !*end && ms > 0 && ms <= (long)QUIRE_COMM_TIMEOUT_MAX_MS ? (int)ms : 0;
 }
 
+int quire_env_attach_wait_ms(void)
+{
+	const char *v = getenv("QUIRE_ATTACH_WAIT_MS");
+	char *end;
+	long ms = v ? strtol(v, &end, 10) : -1;
+	return v && *v && !*end && ms >= 0 && ms <= (long)QUIRE_COMM_TIMEOUT_MAX_MS
+		   ? (int)ms
+		   : QUIRE_ATTACH_WAIT_DEFAULT_MS;
+}
+
+/* Per thread: a context serves one thread, and so does its opening. */
+static _Thread_local char open_fault[320];
+
+void quire_open_fault_set(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(open_fault, sizeof(open_fault), fmt, ap);
+	va_end(ap);
+}
+
+const char *quire_open_fault(void)
+{
+	return open_fault[0] ? open_fault : NULL;
+}
+
 /* Every backend, by URI scheme. */
 static const struct quire_backend backends[] = {
     {"cpu", 0, quire_backend_cpu_open},       {"sim", 1, quire_backend_sim_open},
@@ -35,6 +63,7 @@ static const struct quire_backend backends[] = {
 
 int quire_open(const char *uri, struct quire_ctx **out)
 {
+	open_fault[0] = '\0';
 	if (!uri || !out)
 		return QUIRE_ERR_INVALID;
 	*out = NULL;
@@ -60,6 +89,7 @@ int quire_open(const char *uri, struct quire_ctx **out)
 		free(ctx);
 		return st;
 	}
+	open_fault[0] = '\0'; /* what a backend tried before it succeeded is no fault */
 	*out = ctx;
 	return QUIRE_OK;
 }

@@ -49,7 +49,8 @@ struct quire_ctx {
 	uint32_t next_seq;
 	uint32_t mlp_width0; /* input width of the model loaded through this context */
 	uint32_t loading_width0;
-	uint32_t mlp_loads; /* MLP_LOADs submitted and resets: a quire_model reloads when it moved */
+	uint32_t
+	    mlp_loads; /* MLP_LOADs submitted and resets: a quire_model reloads when it moved */
 	struct quire_buf *bufs; /* every buffer still allocated: quire_close frees them */
 	/* Liveness (request.c): the card has work while requests are in flight, and must
 	 * show progress (a completion, or its heartbeat moving) within timeout_ms. */
@@ -113,5 +114,15 @@ int quire_env_timeout_ms(void);
 
 /* Milliseconds on a monotonic clock. */
 int64_t quire_now_ms(void);
+
+/* How long an attach waits its turn at a card that serves another host, in ms:
+ * QUIRE_ATTACH_WAIT_MS from the environment (0 to QUIRE_COMM_TIMEOUT_MAX_MS), else
+ * QUIRE_ATTACH_WAIT_DEFAULT_MS. */
+#define QUIRE_ATTACH_WAIT_DEFAULT_MS 30000
+int quire_env_attach_wait_ms(void);
+
+/* What quire_open_fault() says about the quire_open under way in this thread: a backend
+ * that can say more than its status (which card, what it did) says it here. */
+void quire_open_fault_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* QUIRE_CORE_H */
