@@ -224,10 +224,15 @@ if [ $unit_only -eq 0 ]; then
 		run "$PYTHON" tests/ref/bfp_ref.py check-reduce "$BUILD/bin/quire" --seed $seed --max-workers 8
 	done
 fi
-# Nothing of this run may outlive it: no process naming its TMPDIR, no file left there.
-sleep 0.2
-left=$(pgrep -af "$RUN_TMP" | grep -v "pgrep")
-files=$(ls -A "$RUN_TMP" | grep -v '^run\.log$')
+# Nothing of this run may outlive it: no process naming its TMPDIR, no file left there. A
+# card process told to go by the last suite may still be on its way out: looked at again
+# every 0.1 s for up to 10 s, so a slow machine is given the time and a leftover still fails.
+for _ in $(seq 100); do
+	left=$(pgrep -af "$RUN_TMP" | grep -v "pgrep")
+	files=$(ls -A "$RUN_TMP" | grep -v '^run\.log$')
+	[ -z "$left" ] && [ -z "$files" ] && break
+	sleep 0.1
+done
 echo "== leftovers of this run"
 if [ -z "$left" ] && [ -z "$files" ]; then
 	echo "ok   no process and no file of this run left"
