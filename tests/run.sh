@@ -48,7 +48,9 @@ count() {
 	fi
 	# The reasons, as the programs print them: our scripts' "SKIP", C tests' "skip:",
 	# selftest's "skip NAME ..." and "skipped: ...", cmocka's names of skipped tests.
-	why=$(grep -E '^(SKIP |skip[: ]|skipped: |\[  SKIPPED \] [^0-9])' "$log" | sed "s|^|  $suite: |")
+	# (cmocka names a skipped test twice: where it ran, and in its summary.)
+	why=$(grep -E '^(SKIP |skip[: ]|skipped: |\[  SKIPPED \] [^0-9])' "$log" | awk '!seen[$0]++' |
+		sed "s|^|  $suite: |")
 	if [ "$s" -gt 0 ] && [ "${QUIRE_TEST_NO_SKIP:-0}" = 1 ]; then
 		echo "FAIL $suite: $s skipped, and QUIRE_TEST_NO_SKIP=1 forbids skips"
 		f=$((f + s))
