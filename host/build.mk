@@ -85,6 +85,16 @@ $(QUIRE_CLI): $(CLI_OBJS) $(SCHED_OBJS) $(LIBQUIRE_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SCHED_OBJS) -L$(BUILD)/lib -lquire \
 		-Wl,-rpath,'$$ORIGIN/../lib' $(SCHED_LIBS) $(LDLIBS)
 
+# The contract headers a program of libquire's users may include (<quire.h> includes some
+# of them; quire_drm.h is the driver's uAPI): all of include/quire/ but what only the card,
+# its models and the driver use. tests/public_headers.sh checks these (make public-headers).
+QUIRE_INTERNAL_HEADERS := include/quire/card.h include/quire/ivshmem.h include/quire/rv32_sim.h \
+	include/quire/validate.h
+QUIRE_PUBLIC_HEADERS := $(filter-out $(QUIRE_INTERNAL_HEADERS),$(wildcard include/quire/*.h))
+public-headers:
+	@echo $(notdir $(wildcard host/include/*.h)) $(QUIRE_PUBLIC_HEADERS:include/%=%)
+.PHONY: public-headers
+
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/quire $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(LIBQUIRE_A) $(DESTDIR)$(LIBDIR)/
@@ -93,7 +103,7 @@ install: all
 	ln -sf libquire.so.$(QUIRE_VERSION) $(DESTDIR)$(LIBDIR)/libquire.so.$(QUIRE_SOVERSION)
 	ln -sf libquire.so.$(QUIRE_SOVERSION) $(DESTDIR)$(LIBDIR)/libquire.so
 	install -m 644 host/include/quire.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 include/quire/*.h $(BOARDS_H) $(DESTDIR)$(PREFIX)/include/quire/
+	install -m 644 $(QUIRE_PUBLIC_HEADERS) $(BOARDS_H) $(DESTDIR)$(PREFIX)/include/quire/
 	# quire.pc is written here, from the PREFIX and LIBDIR of this very install.
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(QUIRE_VERSION)|' \
 		host/quire.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/quire.pc

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The public headers (what `make install` installs: host/include/*.h, include/quire/*.h)
+# The public headers (what `make install` installs: host/include/*.h and include/quire/'s but
+# the card-internal ones, `make public-headers`)
 # compile on their own, each first in its file, as C11 and as C++11, 14, 17 and 20, with
 # the GNU and the LLVM compilers, warnings as errors; and a C++ program links with libquire
 # (its functions declared with C linkage). <quire/boards.h>, generated from boards/ into
@@ -11,7 +12,8 @@ B=${1:-build}
 . "$(dirname "$0")/cli/report.sh"
 T=$(mktemp -d /tmp/quire-headers-XXXXXX)
 trap 'rm -rf "$T"' EXIT
-headers="$(cd host/include && ls *.h) $(cd include && ls quire/*.h) quire/boards.h"
+# The list is the Makefile's, the one `make install` uses.
+headers="$(make --no-print-directory -s public-headers) quire/boards.h"
 # MPI's own headers are its business: -isystem keeps our warnings out of them.
 mpi_flags=$(pkg-config --cflags ompi-c 2>/dev/null | sed 's/-I/-isystem /g')
 
