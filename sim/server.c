@@ -256,13 +256,19 @@ static int serve_client(struct server *s)
 	return 1;
 }
 
+/* Waiter i out of the line, its descriptors kept (the caller's now). */
+static void remove_waiter(struct server *s, int i)
+{
+	memmove(&s->wait[i], &s->wait[i + 1], (size_t)(s->n_wait - i - 1) * sizeof(s->wait[0]));
+	s->n_wait--;
+}
+
 static void drop_waiter(struct server *s, int i)
 {
 	close(s->wait[i].fd);
 	if (s->wait[i].memfd >= 0)
 		close(s->wait[i].memfd);
-	memmove(&s->wait[i], &s->wait[i + 1], (size_t)(s->n_wait - i - 1) * sizeof(s->wait[0]));
-	s->n_wait--;
+	remove_waiter(s, i);
 }
 
 static void tell_busy(struct server *s, const struct waiter *w, int ahead)
@@ -366,11 +372,7 @@ static void serve(struct server *s, int lfd, int once)
 			if (s->wait[i].memfd < 0)
 				continue;
 			struct waiter w = s->wait[i];
-			s->wait[i].memfd = -1; /* taken by start_session */
-			s->wait[i].fd = -1;
-			memmove(&s->wait[i], &s->wait[i + 1],
-				(size_t)(s->n_wait - i - 1) * sizeof(s->wait[0]));
-			s->n_wait--;
+			remove_waiter(s, i); /* its descriptors go to start_session */
 			start_session(s, &w);
 			i--;
 		}
