@@ -17,6 +17,8 @@ if [ "${1:-}" = "--unit-only" ]; then
 	unit_only=1
 	shift
 fi
+# has_mpi and the other package checks the scripts use (its ok/ko counters are not used here).
+. tests/cli/report.sh
 passed=0
 failed=0
 skipped=0
@@ -143,7 +145,7 @@ if [ $unit_only -eq 0 ]; then
 	run sh tests/cli/test_xrt.sh "$BUILD"
 	# Collectives over MPI, W ranks (OpenMPI's plugins leak at exit: leak checks off there).
 	# MPI is decided by mpirun and its package, not by what the build made.
-	if ! mpirun --version >/dev/null 2>&1 || [ "$(dpkg-query -W -f '${db:Status-Status}' libopenmpi-dev 2>/dev/null)" != installed ]; then
+	if ! has_mpi; then
 		missing "mpi collectives" "no MPI: apt-get install openmpi-bin libopenmpi-dev (mk/debian-packages.txt)"
 	elif [ ! -x "$BUILD/tests/mpi/test_comm_mpi" ]; then
 		missing "mpi collectives" "no $BUILD/tests/mpi/test_comm_mpi: run make test (it builds what it runs)"
