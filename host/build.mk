@@ -8,8 +8,7 @@ LIB_SRCS := host/src/status.c host/src/codec/codec.c host/src/codec/allreduce.c 
 	host/src/comm/rendezvous.c
 # The kernels' C (the scalar codec, the cpu backend's engines) and the firmware's descriptor
 # rules (include/quire/validate.h) are part of it; the card model is not (libquire_sim).
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(BUILD)/fw-native/firmware/validate.o \
-	$(BUILD)/sim/locate.o
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(BUILD)/fw-native/firmware/validate.o
 EXTRA_CFLAGS_host/src/codec/simd_avx2.c := -mavx2 -mf16c
 EXTRA_CFLAGS_host/src/codec/simd_avx512.c := -mavx512f
 # The ring's partial sums are plain loops, one chain per element: -O3 vectorizes them (same bits).
