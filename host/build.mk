@@ -31,30 +31,10 @@ $(BUILD)/host/src/backend/opencl.o: $(OPENCL_SOURCE_H)
 LIBQUIRE_A  := $(BUILD)/lib/libquire.a
 LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
 
-# libquire_sim: the card model in a process (the emu, its network port, the native firmware
-# and the kernels), for sim:inproc and the tests; libquire loads it on demand. It exports
-# quire_sim_inproc_open alone (host/libquire_sim.map). The emu's fast engines call the CPU
-# codec through libquire's public API, so the codec's objects (built once, from the one
-# copy in src/codec/) go into libquire_sim too: it needs no libquire to load.
+# The CPU codec's objects, which libquire_sim (sim/build.mk) carries too: the emu's fast
+# engines call it.
 CODEC_OBJS := $(BUILD)/host/src/codec/codec.o $(BUILD)/host/src/codec/simd_avx2.o \
 	$(BUILD)/host/src/codec/simd_avx512.o
-LIBQUIRE_SIM_OBJS := $(BUILD)/host/src/backend/inproc_card.o $(BUILD)/sim/emu/emu.o \
-	$(BUILD)/sim/emu/engines.o $(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o $(BUILD)/sim/netudp.o \
-	$(BUILD)/sim/netboot.o \
-	$(BUILD)/sim/crc32_fast.o \
-	$(FW_NATIVE_OBJS) $(HLS_OBJS) $(CODEC_OBJS)
-LIBQUIRE_SIM_A  := $(BUILD)/lib/libquire_sim.a
-LIBQUIRE_SIM_SO := $(BUILD)/lib/libquire_sim.so.$(QUIRE_VERSION)
-$(LIBQUIRE_SIM_A): $(LIBQUIRE_SIM_OBJS)
-	@mkdir -p $(dir $@)
-	rm -f $@ && $(AR) rcs $@ $^
-$(LIBQUIRE_SIM_SO): $(LIBQUIRE_SIM_OBJS) host/libquire_sim.map
-	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libquire_sim.so.$(QUIRE_SOVERSION) \
-		-Wl,--version-script=host/libquire_sim.map $(SAN_FLAGS) $(LDFLAGS) -o $@ \
-		$(LIBQUIRE_SIM_OBJS) $(LDLIBS)
-	ln -sf libquire_sim.so.$(QUIRE_VERSION) $(BUILD)/lib/libquire_sim.so.$(QUIRE_SOVERSION)
-all: $(LIBQUIRE_SIM_A) $(LIBQUIRE_SIM_SO)
 
 # The all-reduce benchmark's ranks (an MPI program) are built on their own, below.
 BENCH_ALLREDUCE_SRCS := host/cli/bench_allreduce_mpi.c host/cli/bench_goals.c

@@ -1,12 +1,34 @@
 # SPDX-License-Identifier: MIT
 # The card models and quire-sim. The emu model and the native firmware also make
-# libquire_sim (host/build.mk), which libquire loads for sim:inproc.
+# libquire_sim (below), which libquire loads for sim:inproc.
 SIM_SRCS := sim/emu/emu.c sim/emu/engines.c sim/emu/netport.c sim/netlink.c sim/netudp.c sim/netboot.c sim/crc32_fast.c
 SIM_OBJS := $(SIM_SRCS:%.c=$(BUILD)/%.o)
 QUIRE_HW_BUILD := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
 EXTRA_CFLAGS_sim/emu/emu.c := -DQUIRE_FW_NATIVE -DQUIRE_HW_BUILD_ID=$(QUIRE_HW_BUILD)u
 QUIRE_SIM := $(BUILD)/bin/quire-sim
 QUIRE_CLUSTER := $(BUILD)/bin/quire-cluster
+
+# libquire_sim: the card model in a process (inproc_card.c over the emu, its network port,
+# the native firmware, the kernels and the CPU codec, which the emu's fast engines call), for
+# sim:inproc and the tests; libquire loads it on demand (sim/inproc.h). It exports
+# quire_sim_inproc_open alone (sim/libquire_sim.map) and needs no libquire to load.
+LIBQUIRE_SIM_OBJS := $(BUILD)/sim/inproc_card.o $(BUILD)/sim/emu/emu.o \
+	$(BUILD)/sim/emu/engines.o $(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o $(BUILD)/sim/netudp.o \
+	$(BUILD)/sim/netboot.o \
+	$(BUILD)/sim/crc32_fast.o \
+	$(FW_NATIVE_OBJS) $(HLS_OBJS) $(CODEC_OBJS)
+LIBQUIRE_SIM_A  := $(BUILD)/lib/libquire_sim.a
+LIBQUIRE_SIM_SO := $(BUILD)/lib/libquire_sim.so.$(QUIRE_VERSION)
+$(LIBQUIRE_SIM_A): $(LIBQUIRE_SIM_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+$(LIBQUIRE_SIM_SO): $(LIBQUIRE_SIM_OBJS) sim/libquire_sim.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libquire_sim.so.$(QUIRE_SOVERSION) \
+		-Wl,--version-script=sim/libquire_sim.map $(SAN_FLAGS) $(LDFLAGS) -o $@ \
+		$(LIBQUIRE_SIM_OBJS) $(LDLIBS)
+	ln -sf libquire_sim.so.$(QUIRE_VERSION) $(BUILD)/lib/libquire_sim.so.$(QUIRE_SOVERSION)
+all: $(LIBQUIRE_SIM_A) $(LIBQUIRE_SIM_SO)
 
 # sim/ivshmem.c: the second front end, quire-sim --ivshmem (a card for a QEMU guest).
 $(QUIRE_SIM): $(BUILD)/sim/server.o $(BUILD)/sim/ivshmem.o $(LIBQUIRE_SIM_A) $(LIBQUIRE_A)

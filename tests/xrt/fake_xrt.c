@@ -31,6 +31,7 @@
 #include <xrt/xrt_kernel.h>
 
 #include "host/src/backend/transport.h"
+#include "sim/inproc.h"
 #include "quire/regs.h"
 #include "quire/status.h"
 
@@ -43,7 +44,7 @@ struct fake_xclbin {
 };
 
 struct fake_dev {
-	struct transport *card;
+	struct quire_sim_inproc *card;
 	struct fake_xclbin loaded;
 	int has_image, bo_taken, kernel_open;
 };
@@ -77,8 +78,8 @@ static void note(const char *fmt, ...)
 	fclose(f);
 }
 
-typedef int (*inproc_open_fn)(unsigned abi, const char *opts, size_t host_bytes,
-			      struct transport **t);
+typedef int (*inproc_open_fn)(unsigned abi, const char *opts, size_t host_bytes, uint64_t iova,
+			      struct quire_sim_inproc **card);
 
 static xrtDeviceHandle open_card(void)
 {
@@ -90,7 +91,8 @@ static xrtDeviceHandle open_card(void)
 		*(void **)&open_fn = dlsym(lib, QUIRE_SIM_INPROC_SYMBOL);
 	struct fake_dev *d = calloc(1, sizeof(*d));
 	if (!open_fn || !d ||
-	    open_fn(QUIRE_SIM_INPROC_ABI, NULL, FAKE_HOST_BYTES, &d->card) != QUIRE_OK) {
+	    open_fn(QUIRE_SIM_INPROC_ABI, NULL, FAKE_HOST_BYTES, QUIRE_SIM_IOVA, &d->card) !=
+		QUIRE_OK) {
 		free(d);
 		errno = ENODEV;
 		return NULL;

@@ -39,18 +39,10 @@ struct transport {
 
 /*
  * A card model in this process. It lives in libquire_sim, not in libquire: libquire loads
- * it when a context asks for one (transport_inproc.c). opts: NULL or "", or the card's
- * network port: "net=DIR,addr=N[,drop=P,corrupt=P,seed=S]". host_bytes: the host memory
- * to give the card.
+ * it when a context asks for one (transport_inproc.c, through sim/inproc.h). opts: NULL or
+ * "", or the card's network port: "net=DIR,addr=N[,drop=P,corrupt=P,seed=S]".
  */
 int transport_inproc_open(const char *opts, struct transport **t);
-
-/* The function libquire_sim exports; abi must be QUIRE_SIM_INPROC_ABI, the layout of
- * struct transport and struct quire_device both sides were built with. */
-#define QUIRE_SIM_INPROC_ABI    2u
-#define QUIRE_SIM_INPROC_SYMBOL "quire_sim_inproc_open"
-#define QUIRE_SIM_LIB_SONAME    "libquire_sim.so.0"
-int quire_sim_inproc_open(unsigned abi, const char *opts, size_t host_bytes, struct transport **t);
 /* path NULL: start a quire-sim process for this transport alone. timeout_ms: the caller's
  * (the context's) limit on the card's silence, at attach and after it (-1: none); the
  * attach says why it failed through quire_open_fault_set. */

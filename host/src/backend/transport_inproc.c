@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * sim:inproc: a card model in this process. The model (the emu and the native firmware)
- * is not part of libquire; it is loaded from libquire_sim when a context first asks for
- * it, so that the production library carries no simulator. Where from: $QUIRE_SIM_LIB if
- * set; else beside the object this code is in (libquire.so in its lib/ directory, or a
- * program linked with libquire.a, whose libraries are in ../lib); else wherever the dynamic
+ * is not part of libquire; it is loaded from libquire_sim (sim/inproc.h) when a context
+ * first asks for it, so that the production library carries no simulator. Where from:
+ * $QUIRE_SIM_LIB if set; else beside the object this code is in (libquire.so in its lib/ directory,
+ * or a program linked with libquire.a, whose libraries are in ../lib); else wherever the dynamic
  * linker finds its soname. Paths are tried explicitly because a dlopen through a
  * sanitizer's interceptor no longer sees the caller's run path.
  */
@@ -17,9 +17,10 @@
 
 #include "host/src/backend/transport.h"
 #include "quire/status.h"
+#include "sim/inproc.h"
 
-typedef int (*inproc_open_fn)(unsigned abi, const char *opts, size_t host_bytes,
-			      struct transport **t);
+typedef int (*inproc_open_fn)(unsigned abi, const char *opts, size_t host_bytes, uint64_t iova,
+			      struct quire_sim_inproc **card);
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static inproc_open_fn inproc_open;
@@ -60,10 +61,58 @@ static void load(void)
 		*(void **)&inproc_open = dlsym(lib, QUIRE_SIM_INPROC_SYMBOL);
 }
 
+/* The card behind struct transport. */
+struct inproc_transport {
+	struct transport t;
+	struct quire_sim_inproc *card;
+};
+
+static int inproc_wait_irq(struct transport *t, int timeout_ms)
+{
+	struct quire_sim_inproc *card = ((struct inproc_transport *)t)->card;
+	return card->wait_irq(card, timeout_ms);
+}
+
+static int inproc_state(struct transport *t)
+{
+	(void)t;
+	return QUIRE_OK; /* a card in this process answers as long as the process runs */
+}
+
+static void inproc_revive(struct transport *t)
+{
+	(void)t;
+}
+
+static void inproc_close(struct transport *t)
+{
+	struct quire_sim_inproc *card = ((struct inproc_transport *)t)->card;
+	card->close(card);
+	free(t);
+}
+
 int transport_inproc_open(const char *opts, struct transport **out)
 {
 	pthread_once(&load_once, load);
 	if (!inproc_open)
 		return QUIRE_ERR_NO_DEVICE; /* libquire_sim is not installed */
-	return inproc_open(QUIRE_SIM_INPROC_ABI, opts, transport_host_bytes(), out);
+	struct inproc_transport *p = calloc(1, sizeof(*p));
+	if (!p)
+		return QUIRE_ERR_NOMEM;
+	int st = inproc_open(QUIRE_SIM_INPROC_ABI, opts, transport_host_bytes(), QUIRE_SIM_IOVA,
+			     &p->card);
+	if (st != QUIRE_OK) {
+		free(p);
+		return st;
+	}
+	p->t.dev = p->card->dev;
+	p->t.mem = p->card->mem;
+	p->t.mem_size = p->card->mem_size;
+	p->t.iova = p->card->iova;
+	p->t.wait_irq = inproc_wait_irq;
+	p->t.state = inproc_state;
+	p->t.revive = inproc_revive;
+	p->t.close = inproc_close;
+	*out = &p->t;
+	return QUIRE_OK;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * A card model in this process, for tests and tools that need no card process: the emu
- * and the native firmware behind struct transport. Built into libquire_sim (never into
- * libquire), which exports quire_sim_inproc_open alone.
+ * and the native firmware with host memory and an interrupt count (inproc.h). Built into
+ * libquire_sim (never into libquire), which exports quire_sim_inproc_open alone.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,12 +11,12 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "sim/emu/emu.h"
+#include "inproc.h"
+#include "emu/emu.h"
 #include "quire/status.h"
-#include "host/src/backend/transport.h"
 
 struct inproc {
-	struct transport t;
+	struct quire_sim_inproc t;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	uint64_t irqs, seen;
@@ -32,7 +32,7 @@ static void on_irq(void *ctx, uint32_t causes)
 	pthread_mutex_unlock(&p->lock);
 }
 
-static int inproc_wait(struct transport *t, int timeout_ms)
+static int inproc_wait(struct quire_sim_inproc *t, int timeout_ms)
 {
 	struct inproc *p = (struct inproc *)t;
 	struct timespec until;
@@ -53,18 +53,7 @@ static int inproc_wait(struct transport *t, int timeout_ms)
 	return st;
 }
 
-static int inproc_state(struct transport *t)
-{
-	(void)t;
-	return QUIRE_OK; /* a card in this process answers as long as the process runs */
-}
-
-static void inproc_revive(struct transport *t)
-{
-	(void)t;
-}
-
-static void inproc_close(struct transport *t)
+static void inproc_close(struct quire_sim_inproc *t)
 {
 	struct inproc *p = (struct inproc *)t;
 	t->dev->ops->detach_host(t->dev);
@@ -117,7 +106,8 @@ static int parse_net(const char *opts, char *dir, size_t dir_size, struct quire_
 	return have_dir && have_addr ? QUIRE_OK : QUIRE_ERR_INVALID;
 }
 
-int quire_sim_inproc_open(unsigned abi, const char *opts, size_t host_bytes, struct transport **out)
+int quire_sim_inproc_open(unsigned abi, const char *opts, size_t host_bytes, uint64_t iova,
+			  struct quire_sim_inproc **out)
 {
 	if (abi != QUIRE_SIM_INPROC_ABI)
 		return QUIRE_ERR_VERSION; /* a libquire_sim of another build */
@@ -147,10 +137,8 @@ int quire_sim_inproc_open(unsigned abi, const char *opts, size_t host_bytes, str
 		free(p);
 		return st;
 	}
-	p->t.iova = QUIRE_SIM_IOVA;
+	p->t.iova = iova;
 	p->t.wait_irq = inproc_wait;
-	p->t.state = inproc_state;
-	p->t.revive = inproc_revive;
 	p->t.close = inproc_close;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
