@@ -56,6 +56,7 @@ include boards/build.mk
 include hls/build.mk
 include firmware/build.mk
 include sched/build.mk
+include codec/build.mk
 include host/build.mk
 include sim/build.mk
 include tests/build.mk

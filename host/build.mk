@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: MIT
 # libquire (static and shared) and the quire CLI.
-LIB_SRCS := host/src/status.c host/src/codec/codec.c host/src/codec/allreduce.c \
-	host/src/codec/encoded_file.c host/src/codec/simd_avx2.c host/src/codec/simd_avx512.c \
+LIB_SRCS := host/src/status.c host/src/codec/api.c host/src/codec/allreduce.c \
+	host/src/codec/encoded_file.c \
 	host/src/core/context.c host/src/core/request.c host/src/core/model.c host/src/core/model_check.c host/src/backend/cpu.c \
 	host/src/backend/sim.c host/src/backend/window.c host/src/backend/transport_inproc.c \
 	host/src/backend/transport_socket.c host/src/backend/kdrv.c host/src/backend/xrt.c host/src/backend/opencl.c host/src/comm/collective.c host/src/comm/ring.c host/src/comm/card.c \
 	host/src/comm/rendezvous.c
-# The kernels' C (the scalar codec, the cpu backend's engines) and the firmware's descriptor
-# rules (include/quire/validate.h) are part of it; the card model is not (libquire_sim).
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(BUILD)/fw-native/firmware/validate.o
-EXTRA_CFLAGS_host/src/codec/simd_avx2.c := -mavx2 -mf16c
-EXTRA_CFLAGS_host/src/codec/simd_avx512.c := -mavx512f
+# The CPU codec (codec/build.mk), the kernels' C (the scalar codec, the cpu backend's engines)
+# and the firmware's descriptor rules (include/quire/validate.h) are part of it; the card
+# model is not (libquire_sim, sim/build.mk).
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(BUILD)/fw-native/firmware/validate.o \
+	$(CODEC_OBJS)
 # The ring's partial sums are plain loops, one chain per element: -O3 vectorizes them (same bits).
 EXTRA_CFLAGS_host/src/comm/ring.c := -O3
 # kdrv builds against libdrm's headers (libdrm-dev) but loads libdrm.so.2 with dlopen when a
@@ -30,11 +30,6 @@ $(BUILD)/host/src/backend/opencl.o: $(OPENCL_SOURCE_H)
 
 LIBQUIRE_A  := $(BUILD)/lib/libquire.a
 LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
-
-# The CPU codec's objects, which libquire_sim (sim/build.mk) carries too: the emu's fast
-# engines call it.
-CODEC_OBJS := $(BUILD)/host/src/codec/codec.o $(BUILD)/host/src/codec/simd_avx2.o \
-	$(BUILD)/host/src/codec/simd_avx512.o
 
 # The all-reduce benchmark's ranks (an MPI program) are built on their own, below.
 BENCH_ALLREDUCE_SRCS := host/cli/bench_allreduce_mpi.c host/cli/bench_goals.c

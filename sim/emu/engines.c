@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The emu's engines on the fast path: each call the CPU codec covers (libquire's
- * public quire_codec_* functions, compiled into libquire_sim too) goes there, every
- * other one (fp32 decode, int32 inputs, accumulating int32 sums,
- * exponent max, bad arguments) to the hls/ C, so statuses and bytes stay the golden
- * model's. The card's modelled cycles are counted by emu.c from the arguments alone.
+ * The emu's engines on the fast path: each call the CPU codec covers (codec/codec.h, the
+ * code libquire's quire_codec_* run too) goes there, every other one (fp32 decode, int32
+ * inputs, accumulating int32 sums, exponent max, bad arguments) to the hls/ C, so statuses
+ * and bytes stay the golden model's. The card's modelled cycles are counted by emu.c from
+ * the arguments alone.
  */
 #include "engines.h"
 
@@ -15,8 +15,9 @@
 
 #include "hls/quant.h"
 #include "hls/reduce.h"
-#include "quire.h"
+#include "codec/codec.h"
 #include "quire/card.h"
+#include "quire/cmd.h"
 #include "quire/format.h"
 
 int quire_emu_engines_golden(void)
@@ -52,25 +53,25 @@ static int quant_fast(uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flag
 {
 	float *r = (flags & QUIRE_QUANT_F_EF) ? resid : NULL;
 	if (op == QUIRE_QUANT_OP_EXPONENTS && is_bfp(fmt)) {
-		*st = quire_codec_exponents((enum quire_format)fmt, n, x, r, exp);
+		*st = quire_cpu_codec_exponents((enum quire_format)fmt, n, x, r, exp);
 		return 1;
 	}
 	if (op == QUIRE_QUANT_OP_ENCODE && is_bfp(fmt) &&
 	    aligned(q, fmt == QUIRE_FMT_BFP16 ? 2 : 1)) {
-		*st = quire_codec_encode((enum quire_format)fmt, n, x, r, exp, NULL, q);
+		*st = quire_cpu_codec_encode((enum quire_format)fmt, n, x, r, exp, NULL, q);
 		return 1;
 	}
 	if (op == QUIRE_QUANT_OP_ENCODE && fmt == QUIRE_FMT_FP16 && aligned(q, 2)) {
 		/* the fp16 encoder has no error feedback: the kernel ignores the flag */
-		*st = quire_codec_encode(QUIRE_FMT_FP16, n, x, NULL, NULL, NULL, q);
+		*st = quire_cpu_codec_encode(QUIRE_FMT_FP16, n, x, NULL, NULL, NULL, q);
 		return 1;
 	}
 	uint32_t vb = quire_int_format_bytes(val_fmt);
 	if (op == QUIRE_QUANT_OP_DECODE &&
 	    ((fmt == QUIRE_FMT_FP16 && val_fmt == QUIRE_FMT_FP16 && aligned(q, 2)) ||
 	     (is_bfp(fmt) && vb && aligned(q, vb)))) {
-		*st = quire_codec_decode((enum quire_format)fmt, (enum quire_format)val_fmt, n, q,
-					 exp, mean_w, y);
+		*st = quire_cpu_codec_decode((enum quire_format)fmt, (enum quire_format)val_fmt, n,
+					     q, exp, mean_w, y);
 		return 1;
 	}
 	return 0;
@@ -94,7 +95,7 @@ static int overlap(const void *a, uint64_t a_len, const void *b, uint64_t b_len)
 
 /*
  * The codec's fast sums: int8/int16 into int32 with no accumulator in, which cannot
- * overflow for W <= QUIRE_MAX_WORKERS, int8/int16 into int16 with or without one (the
+ * overflow for W <= QUIRE_CMD_MAX_WORKERS, int8/int16 into int16 with or without one (the
  * ring's partial sums), saturated as the kernel does, and fp16/fp32 into fp16/fp32 with or
  * without one (the fp32 and fp16 rings' sums, in the kernel's order). Inputs apart from
  * the output (the codec reads a vector while it writes another); the accumulator in may be
@@ -116,18 +117,18 @@ static int sum_fast(uint32_t in_fmt, uint32_t acc_fmt, uint32_t w, uint32_t n, u
 						      : 0;
 	int acc = flags == QUIRE_REDUCE_F_ACC_IN;
 	if (!in_b || !acc_b || !(flags == 0 || acc) || (acc && !fp && acc_b != 2) || w < 1 ||
-	    w > QUIRE_MAX_WORKERS || (w > 1 && stride < n) || !aligned(in, in_b) ||
+	    w > QUIRE_CMD_MAX_WORKERS || (w > 1 && stride < n) || !aligned(in, in_b) ||
 	    !aligned(acc_out, acc_b) || (acc && !aligned(acc_in, acc_b)))
 		return 0;
 	uint64_t out_len = (uint64_t)n * acc_b;
 	if (overlap(in, ((uint64_t)(w - 1) * stride + n) * in_b, acc_out, out_len) ||
 	    (acc && acc_in != acc_out && overlap(acc_in, out_len, acc_out, out_len)))
 		return 0;
-	const void *rows[QUIRE_MAX_WORKERS];
+	const void *rows[QUIRE_CMD_MAX_WORKERS];
 	for (uint32_t k = 0; k < w; k++)
 		rows[k] = in + (uint64_t)k * stride * in_b;
-	*st = quire_codec_sum((enum quire_format)in_fmt, (enum quire_format)acc_fmt, w, n, rows,
-			      acc ? acc_in : NULL, acc_out);
+	*st = quire_cpu_codec_sum((enum quire_format)in_fmt, (enum quire_format)acc_fmt, w, n, rows,
+				  acc ? acc_in : NULL, acc_out);
 	return 1;
 }
 

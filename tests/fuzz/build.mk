@@ -11,11 +11,10 @@ FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined 
 	-Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-label -Iinclude -I. -I$(BUILD)/gen
 FUZZ_BIN := build-fuzz/fuzz_card
 FUZZ_SRCS := tests/fuzz/fuzz_card.c tests/fuzz/fuzz_host.c $(SIM_SRCS) $(FW_SRCS) hls/quant.c hls/reduce.c hls/mlp.c hls/crc32.c
-# The card model's fast engines call libquire's CPU codec (sim/emu/engines.c): its files need
+# The card model's fast engines call the CPU codec (sim/emu/engines.c, codec/): its files need
 # their own ISA flags (runtime dispatch), so they are compiled one by one, instrumented alike.
-FUZZ_CODEC_SRCS := host/src/codec/codec.c host/src/codec/simd_avx2.c host/src/codec/simd_avx512.c
-FUZZ_CODEC_OBJS := $(FUZZ_CODEC_SRCS:%.c=build-fuzz/obj/%.o)
-build-fuzz/obj/%.o: %.c $(wildcard include/quire/*.h host/include/*.h host/src/codec/*.h)
+FUZZ_CODEC_OBJS := $(CODEC_SRCS:%.c=build-fuzz/obj/%.o)
+build-fuzz/obj/%.o: %.c $(wildcard include/quire/*.h host/include/*.h codec/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(subst -fsanitize=fuzzer$(comma),-fsanitize=fuzzer-no-link$(comma),$(FUZZ_FLAGS)) \
 		-Ihost/include $(EXTRA_CFLAGS_$<) -c -o $@ $<
@@ -27,7 +26,7 @@ FUZZ_MODEL_SRCS := tests/fuzz/fuzz_model.c host/src/core/model_check.c hls/mlp.c
 FUZZ_PLACE_BIN := build-fuzz/fuzz_place
 FUZZ_PLACE_SRCS := tests/fuzz/fuzz_place.c sched/trace.c
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_CODEC_OBJS) $(BOARDS_H) $(wildcard include/quire/*.h firmware/*.h hls/*.h sim/*.h sim/emu/*.h)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_CODEC_OBJS) $(BOARDS_H) $(wildcard include/quire/*.h firmware/*.h hls/*.h codec/*.h sim/*.h sim/emu/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Ihost/include -DQUIRE_FW_NATIVE -o $@ $(FUZZ_SRCS) $(FUZZ_CODEC_OBJS) \
 		-lz -lpthread

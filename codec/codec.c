@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The gradient codec on the CPU: argument checks, the choice of SIMD
+ * The gradient codec on the CPU (codec.h): argument checks, the choice of SIMD
  * implementation, and the split of every call into whole blocks (SIMD) and a
  * tail (the hls/ C model). The hls/ model is also the scalar implementation,
  * so there is one scalar codec in the project, not two.
@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quire.h"
+#include "codec.h"
 #include "simd.h"
 #include "hls/quant.h"
 #include "hls/reduce.h"
+#include "quire/cmd.h"
+#include "quire/format.h"
+#include "quire/status.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -37,30 +40,30 @@ static int cpu_has_f16c(void)
 }
 #endif
 
-static int cpu_has(enum quire_codec_impl impl)
+static int cpu_has(enum quire_cpu_codec_impl impl)
 {
 #ifdef QUIRE_X86
 	__builtin_cpu_init();
-	if (impl == QUIRE_CODEC_AVX512)
+	if (impl == QUIRE_CPU_CODEC_AVX512)
 		return __builtin_cpu_supports("avx512f");
-	if (impl == QUIRE_CODEC_AVX2)
+	if (impl == QUIRE_CPU_CODEC_AVX2)
 		return __builtin_cpu_supports("avx2") && cpu_has_f16c();
 #endif
-	return impl == QUIRE_CODEC_SCALAR;
+	return impl == QUIRE_CPU_CODEC_SCALAR;
 }
 
-static const struct quire_codec_simd *simd_of(enum quire_codec_impl impl)
+static const struct quire_codec_simd *simd_of(enum quire_cpu_codec_impl impl)
 {
 #ifdef QUIRE_X86
-	if (impl == QUIRE_CODEC_AVX512)
+	if (impl == QUIRE_CPU_CODEC_AVX512)
 		return &quire_codec_simd_avx512;
-	if (impl == QUIRE_CODEC_AVX2)
+	if (impl == QUIRE_CPU_CODEC_AVX2)
 		return &quire_codec_simd_avx2;
 #endif
 	return NULL;
 }
 
-int quire_codec_impl_parse(const char *name)
+int quire_cpu_codec_impl_parse(const char *name)
 {
 	static const char *const names[] = {"auto", "scalar", "avx2", "avx512"};
 	for (int i = 0; i < 4; i++)
@@ -69,14 +72,14 @@ int quire_codec_impl_parse(const char *name)
 	return -1;
 }
 
-int quire_codec_use(enum quire_codec_impl impl)
+int quire_cpu_codec_use(enum quire_cpu_codec_impl impl)
 {
-	if (impl == QUIRE_CODEC_AUTO) {
-		impl = cpu_has(QUIRE_CODEC_AVX512) ? QUIRE_CODEC_AVX512
-		       : cpu_has(QUIRE_CODEC_AVX2) ? QUIRE_CODEC_AVX2
-						   : QUIRE_CODEC_SCALAR;
-	} else if (impl != QUIRE_CODEC_SCALAR && impl != QUIRE_CODEC_AVX2 &&
-		   impl != QUIRE_CODEC_AVX512) {
+	if (impl == QUIRE_CPU_CODEC_AUTO) {
+		impl = cpu_has(QUIRE_CPU_CODEC_AVX512) ? QUIRE_CPU_CODEC_AVX512
+		       : cpu_has(QUIRE_CPU_CODEC_AVX2) ? QUIRE_CPU_CODEC_AVX2
+						       : QUIRE_CPU_CODEC_SCALAR;
+	} else if (impl != QUIRE_CPU_CODEC_SCALAR && impl != QUIRE_CPU_CODEC_AVX2 &&
+		   impl != QUIRE_CPU_CODEC_AVX512) {
 		return QUIRE_ERR_INVALID;
 	}
 	if (!cpu_has(impl))
@@ -89,14 +92,14 @@ int quire_codec_use(enum quire_codec_impl impl)
 static const struct quire_codec_simd *simd(void)
 {
 	if (!atomic_load(&g_chosen)) {
-		int impl = quire_codec_impl_parse(getenv("QUIRE_CODEC"));
-		if (impl < 0 || quire_codec_use((enum quire_codec_impl)impl) != QUIRE_OK)
-			quire_codec_use(QUIRE_CODEC_AUTO);
+		int impl = quire_cpu_codec_impl_parse(getenv("QUIRE_CODEC"));
+		if (impl < 0 || quire_cpu_codec_use((enum quire_cpu_codec_impl)impl) != QUIRE_OK)
+			quire_cpu_codec_use(QUIRE_CPU_CODEC_AUTO);
 	}
 	return atomic_load(&g_simd);
 }
 
-const char *quire_codec_impl_name(void)
+const char *quire_cpu_codec_impl_name(void)
 {
 	const struct quire_codec_simd *s = simd();
 	return s ? s->name : "scalar";
@@ -149,8 +152,8 @@ static int exps_valid(const int8_t *exp, size_t blocks)
 	return 1;
 }
 
-int quire_codec_exponents(enum quire_format fmt, size_t n, const float *x, const float *resid,
-			  int8_t *exp)
+int quire_cpu_codec_exponents(enum quire_format fmt, size_t n, const float *x, const float *resid,
+			      int8_t *exp)
 {
 	if (!is_bfp(fmt))
 		return QUIRE_ERR_FORMAT;
@@ -190,8 +193,8 @@ static void encode_bfp(enum quire_format fmt, size_t n, const float *x, float *r
 	}
 }
 
-int quire_codec_encode(enum quire_format fmt, size_t n, const float *x, float *resid,
-		       const int8_t *shared_exp, int8_t *exp_out, void *q)
+int quire_cpu_codec_encode(enum quire_format fmt, size_t n, const float *x, float *resid,
+			   const int8_t *shared_exp, int8_t *exp_out, void *q)
 {
 	if (fmt == QUIRE_FMT_FP16) {
 		if (resid || shared_exp || exp_out)
@@ -222,8 +225,8 @@ int quire_codec_encode(enum quire_format fmt, size_t n, const float *x, float *r
 	return QUIRE_OK;
 }
 
-int quire_codec_decode(enum quire_format fmt, enum quire_format val_fmt, size_t n, const void *vals,
-		       const int8_t *exp, uint32_t mean_w, float *y)
+int quire_cpu_codec_decode(enum quire_format fmt, enum quire_format val_fmt, size_t n,
+			   const void *vals, const int8_t *exp, uint32_t mean_w, float *y)
 {
 	if (n && (!vals || !y))
 		return QUIRE_ERR_INVALID;
@@ -307,7 +310,7 @@ static int sum_tail(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_
 	if (full == n)
 		return QUIRE_OK;
 	size_t in_b = quire_reduce_format_bytes(in_fmt), acc_b = quire_reduce_format_bytes(acc_fmt);
-	const void *tail[QUIRE_MAX_WORKERS];
+	const void *tail[QUIRE_CMD_MAX_WORKERS];
 	for (uint32_t k = 0; k < w; k++)
 		tail[k] = (const uint8_t *)in[k] + full * in_b;
 	return sum_generic(in_fmt, acc_fmt, w, n - full, tail,
@@ -315,10 +318,10 @@ static int sum_tail(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_
 			   (uint8_t *)acc_out + full * acc_b);
 }
 
-int quire_codec_sum(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_t w, size_t n,
-		    const void *const *in, const void *acc_in, void *acc_out)
+int quire_cpu_codec_sum(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_t w, size_t n,
+			const void *const *in, const void *acc_in, void *acc_out)
 {
-	if (w < 1 || w > QUIRE_MAX_WORKERS)
+	if (w < 1 || w > QUIRE_CMD_MAX_WORKERS)
 		return QUIRE_ERR_SIZE;
 	if (n && (!acc_out || !in))
 		return QUIRE_ERR_INVALID;
@@ -357,9 +360,9 @@ int quire_codec_sum(enum quire_format in_fmt, enum quire_format acc_fmt, uint32_
 	return status;
 }
 
-int quire_codec_max_exponents(uint32_t w, size_t blocks, const int8_t *const *in, int8_t *out)
+int quire_cpu_codec_max_exponents(uint32_t w, size_t blocks, const int8_t *const *in, int8_t *out)
 {
-	if (w < 1 || w > QUIRE_MAX_WORKERS)
+	if (w < 1 || w > QUIRE_CMD_MAX_WORKERS)
 		return QUIRE_ERR_SIZE;
 	if (blocks && (!in || !out))
 		return QUIRE_ERR_INVALID;
