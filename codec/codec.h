@@ -3,7 +3,7 @@
  * The gradient codec on the CPU: bfp8, bfp16 and fp16 encode and decode with error feedback,
  * exact integer and fixed-order fp sums, and the shared exponents of a reduction, in AVX-512,
  * AVX2 or the hls/ C itself, bit for bit the hls/ kernels. libquire's public quire_codec_*
- * (host/include/quire.h) are these functions, and the emu's fast engines
+ * (host/include/quire.h) hand their calls to these functions, and the emu's fast engines
  * (sim/emu/engines.c) call them directly: every argument check is made here, once.
  *
  * Functions return a quire status code (<quire/status.h>). They are reentrant; the choice of
