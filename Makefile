@@ -58,6 +58,7 @@ include firmware/build.mk
 include sched/build.mk
 include host/build.mk
 include sim/build.mk
+include cli/build.mk
 include tests/build.mk
 include tests/xrt/build.mk
 include rtl/engines/build.mk
