@@ -17,7 +17,7 @@ trap 'rm -rf "$T"' EXIT
 mkdir "$T/tree"
 git ls-files -z '*README.md' '*.c' '*.h' '*.cpp' '*.S' | tar --null -T - -cf - | tar -xf - -C "$T/tree"
 
-# rules WHAT: the checker on the copy; its output in $T/out, its exit status returned.
+# rules: the checker on the copy; its output in $T/out, its exit status returned.
 rules() {
 	"$PYTHON" tests/include_rules.py --root "$T/tree" >"$T/out" 2>&1
 }
