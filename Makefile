@@ -59,6 +59,7 @@ include sched/build.mk
 include codec/build.mk
 include host/build.mk
 include sim/build.mk
+include cli/build.mk
 include tests/build.mk
 include tests/xrt/build.mk
 include rtl/engines/build.mk

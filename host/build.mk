@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# libquire (static and shared) and the quire CLI.
+# libquire (static and shared) and libquire_mpi.
 LIB_SRCS := host/src/status.c host/src/codec/api.c host/src/codec/allreduce.c \
 	host/src/codec/encoded_file.c \
 	host/src/core/context.c host/src/core/request.c host/src/core/model.c host/src/core/model_check.c host/src/backend/cpu.c \
@@ -31,13 +31,7 @@ $(BUILD)/host/src/backend/opencl.o: $(OPENCL_SOURCE_H)
 LIBQUIRE_A  := $(BUILD)/lib/libquire.a
 LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
 
-# The all-reduce benchmark's ranks (an MPI program) are built on their own, below.
-BENCH_ALLREDUCE_SRCS := host/cli/bench_allreduce_mpi.c host/cli/bench_goals.c
-CLI_SRCS := $(filter-out $(BENCH_ALLREDUCE_SRCS),$(wildcard host/cli/*.c))
-CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
-QUIRE_CLI := $(BUILD)/bin/quire
-
-all: $(LIBQUIRE_A) $(LIBQUIRE_SO) $(QUIRE_CLI)
+all: $(LIBQUIRE_A) $(LIBQUIRE_SO)
 
 $(LIBQUIRE_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -51,13 +45,6 @@ $(LIBQUIRE_SO): $(LIB_OBJS) host/libquire.map
 		-Wl,-rpath,'$$ORIGIN' $(SAN_FLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(LDLIBS)
 	ln -sf libquire.so.$(QUIRE_VERSION) $(BUILD)/lib/libquire.so.$(QUIRE_SOVERSION)
 	ln -sf libquire.so.$(QUIRE_SOVERSION) $(BUILD)/lib/libquire.so
-
-# The CLI links the shared library and finds it beside itself, built or installed, and the
-# scheduler's replay (sched/, not part of libquire).
-$(QUIRE_CLI): $(CLI_OBJS) $(SCHED_OBJS) $(LIBQUIRE_SO)
-	@mkdir -p $(dir $@)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SCHED_OBJS) -L$(BUILD)/lib -lquire \
-		-Wl,-rpath,'$$ORIGIN/../lib' $(SCHED_LIBS) $(LDLIBS)
 
 # The contract headers a program of libquire's users may include (<quire.h> includes some
 # of them; quire_drm.h is the driver's uAPI): all of include/quire/ but what only the card,
@@ -81,7 +68,6 @@ install: all
 	# quire.pc is written here, from the PREFIX and LIBDIR of this very install.
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(QUIRE_VERSION)|' \
 		host/quire.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/quire.pc
-	install -m 755 $(QUIRE_CLI) $(DESTDIR)$(PREFIX)/bin/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libquire.* $(DESTDIR)$(LIBDIR)/libquire_mpi.* \
@@ -92,17 +78,6 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/bin/quire-sim $(DESTDIR)$(PREFIX)/bin/quire-cluster \
 		$(DESTDIR)$(PREFIX)/bin/quire-bench-allreduce
 	rm -rf $(DESTDIR)$(PREFIX)/include/quire
-
-# The codec's figures, quoted by README.md and docs/codec.md from this one file: a line naming the
-# date, CPU and commit, then what the bench prints. BENCH_OUT= writes them elsewhere.
-BENCH_OUT ?= docs/figures/codec.txt
-bench: $(QUIRE_CLI)
-	@mkdir -p $(dir $(BENCH_OUT))
-	@{ printf 'make bench, %s, %s, %s cores, commit %s\n' "$$(date -u +%Y-%m-%d)" \
-		"$$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)" \
-		"$$(nproc)" "$$(git rev-parse --short HEAD 2>/dev/null || echo none)" && \
-		$(QUIRE_CLI) bench codec --size 64MiB; } >$(BENCH_OUT).tmp && \
-		mv $(BENCH_OUT).tmp $(BENCH_OUT) && cat $(BENCH_OUT) || { rm -f $(BENCH_OUT).tmp; exit 1; }
 
 # libquire_mpi: communicators over MPI for the cpu backend, built where MPI is installed.
 MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
@@ -118,24 +93,6 @@ $(LIBQUIRE_MPI_SO): $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_SO)
 	ln -sf libquire_mpi.so.$(QUIRE_SOVERSION) $(BUILD)/lib/libquire_mpi.so
 all: $(LIBQUIRE_MPI_SO)
 
-# The all-reduce benchmark runs under mpirun; `quire bench allreduce` starts it.
-BENCH_ALLREDUCE := $(BUILD)/bin/quire-bench-allreduce
-EXTRA_CFLAGS_host/cli/bench_allreduce_mpi.c := $(MPI_CFLAGS)
-$(BENCH_ALLREDUCE): $(BENCH_ALLREDUCE_SRCS:%.c=$(BUILD)/%.o) $(LIBQUIRE_MPI_SO)
-	@mkdir -p $(dir $@)
-	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) -L$(BUILD)/lib -lquire_mpi -lquire \
-		-Wl,-rpath,'$$ORIGIN/../lib' $(MPI_LIBS) $(LDLIBS)
-all: $(BENCH_ALLREDUCE)
-
-# Gloo's ring all-reduce beside quire's under `quire bench allreduce --link`, where
-# libgloo-dev is installed.
-ifneq ($(wildcard /usr/include/gloo/allreduce_ring_chunked.h),)
-BENCH_GLOO := $(BUILD)/bin/quire-bench-gloo
-$(BENCH_GLOO): host/cli/bench_allreduce_gloo.cpp
-	@mkdir -p $(dir $@)
-	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror $(SAN_FLAGS) $(LDFLAGS) -o $@ $< -lgloo
-all: $(BENCH_GLOO)
-endif
 install: install-mpi
 install-mpi: $(LIBQUIRE_MPI_SO)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
@@ -146,7 +103,6 @@ install-mpi: $(LIBQUIRE_MPI_SO)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(QUIRE_VERSION)|' \
 		host/quire_mpi.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/quire_mpi.pc
-	install -m 755 $(BENCH_ALLREDUCE) $(DESTDIR)$(PREFIX)/bin/
 .PHONY: install-mpi
 else
 $(info note: MPI not found: libquire_mpi is not built (install libopenmpi-dev))

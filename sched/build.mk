@@ -1,18 +1,18 @@
 # SPDX-License-Identifier: MIT
 # sched/: the trace replay and the placement policies, linked into the quire CLI and
 # test_sched (not part of libquire: a scheduler's own code). test_sched also runs the
-# neural policy's scorer (host/cli/sched_mlp.c) on libquire's cpu backend.
+# neural policy's scorer (cli/sched_mlp.c) on libquire's cpu backend.
 SCHED_SRCS := sched/trace.c sched/policy.c sched/replay.c sched/neural.c
 SCHED_OBJS := $(SCHED_SRCS:%.c=$(BUILD)/%.o)
 # `quire sched place` reads its JSON input with Jansson (libjansson-dev).
 SCHED_LIBS := -ljansson
 SCHED_TEST := $(BUILD)/tests/test_sched
 # (Included before host/build.mk: its variables are not set yet where prerequisites are read.)
-$(SCHED_TEST): $(BUILD)/tests/test_sched.o $(SCHED_OBJS) $(BUILD)/host/cli/sched_mlp.o \
+$(SCHED_TEST): $(BUILD)/tests/test_sched.o $(SCHED_OBJS) $(BUILD)/cli/sched_mlp.o \
 		$(BUILD)/lib/libquire.a $(BUILD)/lib/libquire_sim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $(BUILD)/tests/test_sched.o \
-		$(SCHED_OBJS) $(BUILD)/host/cli/sched_mlp.o $(LIBQUIRE_A) $(LIBQUIRE_SIM_A) \
+		$(SCHED_OBJS) $(BUILD)/cli/sched_mlp.o $(LIBQUIRE_A) $(LIBQUIRE_SIM_A) \
 		-lcmocka $(SCHED_LIBS) $(LDLIBS)
 
 # The neural policy's model (docs/sched.md, "Training"): lookahead-rollout labels of the

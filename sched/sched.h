@@ -3,7 +3,7 @@
  * The scheduler's replay simulator: the Alibaba GPU trace (v2023, "openb") read from
  * CSV, a sampled cluster, a FIFO queue with skipping, placement policies behind one
  * function, and the metrics of docs/sched.md. Library code; `quire sched replay` is
- * its command line (host/cli/sched.c).
+ * its command line (cli/sched_replay.c).
  */
 #ifndef QUIRE_SCHED_H
 #define QUIRE_SCHED_H

@@ -18,7 +18,7 @@
 #include <zlib.h>
 
 #include "hls/mlp.h"
-#include "host/cli/sched_mlp.h"
+#include "cli/sched_mlp.h"
 #include "quire.h"
 #include "sched/sched.h"
 

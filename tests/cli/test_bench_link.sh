@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# quire bench allreduce --link (host/cli/bench_link.c, docs/bench-link.md): a bad --link
+# quire bench allreduce --link (cli/bench_link.c, docs/bench-link.md): a bad --link
 # is refused, so is a run that is not root; as root, a short W=2 run over 1 Gbit/s links
 # prints OpenMPI, Gloo and quire rows for the cpu and sim backends, and afterwards no
 # network namespace, veth or process of it is left; the same after a run that fails half

@@ -78,8 +78,11 @@ int cli_bench(int argc, char **argv);
  * construction, drawn from *rng (xorshift64, non-zero); img holds
  * QUIRE_MLP_MAX_IMAGE_BYTES. Returns its length. */
 size_t cli_model_image(uint8_t *img, uint32_t layers, const uint32_t *w, uint64_t *rng);
-/* quire sched: the trace replay of sched/. */
+/* quire sched: the scheduler's commands over sched/ (sched.c). */
 int cli_sched(int argc, char **argv);
+/* quire sched replay (sched_replay.c) and quire sched dataset (sched_dataset.c). */
+int cli_sched_replay(int argc, char **argv);
+int cli_sched_dataset(int argc, char **argv);
 /* quire sched place and quire sched bench (sched_place.c). */
 int cli_sched_place(int argc, char **argv);
 int cli_sched_bench(int argc, char **argv);
