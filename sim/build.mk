@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # The card models and quire-sim. The emu model and the native firmware also make
 # libquire_sim (host/build.mk), which libquire loads for sim:inproc.
-SIM_SRCS := sim/emu/emu.c sim/emu/engines.c sim/emu/netport.c sim/netlink.c sim/netudp.c sim/netboot.c sim/crc32_fast.c \
+SIM_SRCS := sim/emu/emu.c sim/emu/engines.c sim/emu/netport.c sim/reliable_link.c sim/wire.c sim/wire_udp.c \
+	sim/wire_udp_rendezvous.c sim/clock.c sim/crc32_fast.c \
 	sim/locate.c
 SIM_OBJS := $(SIM_SRCS:%.c=$(BUILD)/%.o)
 QUIRE_HW_BUILD := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
@@ -23,7 +24,8 @@ install-sim: $(QUIRE_SIM) $(QUIRE_CLUSTER)
 .PHONY: install-sim
 
 # The simulated cluster's launcher: W quire-sim cards around one command.
-$(QUIRE_CLUSTER): $(BUILD)/sim/cluster.o $(BUILD)/sim/locate.o $(BUILD)/sim/netboot.o
+$(QUIRE_CLUSTER): $(BUILD)/sim/cluster.o $(BUILD)/sim/locate.o \
+		$(BUILD)/sim/wire_udp_rendezvous.o $(BUILD)/sim/clock.o
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 all: $(QUIRE_CLUSTER)

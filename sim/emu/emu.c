@@ -9,8 +9,8 @@
  * cycle counts are modelled (one 512-bit beat per cycle), the card clock
  * itself follows real time.
  */
-#include "emu.h"
-#include "engines.h"
+#include "sim/emu/emu.h"
+#include "sim/emu/engines.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -28,6 +28,7 @@
 #include "quire/regs.h"
 #include "quire/static_assert.h"
 #include "quire/status.h"
+#include "sim/clock.h"
 
 /* Where this card puts its BAR blocks (consumers find them by walking the chain). */
 enum {
@@ -86,7 +87,7 @@ struct emu {
 	uint8_t *mem;
 	uint64_t mem_bytes;
 	uint32_t clock_hz;
-	struct timespec t0;
+	int64_t t0_ns; /* when the cycle counter was 0, on the monotonic clock */
 	uint32_t cycles_hi_latch;
 	uint32_t epoch;
 	uint64_t wake_at; /* the firmware's timer, in cycles (0: none) */
@@ -176,9 +177,7 @@ static void net_counters(struct emu *e)
 
 static uint64_t cycles_now(struct emu *e)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	double s = (double)(t.tv_sec - e->t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - e->t0.tv_nsec);
+	double s = 1e-9 * (double)(quire_sim_mono_ns() - e->t0_ns);
 	return (uint64_t)(s * e->clock_hz);
 }
 
@@ -708,14 +707,9 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 static struct timespec time_of(struct emu *e, uint64_t cycles)
 {
 	uint64_t ns = (uint64_t)((double)cycles * 1e9 / e->clock_hz);
-	struct timespec t = e->t0;
-	t.tv_sec += (time_t)(ns / 1000000000u);
-	t.tv_nsec += (long)(ns % 1000000000u);
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
+	int64_t at = e->t0_ns + (int64_t)ns;
+	return (struct timespec){.tv_sec = (time_t)(at / 1000000000),
+				 .tv_nsec = (long)(at % 1000000000)};
 }
 
 static int hal_wait(void *ctx)
@@ -808,7 +802,7 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 		errno = ENOMEM;
 		return NULL;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &e->t0);
+	e->t0_ns = quire_sim_mono_ns();
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_mutex_init(&e->ev_lock, NULL);
 	pthread_condattr_t ca; /* the firmware's timer counts on the monotonic clock */
