@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Communicators: the public collectives, sent to the cards (card.c) or run on
- * the host's ring over a transport (ring.c: the cpu backend over MPI); the
+ * the host's ring over a transport (ring_collective.c: the cpu backend over MPI); the
  * communicator of one rank; error-feedback state; the ring's wire model.
  */
 #include <stdlib.h>

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cards' ring on a host transport (the cpu backend over MPI): the schedule
- * of firmware/allreduce.c and firmware/gather.c, with the host's codec doing
- * the engines' work, so every rank and both backends hold the same bits.
+ * The ring collective on a host transport (the cpu backend over MPI): the
+ * ranks in a ring, as the cards are (not a command ring: those are the
+ * driver's, driver/quire_ring.c), with the schedule of firmware/allreduce.c
+ * and firmware/gather.c and the host's codec doing the engines' work, so every
+ * rank and both backends hold the same bits.
  *
  * All-reduce: rank r owns segment r (quire_comm_chunk's split, whole blocks).
  * Reduce-scatter step s sends segment r-s-1 to r+1, having added this rank's
