@@ -39,7 +39,7 @@ LIBQUIRE_SO := $(BUILD)/lib/libquire.so.$(QUIRE_VERSION)
 # copy in src/codec/) go into libquire_sim too: it needs no libquire to load.
 CODEC_OBJS := $(BUILD)/host/src/codec/codec.o $(BUILD)/host/src/codec/simd_avx2.o \
 	$(BUILD)/host/src/codec/simd_avx512.o
-LIBQUIRE_SIM_OBJS := $(BUILD)/host/src/backend/inproc_card.o $(BUILD)/sim/emu/emu.o \
+LIBQUIRE_SIM_OBJS := $(BUILD)/host/src/backend/inproc_card.o $(BUILD)/sim/emu/emu.o $(BUILD)/sim/emu/queue.o \
 	$(BUILD)/sim/emu/engines.o $(BUILD)/sim/emu/netport.o $(BUILD)/sim/reliable_link.o $(BUILD)/sim/wire.o \
 	$(BUILD)/sim/wire_udp.o $(BUILD)/sim/wire_udp_rendezvous.o $(BUILD)/sim/clock.o \
 	$(BUILD)/sim/crc32_fast.o \
