@@ -256,11 +256,11 @@ static int world_size(void)
 }
 
 /*
- * A rendezvous form of --net (wire_udp_rendezvous.h) made whole: udp:dir without a path meets in the
- * cluster's directory, and a missing cards= is -n (or with --rank-card mpirun's world
- * size); then checked, and how long a card may take to be ready (a card waits for its
- * peers at most its timeout to reach the rendezvous and as long again, and 2 s, for the
- * table) into *ready_ms. Other forms are passed on as they are. 0, or -1 said on stderr.
+ * A rendezvous form of --net (wire_udp_rendezvous.h) made whole: udp:dir without a path meets in
+ * the cluster's directory, and a missing cards= is -n (or with --rank-card mpirun's world size);
+ * then checked, and how long a card may take to be ready (a card waits for its peers at most its
+ * timeout to reach the rendezvous and as long again, and 2 s, for the table) into *ready_ms. Other
+ * forms are passed on as they are. 0, or -1 said on stderr.
  */
 static int complete_net(int rank_card, int *ready_ms)
 {

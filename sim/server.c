@@ -363,7 +363,8 @@ static void serve(struct server *s, int lfd, int once)
 			start_session(s, &w);
 			i--;
 		}
-		if (s->n_wait && quire_sim_mono_ms() - s->busy_sent_at >= QUIRE_SIM_BUSY_INTERVAL_MS) {
+		if (s->n_wait &&
+		    quire_sim_mono_ms() - s->busy_sent_at >= QUIRE_SIM_BUSY_INTERVAL_MS) {
 			int ahead = 0;
 			for (int i = 0; i < s->n_wait; i++) {
 				if (s->wait[i].memfd < 0)

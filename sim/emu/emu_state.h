@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #ifndef QUIRE_FW_NATIVE
-#error "the emu's files are built with QUIRE_FW_NATIVE (sim/build.mk): struct quire_fw is the native one"
+#error "sim/emu/ is built with QUIRE_FW_NATIVE (sim/build.mk): struct quire_fw is the native one"
 #endif
 #include "firmware/fw.h"
 #include "quire/card.h"

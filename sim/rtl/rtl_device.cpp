@@ -126,7 +126,8 @@ class RtlDevice {
 					uint32_t dst = f[QUIRE_FRAME_OFF_ADDRS + 2] |
 						       uint32_t(f[QUIRE_FRAME_OFF_ADDRS + 3]) << 8;
 					int none = 0;
-					int st = quire_reliable_link_send(link_, dst, f, len, &none);
+					int st =
+					    quire_reliable_link_send(link_, dst, f, len, &none);
 					nobody = none != 0;
 					return uint32_t(st);
 				});
@@ -246,8 +247,9 @@ class RtlDevice {
 		}
 	}
 
-	// The network's receive thread (sim/reliable_link.c): one frame at a time waits in mail_ for
-	// the model's thread to stream it into the port; a full mailbox stops reading the socket.
+	// The network's receive thread (sim/reliable_link.c): one frame at a time waits in mail_
+	// for the model's thread to stream it into the port; a full mailbox stops reading the
+	// socket.
 	static int net_room(void *ctx)
 	{
 		auto *d = static_cast<RtlDevice *>(ctx);

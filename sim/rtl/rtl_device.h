@@ -29,7 +29,8 @@ extern "C" {
 
 struct quire_rtl_config {
 	const char *fw_elf; /* the card firmware (build/firmware/quire-fw.elf) */
-	/* The network to attach the card's port to (sim/reliable_link.h, the emu's network), or NULL. */
+	/* The network to attach the card's port to (sim/reliable_link.h, the emu's network), or
+	 * NULL. */
 	const struct quire_netport_config *net;
 	char *error; /* on failure, why (may be NULL) */
 	size_t error_len;
