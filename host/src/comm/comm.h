@@ -71,9 +71,9 @@ int quire_card_barrier(struct quire_comm *c, struct quire_req **req);
 void quire_card_comm_free(struct quire_comm *c);
 
 /* ring_collective.c: collectives on host transports, the cards' ring over c->ops. */
-int quire_ring_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a, const float *x,
-			 float *y, int scatter);
-int quire_ring_allgather(struct quire_comm *c, const void *src, void *dst, size_t bytes);
-int quire_ring_broadcast(struct quire_comm *c, void *buf, size_t bytes, int root);
+int quire_ring_collective_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a,
+				    const float *x, float *y, int scatter);
+int quire_ring_collective_allgather(struct quire_comm *c, const void *src, void *dst, size_t bytes);
+int quire_ring_collective_broadcast(struct quire_comm *c, void *buf, size_t bytes, int root);
 
 #endif

@@ -416,8 +416,8 @@ static int carve(struct pass *p, size_t units, int8_t **exps)
 	return QUIRE_OK;
 }
 
-int quire_ring_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a, const float *x,
-			 float *y, int scatter)
+int quire_ring_collective_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a,
+				    const float *x, float *y, int scatter)
 {
 	if (c->failed)
 		return QUIRE_ERR_PEER;
@@ -472,7 +472,7 @@ int quire_ring_allreduce(struct quire_comm *c, const struct quire_allreduce_args
 
 /* ---- all-gather and broadcast: bytes round the ring ---- */
 
-int quire_ring_allgather(struct quire_comm *c, const void *src, void *dst, size_t bytes)
+int quire_ring_collective_allgather(struct quire_comm *c, const void *src, void *dst, size_t bytes)
 {
 	if (c->failed)
 		return QUIRE_ERR_PEER;
@@ -513,7 +513,7 @@ int quire_ring_allgather(struct quire_comm *c, const void *src, void *dst, size_
 	return settle(c, st, in, k, posted, out, m);
 }
 
-int quire_ring_broadcast(struct quire_comm *c, void *buf, size_t bytes, int root)
+int quire_ring_collective_broadcast(struct quire_comm *c, void *buf, size_t bytes, int root)
 {
 	if (c->failed)
 		return QUIRE_ERR_PEER;
