@@ -245,7 +245,7 @@ int bench_allreduce(int argc, char **argv)
 				       "--net-drop, --net-corrupt, --verify or --card-net with it");
 	if (link)
 		return bench_link(self, link, backends, ranks, sizes[0], sizes[1], repeat);
-	/* UDP ports of this run's cards (netudp.h: BASE + address, BASE + 256 + address): another
+	/* UDP ports of this run's cards (wire_udp.h: BASE + address, BASE + 256 + address): another
 	 * run may share the machine. */
 	char udp[64];
 	snprintf(udp, sizeof(udp), "udp:127.0.0.1:%d", 20000 + (int)(getpid() % 20000));

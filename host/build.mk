@@ -4,7 +4,7 @@ LIB_SRCS := host/src/status.c host/src/codec/api.c host/src/codec/allreduce.c \
 	host/src/codec/encoded_file.c \
 	host/src/core/context.c host/src/core/request.c host/src/core/model.c host/src/core/model_check.c host/src/backend/cpu.c \
 	host/src/backend/sim.c host/src/backend/window.c host/src/backend/transport_inproc.c \
-	host/src/backend/transport_socket.c host/src/backend/kdrv.c host/src/backend/xrt.c host/src/backend/opencl.c host/src/comm/collective.c host/src/comm/ring.c host/src/comm/card.c \
+	host/src/backend/transport_socket.c host/src/backend/kdrv.c host/src/backend/xrt.c host/src/backend/opencl.c host/src/comm/collective.c host/src/comm/ring_collective.c host/src/comm/card.c \
 	host/src/comm/rendezvous.c
 # The CPU codec (codec/build.mk), the kernels' C (the scalar codec, the cpu backend's engines)
 # and the firmware's descriptor rules (include/quire/validate.h) are part of it; the card
@@ -12,7 +12,7 @@ LIB_SRCS := host/src/status.c host/src/codec/api.c host/src/codec/allreduce.c \
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(BUILD)/fw-native/firmware/validate.o \
 	$(CODEC_OBJS)
 # The ring's partial sums are plain loops, one chain per element: -O3 vectorizes them (same bits).
-EXTRA_CFLAGS_host/src/comm/ring.c := -O3
+EXTRA_CFLAGS_host/src/comm/ring_collective.c := -O3
 # kdrv builds against libdrm's headers (libdrm-dev) but loads libdrm.so.2 with dlopen when a
 # context asks for it: libquire itself runs where libdrm is not installed.
 LIBDRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null)

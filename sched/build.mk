@@ -2,7 +2,7 @@
 # sched/: the trace replay and the placement policies, linked into the quire CLI and
 # test_sched (not part of libquire: a scheduler's own code). test_sched also runs the
 # neural policy's scorer (cli/sched_mlp.c) on libquire's cpu backend.
-SCHED_SRCS := sched/trace.c sched/policy.c sched/replay.c sched/neural.c
+SCHED_SRCS := sched/trace.c sched/place_input.c sched/policy.c sched/replay.c sched/neural.c
 SCHED_OBJS := $(SCHED_SRCS:%.c=$(BUILD)/%.o)
 # `quire sched place` reads its JSON input with Jansson (libjansson-dev).
 SCHED_LIBS := -ljansson

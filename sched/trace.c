@@ -3,8 +3,8 @@
  * The trace's CSV files: pods and nodes with the columns of Alibaba's
  * cluster-trace-gpu-v2023, found by name in the header (any order, extra columns
  * ignored). Every malformed row is an error naming FILE:LINE; nothing is guessed.
- * And one decision's input (quire sched place): the same rows as CSV, or as JSON read by
- * Jansson, whose errors name the object ("stdin: nodes[3]").
+ * The row readers (trace_rows.h) also read one decision's input (place_input.c). And the
+ * GPU models' speed factors and the trace's parts.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,13 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "sched/internal.h"
 #include "sched/sched.h"
-
-#define MAX_LINE 4096
-#define MAX_COLS 32
+#include "sched/trace_rows.h"
 
 static const char *const qos_names[SCHED_QOS_COUNT] = {"LS", "Guaranteed", "Burstable", "BE"};
 
@@ -97,19 +93,8 @@ int sched_models_parse(struct sched_models *m, const char *list, char *err, size
 	return 0;
 }
 
-/* A CSV file read line by line, its header mapped to the columns asked for. */
-struct csv {
-	FILE *f;
-	const char *path;
-	int line;
-	char where[128]; /* what errors name: "path:line", or a JSON object's path */
-	char buf[MAX_LINE + 2];
-	char *field[MAX_COLS];
-	int nfields;
-};
-
 /* Next row split in place. 1: a row; 0: end; -1: error (err set). */
-static int csv_row(struct csv *c, char *err, size_t errlen)
+int sched_csv_row(struct sched_csv *c, char *err, size_t errlen)
 {
 	for (;;) {
 		if (!fgets(c->buf, sizeof(c->buf), c->f)) {
@@ -150,14 +135,14 @@ static int csv_row(struct csv *c, char *err, size_t errlen)
 }
 
 /* Opens path and finds each of names[0..n) in the header: col[i]. */
-static int csv_open(struct csv *c, const char *path, const char *const *names, int n, int *col,
-		    char *err, size_t errlen)
+static int csv_open(struct sched_csv *c, const char *path, const char *const *names, int n,
+		    int *col, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	c->path = path;
 	if (!(c->f = fopen(path, "r")))
 		return sched_fail(err, errlen, "%s: %s", path, strerror(errno));
-	int r = csv_row(c, err, errlen);
+	int r = sched_csv_row(c, err, errlen);
 	if (r <= 0) {
 		if (r == 0)
 			sched_fail(err, errlen, "%s: empty file (a header row expected)", path);
@@ -179,8 +164,8 @@ static int csv_open(struct csv *c, const char *path, const char *const *names, i
 }
 
 /* A whole decimal integer in [lo, hi]. */
-static int parse_int(const struct csv *c, const char *s, const char *what, int64_t lo, int64_t hi,
-		     int64_t *v, char *err, size_t errlen)
+int sched_csv_int(const struct sched_csv *c, const char *s, const char *what, int64_t lo,
+		  int64_t hi, int64_t *v, char *err, size_t errlen)
 {
 	char *end;
 	errno = 0;
@@ -195,18 +180,18 @@ static int parse_int(const struct csv *c, const char *s, const char *what, int64
 }
 
 /* A column that may be empty or "nan": -1 then. */
-static int parse_opt_time(const struct csv *c, const char *s, const char *what, int64_t *v,
+static int parse_opt_time(const struct sched_csv *c, const char *s, const char *what, int64_t *v,
 			  char *err, size_t errlen)
 {
 	if (*s == 0 || strcmp(s, "nan") == 0) {
 		*v = -1;
 		return 0;
 	}
-	return parse_int(c, s, what, 0, INT64_C(1) << 50, v, err, errlen);
+	return sched_csv_int(c, s, what, 0, INT64_C(1) << 50, v, err, errlen);
 }
 
 /* Grows *arr (of *cap elements of size sz) to hold one more. */
-static int grow(void **arr, size_t *cap, size_t count, size_t sz)
+int sched_grow(void **arr, size_t *cap, size_t count, size_t sz)
 {
 	if (count < *cap)
 		return 0;
@@ -219,7 +204,7 @@ static int grow(void **arr, size_t *cap, size_t count, size_t sz)
 	return 0;
 }
 
-static int copy_name(const struct csv *c, char *dst, const char *s, char *err, size_t errlen)
+static int copy_name(const struct sched_csv *c, char *dst, const char *s, char *err, size_t errlen)
 {
 	if (*s == 0 || strlen(s) >= SCHED_NAME_LEN)
 		return sched_fail(err, errlen, "%s: name '%.60s' empty or longer than %d", c->where,
@@ -248,20 +233,20 @@ static const char *const pod_cols[P_COLS] = {
 
 /* A pod's requests (cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec and, unless q is
  * NULL, qos) from their fields, checked. */
-static int pod_request(const struct csv *c, const char *cpu, const char *mem, const char *ngpu,
-		       const char *milli, const char *spec, const char *q,
-		       const struct sched_models *m, struct sched_pod *p, char *err, size_t errlen)
+int sched_pod_request(const struct sched_csv *c, const char *cpu, const char *mem, const char *ngpu,
+		      const char *milli, const char *spec, const char *q,
+		      const struct sched_models *m, struct sched_pod *p, char *err, size_t errlen)
 {
 	int64_t v;
-	if (parse_int(c, cpu, "cpu_milli", 0, 100000000, &v, err, errlen))
+	if (sched_csv_int(c, cpu, "cpu_milli", 0, 100000000, &v, err, errlen))
 		return -1;
 	p->cpu = (int32_t)v;
-	if (parse_int(c, mem, "memory_mib", 0, INT64_C(1) << 40, &p->mem, err, errlen))
+	if (sched_csv_int(c, mem, "memory_mib", 0, INT64_C(1) << 40, &p->mem, err, errlen))
 		return -1;
-	if (parse_int(c, ngpu, "num_gpu", 0, SCHED_MAX_GPUS, &v, err, errlen))
+	if (sched_csv_int(c, ngpu, "num_gpu", 0, SCHED_MAX_GPUS, &v, err, errlen))
 		return -1;
 	p->ngpu = (int32_t)v;
-	if (parse_int(c, milli, "gpu_milli", 0, SCHED_MILLI, &v, err, errlen))
+	if (sched_csv_int(c, milli, "gpu_milli", 0, SCHED_MILLI, &v, err, errlen))
 		return -1;
 	p->milli = (int32_t)v;
 	if (p->ngpu == 0 && p->milli != 0)
@@ -302,19 +287,19 @@ static int pod_request(const struct csv *c, const char *cpu, const char *mem, co
 	return 0;
 }
 
-static int pod_row(struct csv *c, const int *col, const struct sched_models *m, struct sched_pod *p,
-		   char *err, size_t errlen)
+static int pod_row(struct sched_csv *c, const int *col, const struct sched_models *m,
+		   struct sched_pod *p, char *err, size_t errlen)
 {
 	const char *const *f = (const char *const *)c->field;
 	memset(p, 0, sizeof(*p));
 	p->line = c->line;
 	if (copy_name(c, p->name, f[col[P_NAME]], err, errlen))
 		return -1;
-	if (pod_request(c, f[col[P_CPU]], f[col[P_MEM]], f[col[P_NGPU]], f[col[P_MILLI]],
-			f[col[P_SPEC]], f[col[P_QOS]], m, p, err, errlen))
+	if (sched_pod_request(c, f[col[P_CPU]], f[col[P_MEM]], f[col[P_NGPU]], f[col[P_MILLI]],
+			      f[col[P_SPEC]], f[col[P_QOS]], m, p, err, errlen))
 		return -1;
-	if (parse_int(c, f[col[P_CREATE]], "creation_time", 0, INT64_C(1) << 50, &p->creation, err,
-		      errlen) ||
+	if (sched_csv_int(c, f[col[P_CREATE]], "creation_time", 0, INT64_C(1) << 50, &p->creation,
+			  err, errlen) ||
 	    parse_opt_time(c, f[col[P_DELETE]], "deletion_time", &p->deletion, err, errlen) ||
 	    parse_opt_time(c, f[col[P_SCHED]], "scheduled_time", &p->scheduled, err, errlen))
 		return -1;
@@ -337,7 +322,7 @@ static int pod_row(struct csv *c, const int *col, const struct sched_models *m, 
 	return 0;
 }
 
-typedef int (*row_fn)(struct csv *c, const int *col, const struct sched_models *m, void *out,
+typedef int (*row_fn)(struct sched_csv *c, const int *col, const struct sched_models *m, void *out,
 		      char *err, size_t errlen);
 
 /* Reads every row of path into a growing array of elements of size sz. */
@@ -345,7 +330,7 @@ static int read_rows(const char *path, const char *const *names, int ncols, row_
 		     const struct sched_models *m, size_t sz, const char *what, void **out,
 		     size_t *count, char *err, size_t errlen)
 {
-	struct csv c;
+	struct sched_csv c;
 	int col[MAX_COLS];
 	*out = NULL;
 	*count = 0;
@@ -354,9 +339,9 @@ static int read_rows(const char *path, const char *const *names, int ncols, row_
 	char *arr = NULL;
 	size_t n = 0, cap = 0;
 	int r;
-	while ((r = csv_row(&c, err, errlen)) == 1) {
+	while ((r = sched_csv_row(&c, err, errlen)) == 1) {
 		r = 0;
-		if (grow((void **)&arr, &cap, n, sz)) {
+		if (sched_grow((void **)&arr, &cap, n, sz)) {
 			r = sched_fail(err, errlen, "%s: out of memory", path);
 			break;
 		}
@@ -380,7 +365,7 @@ static int read_rows(const char *path, const char *const *names, int ncols, row_
 	return 0;
 }
 
-static int pod_row_v(struct csv *c, const int *col, const struct sched_models *m, void *out,
+static int pod_row_v(struct sched_csv *c, const int *col, const struct sched_models *m, void *out,
 		     char *err, size_t errlen)
 {
 	return pod_row(c, col, m, out, err, errlen);
@@ -393,27 +378,27 @@ int sched_read_pods(const char *path, const struct sched_models *m, struct sched
 			 (void **)pods, count, err, errlen);
 }
 
-enum { N_SN, N_CPU, N_MEM, N_GPU, N_MODEL, N_COLS };
-static const char *const node_cols[N_COLS] = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
+static const char *const node_cols[NODE_COLS] = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
 
-static int node_row(struct csv *c, const int *col, const struct sched_models *m,
-		    struct sched_node *nd, char *err, size_t errlen)
+int sched_node_row(struct sched_csv *c, const int *col, const struct sched_models *m,
+		   struct sched_node *nd, char *err, size_t errlen)
 {
 	const char *const *f = (const char *const *)c->field;
 	int64_t v;
 	memset(nd, 0, sizeof(*nd));
 	nd->line = c->line;
-	if (copy_name(c, nd->name, f[col[N_SN]], err, errlen))
+	if (copy_name(c, nd->name, f[col[NODE_SN]], err, errlen))
 		return -1;
-	if (parse_int(c, f[col[N_CPU]], "cpu_milli", 1, 100000000, &v, err, errlen))
+	if (sched_csv_int(c, f[col[NODE_CPU]], "cpu_milli", 1, 100000000, &v, err, errlen))
 		return -1;
 	nd->cpu = (int32_t)v;
-	if (parse_int(c, f[col[N_MEM]], "memory_mib", 1, INT64_C(1) << 40, &nd->mem, err, errlen))
+	if (sched_csv_int(c, f[col[NODE_MEM]], "memory_mib", 1, INT64_C(1) << 40, &nd->mem, err,
+			  errlen))
 		return -1;
-	if (parse_int(c, f[col[N_GPU]], "gpu", 0, SCHED_MAX_GPUS, &v, err, errlen))
+	if (sched_csv_int(c, f[col[NODE_GPU]], "gpu", 0, SCHED_MAX_GPUS, &v, err, errlen))
 		return -1;
 	nd->ngpu = (int32_t)v;
-	const char *model = f[col[N_MODEL]];
+	const char *model = f[col[NODE_MODEL]];
 	nd->model = -1;
 	if (nd->ngpu > 0) {
 		if (*model == 0 || strcmp(model, "nan") == 0)
@@ -428,16 +413,16 @@ static int node_row(struct csv *c, const int *col, const struct sched_models *m,
 	return 0;
 }
 
-static int node_row_v(struct csv *c, const int *col, const struct sched_models *m, void *out,
+static int node_row_v(struct sched_csv *c, const int *col, const struct sched_models *m, void *out,
 		      char *err, size_t errlen)
 {
-	return node_row(c, col, m, out, err, errlen);
+	return sched_node_row(c, col, m, out, err, errlen);
 }
 
 int sched_read_nodes(const char *path, const struct sched_models *m, struct sched_node **nodes,
 		     size_t *count, char *err, size_t errlen)
 {
-	return read_rows(path, node_cols, N_COLS, node_row_v, m, sizeof(**nodes), "nodes",
+	return read_rows(path, node_cols, NODE_COLS, node_row_v, m, sizeof(**nodes), "nodes",
 			 (void **)nodes, count, err, errlen);
 }
 
@@ -469,366 +454,4 @@ size_t sched_pods_part(struct sched_pod *pods, size_t count, int part)
 		if (sched_part_of(i) == part)
 			pods[n++] = pods[i];
 	return n;
-}
-
-/* ---- One decision's input (quire sched place, docs/sched-api.md) ------------------------- */
-
-void sched_place_free(struct sched_place *pl)
-{
-	free(pl->nodes);
-	free(pl->state);
-	free(pl->classes);
-	memset(pl, 0, sizeof(*pl));
-}
-
-static int want_fields(const struct csv *c, int n, const char *what, char *err, size_t errlen)
-{
-	if (c->nfields != n)
-		return sched_fail(err, errlen, "%s: %s row: %d fields, %d expected (%s)", c->where,
-				  c->field[0], c->nfields, n, what);
-	return 0;
-}
-
-static const char task_fields[] =
-    "task,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,waited_s";
-static const char node_fields[] =
-    "node,sn,cpu_milli,memory_mib,gpu,model,cpu_free,memory_free,gpu_free";
-static const char class_fields[] = "class,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,count";
-
-static int place_node(struct csv *c, const struct sched_models *m, struct sched_node *nd,
-		      struct sched_nstate *st, char *err, size_t errlen)
-{
-	static const int col[N_COLS] = {1, 2, 3, 4, 5}; /* sn, cpu_milli, memory_mib, gpu, model */
-	if (want_fields(c, 9, node_fields, err, errlen) || node_row(c, col, m, nd, err, errlen))
-		return -1;
-	int64_t v;
-	memset(st, 0, sizeof(*st));
-	if (parse_int(c, c->field[6], "cpu_free", 0, nd->cpu, &v, err, errlen) ||
-	    parse_int(c, c->field[7], "memory_free", 0, nd->mem, &st->mem_free, err, errlen))
-		return -1;
-	st->cpu_free = (int32_t)v;
-	/* gpu_free: the free milli-GPUs of each GPU, joined by '|'; empty for no GPU. */
-	char buf[128];
-	const char *g = c->field[8];
-	if (snprintf(buf, sizeof(buf), "%s", strcmp(g, "nan") == 0 ? "" : g) >= (int)sizeof(buf))
-		return sched_fail(err, errlen, "%s: gpu_free too long", c->where);
-	int k = 0;
-	char *save = NULL;
-	for (char *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save), k++) {
-		if (k == nd->ngpu)
-			return sched_fail(err, errlen,
-					  "%s: gpu_free '%s': more values than the node's %d "
-					  "GPUs",
-					  c->where, g, nd->ngpu);
-		if (parse_int(c, t, "gpu_free", 0, SCHED_MILLI, &v, err, errlen))
-			return -1;
-		st->gpu_free[k] = (int32_t)v;
-	}
-	if (k != nd->ngpu)
-		return sched_fail(err, errlen,
-				  "%s: gpu_free '%s': %d values for the node's %d GPUs (free "
-				  "milli-GPUs of each, joined by '|')",
-				  c->where, g, k, nd->ngpu);
-	return 0;
-}
-
-/* The reading of one decision's input: what has been read so far. */
-struct place_in {
-	struct sched_place *pl;
-	const struct sched_models *m;
-	size_t cap, scap, ccap;
-	int task_line;
-};
-
-/* One row (c->field[0] its kind, task, node or class; c->line its line) into pl. */
-static int place_row(struct csv *c, struct place_in *in, char *err, size_t errlen)
-{
-	struct sched_place *pl = in->pl;
-	const char *kind = c->field[0], *name = c->path;
-	if (strcmp(kind, "task") == 0) {
-		if (in->task_line)
-			return sched_fail(err, errlen,
-					  "%s: a second task row (the first at line %d): one "
-					  "decision, one task",
-					  c->where, in->task_line);
-		if (want_fields(c, 8, task_fields, err, errlen) ||
-		    pod_request(c, c->field[1], c->field[2], c->field[3], c->field[4], c->field[5],
-				c->field[6], in->m, &pl->pod, err, errlen))
-			return -1;
-		char *end;
-		errno = 0;
-		pl->waited = strtod(c->field[7], &end);
-		if (!*c->field[7] || *end || errno || !(pl->waited >= 0) || pl->waited > 1e12)
-			return sched_fail(err, errlen,
-					  "%s: waited_s '%s' is not a number of seconds from 0",
-					  c->where, c->field[7]);
-		in->task_line = c->line;
-		pl->pod.line = c->line;
-		snprintf(pl->pod.name, sizeof(pl->pod.name), "task");
-		return 0;
-	}
-	if (strcmp(kind, "node") == 0) {
-		if (pl->count == SCHED_PLACE_MAX_NODES)
-			return sched_fail(err, errlen, "%s: more than %d nodes", c->where,
-					  SCHED_PLACE_MAX_NODES);
-		if (grow((void **)&pl->nodes, &in->cap, pl->count, sizeof(*pl->nodes)) ||
-		    grow((void **)&pl->state, &in->scap, pl->count, sizeof(*pl->state)))
-			return sched_fail(err, errlen, "%s: out of memory", name);
-		if (place_node(c, in->m, &pl->nodes[pl->count], &pl->state[pl->count], err, errlen))
-			return -1;
-		pl->count++;
-		return 0;
-	}
-	if (strcmp(kind, "class") == 0) {
-		struct sched_pod p = {0};
-		int64_t n;
-		if (want_fields(c, 7, class_fields, err, errlen) ||
-		    pod_request(c, c->field[1], c->field[2], c->field[3], c->field[4], c->field[5],
-				NULL, in->m, &p, err, errlen) ||
-		    parse_int(c, c->field[6], "count", 1, INT64_C(1) << 40, &n, err, errlen))
-			return -1;
-		if (grow((void **)&pl->classes, &in->ccap, pl->nclasses, sizeof(*pl->classes)))
-			return sched_fail(err, errlen, "%s: out of memory", name);
-		pl->classes[pl->nclasses++] =
-		    (struct sched_class){p.cpu, p.mem, p.ngpu, p.milli, p.spec, n};
-		return 0;
-	}
-	return sched_fail(err, errlen, "%s: row kind '%.40s': task, node or class expected",
-			  c->where, kind);
-}
-
-/* ---- The same input as JSON (Jansson) ------------------------------------------------------ */
-
-#define JSON_MAX_BYTES (4 << 20)
-#define JSON_FIELD     256
-
-/* A scalar as a CSV field would hold it: a string as it is (no control character and no
- * comma, as a CSV field can hold neither), an integer in decimal, a real in the shortest form
- * that reads back the same and still reads as a real ("600.0", not "600"), so that where the
- * CSV wants an integer a JSON real is refused as the CSV's 6e2 is. */
-static int json_field_text(const json_t *v, char *out, size_t cap)
-{
-	if (json_is_string(v)) {
-		const char *t = json_string_value(v);
-		size_t n = json_string_length(v);
-		if (n >= cap)
-			return -1;
-		for (size_t i = 0; i < n; i++)
-			if ((unsigned char)t[i] < 0x20 || t[i] == ',')
-				return -1;
-		memcpy(out, t, n + 1);
-		return 0;
-	}
-	if (json_is_integer(v))
-		return snprintf(out, cap, "%" JSON_INTEGER_FORMAT, json_integer_value(v)) < (int)cap
-			   ? 0
-			   : -1;
-	if (!json_is_real(v))
-		return -1;
-	double x = json_real_value(v);
-	if (x == floor(x) && fabs(x) < 1e15)
-		return snprintf(out, cap, "%.1f", x) < (int)cap ? 0 : -1; /* 6e2: "600.0" */
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(out, cap, "%.*g", prec, x);
-		if (strtod(out, NULL) == x)
-			break;
-	}
-	if (!strpbrk(out, ".eEn") && strlen(out) + 2 < cap)
-		strcat(out, ".0");
-	return 0;
-}
-
-/* One object of a kind: its keys (the CSV row's fields, in order; those in `optional` may
- * be left out, as empty) into c->field, then the row read as a CSV row. Scalars, or for
- * gpu_free and gpu_spec arrays of scalars, joined by '|'. Errors name the object by its
- * place in the input (c->where: "stdin: nodes[3]"). */
-static int place_json_row(struct csv *c, const json_t *obj, const char *kind, const char *fields,
-			  const char *optional, struct place_in *in, char (*store)[JSON_FIELD],
-			  char *err, size_t errlen)
-{
-	const char *names[MAX_COLS];
-	char list[128];
-	snprintf(list, sizeof(list), "%s", fields);
-	int n = 0;
-	char *save = NULL;
-	for (char *t = strtok_r(list, ",", &save); t && n < MAX_COLS;
-	     t = strtok_r(NULL, ",", &save))
-		names[n++] = t;
-	if (!json_is_object(obj))
-		return sched_fail(err, errlen, "%s: an object expected (%s)", c->where, fields);
-	const char *key;
-	json_t *v;
-	json_object_foreach((json_t *)obj, key, v)
-	{
-		int k = 1;
-		while (k < n && strcmp(names[k], key) != 0)
-			k++;
-		if (k == n)
-			return sched_fail(err, errlen, "%s: unknown key '%.40s' in a %s (%s)",
-					  c->where, key, kind, fields);
-	}
-	for (int k = 1; k < n; k++) {
-		c->field[k] = store[k];
-		store[k][0] = 0;
-		if (!(v = json_object_get(obj, names[k]))) {
-			char opt[64];
-			snprintf(opt, sizeof(opt), ",%s,", names[k]);
-			if (!strstr(optional, opt))
-				return sched_fail(err, errlen, "%s: no '%s' (%s)", c->where,
-						  names[k], fields);
-			continue;
-		}
-		if (!json_is_array(v)) {
-			if (json_field_text(v, store[k], JSON_FIELD))
-				goto bad;
-			continue;
-		}
-		size_t used = 0, i;
-		json_t *e;
-		json_array_foreach(v, i, e)
-		{
-			if (i) {
-				if (used + 2 >= JSON_FIELD)
-					goto bad;
-				store[k][used++] = '|';
-			}
-			if (json_is_array(e) ||
-			    json_field_text(e, store[k] + used, JSON_FIELD - used))
-				goto bad;
-			used += strlen(store[k] + used);
-		}
-		continue;
-	bad:
-		return sched_fail(
-		    err, errlen,
-		    "%s: '%s' is not a string or number of at most %d characters without "
-		    "a comma%s",
-		    c->where, names[k], JSON_FIELD - 1,
-		    strcmp(names[k], "gpu_free") && strcmp(names[k], "gpu_spec")
-			? ""
-			: ", or an array of them");
-	}
-	snprintf(store[0], JSON_FIELD, "%s", kind);
-	c->field[0] = store[0];
-	c->nfields = n;
-	return place_row(c, in, err, errlen);
-}
-
-/* {"task": {...}, "nodes": [{...}, ...], "classes": [{...}, ...]}: the rows of the CSV. */
-static int place_json(struct csv *c, const char *text, size_t len, struct place_in *in, char *err,
-		      size_t errlen)
-{
-	json_error_t je;
-	/* Duplicate keys are refused: a second "cpu_free" is a mistake, not an override. */
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (!root)
-		return sched_fail(err, errlen, "%s:%d: JSON: %s", c->path, c->line - 1 + je.line,
-				  je.text);
-	char(*store)[JSON_FIELD] = malloc(MAX_COLS * sizeof(*store));
-	int r = 0;
-	if (!store)
-		r = sched_fail(err, errlen, "%s: out of memory", c->path);
-	else if (!json_is_object(root))
-		r = sched_fail(err, errlen, "%s: JSON: an object expected (task, nodes, classes)",
-			       c->path);
-	const char *key;
-	json_t *v;
-	if (r == 0)
-		json_object_foreach(root, key, v)
-		{
-			if (strcmp(key, "task") && strcmp(key, "nodes") && strcmp(key, "classes")) {
-				r = sched_fail(err, errlen,
-					       "%s: unknown key '%.40s' (task, nodes, classes)",
-					       c->path, key);
-				break;
-			}
-		}
-	if (r == 0 && (v = json_object_get(root, "task"))) {
-		snprintf(c->where, sizeof(c->where), "%s: task", c->path);
-		r = place_json_row(c, v, "task", task_fields, ",gpu_spec,", in, store, err, errlen);
-	}
-	static const struct {
-		const char *key, *kind, *fields, *optional;
-	} lists[] = {{"nodes", "node", node_fields, ",model,gpu_free,"},
-		     {"classes", "class", class_fields, ",gpu_spec,"}};
-	for (int l = 0; l < 2 && r == 0; l++) {
-		if (!(v = json_object_get(root, lists[l].key)))
-			continue;
-		if (!json_is_array(v)) {
-			r = sched_fail(err, errlen, "%s: %s: an array expected", c->path,
-				       lists[l].key);
-			break;
-		}
-		size_t i;
-		json_t *e;
-		json_array_foreach(v, i, e)
-		{
-			snprintf(c->where, sizeof(c->where), "%s: %s[%zu]", c->path, lists[l].key,
-				 i);
-			if ((r = place_json_row(c, e, lists[l].kind, lists[l].fields,
-						lists[l].optional, in, store, err, errlen)))
-				break;
-		}
-	}
-	free(store);
-	json_decref(root);
-	return r;
-}
-
-int sched_read_place(FILE *f, const char *name, const struct sched_models *m,
-		     struct sched_place *pl, char *err, size_t errlen)
-{
-	memset(pl, 0, sizeof(*pl));
-	struct csv *c = calloc(1, sizeof(*c));
-	if (!c)
-		return sched_fail(err, errlen, "%s: out of memory", name);
-	c->f = f;
-	c->path = name;
-	struct place_in in = {pl, m, 0, 0, 0, 0};
-	int r, ch;
-	/* JSON when the first character that is not white space is '{'; CSV otherwise. */
-	while ((ch = getc(f)) != EOF && strchr(" \t\r\n", ch))
-		if (ch == '\n')
-			c->line++;
-	if (ch == '{') {
-		char *text = malloc(JSON_MAX_BYTES + 1);
-		size_t len = 0;
-		if (!text) {
-			free(c);
-			return sched_fail(err, errlen, "%s: out of memory", name);
-		}
-		text[len++] = '{';
-		len += fread(text + len, 1, JSON_MAX_BYTES + 1 - len, f);
-		if (ferror(f))
-			r = sched_fail(err, errlen, "%s: read error", name);
-		else if (len > JSON_MAX_BYTES)
-			r = sched_fail(err, errlen, "%s: more than %d bytes of JSON", name,
-				       JSON_MAX_BYTES);
-		else {
-			c->line++; /* the line of the '{' */
-			r = place_json(c, text, len, &in, err, errlen);
-		}
-		free(text);
-	} else {
-		if (ch != EOF)
-			ungetc(ch, f);
-		while ((r = csv_row(c, err, errlen)) > 0) {
-			if (*c->field[0] == '#')
-				continue; /* a comment */
-			if (place_row(c, &in, err, errlen) < 0) {
-				r = -1;
-				break;
-			}
-		}
-	}
-	free(c);
-	if (r == 0 && !in.task_line)
-		r = sched_fail(err, errlen, "%s: no task (%s)", name, task_fields);
-	if (r == 0 && !pl->count)
-		r = sched_fail(err, errlen, "%s: no node (%s)", name, node_fields);
-	if (r < 0) {
-		sched_place_free(pl);
-		return -1;
-	}
-	return 0;
 }

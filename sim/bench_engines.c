@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "quire/card.h"
 #include "quire/format.h"
 #include "quire/status.h"
+#include "sim/clock.h"
 #include "sim/emu/engines.h"
 
 struct bufs {
@@ -94,22 +94,15 @@ static int run(enum op_id op, int golden, struct bufs *b)
 	}
 }
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Best of `repeat` runs, in GB/s of fp32 (4 bytes an element of the result's length). */
 static double gbps(enum op_id op, int golden, struct bufs *b, int repeat)
 {
 	double best = 1e30;
 	uint32_t elems = op == RED_I8_I32 || op == RED_FP32 ? b->n / 4 : b->n;
 	for (int r = 0; r < repeat; r++) {
-		double t = now();
+		int64_t t0 = quire_sim_mono_ns();
 		int st = run(op, golden, b);
-		t = now() - t;
+		double t = 1e-9 * (double)(quire_sim_mono_ns() - t0);
 		if (st != QUIRE_OK && st != QUIRE_ERR_OVERFLOW) {
 			fprintf(stderr, "quire-bench-emu: %s failed (%d)\n", op_names[op], st);
 			exit(1);

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: MIT
 # The card models and quire-sim. The emu model and the native firmware also make
 # libquire_sim (below), which libquire loads for sim:inproc.
-SIM_SRCS := sim/emu/emu.c sim/emu/engines.c sim/emu/netport.c sim/netlink.c sim/netudp.c sim/netboot.c sim/crc32_fast.c
+SIM_SRCS := sim/emu/emu.c sim/emu/queue.c sim/emu/engines.c sim/emu/netport.c sim/reliable_link.c sim/wire.c sim/wire_udp.c \
+	sim/wire_udp_rendezvous.c sim/clock.c sim/crc32_fast.c
 SIM_OBJS := $(SIM_SRCS:%.c=$(BUILD)/%.o)
 QUIRE_HW_BUILD := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
 EXTRA_CFLAGS_sim/emu/emu.c := -DQUIRE_FW_NATIVE -DQUIRE_HW_BUILD_ID=$(QUIRE_HW_BUILD)u
+# The card's state (sim/emu/emu_state.h) holds the native firmware's struct quire_fw: every
+# file that includes it sees the native build's.
+EXTRA_CFLAGS_sim/emu/queue.c := -DQUIRE_FW_NATIVE
 QUIRE_SIM := $(BUILD)/bin/quire-sim
 QUIRE_CLUSTER := $(BUILD)/bin/quire-cluster
 
@@ -12,11 +16,7 @@ QUIRE_CLUSTER := $(BUILD)/bin/quire-cluster
 # the native firmware, the kernels and the CPU codec, which the emu's fast engines call), for
 # sim:inproc and the tests; libquire loads it on demand (sim/inproc.h). It exports
 # quire_sim_inproc_open alone (sim/libquire_sim.map) and needs no libquire to load.
-LIBQUIRE_SIM_OBJS := $(BUILD)/sim/inproc_card.o $(BUILD)/sim/emu/emu.o \
-	$(BUILD)/sim/emu/engines.o $(BUILD)/sim/emu/netport.o $(BUILD)/sim/netlink.o $(BUILD)/sim/netudp.o \
-	$(BUILD)/sim/netboot.o \
-	$(BUILD)/sim/crc32_fast.o \
-	$(FW_NATIVE_OBJS) $(HLS_OBJS) $(CODEC_OBJS)
+LIBQUIRE_SIM_OBJS := $(BUILD)/sim/inproc_card.o $(SIM_OBJS) $(FW_NATIVE_OBJS) $(HLS_OBJS) $(CODEC_OBJS)
 LIBQUIRE_SIM_A  := $(BUILD)/lib/libquire_sim.a
 LIBQUIRE_SIM_SO := $(BUILD)/lib/libquire_sim.so.$(QUIRE_VERSION)
 $(LIBQUIRE_SIM_A): $(LIBQUIRE_SIM_OBJS)
@@ -44,7 +44,7 @@ install-sim: $(QUIRE_SIM) $(QUIRE_CLUSTER)
 .PHONY: install-sim
 
 # The simulated cluster's launcher: W quire-sim cards around one command.
-$(QUIRE_CLUSTER): $(BUILD)/sim/cluster.o $(BUILD)/sim/netboot.o
+$(QUIRE_CLUSTER): $(BUILD)/sim/cluster.o $(BUILD)/sim/wire_udp_rendezvous.o $(BUILD)/sim/clock.o
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 all: $(QUIRE_CLUSTER)

@@ -24,9 +24,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "locate.h"
+#include "sim/locate.h"
 #include "quire/status.h"
-#include "sim/netboot.h"
+#include "sim/wire_udp_rendezvous.h"
 
 #define MAX_CARDS 64
 
@@ -249,18 +249,18 @@ static int world_size(void)
 		const char *v = getenv(vars[i]);
 		char *end;
 		long w = v ? strtol(v, &end, 10) : 0;
-		if (v && *v && !*end && w > 0 && w <= (long)QUIRE_NET_BOOT_MAX_CARDS)
+		if (v && *v && !*end && w > 0 && w <= (long)QUIRE_WIRE_UDP_RDV_MAX_CARDS)
 			return (int)w;
 	}
 	return 0;
 }
 
 /*
- * A rendezvous form of --net (netboot.h) made whole: udp:dir without a path meets in the
- * cluster's directory, and a missing cards= is -n (or with --rank-card mpirun's world
- * size); then checked, and how long a card may take to be ready (a card waits for its
- * peers at most its timeout to reach the rendezvous and as long again, and 2 s, for the
- * table) into *ready_ms. Other forms are passed on as they are. 0, or -1 said on stderr.
+ * A rendezvous form of --net (wire_udp_rendezvous.h) made whole: udp:dir without a path meets in
+ * the cluster's directory, and a missing cards= is -n (or with --rank-card mpirun's world size);
+ * then checked, and how long a card may take to be ready (a card waits for its peers at most its
+ * timeout to reach the rendezvous and as long again, and 2 s, for the table) into *ready_ms. Other
+ * forms are passed on as they are. 0, or -1 said on stderr.
  */
 static int complete_net(int rank_card, int *ready_ms)
 {
@@ -278,7 +278,7 @@ static int complete_net(int rank_card, int *ready_ms)
 	}
 	int k = rest ? snprintf(net_buf, sizeof(net_buf), "udp:dir=%s%s", dir, rest)
 		     : snprintf(net_buf, sizeof(net_buf), "%s", net_name);
-	if (!quire_net_boot_is(net_buf))
+	if (!quire_wire_udp_rdv_is(net_buf))
 		return 0;
 	if (!strstr(net_buf, ",cards=")) {
 		int w = rank_card ? world_size() : n_cards;
@@ -291,13 +291,13 @@ static int complete_net(int rank_card, int *ready_ms)
 		}
 		k += snprintf(net_buf + k, sizeof(net_buf) - (size_t)k, ",cards=%d", w);
 	}
-	struct quire_net_boot_spec spec;
+	struct quire_wire_udp_rdv_spec spec;
 	char why[512];
 	if (k >= (int)sizeof(net_buf)) {
 		fprintf(stderr, "quire-cluster: --net %s: too long\n", net_name);
 		return -1;
 	}
-	if (quire_net_boot_parse(net_buf, &spec, why, sizeof(why)) != QUIRE_OK) {
+	if (quire_wire_udp_rdv_parse(net_buf, &spec, why, sizeof(why)) != QUIRE_OK) {
 		fprintf(stderr, "quire-cluster: --net %s\n", why);
 		return -1;
 	}

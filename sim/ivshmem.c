@@ -35,7 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ivshmem.h"
+#include "sim/ivshmem.h"
 #include "quire/ivshmem.h"
 #include "quire/regs.h"
 #include "quire/status.h"

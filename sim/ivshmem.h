@@ -10,7 +10,7 @@
 
 #include <signal.h>
 
-#include "device.h"
+#include "sim/device.h"
 
 struct quire_ivshmem_config {
 	int listen_fd;         /* the server's socket, bound and listening */

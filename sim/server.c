@@ -29,17 +29,18 @@
 #include <unistd.h>
 
 #include "firmware/layout.h"
-#include "emu/emu.h"
-#include "ivshmem.h"
-#include "protocol.h"
-#include "locate.h"
 #include "quire/boards.h"
 #include "quire/regs.h"
 #include "quire/status.h"
-#include "sim/netboot.h"
-#include "sim/netudp.h"
+#include "sim/clock.h"
+#include "sim/emu/emu.h"
+#include "sim/ivshmem.h"
+#include "sim/locate.h"
+#include "sim/protocol.h"
+#include "sim/wire_udp_rendezvous.h"
+#include "sim/wire_udp.h"
 #ifdef QUIRE_SIM_RTL
-#include "rtl/rtl_device.h"
+#include "sim/rtl/rtl_device.h"
 #define DEFAULT_MODEL "rtl"
 #else
 #define DEFAULT_MODEL "emu"
@@ -81,20 +82,6 @@ struct server {
 	int n_wait;
 	int64_t busy_sent_at; /* when the waiting hosts were last told BUSY */
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-static uint64_t wall_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
 
 static void on_signal(int sig)
 {
@@ -202,7 +189,7 @@ static void start_session(struct server *s, struct waiter *w)
 	s->client = w->fd;
 	pthread_mutex_unlock(&s->send_lock);
 	s->holder = w->pid;
-	s->holder_since = wall_ms();
+	s->holder_since = quire_sim_wall_ms();
 	struct quire_sim_msg ack = {QUIRE_SIM_HELLO_ACK, 0, QUIRE_OK, 0};
 	send_msg(s, &ack);
 	/* The pid lets a test (and a person) see which host the card serves. */
@@ -292,7 +279,7 @@ static void take_connection(struct server *s, int lfd)
 		close(fd);
 		return;
 	}
-	s->wait[s->n_wait++] = (struct waiter){fd, -1, cred.pid, mono_ms(), {0}};
+	s->wait[s->n_wait++] = (struct waiter){fd, -1, cred.pid, quire_sim_mono_ms(), {0}};
 }
 
 /*
@@ -343,7 +330,7 @@ static void serve(struct server *s, int lfd, int once)
 		int waiters_at = n;
 		for (int i = 0; i < s->n_wait; i++)
 			p[n++] = (struct pollfd){s->wait[i].fd, POLLIN, 0};
-		int64_t now = mono_ms();
+		int64_t now = quire_sim_mono_ms();
 		int wait_ms = 200; /* to see `stopping` */
 		if (s->n_wait) {
 			int64_t next = s->busy_sent_at + QUIRE_SIM_BUSY_INTERVAL_MS - now;
@@ -361,7 +348,7 @@ static void serve(struct server *s, int lfd, int once)
 		for (int i = s->n_wait - 1; r > 0 && i >= 0; i--)
 			if (p[waiters_at + i].revents && !hear_waiter(s, i))
 				drop_waiter(s, i);
-		now = mono_ms();
+		now = quire_sim_mono_ms();
 		for (int i = s->n_wait - 1; i >= 0; i--)
 			if (s->wait[i].memfd < 0 && now - s->wait[i].since > HELLO_WAIT_MS)
 				drop_waiter(s, i);
@@ -376,14 +363,15 @@ static void serve(struct server *s, int lfd, int once)
 			start_session(s, &w);
 			i--;
 		}
-		if (s->n_wait && mono_ms() - s->busy_sent_at >= QUIRE_SIM_BUSY_INTERVAL_MS) {
+		if (s->n_wait &&
+		    quire_sim_mono_ms() - s->busy_sent_at >= QUIRE_SIM_BUSY_INTERVAL_MS) {
 			int ahead = 0;
 			for (int i = 0; i < s->n_wait; i++) {
 				if (s->wait[i].memfd < 0)
 					continue;
 				tell_busy(s, &s->wait[i], ahead++);
 			}
-			s->busy_sent_at = mono_ms();
+			s->busy_sent_at = quire_sim_mono_ms();
 		}
 	}
 	if (s->client >= 0)
@@ -617,10 +605,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "quire-sim: --net and --addr go together\n");
 		return 2;
 	}
-	if (net.dir && quire_net_boot_is(net.dir)) {
-		struct quire_net_boot_spec spec;
+	if (net.dir && quire_wire_udp_rdv_is(net.dir)) {
+		struct quire_wire_udp_rdv_spec spec;
 		char why[512];
-		if (quire_net_boot_parse(net.dir, &spec, why, sizeof(why)) != QUIRE_OK) {
+		if (quire_wire_udp_rdv_parse(net.dir, &spec, why, sizeof(why)) != QUIRE_OK) {
 			fprintf(stderr, "quire-sim: --net %s\n", why);
 			return 2;
 		}
@@ -629,8 +617,8 @@ int main(int argc, char **argv)
 				net.dir, net.addr, spec.cards);
 			return 2;
 		}
-	} else if (net.dir && quire_net_udp_is(net.dir)) {
-		int st = quire_net_udp_check(net.dir, net.addr);
+	} else if (net.dir && quire_wire_udp_is(net.dir)) {
+		int st = quire_wire_udp_check(net.dir, net.addr);
 		if (st != QUIRE_OK) {
 			fprintf(
 			    stderr,

@@ -62,7 +62,7 @@ enum quire_opcode {
 
 /*
  * The ring's schedule, shared by the cards' firmware and the host's ring
- * (host/src/comm/ring.c). Reduce-scatter step s (and all-gather step s) of
+ * (host/src/comm/ring_collective.c). Reduce-scatter step s (and all-gather step s) of
  * member r sends segment STEP_SEG, so segment k adds the members in the order
  * k+1, k+2, ..., k. On the wire (enum quire_format): step 0 carries one
  * contribution (VAL), later reduce-scatter steps partial sums (PART, the

@@ -7,10 +7,12 @@
  * firmware (doorbells, frames) have a lock of their own. Engines run to
  * completion when started, so the firmware always finds them done; their
  * cycle counts are modelled (one 512-bit beat per cycle), the card clock
- * itself follows real time.
+ * itself follows real time. The queue engine is queue.c's; the card's state,
+ * which both reach, is emu_state.h.
  */
-#include "emu.h"
-#include "engines.h"
+#include "sim/emu/emu.h"
+#include "sim/emu/emu_state.h"
+#include "sim/emu/engines.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -28,94 +30,21 @@
 #include "quire/regs.h"
 #include "quire/static_assert.h"
 #include "quire/status.h"
-
-/* Where this card puts its BAR blocks (consumers find them by walking the chain). */
-enum {
-	RB_ID = 0x000,
-	RB_CMDQ = 0x100,
-	RB_CPLQ = 0x200,
-	RB_IRQ = 0x300,
-	RB_ENGINES = 0x400,
-	RB_NETPORT = 0x500,
-	RB_COUNTERS = 0x600,
-};
-
-#define N_ENGINES 3
+#include "sim/clock.h"
 
 /* This model is the sim board of boards/sim.toml: its register window, memory, clock and
  * port count come from there (<quire/boards.h>). */
 QUIRE_STATIC_ASSERT(QUIRE_BOARD_SIM_REGS_BAR_BYTES == QUIRE_BAR0_BYTES,
 		    "boards/sim.toml: the register BAR is QUIRE_BAR0_BYTES long");
 QUIRE_STATIC_ASSERT(QUIRE_BOARD_SIM_NET_PORTS == 1, "the emu has one network port");
-#define DMA_REGS 8
 
 #ifndef QUIRE_HW_BUILD_ID
 #define QUIRE_HW_BUILD_ID 0u
 #endif
 
-struct engine {
-	uint32_t ctrl;
-	uint32_t ret;
-	uint64_t args[QUIRE_ENGINE_MAX_ARGS];
-	uint32_t ops;
-	uint64_t cycles;
-};
-
-/* The queue engine (QUIRE_QE_*): the rings as the firmware set them up, the descriptor it
- * holds and the record it writes. */
-struct queue_engine {
-	uint32_t ctrl, epoch, cmd_log2, cpl_log2;
-	uint64_t cmd_base, cpl_base;
-	uint32_t held, held_index, held_epoch; /* DESC is the descriptor at held_index */
-	uint32_t desc_status, desc_nonzero, cpl_state, cpl_status;
-	uint32_t cpl[QUIRE_CPL_WORDS], desc[QUIRE_CMD_WORDS];
-};
-
-struct emu {
-	struct quire_device dev;
-	pthread_mutex_t lock;
-	/* Events for the firmware thread, under a lock of their own: the port's receive
-	 * thread must not wait for an engine run to post one. */
-	pthread_mutex_t ev_lock;
-	pthread_cond_t event;
-	int event_pending, stop;
-	pthread_t fw_thread;
-	struct quire_fw fw;
-
-	uint32_t bar[QUIRE_BAR0_BYTES / 4];
-	uint8_t *mem;
-	uint64_t mem_bytes;
-	uint32_t clock_hz;
-	struct timespec t0;
-	uint32_t cycles_hi_latch;
-	uint32_t epoch;
-	uint64_t wake_at; /* the firmware's timer, in cycles (0: none) */
-	struct quire_netport *net;
-
-	uint8_t *host; /* host memory window */
-	uint64_t host_iova, host_size;
-
-	uint32_t dma[DMA_REGS];
-	struct queue_engine qe;
-	struct engine eng[N_ENGINES];
-	struct quire_mlp_net *mlp;
-
-	quire_irq_fn irq_fn;
-	void *irq_ctx;
-
-	void (*before_dma)(void *arg, uint64_t n);
-	void *before_dma_arg;
-	uint64_t dma_count;
-};
-
 static struct emu *emu_of(struct quire_device *dev)
 {
 	return (struct emu *)dev;
-}
-
-static uint32_t *reg(struct emu *e, uint32_t block, uint32_t off)
-{
-	return &e->bar[(block + off) / 4];
 }
 
 static void bar_init(struct emu *e)
@@ -176,9 +105,7 @@ static void net_counters(struct emu *e)
 
 static uint64_t cycles_now(struct emu *e)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	double s = (double)(t.tv_sec - e->t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - e->t0.tv_nsec);
+	double s = 1e-9 * (double)(quire_sim_mono_ns() - e->t0_ns);
 	return (uint64_t)(s * e->clock_hz);
 }
 
@@ -297,10 +224,8 @@ static void *card_ptr(struct emu *e, uint64_t off, uint64_t bytes, uint32_t alig
 	return e->mem + off;
 }
 
-/* The host bytes [host, host + len) of a transfer of queue epoch `epoch`, or NULL with
- * *status saying why: the checks of every transfer to or from the host, in their order. */
-static uint8_t *host_span(struct emu *e, uint32_t epoch, uint64_t host, uint64_t len,
-			  uint32_t *status)
+uint8_t *quire_emu_host_span(struct emu *e, uint32_t epoch, uint64_t host, uint64_t len,
+			     uint32_t *status)
 {
 	*status = QUIRE_OK;
 	if (epoch != e->epoch) {
@@ -323,7 +248,7 @@ static void dma_run(struct emu *e)
 	uint32_t card = e->dma[QUIRE_DMA_CARD / 4], len = e->dma[QUIRE_DMA_LEN / 4];
 	uint32_t status;
 	uint8_t *c = card_ptr(e, card, len, 1);
-	uint8_t *h = host_span(e, e->dma[QUIRE_DMA_EPOCH / 4], host, len, &status);
+	uint8_t *h = quire_emu_host_span(e, e->dma[QUIRE_DMA_EPOCH / 4], host, len, &status);
 	if (h && !c) {
 		status = QUIRE_ERR_RANGE;
 	} else if (h) {
@@ -336,151 +261,6 @@ static void dma_run(struct emu *e)
 	}
 	e->dma[QUIRE_DMA_STATUS / 4] = status;
 	e->dma[QUIRE_DMA_CTRL / 4] = QUIRE_DMA_DONE;
-}
-
-/* ---- the queue engine (docs/registers/queue-engine.md) ----------------------
- * The RTL card's fetches while its core wakes; here the fetch happens when the firmware
- * first looks (DESC_STATE), which it cannot tell apart: both show it the descriptor at
- * CONSUMER, fetched with the same checks. */
-
-static uint32_t qe_mask(uint32_t log2)
-{
-	return (uint32_t)((1ull << (log2 & 31)) - 1);
-}
-
-/* DESC is the descriptor at the command queue's CONSUMER, in this queue epoch. */
-static int qe_held(struct emu *e)
-{
-	const struct queue_engine *q = &e->qe;
-	return q->held && q->held_index == *reg(e, RB_CMDQ, QUIRE_Q_CONSUMER) &&
-	       q->held_epoch == e->epoch;
-}
-
-/* A descriptor waits at CONSUMER that DESC does not hold: the engine fetches it. */
-static int qe_wants_fetch(struct emu *e)
-{
-	return (e->qe.ctrl & QUIRE_QE_ARM) && !qe_held(e) &&
-	       *reg(e, RB_CMDQ, QUIRE_Q_PRODUCER) != *reg(e, RB_CMDQ, QUIRE_Q_CONSUMER);
-}
-
-static void qe_fetch(struct emu *e)
-{
-	struct queue_engine *q = &e->qe;
-	uint32_t cons = *reg(e, RB_CMDQ, QUIRE_Q_CONSUMER);
-	uint64_t at = q->cmd_base + (uint64_t)(cons & qe_mask(q->cmd_log2)) * QUIRE_CMD_BYTES;
-	const uint8_t *h = host_span(e, q->epoch, at, QUIRE_CMD_BYTES, &q->desc_status);
-	if (h)
-		memcpy(q->desc, h, QUIRE_CMD_BYTES);
-	else
-		memset(q->desc, 0, sizeof(q->desc));
-	q->desc_nonzero = 0;
-	for (uint32_t i = 0; i < QUIRE_CMD_WORDS; i++)
-		q->desc_nonzero |= (uint32_t)(q->desc[i] != 0) << i;
-	q->held = 1;
-	q->held_index = cons;
-	q->held_epoch = e->epoch;
-}
-
-/* DESC_STATE. A fetch is a transfer like the mover's: before_dma sees it first. */
-static uint32_t qe_desc_state(struct emu *e)
-{
-	pthread_mutex_lock(&e->lock);
-	int fetch = qe_wants_fetch(e);
-	pthread_mutex_unlock(&e->lock);
-	if (fetch && e->before_dma)
-		e->before_dma(e->before_dma_arg, ++e->dma_count);
-	pthread_mutex_lock(&e->lock);
-	if (qe_wants_fetch(e))
-		qe_fetch(e);
-	uint32_t v = qe_held(e) ? QUIRE_QE_HELD : QUIRE_QE_IDLE;
-	pthread_mutex_unlock(&e->lock);
-	return v;
-}
-
-/* CPL_POST: the record at ring index `index`, its phase word last. */
-static void qe_post(struct emu *e, uint32_t index)
-{
-	struct queue_engine *q = &e->qe;
-	uint64_t at = q->cpl_base + (uint64_t)(index & qe_mask(q->cpl_log2)) * QUIRE_CPL_BYTES;
-	uint8_t *h = host_span(e, q->epoch, at, QUIRE_CPL_BYTES, &q->cpl_status);
-	if (h) {
-		uint32_t phase = ((index >> (q->cpl_log2 & 31)) & 1) ^ 1;
-		memcpy(h, q->cpl, 4 * QUIRE_CPL_W_FLAGS);
-		memcpy(h + 4 * QUIRE_CPL_W_FLAGS, &phase, 4);
-	}
-	q->cpl_state = QUIRE_QE_DONE;
-}
-
-static uint32_t qe_read(struct emu *e, uint32_t r)
-{
-	const struct queue_engine *q = &e->qe;
-	if (r >= QUIRE_QE_CPL0 && r < QUIRE_QE_CPL0 + QUIRE_CPL_BYTES)
-		return q->cpl[(r - QUIRE_QE_CPL0) / 4];
-	if (r >= QUIRE_QE_DESC0 && r < QUIRE_QE_DESC0 + QUIRE_CMD_BYTES)
-		return q->desc[(r - QUIRE_QE_DESC0) / 4];
-	switch (r) {
-	case QUIRE_RB_TYPE:
-		return QUIRE_QE_TYPE;
-	case QUIRE_RB_VERSION:
-		return QUIRE_QE_VERSION;
-	case QUIRE_QE_CTRL:
-		return q->ctrl;
-	case QUIRE_QE_EPOCH:
-		return q->epoch;
-	case QUIRE_QE_CMD_BASE_LO:
-		return (uint32_t)q->cmd_base;
-	case QUIRE_QE_CMD_BASE_HI:
-		return (uint32_t)(q->cmd_base >> 32);
-	case QUIRE_QE_CMD_LOG2:
-		return q->cmd_log2;
-	case QUIRE_QE_CPL_BASE_LO:
-		return (uint32_t)q->cpl_base;
-	case QUIRE_QE_CPL_BASE_HI:
-		return (uint32_t)(q->cpl_base >> 32);
-	case QUIRE_QE_CPL_LOG2:
-		return q->cpl_log2;
-	case QUIRE_QE_DESC_STATUS:
-		return q->desc_status;
-	case QUIRE_QE_DESC_NONZERO:
-		return q->desc_nonzero;
-	case QUIRE_QE_CPL_POST:
-		return q->cpl_state;
-	case QUIRE_QE_CPL_STATUS:
-		return q->cpl_status;
-	default:
-		return 0; /* NEXT: the last block; nothing else */
-	}
-}
-
-static void qe_write(struct emu *e, uint32_t r, uint32_t v)
-{
-	struct queue_engine *q = &e->qe;
-	if (r >= QUIRE_QE_CPL0 && r < QUIRE_QE_CPL0 + QUIRE_CPL_BYTES) {
-		q->cpl[(r - QUIRE_QE_CPL0) / 4] = v;
-		return;
-	}
-	uint64_t *base = r == QUIRE_QE_CMD_BASE_LO || r == QUIRE_QE_CMD_BASE_HI   ? &q->cmd_base
-			 : r == QUIRE_QE_CPL_BASE_LO || r == QUIRE_QE_CPL_BASE_HI ? &q->cpl_base
-										  : NULL;
-	if (base && (r == QUIRE_QE_CMD_BASE_LO || r == QUIRE_QE_CPL_BASE_LO))
-		*base = (*base & ~(uint64_t)0xffffffffu) | v;
-	else if (base)
-		*base = (*base & 0xffffffffu) | (uint64_t)v << 32;
-	else if (r == QUIRE_QE_CTRL)
-		q->ctrl = v & QUIRE_QE_ARM;
-	else if (r == QUIRE_QE_EPOCH)
-		q->epoch = v;
-	else if (r == QUIRE_QE_CMD_LOG2)
-		q->cmd_log2 = v;
-	else if (r == QUIRE_QE_CPL_LOG2)
-		q->cpl_log2 = v;
-	else if (r == QUIRE_QE_CPL_POST)
-		qe_post(e, v);
-	else
-		return;
-	if (r != QUIRE_QE_CPL_POST && r != QUIRE_QE_CPL_LOG2 && r != QUIRE_QE_CPL_BASE_LO &&
-	    r != QUIRE_QE_CPL_BASE_HI)
-		q->held = 0; /* a new setup of the command ring: fetch again under it */
 }
 
 static int run_quant(struct emu *e, const uint64_t *a, uint64_t *cycles)
@@ -585,7 +365,7 @@ static uint32_t hal_read(void *ctx, uint32_t addr)
 	struct emu *e = ctx;
 	uint32_t v = 0xffffffffu;
 	if (addr == QUIRE_CARD_QUEUE + QUIRE_QE_DESC_STATE)
-		return qe_desc_state(e);
+		return quire_emu_qe_desc_state(e);
 	pthread_mutex_lock(&e->lock);
 	if (addr >= QUIRE_CARD_MEM) {
 		uint32_t *p = card_ptr(e, addr - QUIRE_CARD_MEM, 4, 4);
@@ -634,7 +414,7 @@ static uint32_t hal_read(void *ctx, uint32_t addr)
 	} else if (addr >= QUIRE_CARD_DMA && addr < QUIRE_CARD_DMA + 4 * DMA_REGS) {
 		v = e->dma[(addr - QUIRE_CARD_DMA) / 4];
 	} else if (addr >= QUIRE_CARD_QUEUE && addr < QUIRE_CARD_QUEUE + QUIRE_QE_BYTES) {
-		v = qe_read(e, addr - QUIRE_CARD_QUEUE);
+		v = quire_emu_qe_read(e, addr - QUIRE_CARD_QUEUE);
 	} else if (addr >= QUIRE_CARD_ENGINE(1) && addr < QUIRE_CARD_ENGINE(N_ENGINES + 1)) {
 		struct engine *g = &e->eng[(addr - QUIRE_CARD_ENGINE(1)) / 0x1000];
 		uint32_t r = (addr - QUIRE_CARD_ENGINE(1)) % 0x1000;
@@ -682,7 +462,7 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 		else if (r != QUIRE_DMA_CTRL && r != QUIRE_DMA_STATUS)
 			e->dma[r / 4] = v;
 	} else if (addr >= QUIRE_CARD_QUEUE && addr < QUIRE_CARD_QUEUE + QUIRE_QE_BYTES) {
-		qe_write(e, addr - QUIRE_CARD_QUEUE, v);
+		quire_emu_qe_write(e, addr - QUIRE_CARD_QUEUE, v);
 	} else if (addr >= QUIRE_CARD_ENGINE(1) && addr < QUIRE_CARD_ENGINE(N_ENGINES + 1)) {
 		uint32_t idx = (addr - QUIRE_CARD_ENGINE(1)) / 0x1000;
 		uint32_t r = (addr - QUIRE_CARD_ENGINE(1)) % 0x1000;
@@ -708,14 +488,9 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 static struct timespec time_of(struct emu *e, uint64_t cycles)
 {
 	uint64_t ns = (uint64_t)((double)cycles * 1e9 / e->clock_hz);
-	struct timespec t = e->t0;
-	t.tv_sec += (time_t)(ns / 1000000000u);
-	t.tv_nsec += (long)(ns % 1000000000u);
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
+	int64_t at = e->t0_ns + (int64_t)ns;
+	return (struct timespec){.tv_sec = (time_t)(at / 1000000000),
+				 .tv_nsec = (long)(at % 1000000000)};
 }
 
 static int hal_wait(void *ctx)
@@ -808,7 +583,7 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 		errno = ENOMEM;
 		return NULL;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &e->t0);
+	e->t0_ns = quire_sim_mono_ns();
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_mutex_init(&e->ev_lock, NULL);
 	pthread_condattr_t ca; /* the firmware's timer counts on the monotonic clock */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "sim/device.h"
-#include "netport.h"
+#include "sim/emu/netport.h"
 
 struct quire_emu_config {
 	uint64_t mem_bytes; /* card memory; 0: the sim board's (boards/sim.toml, 128 MiB) */

@@ -3,7 +3,7 @@
  * The network port model (netport.h): a transmit path that sends one frame
  * per datagram and a receive thread that fills a bounded buffer of frames.
  */
-#include "netport.h"
+#include "sim/emu/netport.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "quire/frame.h"
 #include "quire/status.h"
 #include "sim/le.h"
+#include "sim/reliable_link.h"
 
 #define FRAME_MAX QUIRE_NET_FRAME_MAX
 #define RX_CAP    (64u << 20) /* bytes of frames the receive buffer holds */
@@ -25,7 +26,7 @@ struct rx_frame {
 };
 
 struct quire_netport {
-	struct quire_net_link *link;
+	struct quire_reliable_link *link;
 	pthread_mutex_t lock;
 	pthread_cond_t space;
 	int stop;
@@ -47,7 +48,7 @@ struct quire_netport {
 /* ---- receive ---------------------------------------------------------------- */
 
 /* The port's length check. Its CRC check is the link's: the link hands on only frames whose
- * CRC it has checked (netlink.h), so the port does not compute it a second time. */
+ * CRC it has checked (reliable_link.h), so the port does not compute it a second time. */
 static void classify(struct rx_frame *f)
 {
 	if (f->len < QUIRE_FRAME_HDR_BYTES || f->len > FRAME_MAX ||
@@ -197,7 +198,7 @@ static uint32_t tx_send(struct quire_netport *p, const uint8_t *mem, uint64_t me
 	quire_st32(f + QUIRE_FRAME_OFF_ADDRS,
 		   (uint32_t)p->addr | dst << 16); /* the port stamps its own address */
 	quire_st32(f + QUIRE_FRAME_OFF_CRC, quire_net_frame_crc(f, len));
-	int nobody, st = quire_net_link_send(p->link, dst, f, len, &nobody);
+	int nobody, st = quire_reliable_link_send(p->link, dst, f, len, &nobody);
 	if (st == QUIRE_OK)
 		count_tx(p, len, nobody);
 	return st;
@@ -293,8 +294,8 @@ void quire_netport_stats(struct quire_netport *p, struct quire_netport_stats *st
 	pthread_mutex_lock(&p->lock);
 	*st = p->st;
 	pthread_mutex_unlock(&p->lock);
-	struct quire_net_link_stats ls;
-	quire_net_link_stats(p->link, &ls);
+	struct quire_reliable_link_stats ls;
+	quire_reliable_link_stats(p->link, &ls);
 	st->retransmits = ls.retransmits;
 }
 
@@ -312,8 +313,8 @@ int quire_netport_open(const struct quire_netport_config *cfg, void (*wake)(void
 	p->wake_ctx = ctx;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->space, NULL);
-	static const struct quire_net_rx_ops rx = {rx_room, rx_deliver};
-	int st = quire_net_link_open(cfg, &rx, p, &p->link);
+	static const struct quire_reliable_link_rx_ops rx = {rx_room, rx_deliver};
+	int st = quire_reliable_link_open(cfg, &rx, p, &p->link);
 	if (st != QUIRE_OK) {
 		pthread_cond_destroy(&p->space);
 		pthread_mutex_destroy(&p->lock);
@@ -332,7 +333,7 @@ void quire_netport_close(struct quire_netport *p)
 	p->stop = 1;
 	pthread_cond_broadcast(&p->space);
 	pthread_mutex_unlock(&p->lock);
-	quire_net_link_close(p->link);
+	quire_reliable_link_close(p->link);
 	while (p->head)
 		rx_remove(p, &p->head);
 	while (p->spare) {

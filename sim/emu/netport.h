@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The card's network port, modelled over the simulated network's wire
- * (sim/netlink.h: Unix datagram sockets, one per port, in a directory): the
- * network of a rack, with loss and corruption only where a test injects them.
+ * The card's network port, modelled over the simulated network's reliable link
+ * (sim/reliable_link.h, over the wire of sim/wire.h: Unix datagram sockets in a
+ * directory, or UDP): the network of a rack, with loss and corruption only where a
+ * test injects them.
  *
  * The port's registers are QUIRE_NET_* of include/quire/card.h. Its receive
  * buffer fills from a thread of its own, so frames arrive while the firmware
@@ -13,11 +14,11 @@
 
 #include <stdint.h>
 
-#include "sim/netlink.h" /* struct quire_netport_config: the wire, shared with the RTL card */
+#include "sim/wire.h" /* struct quire_netport_config: the network, shared with the RTL card */
 
 struct quire_netport_stats {
 	uint64_t tx_frames, rx_frames, rx_errors, tx_bytes, tx_drops;
-	uint64_t retransmits; /* frames the link sent again (sim/netlink.c) */
+	uint64_t retransmits; /* frames the link sent again (sim/reliable_link.c) */
 };
 
 struct quire_netport;

@@ -50,8 +50,8 @@ class RtlDevice {
 	{
 		if (net) {
 			net_addr_ = net->addr;
-			static const struct quire_net_rx_ops rx = {net_room, net_deliver};
-			int st = quire_net_link_open(net, &rx, this, &link_);
+			static const struct quire_reliable_link_rx_ops rx = {net_room, net_deliver};
+			int st = quire_reliable_link_open(net, &rx, this, &link_);
 			if (st != QUIRE_OK) {
 				error = std::string("cannot attach to the network in ") + net->dir + ": " +
 					quire_strerror(st);
@@ -126,7 +126,8 @@ class RtlDevice {
 					uint32_t dst = f[QUIRE_FRAME_OFF_ADDRS + 2] |
 						       uint32_t(f[QUIRE_FRAME_OFF_ADDRS + 3]) << 8;
 					int none = 0;
-					int st = quire_net_link_send(link_, dst, f, len, &none);
+					int st =
+					    quire_reliable_link_send(link_, dst, f, len, &none);
 					nobody = none != 0;
 					return uint32_t(st);
 				});
@@ -246,8 +247,9 @@ class RtlDevice {
 		}
 	}
 
-	// The network's receive thread (sim/netlink.c): one frame at a time waits in mail_ for
-	// the model's thread to stream it into the port; a full mailbox stops reading the socket.
+	// The network's receive thread (sim/reliable_link.c): one frame at a time waits in mail_
+	// for the model's thread to stream it into the port; a full mailbox stops reading the
+	// socket.
 	static int net_room(void *ctx)
 	{
 		auto *d = static_cast<RtlDevice *>(ctx);
@@ -272,7 +274,7 @@ class RtlDevice {
 			net_stop_ = true;
 			room_cv_.notify_all();
 		}
-		quire_net_link_close(link_);
+		quire_reliable_link_close(link_);
 		link_ = nullptr;
 	}
 
@@ -280,7 +282,7 @@ class RtlDevice {
 	std::mutex caller_m_;
 	std::mutex m_;
 	std::condition_variable sim_cv_, done_cv_, room_cv_;
-	struct quire_net_link *link_ = nullptr;
+	struct quire_reliable_link *link_ = nullptr;
 	uint16_t net_addr_ = 0;
 	std::vector<uint8_t> mail_;
 	bool mail_full_ = false, net_stop_ = false;

@@ -4,7 +4,7 @@
  * behind the device interface (sim/device.h), for C: what quire-sim-rtl serves
  * as `quire-sim --model rtl`. A host cannot tell it from the emu except by
  * speed and its cycle counts (docs/rtl-card.md says where they differ). Its
- * network port, when given a network, is on the emu's (sim/netlink.h, with its
+ * network port, when given a network, is on the emu's (sim/reliable_link.h, with its
  * link layer's loss recovery): RTL and emu cards can share one.
  *
  * One thread owns the model and clocks it; MMIO calls hand their access to it
@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "sim/device.h"
-#include "sim/netlink.h"
+#include "sim/reliable_link.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,7 +29,8 @@ extern "C" {
 
 struct quire_rtl_config {
 	const char *fw_elf; /* the card firmware (build/firmware/quire-fw.elf) */
-	/* The network to attach the card's port to (sim/netlink.h, the emu's network), or NULL. */
+	/* The network to attach the card's port to (sim/reliable_link.h, the emu's network), or
+	 * NULL. */
 	const struct quire_netport_config *net;
 	char *error; /* on failure, why (may be NULL) */
 	size_t error_len;

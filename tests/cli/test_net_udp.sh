@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The cards' network over UDP (sim/netudp.c, docs/network.md): 4-card all-reduces (fp32,
+# The cards' network over UDP (sim/wire_udp.c, docs/network.md): 4-card all-reduces (fp32,
 # and bfp8 with error feedback, 3 rounds of 100,001 seeded values) over UDP on loopback
 # give every rank the same bytes as over Unix sockets, with the address table given as a
-# list and learnt from a rendezvous (sim/netboot.c: TCP, served by card 0, and files in the
+# list and learnt from a rendezvous (sim/wire_udp_rendezvous.c: TCP, served by card 0, and files in the
 # cluster's directory; one launcher per rank, by hand and under mpirun); a bad address
 # table is refused; a rendezvous whose cards do not all come fails within its timeout,
 # naming them; through 2% loss and 2% corruption the link above UDP gives the loss-free bits.
@@ -17,7 +17,7 @@ B=$1
 CL=$B/bin/quire-cluster
 SIM=$B/bin/quire-sim
 DUMP=$B/tests/cli/ring_dump
-T=$(mktemp -d "${TMPDIR:-/tmp}/quire-netudp-XXXXXX")
+T=$(mktemp -d "${TMPDIR:-/tmp}/quire-wire-udp-XXXXXX")
 export TMPDIR="$T"
 . "$(dirname "$0")/report.sh"
 . "$(dirname "$0")/procs.sh"
@@ -141,7 +141,7 @@ fi
 QUIRE_RANK=0 "$CL" -n 4 --rank-card -- true >"$T/out" 2>&1
 if [ $? -eq 2 ] && grep -q "rank-card wants no -n" "$T/out"; then ok "--rank-card with -n refused"; else ko "--rank-card -n 4: $(cat "$T/out")"; fi
 
-# The link's loss recovery over UDP (netlink.c above netudp.c): the bench's cards on UDP on
+# The link's loss recovery over UDP (reliable_link.c above wire_udp.c): the bench's cards on UDP on
 # loopback, 2% of datagrams lost and 2% damaged, against the loss-free run's bits.
 "$B/bin/quire" bench allreduce --card-net tcp >"$T/out" 2>&1
 if [ $? -eq 2 ] && grep -q "card-net: udp or unix" "$T/out"; then ok "bench --card-net tcp refused"; else ko "--card-net tcp: $(cat "$T/out")"; fi

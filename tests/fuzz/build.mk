@@ -24,7 +24,7 @@ FUZZ_MODEL_BIN := build-fuzz/fuzz_model
 FUZZ_MODEL_SRCS := tests/fuzz/fuzz_model.c host/src/core/model_check.c hls/mlp.c hls/crc32.c \
 	host/src/status.c
 FUZZ_PLACE_BIN := build-fuzz/fuzz_place
-FUZZ_PLACE_SRCS := tests/fuzz/fuzz_place.c sched/trace.c
+FUZZ_PLACE_SRCS := tests/fuzz/fuzz_place.c sched/place_input.c sched/trace.c
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_CODEC_OBJS) $(BOARDS_H) $(wildcard include/quire/*.h firmware/*.h hls/*.h codec/*.h sim/*.h sim/emu/*.h)
 	@mkdir -p $(dir $@)

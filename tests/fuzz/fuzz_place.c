@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target: the input of `quire sched place` (sched_read_place, sched/trace.c), CSV
+ * libFuzzer target: the input of `quire sched place` (sched_read_place, sched/place_input.c), CSV
  * or JSON. An input is read or refused with a message that names "stdin" (and a line
  * where there is one); never a crash, a leak or a read past the input. What is read is a
  * task and 1 to 1024 nodes whose free resources lie within their capacities. Seeds:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Communicators: the public collectives, sent to the cards (card.c) or run on
- * the host's ring over a transport (ring.c: the cpu backend over MPI); the
+ * the host's ring over a transport (ring_collective.c: the cpu backend over MPI); the
  * communicator of one rank; error-feedback state; the ring's wire model.
  */
 #include <stdlib.h>
@@ -151,7 +151,7 @@ int quire_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a,
 	if (c->card_id)
 		return quire_card_allreduce(c, a, req);
 	const float *x = ref_ptr(&a->src, a->count * 4, &st);
-	return st ? st : done_req(c, quire_ring_allreduce(c, a, x, y, 0), req);
+	return st ? st : done_req(c, quire_ring_collective_allreduce(c, a, x, y, 0), req);
 }
 
 int quire_reduce_scatter(struct quire_comm *c, const struct quire_allreduce_args *a,
@@ -168,7 +168,7 @@ int quire_reduce_scatter(struct quire_comm *c, const struct quire_allreduce_args
 	if (c->card_id)
 		return quire_card_reduce_scatter(c, a, req);
 	const float *x = ref_ptr(&a->src, a->count * 4, &st);
-	return st ? st : done_req(c, quire_ring_allreduce(c, a, x, mine, 1), req);
+	return st ? st : done_req(c, quire_ring_collective_allreduce(c, a, x, mine, 1), req);
 }
 
 int quire_broadcast(struct quire_comm *c, struct quire_ref buf, size_t bytes, int root,
@@ -182,7 +182,7 @@ int quire_broadcast(struct quire_comm *c, struct quire_ref buf, size_t bytes, in
 		return st;
 	if (c->card_id)
 		return quire_card_broadcast(c, buf, bytes, root, req);
-	return done_req(c, quire_ring_broadcast(c, p, bytes, root), req);
+	return done_req(c, quire_ring_collective_broadcast(c, p, bytes, root), req);
 }
 
 int quire_allgather(struct quire_comm *c, struct quire_ref src, struct quire_ref dst, size_t bytes,
@@ -197,7 +197,7 @@ int quire_allgather(struct quire_comm *c, struct quire_ref src, struct quire_ref
 		return st;
 	if (c->card_id)
 		return quire_card_allgather(c, src, dst, bytes, req);
-	return done_req(c, quire_ring_allgather(c, s, d, bytes), req);
+	return done_req(c, quire_ring_collective_allgather(c, s, d, bytes), req);
 }
 
 int quire_barrier(struct quire_comm *c, struct quire_req **req)

@@ -16,7 +16,7 @@ struct quire_xfer {
 /*
  * A host transport: point-to-point messages round the ring, to rank + 1 and from
  * rank - 1, which arrive in the order they were sent. A message carries a flag
- * (0 or 1; the int32 overflow mark) beside its bytes. The ring (ring.c) runs
+ * (0 or 1; the int32 overflow mark) beside its bytes. The ring (ring_collective.c) runs
  * every collective over these, as the cards' firmware runs them over its port.
  */
 struct quire_comm_ops {
@@ -70,10 +70,10 @@ int quire_card_allgather(struct quire_comm *c, struct quire_ref src, struct quir
 int quire_card_barrier(struct quire_comm *c, struct quire_req **req);
 void quire_card_comm_free(struct quire_comm *c);
 
-/* ring.c: collectives on host transports, the cards' ring over c->ops. */
-int quire_ring_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a, const float *x,
-			 float *y, int scatter);
-int quire_ring_allgather(struct quire_comm *c, const void *src, void *dst, size_t bytes);
-int quire_ring_broadcast(struct quire_comm *c, void *buf, size_t bytes, int root);
+/* ring_collective.c: collectives on host transports, the cards' ring over c->ops. */
+int quire_ring_collective_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a,
+				    const float *x, float *y, int scatter);
+int quire_ring_collective_allgather(struct quire_comm *c, const void *src, void *dst, size_t bytes);
+int quire_ring_collective_broadcast(struct quire_comm *c, void *buf, size_t bytes, int root);
 
 #endif

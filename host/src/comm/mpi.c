@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * libquire_mpi: the MPI transport of communicators. The cpu backend's
- * collectives are the cards' ring (ring.c) over MPI point-to-point messages
+ * collectives are the cards' ring (ring_collective.c) over MPI point-to-point messages
  * to the next rank and from the previous one, on a duplicate of the caller's
  * communicator, with errors returned (MPI_ERRORS_RETURN) instead of aborting
  * the job where MPI allows. With a timeout, a wait that sees no message for

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cards' ring on a host transport (the cpu backend over MPI): the schedule
- * of firmware/allreduce.c and firmware/gather.c, with the host's codec doing
- * the engines' work, so every rank and both backends hold the same bits.
+ * The ring collective on a host transport (the cpu backend over MPI): the
+ * ranks in a ring, as the cards are (not a command ring: those are the
+ * driver's, driver/quire_ring.c), with the schedule of firmware/allreduce.c
+ * and firmware/gather.c and the host's codec doing the engines' work, so every
+ * rank and both backends hold the same bits.
  *
  * All-reduce: rank r owns segment r (quire_comm_chunk's split, whole blocks).
  * Reduce-scatter step s sends segment r-s-1 to r+1, having added this rank's
@@ -414,8 +416,8 @@ static int carve(struct pass *p, size_t units, int8_t **exps)
 	return QUIRE_OK;
 }
 
-int quire_ring_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a, const float *x,
-			 float *y, int scatter)
+int quire_ring_collective_allreduce(struct quire_comm *c, const struct quire_allreduce_args *a,
+				    const float *x, float *y, int scatter)
 {
 	if (c->failed)
 		return QUIRE_ERR_PEER;
@@ -470,7 +472,7 @@ int quire_ring_allreduce(struct quire_comm *c, const struct quire_allreduce_args
 
 /* ---- all-gather and broadcast: bytes round the ring ---- */
 
-int quire_ring_allgather(struct quire_comm *c, const void *src, void *dst, size_t bytes)
+int quire_ring_collective_allgather(struct quire_comm *c, const void *src, void *dst, size_t bytes)
 {
 	if (c->failed)
 		return QUIRE_ERR_PEER;
@@ -511,7 +513,7 @@ int quire_ring_allgather(struct quire_comm *c, const void *src, void *dst, size_
 	return settle(c, st, in, k, posted, out, m);
 }
 
-int quire_ring_broadcast(struct quire_comm *c, void *buf, size_t bytes, int root)
+int quire_ring_collective_broadcast(struct quire_comm *c, void *buf, size_t bytes, int root)
 {
 	if (c->failed)
 		return QUIRE_ERR_PEER;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The rendezvous of the cards' UDP network (sim/netboot.c) on loopback: the forms parsed
- * and refused; four ports opened through udp:rdv= and through udp:dir= learn each other's
+ * The rendezvous of the cards' UDP network (sim/wire_udp_rendezvous.c) on loopback: the forms
+ * parsed and refused; four ports opened through udp:rdv= and through udp:dir= learn each other's
  * free ports and reach one another, each datagram named by its sender; and every way it
  * can fail ends within its timeout with a message saying why: a card that never comes
  * (named), no rendezvous, a rendezvous that goes away, a malformed or foreign-version
@@ -27,8 +27,8 @@
 
 #include "quire/status.h"
 #include "sim/le.h"
-#include "sim/netboot.h"
-#include "sim/netudp.h"
+#include "sim/wire_udp_rendezvous.h"
+#include "sim/wire_udp.h"
 
 #define W 4
 
@@ -37,7 +37,7 @@ static char tmpdir[64];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/quire-netboot-XXXXXX");
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/quire-wire-udp-rdv-XXXXXX");
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 
@@ -72,23 +72,23 @@ static double now_s(void)
 static void forms(void **state)
 {
 	(void)state;
-	struct quire_net_boot_spec s;
+	struct quire_wire_udp_rdv_spec s;
 	char why[256];
-	assert_int_equal(quire_net_boot_is("udp:rdv=1.2.3.4:5"), 1);
-	assert_int_equal(quire_net_boot_is("udp:dir=/x"), 1);
-	assert_int_equal(quire_net_boot_is("udp:127.0.0.1"), 0);
-	assert_int_equal(
-	    quire_net_boot_parse("udp:rdv=10.0.0.1:7000,cards=8,timeout=3", &s, why, sizeof(why)),
-	    QUIRE_OK);
-	assert_int_equal(s.kind, QUIRE_NET_BOOT_RDV);
+	assert_int_equal(quire_wire_udp_rdv_is("udp:rdv=1.2.3.4:5"), 1);
+	assert_int_equal(quire_wire_udp_rdv_is("udp:dir=/x"), 1);
+	assert_int_equal(quire_wire_udp_rdv_is("udp:127.0.0.1"), 0);
+	assert_int_equal(quire_wire_udp_rdv_parse("udp:rdv=10.0.0.1:7000,cards=8,timeout=3", &s,
+						  why, sizeof(why)),
+			 QUIRE_OK);
+	assert_int_equal(s.kind, QUIRE_WIRE_UDP_RDV_TCP);
 	assert_int_equal(s.ip, inet_addr("10.0.0.1"));
 	assert_int_equal(s.port, 7000);
 	assert_int_equal(s.cards, 8);
 	assert_int_equal(s.timeout_ms, 3000);
-	assert_int_equal(quire_net_boot_parse("udp:dir=/tmp/q,cards=2", &s, why, sizeof(why)),
+	assert_int_equal(quire_wire_udp_rdv_parse("udp:dir=/tmp/q,cards=2", &s, why, sizeof(why)),
 			 QUIRE_OK);
 	assert_int_equal(s.ip, htonl(INADDR_LOOPBACK));
-	assert_int_equal(s.timeout_ms, QUIRE_NET_BOOT_TIMEOUT_S * 1000);
+	assert_int_equal(s.timeout_ms, QUIRE_WIRE_UDP_RDV_TIMEOUT_S * 1000);
 	static const struct {
 		const char *net, *why;
 	} bad[] = {
@@ -108,15 +108,15 @@ static void forms(void **state)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why[0] = '\0';
-		if (quire_net_boot_parse(bad[i].net, &s, why, sizeof(why)) != QUIRE_ERR_INVALID)
+		if (quire_wire_udp_rdv_parse(bad[i].net, &s, why, sizeof(why)) != QUIRE_ERR_INVALID)
 			fail_msg("%s: taken", bad[i].net);
 		if (!strstr(why, bad[i].why))
 			fail_msg("%s: '%s' does not say '%s'", bad[i].net, why, bad[i].why);
 	}
 	/* The transport's own check: an address beyond cards= has no entry. */
-	assert_int_equal(quire_net_udp_check("udp:rdv=127.0.0.1:9,cards=2", 1), QUIRE_OK);
-	assert_int_equal(quire_net_udp_check("udp:rdv=127.0.0.1:9,cards=2", 2), QUIRE_ERR_RANGE);
-	assert_int_equal(quire_net_udp_check("udp:rdv=127.0.0.1:9", 0), QUIRE_ERR_INVALID);
+	assert_int_equal(quire_wire_udp_check("udp:rdv=127.0.0.1:9,cards=2", 1), QUIRE_OK);
+	assert_int_equal(quire_wire_udp_check("udp:rdv=127.0.0.1:9,cards=2", 2), QUIRE_ERR_RANGE);
+	assert_int_equal(quire_wire_udp_check("udp:rdv=127.0.0.1:9", 0), QUIRE_ERR_INVALID);
 }
 
 /* ---- W ports through a rendezvous, talking ---------------------------------------- */
@@ -125,29 +125,29 @@ struct opener {
 	const char *net;
 	uint16_t addr;
 	int st;
-	struct quire_net_udp *u;
+	struct quire_wire_udp *u;
 };
 
 static void *open_main(void *arg)
 {
 	struct opener *o = arg;
-	o->st = quire_net_udp_open(o->net, o->addr, &o->u);
+	o->st = quire_wire_udp_open(o->net, o->addr, &o->u);
 	return NULL;
 }
 
 /* The next datagram on channel ch of u within 2 s, as a string in out (31 bytes at most):
  * 1 and its sender, or 0. */
-static int recv_one(struct quire_net_udp *u, enum quire_net_udp_chan ch, char *out, uint32_t *src)
+static int recv_one(struct quire_wire_udp *u, enum quire_wire_chan ch, char *out, uint32_t *src)
 {
-	uint8_t buf[QUIRE_NET_UDP_HEADROOM + 31];
+	uint8_t buf[QUIRE_WIRE_HEADROOM + 31];
 	for (int t = 0; t < 2000; t++) {
 		uint32_t off, len;
-		if (quire_net_udp_recv(u, ch, buf, sizeof(buf), &off, &len, src) == 1) {
+		if (quire_wire_udp_recv(u, ch, buf, sizeof(buf), &off, &len, src) == 1) {
 			memcpy(out, buf + off, len);
 			out[len] = '\0';
 			return 1;
 		}
-		struct pollfd p = {.fd = quire_net_udp_fd(u, ch), .events = POLLIN};
+		struct pollfd p = {.fd = quire_wire_udp_fd(u, ch), .events = POLLIN};
 		(void)poll(&p, 1, 1);
 	}
 	return 0;
@@ -176,22 +176,22 @@ static void meet_and_talk(const char *net)
 				char msg[32], got[32];
 				snprintf(msg, sizeof(msg), "%d->%d on %d", from, to, ch);
 				struct iovec iov = {msg, strlen(msg)};
-				assert_int_equal(quire_net_udp_send(o[from].u,
-								    (enum quire_net_udp_chan)ch,
-								    (uint32_t)to, &iov, 1),
+				assert_int_equal(quire_wire_udp_send(o[from].u,
+								     (enum quire_wire_chan)ch,
+								     (uint32_t)to, &iov, 1),
 						 QUIRE_OK);
 				uint32_t src = 99;
 				assert_int_equal(
-				    recv_one(o[to].u, (enum quire_net_udp_chan)ch, got, &src), 1);
+				    recv_one(o[to].u, (enum quire_wire_chan)ch, got, &src), 1);
 				assert_string_equal(got, msg);
 				assert_int_equal(src, (uint32_t)from);
 			}
 	/* An address beyond the table is refused, as with a list. */
 	struct iovec iov = {"x", 1};
-	assert_int_equal(quire_net_udp_send(o[0].u, QUIRE_NET_UDP_FRAMES, W, &iov, 1),
+	assert_int_equal(quire_wire_udp_send(o[0].u, QUIRE_WIRE_FRAMES, W, &iov, 1),
 			 QUIRE_ERR_RANGE);
 	for (int a = 0; a < W; a++)
-		quire_net_udp_close(o[a].u);
+		quire_wire_udp_close(o[a].u);
 }
 
 static void rdv_meets(void **state)
@@ -215,11 +215,11 @@ static void dir_meets(void **state)
 /* ---- failures ---------------------------------------------------------------------- */
 
 struct joiner {
-	struct quire_net_boot_spec spec;
+	struct quire_wire_udp_rdv_spec spec;
 	uint16_t addr;
 	int st;
-	char why[QUIRE_NET_BOOT_ERR_MAX];
-	struct quire_net_udp_ep tab[QUIRE_NET_BOOT_MAX_CARDS];
+	char why[QUIRE_WIRE_UDP_RDV_ERR_MAX];
+	struct quire_wire_udp_ep tab[QUIRE_WIRE_UDP_RDV_MAX_CARDS];
 };
 
 /* A bind that binds nothing: the failures below never get as far as sending. */
@@ -235,8 +235,8 @@ static int bind_fake(void *ctx, uint32_t ip, uint16_t port[2])
 static void *join_main(void *arg)
 {
 	struct joiner *j = arg;
-	j->st =
-	    quire_net_boot_join(&j->spec, j->addr, bind_fake, NULL, j->tab, j->why, sizeof(j->why));
+	j->st = quire_wire_udp_rdv_join(&j->spec, j->addr, bind_fake, NULL, j->tab, j->why,
+					sizeof(j->why));
 	return NULL;
 }
 
@@ -244,7 +244,7 @@ static void spec_of(struct joiner *j, const char *net, uint16_t addr)
 {
 	char why[256];
 	memset(j, 0, sizeof(*j));
-	assert_int_equal(quire_net_boot_parse(net, &j->spec, why, sizeof(why)), QUIRE_OK);
+	assert_int_equal(quire_wire_udp_rdv_parse(net, &j->spec, why, sizeof(why)), QUIRE_OK);
 	j->addr = addr;
 }
 
@@ -358,34 +358,34 @@ static void wait_taken(int fd)
 static size_t announce(uint8_t *m, uint16_t addr, uint16_t w, uint8_t ver, uint32_t magic)
 {
 	memset(m, 0, 64);
-	quire_st32(m + QUIRE_NET_BOOT_OFF_MAGIC, magic);
-	m[QUIRE_NET_BOOT_OFF_VERSION] = ver;
-	m[QUIRE_NET_BOOT_OFF_TYPE] = QUIRE_NET_BOOT_ANNOUNCE;
-	quire_st16(m + QUIRE_NET_BOOT_OFF_LEN, QUIRE_NET_BOOT_ANN_BYTES);
-	uint8_t *b = m + QUIRE_NET_BOOT_HDR_BYTES;
-	quire_st16(b + QUIRE_NET_BOOT_ANN_OFF_ADDR, addr);
-	quire_st16(b + QUIRE_NET_BOOT_ANN_OFF_CARDS, w);
-	uint8_t *ep = b + QUIRE_NET_BOOT_ANN_OFF_EP;
+	quire_st32(m + QUIRE_WIRE_UDP_RDV_OFF_MAGIC, magic);
+	m[QUIRE_WIRE_UDP_RDV_OFF_VERSION] = ver;
+	m[QUIRE_WIRE_UDP_RDV_OFF_TYPE] = QUIRE_WIRE_UDP_RDV_ANNOUNCE;
+	quire_st16(m + QUIRE_WIRE_UDP_RDV_OFF_LEN, QUIRE_WIRE_UDP_RDV_ANN_BYTES);
+	uint8_t *b = m + QUIRE_WIRE_UDP_RDV_HDR_BYTES;
+	quire_st16(b + QUIRE_WIRE_UDP_RDV_ANN_OFF_ADDR, addr);
+	quire_st16(b + QUIRE_WIRE_UDP_RDV_ANN_OFF_CARDS, w);
+	uint8_t *ep = b + QUIRE_WIRE_UDP_RDV_ANN_OFF_EP;
 	ep[0] = 127, ep[3] = 1;
-	quire_st16(ep + QUIRE_NET_BOOT_EP_OFF_PORT, 5000);
-	quire_st16(ep + QUIRE_NET_BOOT_EP_OFF_PORT + 2, 5001);
-	return QUIRE_NET_BOOT_HDR_BYTES + QUIRE_NET_BOOT_ANN_BYTES;
+	quire_st16(ep + QUIRE_WIRE_UDP_RDV_EP_OFF_PORT, 5000);
+	quire_st16(ep + QUIRE_WIRE_UDP_RDV_EP_OFF_PORT + 2, 5001);
+	return QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_ANN_BYTES;
 }
 
 /* The ERROR a stranger's connection receives, as text. */
 static void error_reply(int fd, char *text, size_t cap)
 {
-	uint8_t m[QUIRE_NET_BOOT_HDR_BYTES + QUIRE_NET_BOOT_ERR_MAX];
+	uint8_t m[QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_ERR_MAX];
 	size_t have = 0;
 	for (ssize_t k; (k = recv(fd, m + have, sizeof(m) - have, 0)) > 0;)
 		have += (size_t)k;
-	assert_true(have >= QUIRE_NET_BOOT_HDR_BYTES);
-	assert_int_equal(quire_ld32(m), QUIRE_NET_BOOT_MAGIC);
-	assert_int_equal(m[QUIRE_NET_BOOT_OFF_TYPE], QUIRE_NET_BOOT_ERROR);
-	size_t len = quire_ld16(m + QUIRE_NET_BOOT_OFF_LEN);
-	assert_int_equal(have, QUIRE_NET_BOOT_HDR_BYTES + len);
+	assert_true(have >= QUIRE_WIRE_UDP_RDV_HDR_BYTES);
+	assert_int_equal(quire_ld32(m), QUIRE_WIRE_UDP_RDV_MAGIC);
+	assert_int_equal(m[QUIRE_WIRE_UDP_RDV_OFF_TYPE], QUIRE_WIRE_UDP_RDV_ERROR);
+	size_t len = quire_ld16(m + QUIRE_WIRE_UDP_RDV_OFF_LEN);
+	assert_int_equal(have, QUIRE_WIRE_UDP_RDV_HDR_BYTES + len);
 	assert_true(len < cap);
-	memcpy(text, m + QUIRE_NET_BOOT_HDR_BYTES, len);
+	memcpy(text, m + QUIRE_WIRE_UDP_RDV_HDR_BYTES, len);
 	text[len] = '\0';
 }
 
@@ -398,7 +398,7 @@ static void bad_announcement(const uint8_t *m, size_t n, const uint8_t *m2, size
 			     const char *what)
 {
 	unsigned port = free_port();
-	char net[96], text[QUIRE_NET_BOOT_ERR_MAX + 1];
+	char net[96], text[QUIRE_WIRE_UDP_RDV_ERR_MAX + 1];
 	snprintf(net, sizeof(net), "udp:rdv=127.0.0.1:%u,cards=3,timeout=%d", port, LONG_S);
 	struct joiner j;
 	pthread_t t;
@@ -427,24 +427,24 @@ static void bad_messages(void **state)
 {
 	(void)state;
 	uint8_t m[64], m2[64];
-	size_t n = announce(m, 1, 3, QUIRE_NET_BOOT_VERSION, 0x12345678);
+	size_t n = announce(m, 1, 3, QUIRE_WIRE_UDP_RDV_VERSION, 0x12345678);
 	bad_announcement(m, n, NULL, 0, "a malformed announcement from 127.0.0.1:");
 	bad_announcement(m, n, NULL, 0, "not a rendezvous message (magic 0x12345678)");
-	n = announce(m, 1, 3, 2, QUIRE_NET_BOOT_MAGIC);
+	n = announce(m, 1, 3, 2, QUIRE_WIRE_UDP_RDV_MAGIC);
 	bad_announcement(m, n, NULL, 0, "rendezvous protocol version 2, this card speaks 1");
-	n = announce(m, 1, 3, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
-	m[QUIRE_NET_BOOT_OFF_TYPE] = QUIRE_NET_BOOT_TABLE;
+	n = announce(m, 1, 3, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
+	m[QUIRE_WIRE_UDP_RDV_OFF_TYPE] = QUIRE_WIRE_UDP_RDV_TABLE;
 	bad_announcement(m, n, NULL, 0, "a message of type 2 where 1 was due");
-	n = announce(m, 1, 3, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
-	quire_st16(m + QUIRE_NET_BOOT_OFF_LEN, 4);
+	n = announce(m, 1, 3, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
+	quire_st16(m + QUIRE_WIRE_UDP_RDV_OFF_LEN, 4);
 	bad_announcement(m, n, NULL, 0, "a message of type 1 with 4 bytes of body");
-	n = announce(m, 1, 4, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
+	n = announce(m, 1, 4, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
 	bad_announcement(m, n, NULL, 0,
 			 "the card of address 1 was given cards=4, this rendezvous 3");
-	n = announce(m, 3, 3, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
+	n = announce(m, 3, 3, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
 	bad_announcement(m, n, NULL, 0, "address 3 announced, outside 0-2");
-	n = announce(m, 2, 3, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
-	size_t n2 = announce(m2, 2, 3, QUIRE_NET_BOOT_VERSION, QUIRE_NET_BOOT_MAGIC);
+	n = announce(m, 2, 3, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
+	size_t n2 = announce(m2, 2, 3, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
 	bad_announcement(m, n, m2, n2, "address 2 announced twice");
 }
 

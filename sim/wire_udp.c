@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The simulated network's UDP transport (netudp.h): the address table (from the list in
- * the network's name, or from a rendezvous: netboot.c), a socket per channel, datagrams
- * cut into at most two tagged pieces and joined again per sender.
+ * The simulated network's wire over UDP (wire_udp.h): the address table (from the list in
+ * the network's name, or from a rendezvous: wire_udp_rendezvous.c), a socket per channel,
+ * datagrams cut into at most two tagged pieces and joined again per sender.
  */
-#include "sim/netudp.h"
+#include "sim/wire_udp.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 
 #include "quire/status.h"
 #include "sim/le.h"
-#include "sim/netboot.h"
+#include "sim/wire_udp_rendezvous.h"
 
 #define TAG_BYTES   8u         /* magic, piece, pieces, 0, seq (u32, little-endian) */
 #define TAG_MAGIC   0x71u      /* 'q' */
@@ -26,7 +26,7 @@
 #define MAX_PIECES  2u         /* the link's longest datagram, and one byte more, fit in two */
 #define RCVBUF      (32 << 20) /* as root (SO_RCVBUFFORCE); else what net.core.rmem_max allows */
 #define SNDBUF      (1 << 20)
-#define N_ADDR      (QUIRE_NET_UDP_MAX_ADDR + 1u)
+#define N_ADDR      (QUIRE_WIRE_UDP_MAX_ADDR + 1u)
 
 struct entry {
 	uint32_t ip;      /* network order */
@@ -50,19 +50,19 @@ struct chan {
 	struct part *from[N_ADDR]; /* PARTS each, the receiving thread's, allocated when needed */
 };
 
-struct quire_net_udp {
+struct quire_wire_udp {
 	uint32_t n;   /* entries: addresses 0..n-1, or with one_host, every address */
 	int one_host; /* "udp:HOST[:BASE]": one entry, every address on it */
 	struct entry tab[N_ADDR];
 	struct chan ch[2];
 };
 
-int quire_net_udp_is(const char *net)
+int quire_wire_udp_is(const char *net)
 {
 	return net && strncmp(net, "udp:", 4) == 0;
 }
 
-static int parse(struct quire_net_udp *u, const char *net)
+static int parse(struct quire_wire_udp *u, const char *net)
 {
 	char copy[4096];
 	if (snprintf(copy, sizeof(copy), "%s", net + 4) >= (int)sizeof(copy))
@@ -71,14 +71,14 @@ static int parse(struct quire_net_udp *u, const char *net)
 	for (char *save, *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
 		if (u->n >= N_ADDR)
 			return QUIRE_ERR_INVALID;
-		unsigned long base = QUIRE_NET_UDP_PORT_BASE;
+		unsigned long base = QUIRE_WIRE_UDP_PORT_BASE;
 		char *colon = strchr(e, ':');
 		if (colon) {
 			char *end;
 			*colon = '\0';
 			base = strtoul(colon + 1, &end, 10);
 			if (*end || colon[1] == '\0' || base < 1 ||
-			    base + QUIRE_NET_UDP_LINK_OFF + QUIRE_NET_UDP_MAX_ADDR > 65535)
+			    base + QUIRE_WIRE_UDP_LINK_OFF + QUIRE_WIRE_UDP_MAX_ADDR > 65535)
 				return QUIRE_ERR_INVALID;
 		}
 		struct in_addr ia;
@@ -87,22 +87,22 @@ static int parse(struct quire_net_udp *u, const char *net)
 		u->tab[u->n].ip = ia.s_addr;
 		u->tab[u->n].base = (uint16_t)base;
 		u->tab[u->n].port[0] = (uint16_t)(base + u->n);
-		u->tab[u->n].port[1] = (uint16_t)(base + QUIRE_NET_UDP_LINK_OFF + u->n);
+		u->tab[u->n].port[1] = (uint16_t)(base + QUIRE_WIRE_UDP_LINK_OFF + u->n);
 		u->n++;
 	}
 	u->one_host = u->n == 1;
 	return u->n ? QUIRE_OK : QUIRE_ERR_INVALID;
 }
 
-static uint32_t chan_off(enum quire_net_udp_chan ch)
+static uint32_t chan_off(enum quire_wire_chan ch)
 {
-	return ch == QUIRE_NET_UDP_LINK ? QUIRE_NET_UDP_LINK_OFF : 0;
+	return ch == QUIRE_WIRE_LINK ? QUIRE_WIRE_UDP_LINK_OFF : 0;
 }
 
-static int where(const struct quire_net_udp *u, uint32_t addr, enum quire_net_udp_chan ch,
+static int where(const struct quire_wire_udp *u, uint32_t addr, enum quire_wire_chan ch,
 		 struct sockaddr_in *sa)
 {
-	if (addr > QUIRE_NET_UDP_MAX_ADDR || (!u->one_host && addr >= u->n))
+	if (addr > QUIRE_WIRE_UDP_MAX_ADDR || (!u->one_host && addr >= u->n))
 		return -1;
 	const struct entry *e = &u->tab[u->one_host ? 0 : addr];
 	memset(sa, 0, sizeof(*sa));
@@ -114,14 +114,14 @@ static int where(const struct quire_net_udp *u, uint32_t addr, enum quire_net_ud
 
 /* The address of the port whose channel ch a datagram came from, or -1 when it is none of
  * the table's. */
-static int who(const struct quire_net_udp *u, enum quire_net_udp_chan ch,
+static int who(const struct quire_wire_udp *u, enum quire_wire_chan ch,
 	       const struct sockaddr_in *sa)
 {
 	uint32_t port = ntohs(sa->sin_port);
 	if (u->one_host) {
 		const struct entry *e = &u->tab[0];
 		uint32_t a = port - e->base - chan_off(ch); /* wraps when below: then too large */
-		return e->ip == sa->sin_addr.s_addr && a <= QUIRE_NET_UDP_MAX_ADDR ? (int)a : -1;
+		return e->ip == sa->sin_addr.s_addr && a <= QUIRE_WIRE_UDP_MAX_ADDR ? (int)a : -1;
 	}
 	for (uint32_t i = 0; i < u->n; i++)
 		if (u->tab[i].ip == sa->sin_addr.s_addr && u->tab[i].port[ch] == port)
@@ -130,24 +130,23 @@ static int who(const struct quire_net_udp *u, enum quire_net_udp_chan ch,
 }
 
 /* The table into u, and checks that address addr has an entry. */
-static int load(struct quire_net_udp *u, const char *net, uint16_t addr)
+static int load(struct quire_wire_udp *u, const char *net, uint16_t addr)
 {
 	struct sockaddr_in sa;
-	if (quire_net_boot_is(net)) { /* the table comes from the rendezvous */
-		struct quire_net_boot_spec spec;
+	if (quire_wire_udp_rdv_is(net)) { /* the table comes from the rendezvous */
+		struct quire_wire_udp_rdv_spec spec;
 		char why[256];
-		if (quire_net_boot_parse(net, &spec, why, sizeof(why)) != QUIRE_OK)
+		if (quire_wire_udp_rdv_parse(net, &spec, why, sizeof(why)) != QUIRE_OK)
 			return QUIRE_ERR_INVALID;
 		return addr < spec.cards ? QUIRE_OK : QUIRE_ERR_RANGE;
 	}
 	int st = parse(u, net);
-	return st == QUIRE_OK && where(u, addr, QUIRE_NET_UDP_FRAMES, &sa) != 0 ? QUIRE_ERR_RANGE
-										: st;
+	return st == QUIRE_OK && where(u, addr, QUIRE_WIRE_FRAMES, &sa) != 0 ? QUIRE_ERR_RANGE : st;
 }
 
-int quire_net_udp_check(const char *net, uint16_t addr)
+int quire_wire_udp_check(const char *net, uint16_t addr)
 {
-	struct quire_net_udp *u = calloc(1, sizeof(*u));
+	struct quire_wire_udp *u = calloc(1, sizeof(*u));
 	if (!u)
 		return QUIRE_ERR_NOMEM;
 	int st = load(u, net, addr);
@@ -156,7 +155,7 @@ int quire_net_udp_check(const char *net, uint16_t addr)
 }
 
 /* Binds channel ch at self. */
-static int bind_chan(struct quire_net_udp *u, enum quire_net_udp_chan ch, struct sockaddr_in self)
+static int bind_chan(struct quire_wire_udp *u, enum quire_wire_chan ch, struct sockaddr_in self)
 {
 	int fd = u->ch[ch].fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -180,11 +179,11 @@ static int bind_chan(struct quire_net_udp *u, enum quire_net_udp_chan ch, struct
 /* The rendezvous' bind: both channels on ip, any free ports, which it is told. */
 static int bind_any(void *ctx, uint32_t ip, uint16_t port[2])
 {
-	struct quire_net_udp *u = ctx;
+	struct quire_wire_udp *u = ctx;
 	for (int c = 0; c < 2; c++) {
 		struct sockaddr_in self = {.sin_family = AF_INET, .sin_addr.s_addr = ip};
 		socklen_t sl = sizeof(self);
-		int st = bind_chan(u, (enum quire_net_udp_chan)c, self);
+		int st = bind_chan(u, (enum quire_wire_chan)c, self);
 		if (st != QUIRE_OK)
 			return st;
 		if (getsockname(u->ch[c].fd, (struct sockaddr *)&self, &sl) != 0)
@@ -196,14 +195,14 @@ static int bind_any(void *ctx, uint32_t ip, uint16_t port[2])
 
 /* The table from the rendezvous the network's name describes; what failed, on stderr (the
  * card's process says it; the link's caller only sees the status). */
-static int join(struct quire_net_udp *u, const char *net, uint16_t addr)
+static int join(struct quire_wire_udp *u, const char *net, uint16_t addr)
 {
-	struct quire_net_boot_spec spec;
-	struct quire_net_udp_ep tab[QUIRE_NET_BOOT_MAX_CARDS];
-	char why[QUIRE_NET_BOOT_ERR_MAX];
-	int st = quire_net_boot_parse(net, &spec, why, sizeof(why));
+	struct quire_wire_udp_rdv_spec spec;
+	struct quire_wire_udp_ep tab[QUIRE_WIRE_UDP_RDV_MAX_CARDS];
+	char why[QUIRE_WIRE_UDP_RDV_ERR_MAX];
+	int st = quire_wire_udp_rdv_parse(net, &spec, why, sizeof(why));
 	if (st == QUIRE_OK)
-		st = quire_net_boot_join(&spec, addr, bind_any, u, tab, why, sizeof(why));
+		st = quire_wire_udp_rdv_join(&spec, addr, bind_any, u, tab, why, sizeof(why));
 	if (st != QUIRE_OK) {
 		fprintf(stderr, "quire card %u: %s\n", addr, why);
 		return st;
@@ -218,34 +217,34 @@ static int join(struct quire_net_udp *u, const char *net, uint16_t addr)
 	return QUIRE_OK;
 }
 
-int quire_net_udp_open(const char *net, uint16_t addr, struct quire_net_udp **out)
+int quire_wire_udp_open(const char *net, uint16_t addr, struct quire_wire_udp **out)
 {
 	*out = NULL;
-	struct quire_net_udp *u = calloc(1, sizeof(*u));
+	struct quire_wire_udp *u = calloc(1, sizeof(*u));
 	if (!u)
 		return QUIRE_ERR_NOMEM;
 	u->ch[0].fd = u->ch[1].fd = -1;
 	for (int c = 0; c < 2; c++)
 		pthread_mutex_init(&u->ch[c].send_lock, NULL);
 	int st = load(u, net, addr);
-	if (st == QUIRE_OK && quire_net_boot_is(net)) {
+	if (st == QUIRE_OK && quire_wire_udp_rdv_is(net)) {
 		st = join(u, net, addr);
 	} else {
 		struct sockaddr_in self;
 		for (int c = 0; c < 2 && st == QUIRE_OK; c++) {
-			(void)where(u, addr, (enum quire_net_udp_chan)c, &self);
-			st = bind_chan(u, (enum quire_net_udp_chan)c, self);
+			(void)where(u, addr, (enum quire_wire_chan)c, &self);
+			st = bind_chan(u, (enum quire_wire_chan)c, self);
 		}
 	}
 	if (st != QUIRE_OK) {
-		quire_net_udp_close(u);
+		quire_wire_udp_close(u);
 		return st;
 	}
 	*out = u;
 	return QUIRE_OK;
 }
 
-void quire_net_udp_close(struct quire_net_udp *u)
+void quire_wire_udp_close(struct quire_wire_udp *u)
 {
 	if (!u)
 		return;
@@ -259,7 +258,7 @@ void quire_net_udp_close(struct quire_net_udp *u)
 	free(u);
 }
 
-int quire_net_udp_fd(const struct quire_net_udp *u, enum quire_net_udp_chan ch)
+int quire_wire_udp_fd(const struct quire_wire_udp *u, enum quire_wire_chan ch)
 {
 	return u->ch[ch].fd;
 }
@@ -282,8 +281,8 @@ static int slice(const struct iovec *iov, int n_iov, size_t off, size_t n, struc
 	return k;
 }
 
-int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint32_t dst,
-		       const struct iovec *iov, int n_iov)
+int quire_wire_udp_send(struct quire_wire_udp *u, enum quire_wire_chan ch, uint32_t dst,
+			const struct iovec *iov, int n_iov)
 {
 	struct sockaddr_in sa;
 	if (where(u, dst, ch, &sa) != 0 || n_iov < 1 || n_iov > 2)
@@ -292,7 +291,7 @@ int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 	for (int i = 0; i < n_iov; i++)
 		len += iov[i].iov_len;
 	uint32_t pieces = len > PIECE_BYTES ? 2 : 1;
-	if (len > PIECE_BYTES + QUIRE_NET_UDP_HEADROOM)
+	if (len > PIECE_BYTES + QUIRE_WIRE_HEADROOM)
 		return QUIRE_ERR_RANGE;
 	/* Two pieces: the head (what is over PIECE_BYTES, at most the receiver's headroom),
 	 * then PIECE_BYTES; the receiver reads the long one where it stays (recv). */
@@ -328,13 +327,13 @@ int quire_net_udp_send(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint
 	return st;
 }
 
-int quire_net_udp_recv(struct quire_net_udp *u, enum quire_net_udp_chan ch, uint8_t *buf,
-		       uint32_t cap, uint32_t *off, uint32_t *len, uint32_t *src)
+int quire_wire_udp_recv(struct quire_wire_udp *u, enum quire_wire_chan ch, uint8_t *buf,
+			uint32_t cap, uint32_t *off, uint32_t *len, uint32_t *src)
 {
 	struct chan *c = &u->ch[ch];
 	uint8_t t[TAG_BYTES];
 	struct sockaddr_in sa;
-	const uint32_t room = QUIRE_NET_UDP_HEADROOM;
+	const uint32_t room = QUIRE_WIRE_HEADROOM;
 	if (cap <= room)
 		return 0;
 	uint8_t *at = buf + room; /* every datagram lands here; a head goes just before */

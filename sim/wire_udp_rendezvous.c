@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cards' UDP addresses from a rendezvous (netboot.h): the TCP form, served by the card
- * of address 0, and the directory form. Every wait is bounded by the timeout the network's name
- * gives.
+ * The simulated cards' UDP wire addresses from a rendezvous (wire_udp_rendezvous.h): the TCP
+ * form, served by the card of address 0, and the directory form. Every wait is bounded by the
+ * timeout the network's name gives. (Not libquire's host/src/comm/rendezvous.c, where the
+ * ranks of a job meet: this is the cards' ports meeting before any rank runs.)
  */
-#include "sim/netboot.h"
+#include "sim/wire_udp_rendezvous.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,18 +18,18 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "quire/status.h"
+#include "sim/clock.h"
 #include "sim/le.h"
 
 #define RETRY_MS       50u   /* between attempts to reach the rendezvous, or to read PATH */
 #define REPLY_GRACE_MS 2000u /* a connected card waits this much past the timeout */
 /* The longest message: a TABLE of every address. */
 #define MAX_MSG                                                                                    \
-	(QUIRE_NET_BOOT_HDR_BYTES + QUIRE_NET_BOOT_TAB_OFF_EP +                                    \
-	 QUIRE_NET_BOOT_MAX_CARDS * QUIRE_NET_BOOT_EP_BYTES)
+	(QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_TAB_OFF_EP +                            \
+	 QUIRE_WIRE_UDP_RDV_MAX_CARDS * QUIRE_WIRE_UDP_RDV_EP_BYTES)
 
 static int fail(char *why, size_t n, int st, const char *fmt, ...)
 {
@@ -39,16 +40,9 @@ static int fail(char *why, size_t n, int st, const char *fmt, ...)
 	return st;
 }
 
-static uint64_t now_ms(void)
+static int left_ms(int64_t deadline)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
-static int left_ms(uint64_t deadline)
-{
-	uint64_t t = now_ms();
+	int64_t t = quire_sim_mono_ms();
 	return t >= deadline ? 0 : (int)(deadline - t);
 }
 
@@ -60,7 +54,7 @@ static const char *ip_str(uint32_t ip, char buf[INET_ADDRSTRLEN])
 
 /* ---- the network's name ---------------------------------------------------------------- */
 
-int quire_net_boot_is(const char *net)
+int quire_wire_udp_rdv_is(const char *net)
 {
 	return net && (strncmp(net, "udp:rdv=", 8) == 0 || strncmp(net, "udp:dir=", 8) == 0);
 }
@@ -73,12 +67,13 @@ static int number(const char *s, unsigned long lo, unsigned long hi, unsigned lo
 	return *s >= '0' && *s <= '9' && !*end && !errno && *v >= lo && *v <= hi ? 0 : -1;
 }
 
-int quire_net_boot_parse(const char *net, struct quire_net_boot_spec *s, char *why, size_t n)
+int quire_wire_udp_rdv_parse(const char *net, struct quire_wire_udp_rdv_spec *s, char *why,
+			     size_t n)
 {
 	memset(s, 0, sizeof(*s));
-	s->timeout_ms = QUIRE_NET_BOOT_TIMEOUT_S * 1000u;
+	s->timeout_ms = QUIRE_WIRE_UDP_RDV_TIMEOUT_S * 1000u;
 	char copy[512];
-	if (!quire_net_boot_is(net) ||
+	if (!quire_wire_udp_rdv_is(net) ||
 	    snprintf(copy, sizeof(copy), "%s", net + 4) >= (int)sizeof(copy))
 		return fail(why, n, QUIRE_ERR_INVALID,
 			    "%s is not udp:rdv=HOST:PORT,... or udp:dir=PATH,...",
@@ -101,7 +96,7 @@ int quire_net_boot_parse(const char *net, struct quire_net_boot_spec *s, char *w
 				return fail(why, n, QUIRE_ERR_INVALID,
 					    "%s: rdv= wants an IPv4 address and a TCP port 1-65535",
 					    net);
-			s->kind = QUIRE_NET_BOOT_RDV;
+			s->kind = QUIRE_WIRE_UDP_RDV_TCP;
 			s->ip = ia.s_addr;
 			s->port = (uint16_t)v;
 		} else if (!strcmp(e, "dir") && !s->kind) {
@@ -110,16 +105,16 @@ int quire_net_boot_parse(const char *net, struct quire_net_boot_spec *s, char *w
 				return fail(why, n, QUIRE_ERR_INVALID,
 					    "%s: dir= wants a path under %zu bytes", net,
 					    sizeof(s->dir) - 16);
-			s->kind = QUIRE_NET_BOOT_DIR;
+			s->kind = QUIRE_WIRE_UDP_RDV_DIR;
 		} else if (!strcmp(e, "cards") && !s->cards) {
-			if (number(val, 1, QUIRE_NET_BOOT_MAX_CARDS, &v))
+			if (number(val, 1, QUIRE_WIRE_UDP_RDV_MAX_CARDS, &v))
 				return fail(why, n, QUIRE_ERR_INVALID, "%s: cards= wants 1-%u", net,
-					    QUIRE_NET_BOOT_MAX_CARDS);
+					    QUIRE_WIRE_UDP_RDV_MAX_CARDS);
 			s->cards = (uint32_t)v;
 		} else if (!strcmp(e, "timeout") && !have_timeout++) {
-			if (number(val, 1, QUIRE_NET_BOOT_MAX_TIMEOUT_S, &v))
+			if (number(val, 1, QUIRE_WIRE_UDP_RDV_MAX_TIMEOUT_S, &v))
 				return fail(why, n, QUIRE_ERR_INVALID, "%s: timeout= wants 1-%u s",
-					    net, QUIRE_NET_BOOT_MAX_TIMEOUT_S);
+					    net, QUIRE_WIRE_UDP_RDV_MAX_TIMEOUT_S);
 			s->timeout_ms = (uint32_t)v * 1000u;
 		} else if (!strcmp(e, "host") && !have_host) {
 			struct in_addr ia;
@@ -133,12 +128,12 @@ int quire_net_boot_parse(const char *net, struct quire_net_boot_spec *s, char *w
 				    e);
 		}
 	}
-	if (have_host && s->kind != QUIRE_NET_BOOT_DIR)
+	if (have_host && s->kind != QUIRE_WIRE_UDP_RDV_DIR)
 		return fail(why, n, QUIRE_ERR_INVALID,
 			    "%s: host= is for dir= (over rdv= a card binds where its route to the "
 			    "rendezvous leaves)",
 			    net);
-	if (s->kind == QUIRE_NET_BOOT_DIR && !have_host)
+	if (s->kind == QUIRE_WIRE_UDP_RDV_DIR && !have_host)
 		s->ip = htonl(INADDR_LOOPBACK);
 	if (s->ip == htonl(INADDR_ANY) || s->ip == htonl(INADDR_BROADCAST))
 		return fail(why, n, QUIRE_ERR_INVALID,
@@ -152,37 +147,37 @@ int quire_net_boot_parse(const char *net, struct quire_net_boot_spec *s, char *w
 
 /* ---- messages ---------------------------------------------------------------- */
 
-static uint32_t put_hdr(uint8_t *m, enum quire_net_boot_type type, uint32_t len)
+static uint32_t put_hdr(uint8_t *m, enum quire_wire_udp_rdv_type type, uint32_t len)
 {
-	quire_st32(m + QUIRE_NET_BOOT_OFF_MAGIC, QUIRE_NET_BOOT_MAGIC);
-	m[QUIRE_NET_BOOT_OFF_VERSION] = QUIRE_NET_BOOT_VERSION;
-	m[QUIRE_NET_BOOT_OFF_TYPE] = (uint8_t)type;
-	quire_st16(m + QUIRE_NET_BOOT_OFF_LEN, (uint16_t)len);
-	return QUIRE_NET_BOOT_HDR_BYTES + len;
+	quire_st32(m + QUIRE_WIRE_UDP_RDV_OFF_MAGIC, QUIRE_WIRE_UDP_RDV_MAGIC);
+	m[QUIRE_WIRE_UDP_RDV_OFF_VERSION] = QUIRE_WIRE_UDP_RDV_VERSION;
+	m[QUIRE_WIRE_UDP_RDV_OFF_TYPE] = (uint8_t)type;
+	quire_st16(m + QUIRE_WIRE_UDP_RDV_OFF_LEN, (uint16_t)len);
+	return QUIRE_WIRE_UDP_RDV_HDR_BYTES + len;
 }
 
-static void put_ep(uint8_t *p, const struct quire_net_udp_ep *ep)
+static void put_ep(uint8_t *p, const struct quire_wire_udp_ep *ep)
 {
-	memcpy(p + QUIRE_NET_BOOT_EP_OFF_IP, &ep->ip, 4);
-	quire_st16(p + QUIRE_NET_BOOT_EP_OFF_PORT, ep->port[0]);
-	quire_st16(p + QUIRE_NET_BOOT_EP_OFF_PORT + 2, ep->port[1]);
+	memcpy(p + QUIRE_WIRE_UDP_RDV_EP_OFF_IP, &ep->ip, 4);
+	quire_st16(p + QUIRE_WIRE_UDP_RDV_EP_OFF_PORT, ep->port[0]);
+	quire_st16(p + QUIRE_WIRE_UDP_RDV_EP_OFF_PORT + 2, ep->port[1]);
 }
 
-static void get_ep(const uint8_t *p, struct quire_net_udp_ep *ep)
+static void get_ep(const uint8_t *p, struct quire_wire_udp_ep *ep)
 {
-	memcpy(&ep->ip, p + QUIRE_NET_BOOT_EP_OFF_IP, 4);
-	ep->port[0] = quire_ld16(p + QUIRE_NET_BOOT_EP_OFF_PORT);
-	ep->port[1] = quire_ld16(p + QUIRE_NET_BOOT_EP_OFF_PORT + 2);
+	memcpy(&ep->ip, p + QUIRE_WIRE_UDP_RDV_EP_OFF_IP, 4);
+	ep->port[0] = quire_ld16(p + QUIRE_WIRE_UDP_RDV_EP_OFF_PORT);
+	ep->port[1] = quire_ld16(p + QUIRE_WIRE_UDP_RDV_EP_OFF_PORT + 2);
 }
 
 static uint32_t put_announce(uint8_t *m, uint16_t addr, uint32_t cards,
-			     const struct quire_net_udp_ep *ep)
+			     const struct quire_wire_udp_ep *ep)
 {
-	uint8_t *b = m + QUIRE_NET_BOOT_HDR_BYTES;
-	quire_st16(b + QUIRE_NET_BOOT_ANN_OFF_ADDR, addr);
-	quire_st16(b + QUIRE_NET_BOOT_ANN_OFF_CARDS, (uint16_t)cards);
-	put_ep(b + QUIRE_NET_BOOT_ANN_OFF_EP, ep);
-	return put_hdr(m, QUIRE_NET_BOOT_ANNOUNCE, QUIRE_NET_BOOT_ANN_BYTES);
+	uint8_t *b = m + QUIRE_WIRE_UDP_RDV_HDR_BYTES;
+	quire_st16(b + QUIRE_WIRE_UDP_RDV_ANN_OFF_ADDR, addr);
+	quire_st16(b + QUIRE_WIRE_UDP_RDV_ANN_OFF_CARDS, (uint16_t)cards);
+	put_ep(b + QUIRE_WIRE_UDP_RDV_ANN_OFF_EP, ep);
+	return put_hdr(m, QUIRE_WIRE_UDP_RDV_ANNOUNCE, QUIRE_WIRE_UDP_RDV_ANN_BYTES);
 }
 
 /*
@@ -192,34 +187,38 @@ static uint32_t put_announce(uint8_t *m, uint16_t addr, uint32_t cards,
  */
 static int msg_len(const uint8_t *m, uint32_t have, int want, int err_ok, char *why, size_t n)
 {
-	if (have < QUIRE_NET_BOOT_HDR_BYTES)
+	if (have < QUIRE_WIRE_UDP_RDV_HDR_BYTES)
 		return 0;
-	uint32_t magic = quire_ld32(m + QUIRE_NET_BOOT_OFF_MAGIC);
-	int type = m[QUIRE_NET_BOOT_OFF_TYPE];
-	uint32_t len = quire_ld16(m + QUIRE_NET_BOOT_OFF_LEN);
-	if (magic != QUIRE_NET_BOOT_MAGIC)
+	uint32_t magic = quire_ld32(m + QUIRE_WIRE_UDP_RDV_OFF_MAGIC);
+	int type = m[QUIRE_WIRE_UDP_RDV_OFF_TYPE];
+	uint32_t len = quire_ld16(m + QUIRE_WIRE_UDP_RDV_OFF_LEN);
+	if (magic != QUIRE_WIRE_UDP_RDV_MAGIC)
 		return fail(why, n, -1, "not a rendezvous message (magic 0x%08x)", magic);
-	if (m[QUIRE_NET_BOOT_OFF_VERSION] != QUIRE_NET_BOOT_VERSION)
+	if (m[QUIRE_WIRE_UDP_RDV_OFF_VERSION] != QUIRE_WIRE_UDP_RDV_VERSION)
 		return fail(why, n, -1, "rendezvous protocol version %u, this card speaks %u",
-			    m[QUIRE_NET_BOOT_OFF_VERSION], QUIRE_NET_BOOT_VERSION);
-	if (type != want && !(err_ok && type == QUIRE_NET_BOOT_ERROR))
+			    m[QUIRE_WIRE_UDP_RDV_OFF_VERSION], QUIRE_WIRE_UDP_RDV_VERSION);
+	if (type != want && !(err_ok && type == QUIRE_WIRE_UDP_RDV_ERROR))
 		return fail(why, n, -1, "a message of type %d where %d was due", type, want);
-	uint32_t max = type == QUIRE_NET_BOOT_ERROR      ? QUIRE_NET_BOOT_ERR_MAX
-		       : type == QUIRE_NET_BOOT_ANNOUNCE ? QUIRE_NET_BOOT_ANN_BYTES
-							 : MAX_MSG - QUIRE_NET_BOOT_HDR_BYTES;
-	if (len > max || (type == QUIRE_NET_BOOT_ANNOUNCE && len != QUIRE_NET_BOOT_ANN_BYTES))
+	uint32_t max = type == QUIRE_WIRE_UDP_RDV_ERROR ? QUIRE_WIRE_UDP_RDV_ERR_MAX
+		       : type == QUIRE_WIRE_UDP_RDV_ANNOUNCE
+			   ? QUIRE_WIRE_UDP_RDV_ANN_BYTES
+			   : MAX_MSG - QUIRE_WIRE_UDP_RDV_HDR_BYTES;
+	if (len > max ||
+	    (type == QUIRE_WIRE_UDP_RDV_ANNOUNCE && len != QUIRE_WIRE_UDP_RDV_ANN_BYTES))
 		return fail(why, n, -1, "a message of type %d with %u bytes of body", type, len);
-	return have >= QUIRE_NET_BOOT_HDR_BYTES + len ? (int)(QUIRE_NET_BOOT_HDR_BYTES + len) : 0;
+	return have >= QUIRE_WIRE_UDP_RDV_HDR_BYTES + len
+		   ? (int)(QUIRE_WIRE_UDP_RDV_HDR_BYTES + len)
+		   : 0;
 }
 
 /* An ANNOUNCE's fields, checked against the rendezvous' W. */
 static int read_announce(const uint8_t *m, uint32_t cards, uint16_t *addr,
-			 struct quire_net_udp_ep *ep, char *why, size_t n)
+			 struct quire_wire_udp_ep *ep, char *why, size_t n)
 {
-	const uint8_t *b = m + QUIRE_NET_BOOT_HDR_BYTES;
-	*addr = quire_ld16(b + QUIRE_NET_BOOT_ANN_OFF_ADDR);
-	uint32_t w = quire_ld16(b + QUIRE_NET_BOOT_ANN_OFF_CARDS);
-	get_ep(b + QUIRE_NET_BOOT_ANN_OFF_EP, ep);
+	const uint8_t *b = m + QUIRE_WIRE_UDP_RDV_HDR_BYTES;
+	*addr = quire_ld16(b + QUIRE_WIRE_UDP_RDV_ANN_OFF_ADDR);
+	uint32_t w = quire_ld16(b + QUIRE_WIRE_UDP_RDV_ANN_OFF_CARDS);
+	get_ep(b + QUIRE_WIRE_UDP_RDV_ANN_OFF_EP, ep);
 	if (w != cards)
 		return fail(why, n, QUIRE_ERR_INVALID,
 			    "the card of address %u was given cards=%u, this rendezvous %u", *addr,
@@ -261,12 +260,12 @@ static uint32_t count(const uint8_t *have, uint32_t cards)
 struct client {
 	int fd;
 	uint32_t have;
-	uint8_t buf[QUIRE_NET_BOOT_HDR_BYTES + QUIRE_NET_BOOT_ANN_BYTES];
+	uint8_t buf[QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_ANN_BYTES];
 	char from[INET_ADDRSTRLEN + 8];
 };
 
 /* Sends all of m, bounded by the deadline; 0 when sent. */
-static int send_all(int fd, const uint8_t *m, uint32_t len, uint64_t deadline)
+static int send_all(int fd, const uint8_t *m, uint32_t len, int64_t deadline)
 {
 	for (uint32_t off = 0; off < len;) {
 		ssize_t k = send(fd, m + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -286,20 +285,20 @@ static int send_all(int fd, const uint8_t *m, uint32_t len, uint64_t deadline)
 /* The ERROR message with text `why`, to every client still connected. */
 static void tell_all(struct client *c, uint32_t n_c, const char *why)
 {
-	uint8_t m[QUIRE_NET_BOOT_HDR_BYTES + QUIRE_NET_BOOT_ERR_MAX];
-	uint32_t len = (uint32_t)strnlen(why, QUIRE_NET_BOOT_ERR_MAX);
-	memcpy(m + QUIRE_NET_BOOT_HDR_BYTES, why, len);
-	len = put_hdr(m, QUIRE_NET_BOOT_ERROR, len);
+	uint8_t m[QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_ERR_MAX];
+	uint32_t len = (uint32_t)strnlen(why, QUIRE_WIRE_UDP_RDV_ERR_MAX);
+	memcpy(m + QUIRE_WIRE_UDP_RDV_HDR_BYTES, why, len);
+	len = put_hdr(m, QUIRE_WIRE_UDP_RDV_ERROR, len);
 	for (uint32_t i = 0; i < n_c; i++)
 		if (c[i].fd >= 0)
-			(void)send_all(c[i].fd, m, len, now_ms() + 200);
+			(void)send_all(c[i].fd, m, len, quire_sim_mono_ms() + 200);
 }
 
-static int serve(const struct quire_net_boot_spec *s, quire_net_boot_bind_fn bind_fn, void *ctx,
-		 struct quire_net_udp_ep *table, char *why, size_t n)
+static int serve(const struct quire_wire_udp_rdv_spec *s, quire_wire_udp_rdv_bind_fn bind_fn,
+		 void *ctx, struct quire_wire_udp_ep *table, char *why, size_t n)
 {
 	char ip[INET_ADDRSTRLEN];
-	uint64_t deadline = now_ms() + s->timeout_ms;
+	int64_t deadline = quire_sim_mono_ms() + s->timeout_ms;
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(s->port)};
 	sa.sin_addr.s_addr = s->ip;
 	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
@@ -323,7 +322,7 @@ static int serve(const struct quire_net_boot_spec *s, quire_net_boot_bind_fn bin
 		return fail(why, n, st, "cannot bind the UDP channels on %s", ip_str(s->ip, ip));
 	}
 	table[0].ip = s->ip;
-	uint8_t have[QUIRE_NET_BOOT_MAX_CARDS] = {1};
+	uint8_t have[QUIRE_WIRE_UDP_RDV_MAX_CARDS] = {1};
 	/* Strangers may connect too: room for each card and as many more. */
 	uint32_t max_c = 2 * s->cards, n_c = 0;
 	struct client *c = calloc(max_c, sizeof(*c));
@@ -373,7 +372,7 @@ static int serve(const struct quire_net_boot_spec *s, quire_net_boot_bind_fn bin
 			}
 			c[i].have += (uint32_t)k;
 			char bad[256];
-			int len = msg_len(c[i].buf, c[i].have, QUIRE_NET_BOOT_ANNOUNCE, 0, bad,
+			int len = msg_len(c[i].buf, c[i].have, QUIRE_WIRE_UDP_RDV_ANNOUNCE, 0, bad,
 					  sizeof(bad));
 			if (len < 0) {
 				st = fail(why, n, QUIRE_ERR_INVALID,
@@ -384,7 +383,7 @@ static int serve(const struct quire_net_boot_spec *s, quire_net_boot_bind_fn bin
 			if (len == 0)
 				continue;
 			uint16_t a;
-			struct quire_net_udp_ep ep;
+			struct quire_wire_udp_ep ep;
 			if (read_announce(c[i].buf, s->cards, &a, &ep, bad, sizeof(bad)) !=
 			    QUIRE_OK) {
 				st =
@@ -427,19 +426,20 @@ static int serve(const struct quire_net_boot_spec *s, quire_net_boot_bind_fn bin
 		tell_all(c, n_c, why);
 	} else {
 		uint8_t m[MAX_MSG];
-		uint8_t *b = m + QUIRE_NET_BOOT_HDR_BYTES;
-		quire_st16(b + QUIRE_NET_BOOT_TAB_OFF_CARDS, (uint16_t)s->cards);
-		quire_st16(b + QUIRE_NET_BOOT_TAB_OFF_CARDS + 2, 0);
+		uint8_t *b = m + QUIRE_WIRE_UDP_RDV_HDR_BYTES;
+		quire_st16(b + QUIRE_WIRE_UDP_RDV_TAB_OFF_CARDS, (uint16_t)s->cards);
+		quire_st16(b + QUIRE_WIRE_UDP_RDV_TAB_OFF_CARDS + 2, 0);
 		for (uint32_t a = 0; a < s->cards; a++)
-			put_ep(b + QUIRE_NET_BOOT_TAB_OFF_EP + a * QUIRE_NET_BOOT_EP_BYTES,
+			put_ep(b + QUIRE_WIRE_UDP_RDV_TAB_OFF_EP + a * QUIRE_WIRE_UDP_RDV_EP_BYTES,
 			       &table[a]);
 		uint32_t len =
-		    put_hdr(m, QUIRE_NET_BOOT_TABLE,
-			    QUIRE_NET_BOOT_TAB_OFF_EP + s->cards * QUIRE_NET_BOOT_EP_BYTES);
+		    put_hdr(m, QUIRE_WIRE_UDP_RDV_TABLE,
+			    QUIRE_WIRE_UDP_RDV_TAB_OFF_EP + s->cards * QUIRE_WIRE_UDP_RDV_EP_BYTES);
 		/* A card that left after announcing misses the table and fails on its own. */
 		for (uint32_t i = 0; i < n_c; i++)
 			if (c[i].fd >= 0)
-				(void)send_all(c[i].fd, m, len, now_ms() + REPLY_GRACE_MS);
+				(void)send_all(c[i].fd, m, len,
+					       quire_sim_mono_ms() + REPLY_GRACE_MS);
 	}
 	for (uint32_t i = 0; i < n_c; i++)
 		if (c[i].fd >= 0) {
@@ -452,7 +452,7 @@ static int serve(const struct quire_net_boot_spec *s, quire_net_boot_bind_fn bin
 }
 
 /* Connects to the rendezvous, trying again until the deadline; the socket, or -1. */
-static int reach(const struct quire_net_boot_spec *s, uint64_t deadline, char *why, size_t n)
+static int reach(const struct quire_wire_udp_rdv_spec *s, int64_t deadline, char *why, size_t n)
 {
 	char ip[INET_ADDRSTRLEN];
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(s->port)};
@@ -493,7 +493,7 @@ static int reach(const struct quire_net_boot_spec *s, uint64_t deadline, char *w
 }
 
 /* Reads one whole message of type want (or ERROR) into m; its length, or -1 with why. */
-static int read_msg(int fd, uint8_t *m, int want, uint64_t deadline, const char *who, char *why,
+static int read_msg(int fd, uint8_t *m, int want, int64_t deadline, const char *who, char *why,
 		    size_t n, int *st)
 {
 	uint32_t have = 0;
@@ -527,22 +527,22 @@ static int read_msg(int fd, uint8_t *m, int want, uint64_t deadline, const char 
 	}
 }
 
-static int join_rdv(const struct quire_net_boot_spec *s, uint16_t addr,
-		    quire_net_boot_bind_fn bind_fn, void *ctx, struct quire_net_udp_ep *table,
+static int join_rdv(const struct quire_wire_udp_rdv_spec *s, uint16_t addr,
+		    quire_wire_udp_rdv_bind_fn bind_fn, void *ctx, struct quire_wire_udp_ep *table,
 		    char *why, size_t n)
 {
 	if (addr == 0)
 		return serve(s, bind_fn, ctx, table, why, n);
 	char ip[INET_ADDRSTRLEN], who[64];
 	snprintf(who, sizeof(who), "the rendezvous at %s:%u", ip_str(s->ip, ip), s->port);
-	int fd = reach(s, now_ms() + s->timeout_ms, why, n);
+	int fd = reach(s, quire_sim_mono_ms() + s->timeout_ms, why, n);
 	if (fd < 0)
 		return QUIRE_ERR_TIMEOUT;
-	uint64_t deadline = now_ms() + s->timeout_ms + REPLY_GRACE_MS;
+	int64_t deadline = quire_sim_mono_ms() + s->timeout_ms + REPLY_GRACE_MS;
 	/* Bind where this connection left from: the interface of the route to the rendezvous. */
 	struct sockaddr_in self;
 	socklen_t sl = sizeof(self);
-	struct quire_net_udp_ep ep = {0};
+	struct quire_wire_udp_ep ep = {0};
 	int st = getsockname(fd, (struct sockaddr *)&self, &sl) == 0 ? QUIRE_OK : QUIRE_ERR_IO;
 	if (st == QUIRE_OK) {
 		ep.ip = self.sin_addr.s_addr;
@@ -559,22 +559,24 @@ static int join_rdv(const struct quire_net_boot_spec *s, uint16_t addr,
 		return fail(why, n, QUIRE_ERR_PEER, "%s: cannot announce: %s", who,
 			    strerror(errno));
 	}
-	int got = read_msg(fd, m, QUIRE_NET_BOOT_TABLE, deadline, who, why, n, &st);
+	int got = read_msg(fd, m, QUIRE_WIRE_UDP_RDV_TABLE, deadline, who, why, n, &st);
 	close(fd);
 	if (got < 0)
 		return st;
-	const uint8_t *b = m + QUIRE_NET_BOOT_HDR_BYTES;
-	uint32_t body = (uint32_t)got - QUIRE_NET_BOOT_HDR_BYTES;
-	if (m[QUIRE_NET_BOOT_OFF_TYPE] == QUIRE_NET_BOOT_ERROR)
+	const uint8_t *b = m + QUIRE_WIRE_UDP_RDV_HDR_BYTES;
+	uint32_t body = (uint32_t)got - QUIRE_WIRE_UDP_RDV_HDR_BYTES;
+	if (m[QUIRE_WIRE_UDP_RDV_OFF_TYPE] == QUIRE_WIRE_UDP_RDV_ERROR)
 		return fail(why, n, QUIRE_ERR_PEER, "%s failed: %.*s", who, (int)body,
 			    (const char *)b);
-	uint32_t w = body >= 4 ? quire_ld16(b + QUIRE_NET_BOOT_TAB_OFF_CARDS) : 0;
-	if (w != s->cards || body != QUIRE_NET_BOOT_TAB_OFF_EP + w * QUIRE_NET_BOOT_EP_BYTES)
+	uint32_t w = body >= 4 ? quire_ld16(b + QUIRE_WIRE_UDP_RDV_TAB_OFF_CARDS) : 0;
+	if (w != s->cards ||
+	    body != QUIRE_WIRE_UDP_RDV_TAB_OFF_EP + w * QUIRE_WIRE_UDP_RDV_EP_BYTES)
 		return fail(why, n, QUIRE_ERR_INVALID,
 			    "%s sent a table of %u cards in %u bytes; this card was given cards=%u",
 			    who, w, body, s->cards);
 	for (uint32_t a = 0; a < w; a++)
-		get_ep(b + QUIRE_NET_BOOT_TAB_OFF_EP + a * QUIRE_NET_BOOT_EP_BYTES, &table[a]);
+		get_ep(b + QUIRE_WIRE_UDP_RDV_TAB_OFF_EP + a * QUIRE_WIRE_UDP_RDV_EP_BYTES,
+		       &table[a]);
 	if (memcmp(&table[addr], &ep, sizeof(ep)) != 0)
 		return fail(why, n, QUIRE_ERR_INVALID,
 			    "%s sent a table whose entry %u is not what this card announced", who,
@@ -584,17 +586,17 @@ static int join_rdv(const struct quire_net_boot_spec *s, uint16_t addr,
 
 /* ---- in a directory -------------------------------------------------------------- */
 
-static int join_dir(const struct quire_net_boot_spec *s, uint16_t addr,
-		    quire_net_boot_bind_fn bind_fn, void *ctx, struct quire_net_udp_ep *table,
+static int join_dir(const struct quire_wire_udp_rdv_spec *s, uint16_t addr,
+		    quire_wire_udp_rdv_bind_fn bind_fn, void *ctx, struct quire_wire_udp_ep *table,
 		    char *why, size_t n)
 {
 	char ip[INET_ADDRSTRLEN], path[320], tmp[340];
-	uint64_t deadline = now_ms() + s->timeout_ms;
-	struct quire_net_udp_ep ep = {.ip = s->ip};
+	int64_t deadline = quire_sim_mono_ms() + s->timeout_ms;
+	struct quire_wire_udp_ep ep = {.ip = s->ip};
 	int st = bind_fn(ctx, ep.ip, ep.port);
 	if (st != QUIRE_OK)
 		return fail(why, n, st, "cannot bind the UDP channels on %s", ip_str(ep.ip, ip));
-	uint8_t m[QUIRE_NET_BOOT_HDR_BYTES + QUIRE_NET_BOOT_ANN_BYTES];
+	uint8_t m[QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_ANN_BYTES];
 	uint32_t len = put_announce(m, addr, s->cards, &ep);
 	/* Written aside, then linked in: a reader sees the whole file or none, and link()
 	 * refuses a name that exists: the address is someone else's. */
@@ -614,7 +616,7 @@ static int join_dir(const struct quire_net_boot_spec *s, uint16_t addr,
 			    e == EEXIST ? "announced already (another card has it, or a file of an "
 					  "earlier run is left)"
 					: strerror(e));
-	uint8_t have[QUIRE_NET_BOOT_MAX_CARDS] = {0};
+	uint8_t have[QUIRE_WIRE_UDP_RDV_MAX_CARDS] = {0};
 	have[addr] = 1;
 	table[addr] = ep;
 	for (;;) {
@@ -630,8 +632,8 @@ static int join_dir(const struct quire_net_boot_spec *s, uint16_t addr,
 			close(fd);
 			char bad[256];
 			uint16_t fa;
-			int l = msg_len(f, k > 0 ? (uint32_t)k : 0, QUIRE_NET_BOOT_ANNOUNCE, 0, bad,
-					sizeof(bad));
+			int l = msg_len(f, k > 0 ? (uint32_t)k : 0, QUIRE_WIRE_UDP_RDV_ANNOUNCE, 0,
+					bad, sizeof(bad));
 			if (l > 0 && l != k)
 				l = fail(bad, sizeof(bad), -1, "%zd bytes, not one message", k);
 			else if (l == 0)
@@ -667,14 +669,14 @@ static int join_dir(const struct quire_net_boot_spec *s, uint16_t addr,
 	}
 }
 
-int quire_net_boot_join(const struct quire_net_boot_spec *s, uint16_t addr,
-			quire_net_boot_bind_fn bind_fn, void *ctx, struct quire_net_udp_ep *table,
-			char *why, size_t n)
+int quire_wire_udp_rdv_join(const struct quire_wire_udp_rdv_spec *s, uint16_t addr,
+			    quire_wire_udp_rdv_bind_fn bind_fn, void *ctx,
+			    struct quire_wire_udp_ep *table, char *why, size_t n)
 {
 	if (addr >= s->cards)
 		return fail(why, n, QUIRE_ERR_RANGE, "address %u is not one of cards=%u (0-%u)",
 			    addr, s->cards, s->cards - 1);
 	memset(table, 0, s->cards * sizeof(*table));
-	return s->kind == QUIRE_NET_BOOT_RDV ? join_rdv(s, addr, bind_fn, ctx, table, why, n)
-					     : join_dir(s, addr, bind_fn, ctx, table, why, n);
+	return s->kind == QUIRE_WIRE_UDP_RDV_TCP ? join_rdv(s, addr, bind_fn, ctx, table, why, n)
+						 : join_dir(s, addr, bind_fn, ctx, table, why, n);
 }

@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The simulated network's wire (netlink.h), in two layers. Beneath, the
- * transport: two channels per port (frames, and the link's acknowledgements),
- * either Unix datagram sockets in a directory (<dir>/port-A, <dir>/link-A) or,
- * for a network named "udp:...", UDP sockets (netudp.c); all the link asks of
- * it is to send a datagram to a port's channel and to say which port a
- * received one came from (transport_send, transport_recv). Above, the link: a
- * receive thread and a control thread per port, the faults a test injects, and
- * the loss recovery (docs/network.md, "Loss recovery"), the same on both.
+ * The simulated network's loss recovery (reliable_link.h, docs/network.md, "Loss
+ * recovery"), above the wire of wire.c (a port's two channels, Unix datagram sockets or
+ * UDP, and the faults a test injects): a receive thread and a control thread per port.
  *
  * Recovery is selective repeat per pair of ports, under the ports: every frame goes
  * out behind a link header (include/quire/frame.h) with its number on the
@@ -28,30 +23,23 @@
  * LINK_RTO_MIN_NS, doubling after each expiry up to LINK_RTO_MAX_NS: behind a
  * shaped link a full window waits in the queue, and ACKs wait behind the
  * receiver's own frames, far longer than the minimum.
- * The faults hit every datagram on the wire, recovery's own included, and are
- * drawn from a hash of (seed, ports, kind, number, attempt), not from a shared
- * generator, so a seeded run loses the same frames whatever the threads do.
+ * The wire's faults hit every datagram, recovery's own included.
  */
-#include "sim/netlink.h"
+#include "sim/reliable_link.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "quire/status.h"
+#include "sim/clock.h"
 #include "sim/crc32_fast.h"
 #include "sim/le.h"
-#include "sim/netudp.h"
+#include "sim/wire.h"
 
 #define LINK_HELD        64u         /* frames kept per destination until acknowledged */
 #define LINK_RTO_MIN_NS  10000000ll  /* 10 ms: first retransmission timeout */
@@ -59,8 +47,7 @@
 #define LINK_NACK_GAP_NS 2000000ll   /* 2 ms between two NACKs for one frame, at least */
 #define LINK_REORDER     3u          /* frames kept past a gap before it is taken for a loss */
 #define LINK_TICK_MS     10          /* the control thread looks at its timers this often */
-#define LINK_WIRE_MAX    (QUIRE_LINK_HDR_BYTES + QUIRE_NET_FRAME_MAX)
-#define LINK_SPARE       LINK_HELD /* acknowledged frames' buffers kept for the next ones */
+#define LINK_SPARE       LINK_HELD   /* acknowledged frames' buffers kept for the next ones */
 
 /* A sent frame kept until acknowledged. */
 struct held {
@@ -98,22 +85,17 @@ struct rx_peer {
 	uint32_t n_early;    /* frames kept there */
 };
 
-/* The transport's two channels: frames, and the link's ACKs and NACKs. */
-enum { CH_PORT = QUIRE_NET_UDP_FRAMES, CH_LINK = QUIRE_NET_UDP_LINK };
-
-struct quire_net_link {
-	int fd, ctl_fd, stop_pipe[2]; /* the channels' sockets (the UDP transport's, if udp) */
-	struct quire_net_udp *udp;    /* the UDP transport, else Unix sockets in dir */
+struct quire_reliable_link {
+	struct quire_wire *wire; /* the port's two channels */
+	int fd, ctl_fd;          /* their sockets, to poll */
+	int stop_pipe[2];
 	pthread_t rx_thread, ctl_thread;
 	int have_thread, have_ctl;
-	struct quire_net_rx_ops rx;
+	struct quire_reliable_link_rx_ops rx;
 	void *ctx;
 	uint16_t addr;
-	struct sockaddr_un self, ctl_self;
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	double drop, corrupt;
 	uint64_t seed;
-	pthread_mutex_t lock; /* tx peers, wire, stats */
+	pthread_mutex_t lock; /* tx peers, sends with a frame, stats */
 	struct tx_peer *tx;
 	uint32_t n_tx;
 	/* Buffers of held frames (QUIRE_NET_FRAME_MAX bytes each) whose frame was acknowledged,
@@ -123,96 +105,9 @@ struct quire_net_link {
 	uint32_t n_spare;
 	struct rx_peer *rxp; /* the receive thread's */
 	uint32_t n_rx;
-	struct quire_net_link_stats st;
-	uint8_t wire[LINK_WIRE_MAX]; /* a damaged copy on its way out (under lock) */
-	uint8_t buf[QUIRE_NET_UDP_HEADROOM + LINK_WIRE_MAX + 1]; /* the receive thread's */
+	struct quire_reliable_link_stats st;
+	uint8_t buf[QUIRE_WIRE_HEADROOM + QUIRE_WIRE_DATAGRAM_MAX + 1]; /* the receive thread's */
 };
-
-static int port_path(struct sockaddr_un *sa, const char *dir, const char *kind, uint32_t addr)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	int n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s-%u", dir, kind, addr);
-	return n > 0 && (size_t)n < sizeof(sa->sun_path) ? 0 : -1;
-}
-
-/* The source of a Unix datagram, from its socket's name (dir/port-N): known even when its
- * header is damaged. */
-static int rx_source(const struct sockaddr_un *from, socklen_t len, uint32_t *src)
-{
-	if (len <= (socklen_t)offsetof(struct sockaddr_un, sun_path))
-		return -1;
-	const char *slash = strrchr(from->sun_path, '/');
-	unsigned v;
-	char tail;
-	if (!slash || sscanf(slash + 1, "port-%u%c", &v, &tail) != 1 || v > 0xffffu)
-		return -1;
-	*src = v;
-	return 0;
-}
-
-/* ---- the transport ----------------------------------------------------------- */
-
-/* One datagram, the iovecs' bytes, to channel ch of address dst: QUIRE_OK (sent; over UDP
- * also when nobody listens, which UDP cannot tell), QUIRE_ERR_BUSY, QUIRE_ERR_NO_DEVICE
- * (no socket at that address), QUIRE_ERR_RANGE or QUIRE_ERR_IO. */
-static int transport_send(struct quire_net_link *l, int ch, uint32_t dst, struct iovec *iov,
-			  int n_iov)
-{
-	if (l->udp)
-		return quire_net_udp_send(l->udp, (enum quire_net_udp_chan)ch, dst, iov, n_iov);
-	struct sockaddr_un to;
-	if (port_path(&to, l->dir, ch == CH_LINK ? "link" : "port", dst))
-		return QUIRE_ERR_RANGE;
-	size_t len = 0;
-	for (int i = 0; i < n_iov; i++)
-		len += iov[i].iov_len;
-	struct msghdr m = {.msg_name = &to,
-			   .msg_namelen = sizeof(to),
-			   .msg_iov = iov,
-			   .msg_iovlen = (size_t)n_iov};
-	if (sendmsg(ch == CH_LINK ? l->ctl_fd : l->fd, &m, MSG_DONTWAIT) == (ssize_t)len)
-		return QUIRE_OK;
-	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
-		return QUIRE_ERR_BUSY;
-	if (errno == ECONNREFUSED || errno == ENOENT)
-		return QUIRE_ERR_NO_DEVICE;
-	return QUIRE_ERR_IO;
-}
-
-/* The next datagram on channel ch, without blocking, read into buf past
- * QUIRE_NET_UDP_HEADROOM bytes (the UDP transport's room to join pieces without copying the
- * long one): 1 with *len bytes at *data (cut to what buf holds) and *src its sender's
- * address (-1 when unknown); 0 when what was read completed nothing (read on); -1 when
- * nothing is waiting. */
-static int transport_recv(struct quire_net_link *l, int ch, uint8_t *buf, uint32_t cap,
-			  const uint8_t **data, uint32_t *len, int64_t *src)
-{
-	*src = -1;
-	if (l->udp) {
-		uint32_t s, off;
-		int r = quire_net_udp_recv(l->udp, (enum quire_net_udp_chan)ch, buf, cap, &off, len,
-					   &s);
-		if (r == 1) {
-			*src = s;
-			*data = buf + off;
-		}
-		return r;
-	}
-	struct sockaddr_un from;
-	socklen_t from_len = sizeof(from);
-	buf += QUIRE_NET_UDP_HEADROOM;
-	ssize_t n = recvfrom(ch == CH_LINK ? l->ctl_fd : l->fd, buf, cap - QUIRE_NET_UDP_HEADROOM,
-			     MSG_DONTWAIT, (struct sockaddr *)&from, &from_len);
-	if (n < 0)
-		return -1;
-	uint32_t s;
-	if (!rx_source(&from, from_len, &s))
-		*src = s;
-	*data = buf;
-	*len = (uint32_t)n;
-	return 1;
-}
 
 uint32_t quire_net_frame_crc(const uint8_t *f, uint32_t len)
 {
@@ -220,26 +115,6 @@ uint32_t quire_net_frame_crc(const uint8_t *f, uint32_t len)
 	uint32_t crc = quire_sim_crc32(0, f, QUIRE_FRAME_OFF_CRC);
 	crc = quire_sim_crc32(crc, zero, 4);
 	return quire_sim_crc32(crc, f + QUIRE_FRAME_HDR_BYTES, len - QUIRE_FRAME_HDR_BYTES);
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-static double unit(uint64_t h)
-{
-	return (double)(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
 static void link_hdr(uint8_t h[QUIRE_LINK_HDR_BYTES], uint32_t kind, uint16_t src, uint32_t session,
@@ -260,57 +135,24 @@ static uint32_t link_hdr_ok(const uint8_t *h, size_t len)
 	return h[1];
 }
 
-/*
- * What the wire does to one datagram: 0 nothing, 1 loses it, 2 flips bit *bit of it. A hash of
- * everything that names this transmission, so the same one meets the same fate in every run.
- */
-static int fault(const struct quire_net_link *l, uint32_t kind, uint32_t peer, uint32_t seq,
-		 uint32_t attempt, uint32_t len, uint32_t *bit)
+/* Send one datagram of the link, its header (kind, session, seq) then the frame (or none,
+ * len 0), to channel ch of address dst, through the wire's faults. Called with the lock held
+ * when a frame goes with it (the wire damages a copy of it in a buffer of its own). */
+static int link_send(struct quire_reliable_link *l, enum quire_wire_chan ch, uint32_t dst,
+		     uint32_t kind, uint32_t session, uint32_t seq, const uint8_t *frame,
+		     uint32_t len, uint32_t attempt, enum quire_wire_fate *fate)
 {
-	if (l->drop <= 0 && l->corrupt <= 0)
-		return 0;
-	uint64_t h =
-	    mix(l->seed ^ mix((uint64_t)l->addr | (uint64_t)peer << 16 | (uint64_t)kind << 32) ^
-		mix((uint64_t)seq | (uint64_t)attempt << 32));
-	if (l->drop > 0 && unit(h) < l->drop)
-		return 1;
-	h = mix(h);
-	if (l->corrupt > 0 && unit(h) < l->corrupt) {
-		*bit = (uint32_t)(mix(h) % (8ull * len));
-		return 2;
-	}
-	return 0;
-}
-
-/* Send one datagram (header, then frame) to channel ch of address dst, after the faults:
- * QUIRE_OK (sent, or lost on the way), QUIRE_ERR_BUSY, QUIRE_ERR_NO_DEVICE (nobody at that
- * address), QUIRE_ERR_RANGE or QUIRE_ERR_IO. Called with the lock held when a frame goes
- * with it (the damaged copy). */
-static int wire_send(struct quire_net_link *l, int ch, uint32_t dst, const uint8_t *hdr,
-		     const uint8_t *frame, uint32_t len, int what, uint32_t bit)
-{
-	if (what == 1)
-		return QUIRE_OK;
-	uint8_t small[QUIRE_LINK_HDR_BYTES];
-	struct iovec iov[2] = {{(void *)hdr, QUIRE_LINK_HDR_BYTES}, {(void *)frame, len}};
-	int n_iov = len ? 2 : 1;
-	if (what == 2) { /* damage a copy: what is kept stays whole */
-		uint8_t *w = len ? l->wire : small;
-		memcpy(w, hdr, QUIRE_LINK_HDR_BYTES);
-		if (len)
-			memcpy(w + QUIRE_LINK_HDR_BYTES, frame, len);
-		w[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-		iov[0].iov_base = w;
-		iov[0].iov_len = QUIRE_LINK_HDR_BYTES + len;
-		n_iov = 1;
-	}
-	return transport_send(l, ch, dst, iov, n_iov);
+	uint8_t hdr[QUIRE_LINK_HDR_BYTES];
+	link_hdr(hdr, kind, l->addr, session, seq);
+	struct quire_wire_name name = {.kind = kind, .seq = seq, .attempt = attempt};
+	return quire_wire_send(l->wire, ch, dst, hdr, QUIRE_LINK_HDR_BYTES, frame, len, &name,
+			       fate);
 }
 
 /* ---- sending side ------------------------------------------------------------ */
 
 /* A buffer for a frame to keep: a spare one, else a new one. Lock held. */
-static struct held *held_get(struct quire_net_link *l)
+static struct held *held_get(struct quire_reliable_link *l)
 {
 	struct held *h = l->spare;
 	if (!h)
@@ -321,7 +163,7 @@ static struct held *held_get(struct quire_net_link *l)
 }
 
 /* A kept frame's buffer, no longer needed. Lock held. */
-static void held_put(struct quire_net_link *l, struct held *h)
+static void held_put(struct quire_reliable_link *l, struct held *h)
 {
 	if (l->n_spare >= LINK_SPARE) {
 		free(h);
@@ -332,7 +174,7 @@ static void held_put(struct quire_net_link *l, struct held *h)
 	l->n_spare++;
 }
 
-static void tx_forget(struct quire_net_link *l, struct tx_peer *p)
+static void tx_forget(struct quire_reliable_link *l, struct tx_peer *p)
 {
 	while (p->head) {
 		struct held *h = p->head;
@@ -344,13 +186,14 @@ static void tx_forget(struct quire_net_link *l, struct tx_peer *p)
 }
 
 /* Start the link to p->dst over: a new session, numbered from 1, nothing kept. */
-static void tx_restart(struct quire_net_link *l, struct tx_peer *p)
+static void tx_restart(struct quire_reliable_link *l, struct tx_peer *p)
 {
 	tx_forget(l, p);
 	uint32_t s;
 	do
-		s = (uint32_t)mix(l->seed ^ (uint64_t)now_ns() ^ (uint64_t)getpid() << 20 ^
-				  (uint64_t)p->dst << 48 ^ (uint64_t)(uintptr_t)p);
+		s = (uint32_t)quire_wire_hash(l->seed ^ (uint64_t)quire_sim_mono_ns() ^
+					      (uint64_t)getpid() << 20 ^ (uint64_t)p->dst << 48 ^
+					      (uint64_t)(uintptr_t)p);
 	while (s == 0 || s == p->session);
 	p->session = s;
 	p->next_seq = 0;
@@ -359,7 +202,7 @@ static void tx_restart(struct quire_net_link *l, struct tx_peer *p)
 	p->back_seq = 0;
 }
 
-static struct tx_peer *tx_peer(struct quire_net_link *l, uint32_t dst, int make)
+static struct tx_peer *tx_peer(struct quire_reliable_link *l, uint32_t dst, int make)
 {
 	for (uint32_t i = 0; i < l->n_tx; i++)
 		if (l->tx[i].dst == dst)
@@ -378,23 +221,21 @@ static struct tx_peer *tx_peer(struct quire_net_link *l, uint32_t dst, int make)
 }
 
 /* (Re)send frame h to p->dst. Lock held. */
-static int tx_frame(struct quire_net_link *l, struct tx_peer *p, const struct held *h,
+static int tx_frame(struct quire_reliable_link *l, struct tx_peer *p, const struct held *h,
 		    uint32_t attempt)
 {
-	uint8_t hdr[QUIRE_LINK_HDR_BYTES];
-	link_hdr(hdr, QUIRE_LINK_DATA, l->addr, p->session, h->seq);
-	uint32_t bit = 0;
-	int what =
-	    fault(l, QUIRE_LINK_DATA, p->dst, h->seq, attempt, QUIRE_LINK_HDR_BYTES + h->len, &bit);
-	if (what == 1)
+	enum quire_wire_fate fate;
+	int st = link_send(l, QUIRE_WIRE_FRAMES, p->dst, QUIRE_LINK_DATA, p->session, h->seq,
+			   h->frame, h->len, attempt, &fate);
+	if (fate == QUIRE_WIRE_LOST)
 		l->st.wire_lost++;
-	else if (what == 2)
+	else if (fate == QUIRE_WIRE_DAMAGED)
 		l->st.wire_damaged++;
-	return wire_send(l, CH_PORT, p->dst, hdr, h->frame, h->len, what, bit);
+	return st;
 }
 
 /* Send the head of what p holds again (the receiver keeps what came after it). */
-static void tx_again(struct quire_net_link *l, struct tx_peer *p)
+static void tx_again(struct quire_reliable_link *l, struct tx_peer *p)
 {
 	struct held *h = p->head;
 	int st = tx_frame(l, p, h, ++h->tries);
@@ -405,11 +246,11 @@ static void tx_again(struct quire_net_link *l, struct tx_peer *p)
 	if (st != QUIRE_OK)
 		return; /* its buffer is full: the timeout brings us back */
 	l->st.retransmits++;
-	p->sent_ns = now_ns();
+	p->sent_ns = quire_sim_mono_ns();
 }
 
-int quire_net_link_send(struct quire_net_link *l, uint32_t dst, uint8_t *f, uint32_t len,
-			int *nobody)
+int quire_reliable_link_send(struct quire_reliable_link *l, uint32_t dst, uint8_t *f, uint32_t len,
+			     int *nobody)
 {
 	*nobody = 0;
 	if (dst > 0xffffu || len > QUIRE_NET_FRAME_MAX)
@@ -425,7 +266,7 @@ int quire_net_link_send(struct quire_net_link *l, uint32_t dst, uint8_t *f, uint
 		h->seq = p->next_seq + 1;
 		h->len = len;
 		h->tries = 0;
-		h->first_ns = now_ns();
+		h->first_ns = quire_sim_mono_ns();
 		memcpy(h->frame, f, len);
 		st = tx_frame(l, p, h, 0);
 	}
@@ -436,7 +277,7 @@ int quire_net_link_send(struct quire_net_link *l, uint32_t dst, uint8_t *f, uint
 	} else if (st == QUIRE_OK) { /* kept until acknowledged */
 		p->next_seq = h->seq;
 		if (!p->head)
-			p->sent_ns = now_ns();
+			p->sent_ns = quire_sim_mono_ns();
 		if (p->tail)
 			p->tail->next = h;
 		else
@@ -473,9 +314,9 @@ static int64_t tx_rto(const struct tx_peer *p)
 				       : rto;
 }
 
-static void tx_acked(struct quire_net_link *l, struct tx_peer *p, uint32_t seq)
+static void tx_acked(struct quire_reliable_link *l, struct tx_peer *p, uint32_t seq)
 {
-	int64_t t = now_ns(), rtt = -1;
+	int64_t t = quire_sim_mono_ns(), rtt = -1;
 	int moved = 0;
 	while (p->head && (int32_t)(seq - p->head->seq) >= 0) {
 		struct held *h = p->head;
@@ -497,7 +338,7 @@ static void tx_acked(struct quire_net_link *l, struct tx_peer *p, uint32_t seq)
 	}
 }
 
-static void ctl_datagram(struct quire_net_link *l, const uint8_t *h, uint32_t n)
+static void ctl_datagram(struct quire_reliable_link *l, const uint8_t *h, uint32_t n)
 {
 	uint32_t kind = n == QUIRE_LINK_HDR_BYTES ? link_hdr_ok(h, (size_t)n) : 0;
 	pthread_mutex_lock(&l->lock);
@@ -520,7 +361,7 @@ static void ctl_datagram(struct quire_net_link *l, const uint8_t *h, uint32_t n)
 			tx_acked(l, p, seq - 1);
 			/* The frame asked for, once a round trip: the NACKs of one gap come on
 			 * while the frames behind it arrive, and its resend is on its way. */
-			int64_t t = now_ns(),
+			int64_t t = quire_sim_mono_ns(),
 				gap = p->srtt_ns > LINK_NACK_GAP_NS ? p->srtt_ns : LINK_NACK_GAP_NS;
 			if (p->head && (p->back_seq != seq || t - p->back_ns >= gap)) {
 				p->back_seq = seq;
@@ -533,10 +374,10 @@ static void ctl_datagram(struct quire_net_link *l, const uint8_t *h, uint32_t n)
 }
 
 /* Frames whose ACK is late: the head of each destination goes again. */
-static void ctl_timers(struct quire_net_link *l)
+static void ctl_timers(struct quire_reliable_link *l)
 {
 	pthread_mutex_lock(&l->lock);
-	int64_t t = now_ns();
+	int64_t t = quire_sim_mono_ns();
 	for (uint32_t i = 0; i < l->n_tx; i++) {
 		struct tx_peer *p = &l->tx[i];
 		if (!p->head || t - p->sent_ns < p->rto_ns)
@@ -549,8 +390,8 @@ static void ctl_timers(struct quire_net_link *l)
 
 static void *ctl_main(void *arg)
 {
-	struct quire_net_link *l = arg;
-	uint8_t h[QUIRE_NET_UDP_HEADROOM + QUIRE_LINK_HDR_BYTES + 1];
+	struct quire_reliable_link *l = arg;
+	uint8_t h[QUIRE_WIRE_HEADROOM + QUIRE_LINK_HDR_BYTES + 1];
 	const uint8_t *d;
 	for (;;) {
 		struct pollfd fds[2] = {{l->ctl_fd, POLLIN, 0}, {l->stop_pipe[0], POLLIN, 0}};
@@ -561,7 +402,8 @@ static void *ctl_main(void *arg)
 		uint32_t n;
 		int64_t src;
 		for (int r; (fds[0].revents & POLLIN) &&
-			    (r = transport_recv(l, CH_LINK, h, sizeof(h), &d, &n, &src)) >= 0;)
+			    (r = quire_wire_recv(l->wire, QUIRE_WIRE_LINK, h, sizeof(h), &d, &n,
+						 &src)) >= 0;)
 			if (r)
 				ctl_datagram(l, d, n);
 		ctl_timers(l);
@@ -570,7 +412,7 @@ static void *ctl_main(void *arg)
 
 /* ---- receiving side ---------------------------------------------------------- */
 
-static struct rx_peer *rx_peer(struct quire_net_link *l, uint32_t src)
+static struct rx_peer *rx_peer(struct quire_reliable_link *l, uint32_t src)
 {
 	for (uint32_t i = 0; i < l->n_rx; i++)
 		if (l->rxp[i].src == src)
@@ -587,18 +429,16 @@ static struct rx_peer *rx_peer(struct quire_net_link *l, uint32_t src)
 
 /* ACK or NACK to r->src's control address; lost if its buffer is full (a later one, or the
  * sender's timeout, makes up for it). */
-static void rx_answer(struct quire_net_link *l, struct rx_peer *r, uint32_t kind, uint32_t seq)
+static void rx_answer(struct quire_reliable_link *l, struct rx_peer *r, uint32_t kind, uint32_t seq)
 {
-	uint8_t hdr[QUIRE_LINK_HDR_BYTES];
-	link_hdr(hdr, kind, l->addr, r->session, seq);
-	uint32_t bit = 0;
-	int what = fault(l, kind, r->src, seq, ++r->ctl_sent, QUIRE_LINK_HDR_BYTES, &bit);
-	(void)wire_send(l, CH_LINK, r->src, hdr, NULL, 0, what, bit);
+	enum quire_wire_fate fate;
+	(void)link_send(l, QUIRE_WIRE_LINK, r->src, kind, r->session, seq, NULL, 0, ++r->ctl_sent,
+			&fate);
 }
 
-static void rx_nack(struct quire_net_link *l, struct rx_peer *r)
+static void rx_nack(struct quire_reliable_link *l, struct rx_peer *r)
 {
-	int64_t t = now_ns();
+	int64_t t = quire_sim_mono_ns();
 	if (r->nack_seq == r->expected && t - r->nack_ns < LINK_NACK_GAP_NS)
 		return; /* asked already: the frames behind the gap are on their way */
 	r->nack_seq = r->expected;
@@ -609,7 +449,7 @@ static void rx_nack(struct quire_net_link *l, struct rx_peer *r)
 	pthread_mutex_unlock(&l->lock);
 }
 
-static void rx_count(struct quire_net_link *l, uint64_t *counter)
+static void rx_count(struct quire_reliable_link *l, uint64_t *counter)
 {
 	pthread_mutex_lock(&l->lock);
 	(*counter)++;
@@ -633,8 +473,8 @@ static void early_clear(struct rx_peer *r)
 }
 
 /* Keep frame seq, which came ahead of the gap at r->expected. */
-static void early_keep(struct quire_net_link *l, struct rx_peer *r, uint32_t seq, const uint8_t *f,
-		       uint32_t len)
+static void early_keep(struct quire_reliable_link *l, struct rx_peer *r, uint32_t seq,
+		       const uint8_t *f, uint32_t len)
 {
 	if (!r->early && !(r->early = calloc(LINK_HELD, sizeof(*r->early))))
 		return; /* not kept: it is asked for again */
@@ -654,7 +494,8 @@ static void early_keep(struct quire_net_link *l, struct rx_peer *r, uint32_t seq
 }
 
 /* A frame in order: to the port, then those kept behind it that follow, then the ACK. */
-static void rx_in_order(struct quire_net_link *l, struct rx_peer *r, const uint8_t *f, uint32_t len)
+static void rx_in_order(struct quire_reliable_link *l, struct rx_peer *r, const uint8_t *f,
+			uint32_t len)
 {
 	l->rx.deliver(l->ctx, f, len);
 	r->expected++;
@@ -673,7 +514,7 @@ static void rx_in_order(struct quire_net_link *l, struct rx_peer *r, const uint8
 }
 
 /* A datagram from the port of address src (-1: unknown) to this one. */
-static void rx_datagram(struct quire_net_link *l, const uint8_t *h, size_t n, int64_t src)
+static void rx_datagram(struct quire_reliable_link *l, const uint8_t *h, size_t n, int64_t src)
 {
 	uint32_t kind = link_hdr_ok(h, n);
 	if (kind != QUIRE_LINK_DATA) {
@@ -720,7 +561,7 @@ static void rx_datagram(struct quire_net_link *l, const uint8_t *h, size_t n, in
 
 static void *rx_main(void *arg)
 {
-	struct quire_net_link *l = arg;
+	struct quire_reliable_link *l = arg;
 	for (;;) {
 		if (!l->rx.room(l->ctx)) /* full: the senders wait (their frames stay kept) */
 			return NULL;
@@ -734,72 +575,36 @@ static void *rx_main(void *arg)
 		uint32_t n;
 		int64_t src;
 		const uint8_t *d;
-		if (transport_recv(l, CH_PORT, l->buf, sizeof(l->buf), &d, &n, &src) == 1)
+		if (quire_wire_recv(l->wire, QUIRE_WIRE_FRAMES, l->buf, sizeof(l->buf), &d, &n,
+				    &src) == 1)
 			rx_datagram(l, d, n, src);
 	}
 }
 
 /* ---- the link ---------------------------------------------------------------- */
 
-static int bind_at(const struct sockaddr_un *sa)
-{
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	int sndbuf = 1 << 20;
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	unlink(sa->sun_path); /* a port of an earlier run that did not clean up */
-	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
-}
-
-/* Binds the port's two channels: UDP sockets for a network named "udp:...", else Unix
- * sockets in the directory. */
-static int open_transport(struct quire_net_link *l, const struct quire_netport_config *cfg)
-{
-	if (quire_net_udp_is(cfg->dir)) {
-		int st = quire_net_udp_open(cfg->dir, cfg->addr, &l->udp);
-		if (st == QUIRE_OK) {
-			l->fd = quire_net_udp_fd(l->udp, QUIRE_NET_UDP_FRAMES);
-			l->ctl_fd = quire_net_udp_fd(l->udp, QUIRE_NET_UDP_LINK);
-		}
-		return st;
-	}
-	snprintf(l->dir, sizeof(l->dir), "%s", cfg->dir);
-	if (port_path(&l->self, cfg->dir, "port", cfg->addr) ||
-	    port_path(&l->ctl_self, cfg->dir, "link", cfg->addr))
-		return QUIRE_ERR_RANGE; /* the directory's name is too long for a socket */
-	l->fd = bind_at(&l->self);
-	if (l->fd < 0)
-		return errno == ENOENT || errno == EACCES ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO;
-	l->ctl_fd = bind_at(&l->ctl_self);
-	return l->ctl_fd < 0 ? QUIRE_ERR_IO : QUIRE_OK;
-}
-
-int quire_net_link_open(const struct quire_netport_config *cfg, const struct quire_net_rx_ops *rx,
-			void *ctx, struct quire_net_link **out)
+int quire_reliable_link_open(const struct quire_netport_config *cfg,
+			     const struct quire_reliable_link_rx_ops *rx, void *ctx,
+			     struct quire_reliable_link **out)
 {
 	*out = NULL;
 	if (!cfg || !cfg->dir || !rx || cfg->drop < 0 || cfg->drop > 1 || cfg->corrupt < 0 ||
 	    cfg->corrupt > 1)
 		return QUIRE_ERR_INVALID;
-	struct quire_net_link *l = calloc(1, sizeof(*l));
+	struct quire_reliable_link *l = calloc(1, sizeof(*l));
 	if (!l)
 		return QUIRE_ERR_NOMEM;
 	l->rx = *rx;
 	l->ctx = ctx;
 	l->addr = cfg->addr;
-	l->drop = cfg->drop;
-	l->corrupt = cfg->corrupt;
 	l->seed = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ull;
-	l->fd = l->ctl_fd = l->stop_pipe[0] = l->stop_pipe[1] = -1;
+	l->stop_pipe[0] = l->stop_pipe[1] = -1;
 	pthread_mutex_init(&l->lock, NULL);
-	int st = open_transport(l, cfg);
+	int st = quire_wire_open(cfg, &l->wire);
+	if (st == QUIRE_OK) {
+		l->fd = quire_wire_fd(l->wire, QUIRE_WIRE_FRAMES);
+		l->ctl_fd = quire_wire_fd(l->wire, QUIRE_WIRE_LINK);
+	}
 	if (st == QUIRE_OK && pipe2(l->stop_pipe, O_CLOEXEC) != 0)
 		st = QUIRE_ERR_IO;
 	if (st == QUIRE_OK && pthread_create(&l->rx_thread, NULL, rx_main, l) != 0)
@@ -809,21 +614,21 @@ int quire_net_link_open(const struct quire_netport_config *cfg, const struct qui
 		st = QUIRE_ERR_NOMEM;
 	l->have_ctl = st == QUIRE_OK;
 	if (st != QUIRE_OK) {
-		quire_net_link_close(l);
+		quire_reliable_link_close(l);
 		return st;
 	}
 	*out = l;
 	return QUIRE_OK;
 }
 
-void quire_net_link_stats(struct quire_net_link *l, struct quire_net_link_stats *st)
+void quire_reliable_link_stats(struct quire_reliable_link *l, struct quire_reliable_link_stats *st)
 {
 	pthread_mutex_lock(&l->lock);
 	*st = l->st;
 	pthread_mutex_unlock(&l->lock);
 }
 
-void quire_net_link_close(struct quire_net_link *l)
+void quire_reliable_link_close(struct quire_reliable_link *l)
 {
 	if (!l)
 		return;
@@ -833,18 +638,7 @@ void quire_net_link_close(struct quire_net_link *l)
 		pthread_join(l->rx_thread, NULL);
 	if (l->have_ctl)
 		pthread_join(l->ctl_thread, NULL);
-	if (l->udp) {
-		quire_net_udp_close(l->udp);
-	} else {
-		if (l->fd >= 0) {
-			close(l->fd);
-			unlink(l->self.sun_path);
-		}
-		if (l->ctl_fd >= 0) {
-			close(l->ctl_fd);
-			unlink(l->ctl_self.sun_path);
-		}
-	}
+	quire_wire_close(l->wire);
 	if (l->stop_pipe[0] >= 0)
 		close(l->stop_pipe[0]);
 	if (l->stop_pipe[1] >= 0)

@@ -3,7 +3,10 @@
  * The rendezvous of the cards' UDP network (docs/network.md, "A rendezvous instead of a
  * list"): instead of a list of every card's host given to every card, each card binds its
  * two UDP channels where it is (port 0: any free port), announces (its address, its two
- * endpoints) and receives the whole table of W entries before its port starts.
+ * endpoints) and receives the whole table of W entries before its port starts. The
+ * simulated cards' ports meet here, before a host runs anything; libquire's rendezvous
+ * (host/src/comm/rendezvous.c, quire_comm_rendezvous) is another meeting, of a job's
+ * ranks making a card communicator, over the cards this one has already joined.
  *
  *   udp:rdv=HOST:PORT[,cards=W][,timeout=S]   over TCP: the card of address 0 listens on
  *       HOST:PORT (an address of its machine or namespace) and binds its UDP channels on
@@ -23,59 +26,60 @@
  * versioned; they are the simulation's (a hardware card's addresses would come from its
  * own bootstrap), so they live here and not in include/quire/.
  */
-#ifndef QUIRE_SIM_NETBOOT_H
-#define QUIRE_SIM_NETBOOT_H
+#ifndef QUIRE_SIM_WIRE_UDP_RENDEZVOUS_H
+#define QUIRE_SIM_WIRE_UDP_RENDEZVOUS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* Every message: an 8-byte header, then len bytes of body. */
-#define QUIRE_NET_BOOT_MAGIC       0x56445251u /* "QRDV" as its little-endian bytes */
-#define QUIRE_NET_BOOT_VERSION     1u
-#define QUIRE_NET_BOOT_HDR_BYTES   8u
-#define QUIRE_NET_BOOT_OFF_MAGIC   0u /* u32 */
-#define QUIRE_NET_BOOT_OFF_VERSION 4u /* u8 */
-#define QUIRE_NET_BOOT_OFF_TYPE    5u /* u8: enum quire_net_boot_type */
-#define QUIRE_NET_BOOT_OFF_LEN     6u /* u16: body bytes */
+#define QUIRE_WIRE_UDP_RDV_MAGIC       0x56445251u /* "QRDV" as its little-endian bytes */
+#define QUIRE_WIRE_UDP_RDV_VERSION     1u
+#define QUIRE_WIRE_UDP_RDV_HDR_BYTES   8u
+#define QUIRE_WIRE_UDP_RDV_OFF_MAGIC   0u /* u32 */
+#define QUIRE_WIRE_UDP_RDV_OFF_VERSION 4u /* u8 */
+#define QUIRE_WIRE_UDP_RDV_OFF_TYPE    5u /* u8: enum quire_wire_udp_rdv_type */
+#define QUIRE_WIRE_UDP_RDV_OFF_LEN     6u /* u16: body bytes */
 
-enum quire_net_boot_type {
-	QUIRE_NET_BOOT_ANNOUNCE = 1, /* a card to the rendezvous: who it is, where */
-	QUIRE_NET_BOOT_TABLE = 2,    /* the rendezvous to every card: all W entries */
-	QUIRE_NET_BOOT_ERROR = 3,    /* the rendezvous to every card: why it failed (text) */
+enum quire_wire_udp_rdv_type {
+	QUIRE_WIRE_UDP_RDV_ANNOUNCE = 1, /* a card to the rendezvous: who it is, where */
+	QUIRE_WIRE_UDP_RDV_TABLE = 2,    /* the rendezvous to every card: all W entries */
+	QUIRE_WIRE_UDP_RDV_ERROR = 3,    /* the rendezvous to every card: why it failed (text) */
 };
 
 /* An endpoint: 8 bytes, in ANNOUNCE (after addr and cards) and TABLE (W of them). */
-#define QUIRE_NET_BOOT_EP_BYTES    8u
-#define QUIRE_NET_BOOT_EP_OFF_IP   0u /* 4 bytes: the IPv4 address, in network order */
-#define QUIRE_NET_BOOT_EP_OFF_PORT 4u /* u16 x 2: the UDP ports of the frames, link channels */
+#define QUIRE_WIRE_UDP_RDV_EP_BYTES    8u
+#define QUIRE_WIRE_UDP_RDV_EP_OFF_IP   0u /* 4 bytes: the IPv4 address, in network order */
+#define QUIRE_WIRE_UDP_RDV_EP_OFF_PORT 4u /* u16 x 2: the UDP ports of the frames, link channels   \
+					   */
 
 /* ANNOUNCE body: addr (u16), cards (u16: the W it was given), its endpoint. */
-#define QUIRE_NET_BOOT_ANN_OFF_ADDR  0u
-#define QUIRE_NET_BOOT_ANN_OFF_CARDS 2u
-#define QUIRE_NET_BOOT_ANN_OFF_EP    4u
-#define QUIRE_NET_BOOT_ANN_BYTES     (4u + QUIRE_NET_BOOT_EP_BYTES)
+#define QUIRE_WIRE_UDP_RDV_ANN_OFF_ADDR  0u
+#define QUIRE_WIRE_UDP_RDV_ANN_OFF_CARDS 2u
+#define QUIRE_WIRE_UDP_RDV_ANN_OFF_EP    4u
+#define QUIRE_WIRE_UDP_RDV_ANN_BYTES     (4u + QUIRE_WIRE_UDP_RDV_EP_BYTES)
 
 /* TABLE body: cards (u16), 0 (u16), then the endpoint of each address 0..cards-1. */
-#define QUIRE_NET_BOOT_TAB_OFF_CARDS 0u
-#define QUIRE_NET_BOOT_TAB_OFF_EP    4u
+#define QUIRE_WIRE_UDP_RDV_TAB_OFF_CARDS 0u
+#define QUIRE_WIRE_UDP_RDV_TAB_OFF_EP    4u
 
 /* ERROR body: at most this many bytes of text, no terminating zero. */
-#define QUIRE_NET_BOOT_ERR_MAX       1024u
+#define QUIRE_WIRE_UDP_RDV_ERR_MAX       1024u
 
-#define QUIRE_NET_BOOT_MAX_CARDS     256u /* the UDP network's addresses, 0-255 */
-#define QUIRE_NET_BOOT_TIMEOUT_S     30u
-#define QUIRE_NET_BOOT_MAX_TIMEOUT_S 600u
+#define QUIRE_WIRE_UDP_RDV_MAX_CARDS     256u /* the UDP network's addresses, 0-255 */
+#define QUIRE_WIRE_UDP_RDV_TIMEOUT_S     30u
+#define QUIRE_WIRE_UDP_RDV_MAX_TIMEOUT_S 600u
 
 /* Where one address's two channels are. */
-struct quire_net_udp_ep {
+struct quire_wire_udp_ep {
 	uint32_t ip;      /* network order */
-	uint16_t port[2]; /* host order: frames, link (enum quire_net_udp_chan) */
+	uint16_t port[2]; /* host order: frames, link (enum quire_wire_chan) */
 };
 
-enum quire_net_boot_kind { QUIRE_NET_BOOT_RDV = 1, QUIRE_NET_BOOT_DIR = 2 };
+enum quire_wire_udp_rdv_kind { QUIRE_WIRE_UDP_RDV_TCP = 1, QUIRE_WIRE_UDP_RDV_DIR = 2 };
 
-struct quire_net_boot_spec {
-	enum quire_net_boot_kind kind;
+struct quire_wire_udp_rdv_spec {
+	enum quire_wire_udp_rdv_kind kind;
 	uint32_t ip;   /* network order: RDV the rendezvous' host, DIR the card's (host=) */
 	uint16_t port; /* RDV: the rendezvous' TCP port */
 	char dir[256]; /* DIR: the directory */
@@ -83,13 +87,14 @@ struct quire_net_boot_spec {
 };
 
 /* 1 when the network name is a rendezvous form (udp:rdv=... or udp:dir=...). */
-int quire_net_boot_is(const char *net);
+int quire_wire_udp_rdv_is(const char *net);
 
 /* Parses a rendezvous form. QUIRE_OK, or QUIRE_ERR_INVALID with the reason in why. */
-int quire_net_boot_parse(const char *net, struct quire_net_boot_spec *s, char *why, size_t why_len);
+int quire_wire_udp_rdv_parse(const char *net, struct quire_wire_udp_rdv_spec *s, char *why,
+			     size_t why_len);
 
 /* Binds this card's two channels on ip (network order), any free ports, and says which. */
-typedef int (*quire_net_boot_bind_fn)(void *ctx, uint32_t ip, uint16_t port[2]);
+typedef int (*quire_wire_udp_rdv_bind_fn)(void *ctx, uint32_t ip, uint16_t port[2]);
 
 /*
  * Takes part in the rendezvous as address addr (< s->cards): finds the address to bind
@@ -99,8 +104,8 @@ typedef int (*quire_net_boot_bind_fn)(void *ctx, uint32_t ip, uint16_t port[2]);
  * QUIRE_ERR_PEER (the rendezvous failed or went away), QUIRE_ERR_NO_DEVICE (the host is
  * not this machine's), QUIRE_ERR_IO otherwise, with why saying what happened.
  */
-int quire_net_boot_join(const struct quire_net_boot_spec *s, uint16_t addr,
-			quire_net_boot_bind_fn bind, void *ctx, struct quire_net_udp_ep *table,
-			char *why, size_t why_len);
+int quire_wire_udp_rdv_join(const struct quire_wire_udp_rdv_spec *s, uint16_t addr,
+			    quire_wire_udp_rdv_bind_fn bind, void *ctx,
+			    struct quire_wire_udp_ep *table, char *why, size_t why_len);
 
 #endif
