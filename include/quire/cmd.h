@@ -12,7 +12,7 @@
  * docs/commands.md.
  *
  * Addresses in descriptors are host DMA addresses. Fields a command does not
- * use, and all reserved fields, must be zero.
+ * use, and all reserved fields, must be zero. Every field is little-endian.
  */
 #ifndef QUIRE_CMD_H
 #define QUIRE_CMD_H
@@ -142,9 +142,9 @@ enum quire_opcode {
 struct quire_cmd {
 	__u8 opcode;
 	__u8 flags;
-	__le16 format;     /* ENCODE/EXPONENTS/DECODE: fp16, bfp8, bfp16; REDUCE: the sum's format */
-	__le32 seq;        /* echoed in the completion */
-	__le32 count;      /* elements; MLP_LOAD: bytes; MLP_SCORE: candidates */
+	__le16 format; /* ENCODE/EXPONENTS/DECODE: fp16, bfp8, bfp16; REDUCE: the sum's format */
+	__le32 seq;    /* echoed in the completion */
+	__le32 count;  /* elements; MLP_LOAD: bytes; MLP_SCORE: candidates */
 	__le16 val_format; /* DECODE, REDUCE: format of the input values */
 	__le16 workers;    /* REDUCE: input vectors; DECODE: mean over this many (0, 1: sum) */
 	__le64 src;

@@ -56,7 +56,8 @@ struct quire_frame_hdr {
 	__le32 coll_seq; /* the collective's number within the communicator, from 1 */
 	__le32 offset;   /* first unit (element, or block for exponents) of the payload */
 	__le32 len;      /* payload bytes */
-	__le32 link_seq; /* this sender's frame count to this receiver in the communicator, from 1 */
+	__le32
+	    link_seq; /* this sender's frame count to this receiver in the communicator, from 1 */
 	__le32 crc32;
 };
 
@@ -76,8 +77,8 @@ enum quire_link_kind {
 	QUIRE_LINK_NACK = 3, /* frame seq is missing or was damaged: send again from it */
 };
 struct quire_link_hdr {
-	__u8 version;  /* QUIRE_LINK_VERSION */
-	__u8 kind;     /* enum quire_link_kind */
+	__u8 version;   /* QUIRE_LINK_VERSION */
+	__u8 kind;      /* enum quire_link_kind */
 	__le16 src;     /* address of the port that sends this header */
 	__le32 session; /* the sender's numbering of the link: new when it starts over at 1 */
 	__le32 seq;

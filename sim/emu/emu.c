@@ -28,6 +28,7 @@
 #include "quire/regs.h"
 #include "quire/static_assert.h"
 #include "quire/status.h"
+#include "sim/le.h"
 
 /* Where this card puts its BAR blocks (consumers find them by walking the chain). */
 enum {
@@ -370,11 +371,8 @@ static void qe_fetch(struct emu *e)
 	uint64_t at = q->cmd_base + (uint64_t)(cons & qe_mask(q->cmd_log2)) * QUIRE_CMD_BYTES;
 	const uint8_t *h = host_span(e, q->epoch, at, QUIRE_CMD_BYTES, &q->desc_status);
 	if (h) /* the descriptor is little-endian, the DESC registers hold values */
-		for (uint32_t i = 0; i < QUIRE_CMD_WORDS; i++) {
-			__le32 w;
-			memcpy(&w, h + 4 * i, 4);
-			q->desc[i] = quire_le32_to_cpu(w);
-		}
+		for (uint32_t i = 0; i < QUIRE_CMD_WORDS; i++)
+			q->desc[i] = quire_ld32(h + 4 * i);
 	else
 		memset(q->desc, 0, sizeof(q->desc));
 	q->desc_nonzero = 0;
@@ -409,12 +407,9 @@ static void qe_post(struct emu *e, uint32_t index)
 	uint8_t *h = host_span(e, q->epoch, at, QUIRE_CPL_BYTES, &q->cpl_status);
 	if (h) {
 		/* The record is little-endian; its phase word goes last. */
-		__le32 w[QUIRE_CPL_WORDS];
 		for (uint32_t i = 0; i < QUIRE_CPL_W_FLAGS; i++)
-			w[i] = quire_cpu_to_le32(q->cpl[i]);
-		w[QUIRE_CPL_W_FLAGS] = quire_cpu_to_le32(((index >> (q->cpl_log2 & 31)) & 1) ^ 1);
-		memcpy(h, w, 4 * QUIRE_CPL_W_FLAGS);
-		memcpy(h + 4 * QUIRE_CPL_W_FLAGS, &w[QUIRE_CPL_W_FLAGS], 4);
+			quire_st32(h + 4 * i, q->cpl[i]);
+		quire_st32(h + 4 * QUIRE_CPL_W_FLAGS, ((index >> (q->cpl_log2 & 31)) & 1) ^ 1);
 	}
 	q->cpl_state = QUIRE_QE_DONE;
 }
