@@ -161,10 +161,10 @@ static int resolve_and_check(struct quire_device *qdev, struct drm_file *file,
 			return ret;
 		addr[i] = dma;
 	}
-	job->cmd.src = addr[QUIRE_DRM_BUF_SRC];
-	job->cmd.dst = addr[QUIRE_DRM_BUF_DST];
-	job->cmd.exp = addr[QUIRE_DRM_BUF_EXP];
-	job->cmd.aux = addr[QUIRE_DRM_BUF_AUX];
+	job->cmd.src = cpu_to_le64(addr[QUIRE_DRM_BUF_SRC]);
+	job->cmd.dst = cpu_to_le64(addr[QUIRE_DRM_BUF_DST]);
+	job->cmd.exp = cpu_to_le64(addr[QUIRE_DRM_BUF_EXP]);
+	job->cmd.aux = cpu_to_le64(addr[QUIRE_DRM_BUF_AUX]);
 
 	st = quire_fw_validate(&job->cmd, detail);
 	if (st != QUIRE_OK)
@@ -225,11 +225,12 @@ static int quire_ioctl_submit(struct drm_device *drm, void *data, struct drm_fil
 	job->want_fence = syncobj;
 	job->cmd.opcode = args->opcode;
 	job->cmd.flags = args->flags;
-	job->cmd.format = args->format;
-	job->cmd.count = args->count;
-	job->cmd.val_format = args->val_format;
-	job->cmd.workers = args->workers;
-	job->cmd.stride = args->stride;
+	/* The uAPI is host-endian; the descriptor the card reads is little-endian. */
+	job->cmd.format = cpu_to_le16(args->format);
+	job->cmd.count = cpu_to_le32(args->count);
+	job->cmd.val_format = cpu_to_le16(args->val_format);
+	job->cmd.workers = cpu_to_le16(args->workers);
+	job->cmd.stride = cpu_to_le64(args->stride);
 
 	/* The model's width must not change between an MLP check and its post. */
 	if (mlp)

@@ -38,7 +38,7 @@ void quire_mlp_forget(struct quire_device *qdev)
 int quire_mlp_snapshot(struct quire_device *qdev, struct quire_job *job, u64 offset)
 {
 	struct device *dev = &qdev->pdev->dev;
-	u32 bytes = job->cmd.count;
+	u32 bytes = le32_to_cpu(job->cmd.count);
 	u8 *image;
 	int ret;
 
@@ -53,7 +53,7 @@ int quire_mlp_snapshot(struct quire_device *qdev, struct quire_job *job, u64 off
 	job->model = image;
 	job->model_bytes = bytes;
 	job->model_width0 = image[QUIRE_MLP_HDR_WIDTH] | image[QUIRE_MLP_HDR_WIDTH + 1] << 8;
-	job->cmd.src = job->model_dma;
+	job->cmd.src = cpu_to_le64(job->model_dma);
 	return 0;
 }
 

@@ -93,16 +93,17 @@ void quire_ring_reap(struct quire_device *qdev)
 		if (qdev->dead)
 			break; /* removed: the rings and registers are gone */
 		c = &qdev->cpls[qdev->cpl_cons & mask];
-		if ((READ_ONCE(c->flags) & QUIRE_CPL_F_PHASE) != qdev->cpl_phase)
+		if ((le32_to_cpu(READ_ONCE(c->flags)) & QUIRE_CPL_F_PHASE) != qdev->cpl_phase)
 			break;
 		dma_rmb(); /* the record's other words were written before its phase */
 		job = qdev->inflight[qdev->cpl_cons & mask];
 		qdev->inflight[qdev->cpl_cons & mask] = NULL;
-		status = c->status;
+		status = le16_to_cpu(c->status);
 		if (job && c->seq != job->cmd.seq && status == QUIRE_OK)
 			status = QUIRE_ERR_INTERNAL; /* not the record of this descriptor */
 		if (job) {
-			set_done(job, status, c->result, c->cycles, c->detail);
+			set_done(job, status, le32_to_cpu(c->result), le32_to_cpu(c->cycles),
+				 le32_to_cpu(c->detail));
 			list_add_tail(&job->done_link, &done);
 			qdev->in_flight--;
 		}
@@ -242,7 +243,7 @@ static const struct dma_fence_ops quire_fence_ops = {
 static void name_job(struct quire_device *qdev, struct quire_job *job, struct dma_fence *fence)
 {
 	job->seqno = ++qdev->next_seqno;
-	job->cmd.seq = lower_32_bits(job->seqno);
+	job->cmd.seq = cpu_to_le32(lower_32_bits(job->seqno));
 	if (fence) {
 		dma_fence_init(fence, &quire_fence_ops, &qdev->fence_lock, qdev->fence_context,
 			       job->seqno);

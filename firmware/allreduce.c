@@ -105,17 +105,23 @@ static int local(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 	struct quire_fw *fw = p->fw;
 	const struct quire_cmd *d = p->d;
 	int ef = d->flags & QUIRE_CMD_F_EF;
-	if (d->format == QUIRE_FMT_FP32 || d->format == QUIRE_FMT_INT32)
-		return fw_dma(fw, d->src + 4ull * off, at, 4 * len, QUIRE_DMA_TO_CARD);
-	int st = fw_dma(fw, d->src + 4ull * off, FW_COLL_X, 4 * len, QUIRE_DMA_TO_CARD);
+	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_FP32 ||
+	    quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32)
+		return fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, at, 4 * len,
+			      QUIRE_DMA_TO_CARD);
+	int st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, FW_COLL_X, 4 * len,
+			QUIRE_DMA_TO_CARD);
 	if (!st && ef)
-		st = fw_dma(fw, d->aux + 4ull * off, FW_COLL_R, 4 * len, QUIRE_DMA_TO_CARD);
+		st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * off, FW_COLL_R, 4 * len,
+			    QUIRE_DMA_TO_CARD);
 	if (!st)
-		st = quant(fw, QUIRE_QUANT_OP_ENCODE, d->format, 0, ef ? QUIRE_QUANT_F_EF : 0, len,
-			   0, FW_COLL_X, FW_COLL_R, FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, 0);
+		st = quant(fw, QUIRE_QUANT_OP_ENCODE, quire_le16_to_cpu(d->format), 0,
+			   ef ? QUIRE_QUANT_F_EF : 0, len, 0, FW_COLL_X, FW_COLL_R,
+			   FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, 0);
 	/* Each element is encoded once per all-reduce, so its new residual is final here. */
 	if (!st && ef)
-		st = fw_dma(fw, d->exp + 4ull * off, FW_COLL_R, 4 * len, QUIRE_DMA_TO_HOST);
+		st = fw_dma(fw, quire_le64_to_cpu(d->exp) + 4ull * off, FW_COLL_R, 4 * len,
+			    QUIRE_DMA_TO_HOST);
 	return st;
 }
 
@@ -184,12 +190,15 @@ static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint
 		return QUIRE_OK;
 	if (p->exps)
 		return reduce(fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, at, NONE, FW_COLL_EXP + off);
-	uint64_t out = d->dst + 4ull * (off - p->out0);
-	if (d->format == QUIRE_FMT_INT32 || (d->format == QUIRE_FMT_FP32 && !p->mean_w))
+	uint64_t out = quire_le64_to_cpu(d->dst) + 4ull * (off - p->out0);
+	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32 ||
+	    (quire_le16_to_cpu(d->format) == QUIRE_FMT_FP32 && !p->mean_w))
 		return fw_dma(fw, out, at, 4 * len, QUIRE_DMA_TO_HOST);
-	int bfp = d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16;
-	int st = quant(fw, QUIRE_QUANT_OP_DECODE, d->format, p->fin, 0, len, p->mean_w, 0, 0,
-		       bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, FW_COLL_Y);
+	int bfp = quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP8 ||
+		  quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP16;
+	int st =
+	    quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->fin, 0, len,
+		  p->mean_w, 0, 0, bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, FW_COLL_Y);
 	return st ? st : fw_dma(fw, out, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
 }
 
@@ -280,13 +289,15 @@ static int ring(struct pass *p)
 static int exponents(struct quire_fw *fw, const struct quire_cmd *d)
 {
 	int ef = d->flags & QUIRE_CMD_F_EF;
-	for (uint32_t i = 0; i < d->count; i += FW_CHUNK_ELEMS) {
-		uint32_t len = min_u32(FW_CHUNK_ELEMS, d->count - i);
-		int st = fw_dma(fw, d->src + 4ull * i, FW_BUF_A, 4 * len, QUIRE_DMA_TO_CARD);
+	for (uint32_t i = 0; i < quire_le32_to_cpu(d->count); i += FW_CHUNK_ELEMS) {
+		uint32_t len = min_u32(FW_CHUNK_ELEMS, quire_le32_to_cpu(d->count) - i);
+		int st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * i, FW_BUF_A, 4 * len,
+				QUIRE_DMA_TO_CARD);
 		if (!st && ef)
-			st = fw_dma(fw, d->aux + 4ull * i, FW_BUF_B, 4 * len, QUIRE_DMA_TO_CARD);
+			st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * i, FW_BUF_B, 4 * len,
+				    QUIRE_DMA_TO_CARD);
 		if (!st)
-			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, d->format, 0,
+			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, quire_le16_to_cpu(d->format), 0,
 				   ef ? QUIRE_QUANT_F_EF : 0, len, 0, FW_BUF_A, FW_BUF_B,
 				   FW_COLL_EXP + i / QUIRE_BFP_BLOCK, 0, 0);
 		if (st)
@@ -298,30 +309,36 @@ static int exponents(struct quire_fw *fw, const struct quire_cmd *d)
 int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
 	int st;
-	struct quire_fw_comm *c = fw_comm_get(fw, d->workers, &st, detail);
+	struct quire_fw_comm *c = fw_comm_get(fw, quire_le16_to_cpu(d->workers), &st, detail);
 	if (!c)
 		return st;
 	uint32_t w = c->size;
-	struct pass p = {
-	    .fw = fw, .c = c, .d = d, .n = d->count, .mean_w = d->flags & QUIRE_CMD_F_MEAN ? w : 0};
+	struct pass p = {.fw = fw,
+			 .c = c,
+			 .d = d,
+			 .n = quire_le32_to_cpu(d->count),
+			 .mean_w = d->flags & QUIRE_CMD_F_MEAN ? w : 0};
 	if (d->opcode == QUIRE_OPC_REDUCE_SCATTER) {
 		uint32_t len;
 		p.scatter = 1;
 		segment(&p, c->rank, &p.out0, &len);
-		if (len != d->stride) { /* the host's idea of this member's segment differs */
+		if (len != quire_le64_to_cpu(
+			       d->stride)) { /* the host's idea of this member's segment differs */
 			*detail = QUIRE_DETAIL_STRIDE;
 			return fw_comm_end(fw, c, QUIRE_ERR_SIZE, detail);
 		}
 	}
-	p.val = QUIRE_RING_VAL(d->format); /* FP16 and FP32 travel as themselves */
-	p.part = QUIRE_RING_PART(d->format, w);
-	p.fin = QUIRE_RING_FIN(d->format, w);
+	p.val =
+	    QUIRE_RING_VAL(quire_le16_to_cpu(d->format)); /* FP16 and FP32 travel as themselves */
+	p.part = QUIRE_RING_PART(quire_le16_to_cpu(d->format), w);
+	p.fin = QUIRE_RING_FIN(quire_le16_to_cpu(d->format), w);
 	/* As many elements per frame as the wider of the two wire formats allows. */
 	uint32_t wide = quire_fw_format_bytes(p.part) > quire_fw_format_bytes(p.fin)
 			    ? quire_fw_format_bytes(p.part)
 			    : quire_fw_format_bytes(p.fin);
 	p.chunk = QUIRE_FRAME_MAX_PAYLOAD / wide;
-	if (d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16) {
+	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP8 ||
+	    quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP16) {
 		struct pass e = p;
 		e.exps = 1;
 		e.scatter = 0; /* every member encodes every segment: all need every exponent */
@@ -342,7 +359,7 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 int fw_barrier(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
 	int st;
-	struct quire_fw_comm *c = fw_comm_get(fw, d->workers, &st, detail);
+	struct quire_fw_comm *c = fw_comm_get(fw, quire_le16_to_cpu(d->workers), &st, detail);
 	if (!c)
 		return st;
 	/* An exponent pass over nothing: one empty frame per step, W-1 there and W-1 back, so

@@ -227,18 +227,19 @@ static __attribute__((noinline)) void unpack(struct quire_fw *fw, uint32_t desc,
 		w[i] = hal_read32(fw, desc + 4 * i);
 	cmd->opcode = (uint8_t)w[QUIRE_CMD_W_OPCODE];
 	cmd->flags = (uint8_t)(w[QUIRE_CMD_W_OPCODE] >> 8);
-	cmd->format = (uint16_t)(w[QUIRE_CMD_W_OPCODE] >> 16);
-	cmd->seq = w[QUIRE_CMD_W_SEQ];
-	cmd->count = w[QUIRE_CMD_W_COUNT];
-	cmd->val_format = (uint16_t)w[QUIRE_CMD_W_FORMATS];
-	cmd->workers = (uint16_t)(w[QUIRE_CMD_W_FORMATS] >> 16);
-	cmd->src = word64(w, QUIRE_CMD_W_SRC);
-	cmd->dst = word64(w, QUIRE_CMD_W_DST);
-	cmd->exp = word64(w, QUIRE_CMD_W_EXP);
-	cmd->aux = word64(w, QUIRE_CMD_W_AUX);
-	cmd->stride = word64(w, QUIRE_CMD_W_STRIDE);
-	cmd->reserved[0] = w[QUIRE_CMD_W_RESERVED];
-	cmd->reserved[1] = w[QUIRE_CMD_W_RESERVED + 1];
+	/* The words are values; struct quire_cmd keeps the descriptor's byte order. */
+	cmd->format = quire_cpu_to_le16(w[QUIRE_CMD_W_OPCODE] >> 16);
+	cmd->seq = quire_cpu_to_le32(w[QUIRE_CMD_W_SEQ]);
+	cmd->count = quire_cpu_to_le32(w[QUIRE_CMD_W_COUNT]);
+	cmd->val_format = quire_cpu_to_le16(w[QUIRE_CMD_W_FORMATS]);
+	cmd->workers = quire_cpu_to_le16(w[QUIRE_CMD_W_FORMATS] >> 16);
+	cmd->src = quire_cpu_to_le64(word64(w, QUIRE_CMD_W_SRC));
+	cmd->dst = quire_cpu_to_le64(word64(w, QUIRE_CMD_W_DST));
+	cmd->exp = quire_cpu_to_le64(word64(w, QUIRE_CMD_W_EXP));
+	cmd->aux = quire_cpu_to_le64(word64(w, QUIRE_CMD_W_AUX));
+	cmd->stride = quire_cpu_to_le64(word64(w, QUIRE_CMD_W_STRIDE));
+	cmd->reserved[0] = quire_cpu_to_le32(w[QUIRE_CMD_W_RESERVED]);
+	cmd->reserved[1] = quire_cpu_to_le32(w[QUIRE_CMD_W_RESERVED + 1]);
 }
 
 /* Where a fetched descriptor's words are (card memory, or the queue engine's DESC), its
@@ -291,7 +292,7 @@ static int fetch(struct quire_fw *fw, struct quire_cmd *cmd, struct fetched *f, 
 	}
 	uint32_t w0 = hal_read32(fw, desc + 4 * QUIRE_CMD_W_OPCODE);
 	cmd->opcode = (uint8_t)w0;
-	cmd->seq = hal_read32(fw, desc + 4 * QUIRE_CMD_W_SEQ);
+	cmd->seq = quire_cpu_to_le32(hal_read32(fw, desc + 4 * QUIRE_CMD_W_SEQ));
 	const uint32_t others = ~(1u << QUIRE_CMD_W_OPCODE | 1u << QUIRE_CMD_W_SEQ);
 	*plain_nop = w0 == QUIRE_OPC_NOP && (nonzero & others) == 0;
 	f->desc = desc;
@@ -365,7 +366,7 @@ static int serve(struct quire_fw *fw, int wait)
 			else if (status == QUIRE_OK)
 				status = run(fw, &f, &cmd, &result, &detail);
 			hal_bar_write(fw, fw->bar.cmdq, QUIRE_Q_CONSUMER, ++fw->cmd_cons);
-			if (post(fw, cmd.seq, status, cmd.opcode, result,
+			if (post(fw, quire_le32_to_cpu(cmd.seq), status, cmd.opcode, result,
 				 hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_CYCLES_LO) - t0,
 				 detail) == 0) {
 				served++;

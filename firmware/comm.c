@@ -27,7 +27,8 @@ static struct quire_fw_comm *find(struct quire_fw *fw, uint32_t id)
 int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
 	*detail = QUIRE_DETAIL_SRC;
-	int st = fw_dma(fw, d->src, FW_COMM_DESC, d->count, QUIRE_DMA_TO_CARD);
+	int st = fw_dma(fw, quire_le64_to_cpu(d->src), FW_COMM_DESC, quire_le32_to_cpu(d->count),
+			QUIRE_DMA_TO_CARD);
 	if (st != QUIRE_OK)
 		return st;
 	uint32_t w0 = hal_mem_read32(fw, FW_COMM_DESC), w1 = hal_mem_read32(fw, FW_COMM_DESC + 4);
@@ -36,7 +37,8 @@ int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	for (uint32_t i = 12; i < 32; i += 4)
 		reserved |= hal_mem_read32(fw, FW_COMM_DESC + i);
 	if (id == 0 || reserved || size == 0 || size > QUIRE_CMD_MAX_WORKERS || rank >= size ||
-	    d->count != QUIRE_COMM_DESC_BYTES(size) || timeout > QUIRE_COMM_TIMEOUT_MAX_MS)
+	    quire_le32_to_cpu(d->count) != QUIRE_COMM_DESC_BYTES(size) ||
+	    timeout > QUIRE_COMM_TIMEOUT_MAX_MS)
 		return QUIRE_ERR_INVALID;
 	if (size > 1 && !fw->net_up) {
 		*detail = QUIRE_DETAIL_NET;
@@ -86,7 +88,7 @@ void fw_comm_reset(struct quire_fw *fw)
 
 int fw_comm_free(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	struct quire_fw_comm *c = find(fw, d->workers);
+	struct quire_fw_comm *c = find(fw, quire_le16_to_cpu(d->workers));
 	if (!c) {
 		*detail = QUIRE_DETAIL_COMM;
 		return QUIRE_ERR_INVALID;

@@ -15,14 +15,14 @@
 
 static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct quire_cmd *d)
 {
-	uint32_t w = c->size, r = c->rank, b = d->count;
+	uint32_t w = c->size, r = c->rank, b = quire_le32_to_cpu(d->count);
 	int st = QUIRE_OK;
 	FW_FOR_CHUNKS(0, b, CHUNK, off, len) /* this member's bytes: to its own slot, and on */
 	{
-		st = fw_dma(fw, d->src + off, TXP, len, QUIRE_DMA_TO_CARD);
+		st = fw_dma(fw, quire_le64_to_cpu(d->src) + off, TXP, len, QUIRE_DMA_TO_CARD);
 		if (!st)
-			st =
-			    fw_dma(fw, d->dst + (uint64_t)r * b + off, TXP, len, QUIRE_DMA_TO_HOST);
+			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + (uint64_t)r * b + off, TXP, len,
+				    QUIRE_DMA_TO_HOST);
 		if (!st && w > 1)
 			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, 0), 0, off,
 					 len);
@@ -30,7 +30,7 @@ static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct qui
 			return st;
 	}
 	for (uint32_t s = 0; s + 1 < w; s++) { /* step s brings member r-1-s's bytes */
-		uint64_t slot = d->dst + (uint64_t)((r + w - 1 - s) % w) * b;
+		uint64_t slot = quire_le64_to_cpu(d->dst) + (uint64_t)((r + w - 1 - s) % w) * b;
 		FW_FOR_CHUNKS(0, b, CHUNK, off, len)
 		{
 			uint32_t fl;
@@ -50,19 +50,22 @@ static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct qui
 
 static int bcast(struct quire_fw *fw, struct quire_fw_comm *c, const struct quire_cmd *d)
 {
-	uint32_t w = c->size, hop = (c->rank + w - (uint32_t)d->stride) % w, b = d->count;
+	uint32_t w = c->size, hop = (c->rank + w - (uint32_t)quire_le64_to_cpu(d->stride)) % w,
+		 b = quire_le32_to_cpu(d->count);
 	int st = QUIRE_OK;
 	FW_FOR_CHUNKS(0, b, CHUNK, off,
 		      len) /* hop h receives at step h-1 and passes on at step h */
 	{
 		uint32_t fl;
 		if (hop == 0)
-			st = fw_dma(fw, d->dst + off, TXP, len, QUIRE_DMA_TO_CARD);
+			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + off, TXP, len,
+				    QUIRE_DMA_TO_CARD);
 		else
 			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_BCAST, hop - 1), off,
 					 len, TXP, &fl);
 		if (!st && hop > 0)
-			st = fw_dma(fw, d->dst + off, TXP, len, QUIRE_DMA_TO_HOST);
+			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + off, TXP, len,
+				    QUIRE_DMA_TO_HOST);
 		if (!st && hop + 1 < w)
 			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_BCAST, hop), 0, off,
 					 len);
@@ -75,10 +78,10 @@ static int bcast(struct quire_fw *fw, struct quire_fw_comm *c, const struct quir
 int fw_allgather(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
 	int st;
-	struct quire_fw_comm *c = fw_comm_get(fw, d->workers, &st, detail);
+	struct quire_fw_comm *c = fw_comm_get(fw, quire_le16_to_cpu(d->workers), &st, detail);
 	if (!c)
 		return st;
-	if (d->stride != (uint64_t)d->count * c->size) {
+	if (quire_le64_to_cpu(d->stride) != (uint64_t)quire_le32_to_cpu(d->count) * c->size) {
 		*detail = QUIRE_DETAIL_STRIDE; /* dst must hold every member's bytes */
 		return fw_comm_end(fw, c, QUIRE_ERR_SIZE, detail);
 	}
@@ -88,10 +91,10 @@ int fw_allgather(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 int fw_broadcast(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
 	int st;
-	struct quire_fw_comm *c = fw_comm_get(fw, d->workers, &st, detail);
+	struct quire_fw_comm *c = fw_comm_get(fw, quire_le16_to_cpu(d->workers), &st, detail);
 	if (!c)
 		return st;
-	if (d->stride >= c->size) {
+	if (quire_le64_to_cpu(d->stride) >= c->size) {
 		*detail = QUIRE_DETAIL_STRIDE; /* no such root */
 		return fw_comm_end(fw, c, QUIRE_ERR_RANGE, detail);
 	}

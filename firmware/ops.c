@@ -37,7 +37,8 @@ static int in_window(struct quire_fw *fw, uint64_t addr, uint64_t bytes)
 /* Every host buffer of the descriptor inside the window, before anything moves. */
 static int check_windows(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	const uint64_t addr[4] = {d->src, d->dst, d->exp, d->aux};
+	const uint64_t addr[4] = {quire_le64_to_cpu(d->src), quire_le64_to_cpu(d->dst),
+				  quire_le64_to_cpu(d->exp), quire_le64_to_cpu(d->aux)};
 	static const uint32_t details[4] = {QUIRE_DETAIL_SRC, QUIRE_DETAIL_DST, QUIRE_DETAIL_EXP,
 					    QUIRE_DETAIL_AUX};
 	uint64_t ext[4];
@@ -61,33 +62,39 @@ static int quant(struct quire_fw *fw, uint32_t op, uint32_t fmt, uint32_t val_fm
 
 static int op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	int bfp = d->format != QUIRE_FMT_FP16, ef = d->flags & QUIRE_CMD_F_EF;
+	int bfp = quire_le16_to_cpu(d->format) != QUIRE_FMT_FP16, ef = d->flags & QUIRE_CMD_F_EF;
 	int shared = d->flags & QUIRE_CMD_F_SHARED_EXP,
 	    exps_only = d->opcode == QUIRE_OPC_EXPONENTS;
-	uint32_t n = d->count, elem = quire_fw_format_bytes(d->format);
+	uint32_t n = quire_le32_to_cpu(d->count),
+		 elem = quire_fw_format_bytes(quire_le16_to_cpu(d->format));
 	int st = QUIRE_OK;
 	uint32_t flags = ef ? QUIRE_QUANT_F_EF : 0;
 	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
 		uint32_t len = min_u32(FW_CHUNK_ELEMS, n - i), nb = QUIRE_BFP_BLOCKS(len);
 		uint32_t b0 = i / QUIRE_BFP_BLOCK;
-		st = fw_dma(fw, d->src + 4ull * i, FW_BUF_A, 4 * len, QUIRE_DMA_TO_CARD);
+		st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * i, FW_BUF_A, 4 * len,
+			    QUIRE_DMA_TO_CARD);
 		if (!st && ef)
-			st = fw_dma(fw, d->aux + 4ull * i, FW_BUF_B, 4 * len, QUIRE_DMA_TO_CARD);
+			st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * i, FW_BUF_B, 4 * len,
+				    QUIRE_DMA_TO_CARD);
 		if (!st && bfp && shared)
-			st = fw_dma(fw, d->exp + b0, FW_BUF_E, nb, QUIRE_DMA_TO_CARD);
+			st = fw_dma(fw, quire_le64_to_cpu(d->exp) + b0, FW_BUF_E, nb,
+				    QUIRE_DMA_TO_CARD);
 		if (!st && bfp && !shared)
-			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, d->format, 0, flags, len, 0,
-				   FW_BUF_A, FW_BUF_B, FW_BUF_E, 0, 0);
+			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, quire_le16_to_cpu(d->format), 0,
+				   flags, len, 0, FW_BUF_A, FW_BUF_B, FW_BUF_E, 0, 0);
 		if (!st && !exps_only)
-			st = quant(fw, QUIRE_QUANT_OP_ENCODE, d->format, 0, flags, len, 0, FW_BUF_A,
-				   FW_BUF_B, FW_BUF_E, FW_BUF_C, 0);
+			st = quant(fw, QUIRE_QUANT_OP_ENCODE, quire_le16_to_cpu(d->format), 0,
+				   flags, len, 0, FW_BUF_A, FW_BUF_B, FW_BUF_E, FW_BUF_C, 0);
 		if (!st && !exps_only)
-			st = fw_dma(fw, d->dst + (uint64_t)i * elem, FW_BUF_C, len * elem,
+			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + (uint64_t)i * elem, FW_BUF_C,
+				    len * elem, QUIRE_DMA_TO_HOST);
+		if (!st && bfp && !shared)
+			st = fw_dma(fw, quire_le64_to_cpu(d->exp) + b0, FW_BUF_E, nb,
 				    QUIRE_DMA_TO_HOST);
-		if (!st && bfp && !shared)
-			st = fw_dma(fw, d->exp + b0, FW_BUF_E, nb, QUIRE_DMA_TO_HOST);
 		if (!st && ef && !exps_only)
-			st = fw_dma(fw, d->aux + 4ull * i, FW_BUF_B, 4 * len, QUIRE_DMA_TO_HOST);
+			st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * i, FW_BUF_B, 4 * len,
+				    QUIRE_DMA_TO_HOST);
 		if (st && !*detail)
 			*detail = QUIRE_DETAIL_ENGINE;
 	}
@@ -96,20 +103,25 @@ static int op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *d
 
 static int op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	int bfp = d->format != QUIRE_FMT_FP16;
-	uint32_t n = d->count, vb = quire_fw_format_bytes(d->val_format);
+	int bfp = quire_le16_to_cpu(d->format) != QUIRE_FMT_FP16;
+	uint32_t n = quire_le32_to_cpu(d->count),
+		 vb = quire_fw_format_bytes(quire_le16_to_cpu(d->val_format));
 	int st = QUIRE_OK;
 	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
 		uint32_t len = min_u32(FW_CHUNK_ELEMS, n - i);
-		st = fw_dma(fw, d->src + (uint64_t)i * vb, FW_BUF_A, len * vb, QUIRE_DMA_TO_CARD);
+		st = fw_dma(fw, quire_le64_to_cpu(d->src) + (uint64_t)i * vb, FW_BUF_A, len * vb,
+			    QUIRE_DMA_TO_CARD);
 		if (!st && bfp)
-			st = fw_dma(fw, d->exp + i / QUIRE_BFP_BLOCK, FW_BUF_E,
+			st = fw_dma(fw, quire_le64_to_cpu(d->exp) + i / QUIRE_BFP_BLOCK, FW_BUF_E,
 				    QUIRE_BFP_BLOCKS(len), QUIRE_DMA_TO_CARD);
 		if (!st)
-			st = quant(fw, QUIRE_QUANT_OP_DECODE, d->format, d->val_format, 0, len,
-				   d->workers, 0, 0, FW_BUF_E, FW_BUF_A, FW_BUF_C);
+			st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format),
+				   quire_le16_to_cpu(d->val_format), 0, len,
+				   quire_le16_to_cpu(d->workers), 0, 0, FW_BUF_E, FW_BUF_A,
+				   FW_BUF_C);
 		if (!st)
-			st = fw_dma(fw, d->dst + 4ull * i, FW_BUF_C, 4 * len, QUIRE_DMA_TO_HOST);
+			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + 4ull * i, FW_BUF_C, 4 * len,
+				    QUIRE_DMA_TO_HOST);
 		if (st && !*detail)
 			*detail = QUIRE_DETAIL_ENGINE;
 	}
@@ -118,8 +130,9 @@ static int op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *d
 
 static int op_reduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	uint32_t n = d->count, w = d->workers, in_b = quire_fw_format_bytes(d->val_format);
-	uint32_t acc_b = quire_fw_format_bytes(d->format);
+	uint32_t n = quire_le32_to_cpu(d->count), w = quire_le16_to_cpu(d->workers),
+		 in_b = quire_fw_format_bytes(quire_le16_to_cpu(d->val_format));
+	uint32_t acc_b = quire_fw_format_bytes(quire_le16_to_cpu(d->format));
 	int st = QUIRE_OK, overflow = 0;
 	/* All W inputs of a chunk side by side in card memory. */
 	uint32_t chunk =
@@ -127,12 +140,14 @@ static int op_reduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *d
 	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += chunk) {
 		uint32_t len = min_u32(chunk, n - i);
 		for (uint32_t k = 0; k < w && !st; k++)
-			st = fw_dma(fw, d->src + d->stride * k + (uint64_t)i * in_b,
+			st = fw_dma(fw,
+				    quire_le64_to_cpu(d->src) + quire_le64_to_cpu(d->stride) * k +
+					(uint64_t)i * in_b,
 				    FW_REDUCE_IN + k * chunk * in_b, len * in_b, QUIRE_DMA_TO_CARD);
 		if (!st) {
 			uint32_t a[QUIRE_REDUCE_ARGS] = {QUIRE_REDUCE_OP_SUM,
-							 d->val_format,
-							 d->format,
+							 quire_le16_to_cpu(d->val_format),
+							 quire_le16_to_cpu(d->format),
 							 w,
 							 len,
 							 chunk,
@@ -148,8 +163,8 @@ static int op_reduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *d
 			}
 		}
 		if (!st)
-			st = fw_dma(fw, d->dst + (uint64_t)i * acc_b, FW_BUF_C, len * acc_b,
-				    QUIRE_DMA_TO_HOST);
+			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + (uint64_t)i * acc_b, FW_BUF_C,
+				    len * acc_b, QUIRE_DMA_TO_HOST);
 		if (st && !*detail)
 			*detail = QUIRE_DETAIL_ENGINE;
 	}
@@ -172,9 +187,10 @@ static int op_mlp_load(struct quire_fw *fw, const struct quire_cmd *d, uint32_t 
 	if (st)
 		return st;
 	fw->mlp_width0 = 0; /* a failed load leaves no model behind */
-	st = fw_dma(fw, d->src, FW_MODEL, d->count, QUIRE_DMA_TO_CARD);
+	st = fw_dma(fw, quire_le64_to_cpu(d->src), FW_MODEL, quire_le32_to_cpu(d->count),
+		    QUIRE_DMA_TO_CARD);
 	if (!st)
-		st = mlp(fw, QUIRE_MLP_OP_LOAD, d->count, 0);
+		st = mlp(fw, QUIRE_MLP_OP_LOAD, quire_le32_to_cpu(d->count), 0);
 	if (st) {
 		*detail = QUIRE_DETAIL_ENGINE;
 		return st;
@@ -270,7 +286,8 @@ static int op_info(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *res
 	for (uint32_t i = 0; i < 16; i++)
 		hal_mem_write32(fw, FW_INFO + 4 * i, words[i]);
 	*result = sizeof(struct quire_card_info);
-	return fw_dma(fw, d->dst, FW_INFO, sizeof(struct quire_card_info), QUIRE_DMA_TO_HOST);
+	return fw_dma(fw, quire_le64_to_cpu(d->dst), FW_INFO, sizeof(struct quire_card_info),
+		      QUIRE_DMA_TO_HOST);
 }
 
 /* The QUIRE_CAP_* engines an opcode runs on. A collective's sums are REDUCE's; its bfp
@@ -289,7 +306,8 @@ static uint32_t caps_needed(const struct quire_cmd *d)
 		return QUIRE_CAP_MLP;
 	case QUIRE_OPC_ALLREDUCE:
 	case QUIRE_OPC_REDUCE_SCATTER:
-		return QUIRE_CAP_REDUCE | (d->format == QUIRE_FMT_INT32 ? 0 : QUIRE_CAP_CODEC);
+		return QUIRE_CAP_REDUCE |
+		       (quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32 ? 0 : QUIRE_CAP_CODEC);
 	default:
 		return 0;
 	}
@@ -326,7 +344,9 @@ int fw_execute(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *result,
 	case QUIRE_OPC_MLP_LOAD:
 		return op_mlp_load(fw, d, detail);
 	case QUIRE_OPC_MLP_SCORE:
-		return mlp_score(fw, d->count, d->src, d->aux, d->dst, result, detail);
+		return mlp_score(fw, quire_le32_to_cpu(d->count), quire_le64_to_cpu(d->src),
+				 quire_le64_to_cpu(d->aux), quire_le64_to_cpu(d->dst), result,
+				 detail);
 	case QUIRE_OPC_COMM_INIT:
 		return fw_comm_init(fw, d, detail);
 	case QUIRE_OPC_COMM_FREE:

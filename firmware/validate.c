@@ -68,12 +68,41 @@ static int unused(struct check *c, uint64_t field, uint32_t detail)
 	return field == 0 ? 1 : fail(c, QUIRE_ERR_INVALID, detail);
 }
 
+/*
+ * A descriptor's fields in host order. The descriptor is little-endian (quire/cmd.h); the
+ * rules read this copy, taken once, so each field is converted in one place.
+ */
+struct fields {
+	uint8_t opcode, flags;
+	uint16_t format, val_format, workers;
+	uint32_t count;
+	uint64_t src, dst, exp, aux, stride;
+	uint32_t reserved[2];
+};
+
+static void unpack(struct fields *f, const struct quire_cmd *d)
+{
+	f->opcode = d->opcode;
+	f->flags = d->flags;
+	f->format = quire_le16_to_cpu(d->format);
+	f->val_format = quire_le16_to_cpu(d->val_format);
+	f->workers = quire_le16_to_cpu(d->workers);
+	f->count = quire_le32_to_cpu(d->count);
+	f->src = quire_le64_to_cpu(d->src);
+	f->dst = quire_le64_to_cpu(d->dst);
+	f->exp = quire_le64_to_cpu(d->exp);
+	f->aux = quire_le64_to_cpu(d->aux);
+	f->stride = quire_le64_to_cpu(d->stride);
+	f->reserved[0] = quire_le32_to_cpu(d->reserved[0]);
+	f->reserved[1] = quire_le32_to_cpu(d->reserved[1]);
+}
+
 static int is_codec_format(uint32_t fmt)
 {
 	return fmt == QUIRE_FMT_FP16 || fmt == QUIRE_FMT_BFP8 || fmt == QUIRE_FMT_BFP16;
 }
 
-static void check_codec(struct check *c, const struct quire_cmd *d)
+static void check_codec(struct check *c, const struct fields *d)
 {
 	uint32_t n = d->count, blocks = (n + QUIRE_BFP_BLOCK - 1) / QUIRE_BFP_BLOCK;
 	int bfp = d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16;
@@ -136,7 +165,7 @@ static void check_codec(struct check *c, const struct quire_cmd *d)
 	unused(c, d->stride, QUIRE_DETAIL_STRIDE);
 }
 
-static void check_reduce(struct check *c, const struct quire_cmd *d)
+static void check_reduce(struct check *c, const struct fields *d)
 {
 	uint32_t in_b = quire_fw_format_bytes(d->val_format),
 		 acc_b = quire_fw_format_bytes(d->format);
@@ -169,7 +198,7 @@ static void check_reduce(struct check *c, const struct quire_cmd *d)
 	unused(c, d->aux, QUIRE_DETAIL_AUX);
 }
 
-static void check_mlp(struct check *c, const struct quire_cmd *d)
+static void check_mlp(struct check *c, const struct fields *d)
 {
 	if (d->flags)
 		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
@@ -201,7 +230,7 @@ static int overlaps(uint64_t a, uint64_t b, uint64_t bytes)
 }
 
 /* ALLGATHER and BROADCAST: bytes, no arithmetic. */
-static void check_bytes(struct check *c, const struct quire_cmd *d)
+static void check_bytes(struct check *c, const struct fields *d)
 {
 	if (d->flags)
 		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
@@ -227,7 +256,7 @@ static void check_bytes(struct check *c, const struct quire_cmd *d)
 		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_SRC);
 }
 
-static void check_collective(struct check *c, const struct quire_cmd *d)
+static void check_collective(struct check *c, const struct fields *d)
 {
 	if (d->workers == 0)
 		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_WORKERS); /* communicator ids start at 1 */
@@ -281,7 +310,7 @@ static void check_collective(struct check *c, const struct quire_cmd *d)
 	}
 }
 
-static void check_comm_init(struct check *c, const struct quire_cmd *d)
+static void check_comm_init(struct check *c, const struct fields *d)
 {
 	if (d->flags)
 		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
@@ -298,9 +327,11 @@ static void check_comm_init(struct check *c, const struct quire_cmd *d)
 	unused(c, d->stride, QUIRE_DETAIL_STRIDE);
 }
 
-int quire_fw_validate(const struct quire_cmd *d, uint32_t *detail)
+int quire_fw_validate(const struct quire_cmd *cmd, uint32_t *detail)
 {
 	struct check c = {QUIRE_OK, QUIRE_DETAIL_NONE};
+	struct fields f, *d = &f;
+	unpack(&f, cmd);
 	if (d->reserved[0] || d->reserved[1])
 		fail(&c, QUIRE_ERR_INVALID, QUIRE_DETAIL_RESERVED);
 	if (d->flags & ~QUIRE_CMD_F_MASK)
@@ -346,8 +377,10 @@ int quire_fw_validate(const struct quire_cmd *d, uint32_t *detail)
 	return c.status;
 }
 
-void quire_cmd_extents(const struct quire_cmd *d, uint32_t mlp_width0, uint64_t ext[4])
+void quire_cmd_extents(const struct quire_cmd *cmd, uint32_t mlp_width0, uint64_t ext[4])
 {
+	struct fields f, *d = &f;
+	unpack(&f, cmd);
 	uint64_t n = d->count, blocks = (n + QUIRE_BFP_BLOCK - 1) / QUIRE_BFP_BLOCK;
 	int bfp = d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16;
 	int ef = d->flags & QUIRE_CMD_F_EF;

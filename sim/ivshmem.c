@@ -35,10 +35,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sim/ivshmem.h"
+#include "quire/cmd.h" /* the byte order conversions */
 #include "quire/ivshmem.h"
 #include "quire/regs.h"
 #include "quire/status.h"
+#include "sim/ivshmem.h"
 
 #define REFRESH_MS          5
 #define PROTOCOL_VERSION    0      /* ivshmem-spec.rst: the only one */
@@ -59,9 +60,21 @@ struct ivsh {
 	const struct quire_ivshmem_config *cfg;
 };
 
+/* The window and the write ring hold little-endian words, as the guest's ioread32 and
+ * iowrite32 see them; these two convert, whatever this host's order. */
+static uint32_t shm_load(const uint8_t *p, int order)
+{
+	return quire_le32_to_cpu((quire_force __le32)__atomic_load_n((const uint32_t *)p, order));
+}
+
+static void shm_store(uint8_t *p, uint32_t val, int order)
+{
+	__atomic_store_n((uint32_t *)p, (quire_force uint32_t)quire_cpu_to_le32(val), order);
+}
+
 static void put32(struct ivsh *v, uint32_t off, uint32_t val)
 {
-	__atomic_store_n((uint32_t *)(v->shm + off), val, __ATOMIC_RELAXED);
+	shm_store(v->shm + off, val, __ATOMIC_RELAXED);
 }
 
 /*
@@ -90,11 +103,11 @@ static void refresh(struct ivsh *v)
 static void drain(struct ivsh *v)
 {
 	uint8_t *ring = v->shm + QUIRE_IVSHMEM_WRING;
-	uint32_t *prod_p = (uint32_t *)(ring + QUIRE_IVSHMEM_WRING_PRODUCER);
-	uint32_t *cons_p = (uint32_t *)(ring + QUIRE_IVSHMEM_WRING_CONSUMER);
+	uint8_t *prod_p = ring + QUIRE_IVSHMEM_WRING_PRODUCER;
+	uint8_t *cons_p = ring + QUIRE_IVSHMEM_WRING_CONSUMER;
 	/* Pairs with the guest's barrier between an entry and the index: the entries are there. */
-	uint32_t prod = __atomic_load_n(prod_p, __ATOMIC_ACQUIRE);
-	uint32_t cons = __atomic_load_n(cons_p, __ATOMIC_RELAXED);
+	uint32_t prod = shm_load(prod_p, __ATOMIC_ACQUIRE);
+	uint32_t cons = shm_load(cons_p, __ATOMIC_RELAXED);
 	if (prod == cons)
 		return;
 	if (prod - cons > QUIRE_IVSHMEM_WRING_ENTRIES) {
@@ -108,16 +121,14 @@ static void drain(struct ivsh *v)
 			const uint8_t *e = ring + QUIRE_IVSHMEM_WRING_ENTRY0 +
 					   (cons & (QUIRE_IVSHMEM_WRING_ENTRIES - 1)) *
 					       QUIRE_IVSHMEM_WRING_ENTRY_BYTES;
-			uint32_t off = __atomic_load_n(
-			    (const uint32_t *)(e + QUIRE_IVSHMEM_WRING_OFFSET), __ATOMIC_RELAXED);
-			uint32_t val = __atomic_load_n(
-			    (const uint32_t *)(e + QUIRE_IVSHMEM_WRING_VALUE), __ATOMIC_RELAXED);
+			uint32_t off = shm_load(e + QUIRE_IVSHMEM_WRING_OFFSET, __ATOMIC_RELAXED);
+			uint32_t val = shm_load(e + QUIRE_IVSHMEM_WRING_VALUE, __ATOMIC_RELAXED);
 			v->dev->ops->mmio_write(v->dev, off, val);
 		}
 	}
 	refresh(v);
 	/* The register copy above is visible before the guest sees its writes taken. */
-	__atomic_store_n(cons_p, prod, __ATOMIC_RELEASE);
+	shm_store(cons_p, prod, __ATOMIC_RELEASE);
 }
 
 /* From the card's firmware thread: wake ours, which raises the MSI-X. */

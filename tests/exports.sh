@@ -10,8 +10,8 @@ B=$1
 . "$(dirname "$0")/cli/report.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/quire-exports-XXXXXX")
 trap 'rm -rf "$T"' EXIT
-declared() { # declared HEADER...: the quire_ functions they declare (comments left out)
-	perl -0pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g' "$@" | tr '\n' ' ' |
+declared() { # declared HEADER...: the quire_ functions they declare (comments and macros left out)
+	perl -0pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g; s{^[ \t]*#[ \t]*define(?:[^\n]*\\\n)*[^\n]*}{}gm' "$@" | tr '\n' ' ' |
 		grep -o '[a-z_0-9 *]\bquire_[a-z0-9_]* *(' | sed 's/.*\(quire_[a-z0-9_]*\).*/\1/' | sort -u
 }
 exported() { # exported LIBRARY: the symbols it defines for others

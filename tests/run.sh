@@ -116,6 +116,8 @@ if [ $unit_only -eq 0 ]; then
 	# The documents: links, paths and the numeric contract all inside the repository.
 	run sh tests/cli/test_docs.sh
 	run sh tests/public_headers.sh "$BUILD"
+	# The card's records are little-endian: sparse over the user space that builds them.
+	run sh tests/byte_order.sh "$BUILD"
 	# The board descriptions: their generator's checks, and the sim board against quire info.
 	PYTHON="$PYTHON" run sh tests/cli/test_boards.sh "$BUILD"
 	run "$PYTHON" tests/include_rules.py

@@ -137,8 +137,9 @@ static struct quire_cpl next_cpl(struct rig *r)
 	struct quire_cpl *slot =
 	    (struct quire_cpl *)(r->host + r->cpl_ring) + (r->cons & (r->size - 1));
 	for (int i = 0; i < 5000; i++) {
-		if ((__atomic_load_n(&slot->flags, __ATOMIC_ACQUIRE) & QUIRE_CPL_F_PHASE) ==
-		    r->phase) {
+		__le32 flags = (quire_force __le32)__atomic_load_n(
+		    (const __u32 *)(const void *)&slot->flags, __ATOMIC_ACQUIRE);
+		if ((quire_le32_to_cpu(flags) & QUIRE_CPL_F_PHASE) == r->phase) {
 			struct quire_cpl c = *slot;
 			if ((++r->cons & (r->size - 1)) == 0)
 				r->phase ^= 1;
@@ -165,12 +166,12 @@ static struct quire_cmd good_encode(struct rig *r, uint32_t seq)
 	struct rng g = {seq};
 	fill_edge_gradients(&g, x, 1000, 1);
 	return (struct quire_cmd){.opcode = QUIRE_OPC_ENCODE,
-				  .format = QUIRE_FMT_BFP8,
-				  .seq = seq,
-				  .count = 1000,
-				  .src = IOVA + DATA,
-				  .dst = IOVA + DATA + 0x10000,
-				  .exp = IOVA + DATA + 0x20000};
+				  .format = quire_cpu_to_le16(QUIRE_FMT_BFP8),
+				  .seq = quire_cpu_to_le32(seq),
+				  .count = quire_cpu_to_le32(1000),
+				  .src = quire_cpu_to_le64(IOVA + DATA),
+				  .dst = quire_cpu_to_le64(IOVA + DATA + 0x10000),
+				  .exp = quire_cpu_to_le64(IOVA + DATA + 0x20000)};
 }
 
 static void check_good_encode(struct rig *r, uint32_t seq)
@@ -178,8 +179,8 @@ static void check_good_encode(struct rig *r, uint32_t seq)
 	struct quire_cmd c = good_encode(r, seq);
 	memset(r->host + DATA + 0x10000, 0x77, 0x20000);
 	struct quire_cpl done = run(r, &c);
-	assert_int_equal(done.seq, seq);
-	assert_int_equal(done.status, QUIRE_OK);
+	assert_int_equal(quire_le32_to_cpu(done.seq), seq);
+	assert_int_equal(quire_le16_to_cpu(done.status), QUIRE_OK);
 	assert_int_equal(done.opcode, QUIRE_OPC_ENCODE);
 	int8_t q[1000], e[16];
 	assert_int_equal(
@@ -201,27 +202,30 @@ static void test_engines_not_in_caps(void **state)
 	const uint64_t at = IOVA + DATA;
 	struct quire_cmd cmds[] = {
 	    {.opcode = QUIRE_OPC_REDUCE,
-	     .seq = 1,
-	     .format = QUIRE_FMT_INT32,
-	     .val_format = QUIRE_FMT_INT32,
-	     .workers = 1,
-	     .count = 64,
-	     .src = at,
-	     .dst = at + 0x10000},
-	    {.opcode = QUIRE_OPC_MLP_LOAD, .seq = 2, .count = QUIRE_MLP_HEADER_BYTES, .src = at},
+	     .seq = quire_cpu_to_le32(1),
+	     .format = quire_cpu_to_le16(QUIRE_FMT_INT32),
+	     .val_format = quire_cpu_to_le16(QUIRE_FMT_INT32),
+	     .workers = quire_cpu_to_le16(1),
+	     .count = quire_cpu_to_le32(64),
+	     .src = quire_cpu_to_le64(at),
+	     .dst = quire_cpu_to_le64(at + 0x10000)},
+	    {.opcode = QUIRE_OPC_MLP_LOAD,
+	     .seq = quire_cpu_to_le32(2),
+	     .count = quire_cpu_to_le32(QUIRE_MLP_HEADER_BYTES),
+	     .src = quire_cpu_to_le64(at)},
 	    {.opcode = QUIRE_OPC_MLP_SCORE,
-	     .seq = 3,
-	     .count = 4,
-	     .src = at,
-	     .dst = at + 0x10000,
-	     .aux = at + 0x20000},
+	     .seq = quire_cpu_to_le32(3),
+	     .count = quire_cpu_to_le32(4),
+	     .src = quire_cpu_to_le64(at),
+	     .dst = quire_cpu_to_le64(at + 0x10000),
+	     .aux = quire_cpu_to_le64(at + 0x20000)},
 	};
 	memset(r->host + DATA + 0x10000, 0x5a, 0x100);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		struct quire_cpl done = run(r, &cmds[i]);
-		assert_int_equal(done.seq, cmds[i].seq);
-		assert_int_equal(done.status, QUIRE_ERR_NOT_SUPPORTED);
-		assert_int_equal(done.detail, QUIRE_DETAIL_ENGINE);
+		assert_int_equal(quire_le32_to_cpu(done.seq), quire_le32_to_cpu(cmds[i].seq));
+		assert_int_equal(quire_le16_to_cpu(done.status), QUIRE_ERR_NOT_SUPPORTED);
+		assert_int_equal(quire_le32_to_cpu(done.detail), QUIRE_DETAIL_ENGINE);
 		assert_int_equal(done.opcode, cmds[i].opcode);
 	}
 	for (int i = 0; i < 0x100; i++)
@@ -232,19 +236,21 @@ static void test_engines_not_in_caps(void **state)
 static void test_valid_work(void **state)
 {
 	struct rig *r = *state;
-	struct quire_cmd nop = {.opcode = QUIRE_OPC_NOP, .seq = 77};
+	struct quire_cmd nop = {.opcode = QUIRE_OPC_NOP, .seq = quire_cpu_to_le32(77)};
 	struct quire_cpl c = run(r, &nop);
-	assert_int_equal(c.seq, 77);
-	assert_int_equal(c.status, QUIRE_OK);
-	struct quire_cmd info = {.opcode = QUIRE_OPC_INFO, .seq = 78, .dst = IOVA + DATA};
+	assert_int_equal(quire_le32_to_cpu(c.seq), 77);
+	assert_int_equal(quire_le16_to_cpu(c.status), QUIRE_OK);
+	struct quire_cmd info = {.opcode = QUIRE_OPC_INFO,
+				 .seq = quire_cpu_to_le32(78),
+				 .dst = quire_cpu_to_le64(IOVA + DATA)};
 	c = run(r, &info);
-	assert_int_equal(c.status, QUIRE_OK);
-	assert_int_equal(c.result, 64);
+	assert_int_equal(quire_le16_to_cpu(c.status), QUIRE_OK);
+	assert_int_equal(quire_le32_to_cpu(c.result), 64);
 	struct quire_card_info in;
 	memcpy(&in, r->host + DATA, sizeof(in));
-	assert_int_equal(in.magic, QUIRE_ID_MAGIC_VALUE);
-	assert_int_equal(in.if_version, QUIRE_INTERFACE_VERSION);
-	assert_int_equal(in.cmds_ok, 1);
+	assert_int_equal(quire_le32_to_cpu(in.magic), QUIRE_ID_MAGIC_VALUE);
+	assert_int_equal(quire_le32_to_cpu(in.if_version), QUIRE_INTERFACE_VERSION);
+	assert_int_equal(quire_le32_to_cpu(in.cmds_ok), 1);
 	check_good_encode(r, 79);
 }
 
@@ -263,34 +269,40 @@ struct bad_case {
 MUTATOR(opcode_zero, c->opcode = 0)
 MUTATOR(opcode_unknown, c->opcode = 99)
 MUTATOR(count_zero, c->count = 0)
-MUTATOR(count_huge, c->count = QUIRE_CMD_MAX_ELEMS + 1)
+MUTATOR(count_huge, c->count = quire_cpu_to_le32(QUIRE_CMD_MAX_ELEMS + 1))
 MUTATOR(format_zero, c->format = 0)
-MUTATOR(format_int8, c->format = QUIRE_FMT_INT8)
-MUTATOR(format_unknown, c->format = 99)
-MUTATOR(src_misaligned, c->src += 2)
+MUTATOR(format_int8, c->format = quire_cpu_to_le16(QUIRE_FMT_INT8))
+MUTATOR(format_unknown, c->format = quire_cpu_to_le16(99))
+MUTATOR(src_misaligned, c->src = quire_cpu_to_le64(quire_le64_to_cpu(c->src) + 2))
 MUTATOR(dst_null, c->dst = 0)
-MUTATOR(src_below_window, c->src = IOVA - 4096)
-MUTATOR(dst_past_window, c->dst = IOVA + HOST_BYTES - 100)
-MUTATOR(exp_far_away, c->exp = 0xfff0000000000000ull)
-MUTATOR(src_wraps, c->src = 0xfffffffffffffff0ull)
+MUTATOR(src_below_window, c->src = quire_cpu_to_le64(IOVA - 4096))
+MUTATOR(dst_past_window, c->dst = quire_cpu_to_le64(IOVA + HOST_BYTES - 100))
+MUTATOR(exp_far_away, c->exp = quire_cpu_to_le64(0xfff0000000000000ull))
+MUTATOR(src_wraps, c->src = quire_cpu_to_le64(0xfffffffffffffff0ull))
 MUTATOR(flags_unknown, c->flags = 0x80)
 MUTATOR(ef_without_residual, c->flags = QUIRE_CMD_F_EF)
-MUTATOR(reserved_set, c->reserved[1] = 1)
-MUTATOR(stray_stride, c->stride = 64)
-MUTATOR(stray_workers, c->workers = 2)
-MUTATOR(decode_bad_values, (c->opcode = QUIRE_OPC_DECODE, c->val_format = QUIRE_FMT_FP32))
-MUTATOR(fp16_with_exps, c->format = QUIRE_FMT_FP16)
-MUTATOR(reduce_no_workers, (c->opcode = QUIRE_OPC_REDUCE, c->format = QUIRE_FMT_INT32,
-			    c->val_format = QUIRE_FMT_INT8, c->exp = 0, c->workers = 0))
+MUTATOR(reserved_set, c->reserved[1] = quire_cpu_to_le32(1))
+MUTATOR(stray_stride, c->stride = quire_cpu_to_le64(64))
+MUTATOR(stray_workers, c->workers = quire_cpu_to_le16(2))
+MUTATOR(decode_bad_values,
+	(c->opcode = QUIRE_OPC_DECODE, c->val_format = quire_cpu_to_le16(QUIRE_FMT_FP32)))
+MUTATOR(fp16_with_exps, c->format = quire_cpu_to_le16(QUIRE_FMT_FP16))
+MUTATOR(reduce_no_workers,
+	(c->opcode = QUIRE_OPC_REDUCE, c->format = quire_cpu_to_le16(QUIRE_FMT_INT32),
+	 c->val_format = quire_cpu_to_le16(QUIRE_FMT_INT8), c->exp = 0, c->workers = 0))
 MUTATOR(reduce_overlap,
-	(c->opcode = QUIRE_OPC_REDUCE, c->format = QUIRE_FMT_INT32, c->val_format = QUIRE_FMT_INT8,
-	 c->exp = 0, c->workers = 3, c->stride = 10))
-MUTATOR(reduce_fp_into_int, (c->opcode = QUIRE_OPC_REDUCE, c->format = QUIRE_FMT_INT32,
-			     c->val_format = QUIRE_FMT_FP32, c->exp = 0, c->workers = 1))
-MUTATOR(score_without_model, (c->opcode = QUIRE_OPC_MLP_SCORE, c->format = 0, c->count = 4,
-			      c->exp = 0, c->aux = c->src + 0x30000))
-MUTATOR(load_garbage,
-	(c->opcode = QUIRE_OPC_MLP_LOAD, c->format = 0, c->count = 64, c->dst = 0, c->exp = 0))
+	(c->opcode = QUIRE_OPC_REDUCE, c->format = quire_cpu_to_le16(QUIRE_FMT_INT32),
+	 c->val_format = quire_cpu_to_le16(QUIRE_FMT_INT8), c->exp = 0,
+	 c->workers = quire_cpu_to_le16(3), c->stride = quire_cpu_to_le64(10)))
+MUTATOR(reduce_fp_into_int,
+	(c->opcode = QUIRE_OPC_REDUCE, c->format = quire_cpu_to_le16(QUIRE_FMT_INT32),
+	 c->val_format = quire_cpu_to_le16(QUIRE_FMT_FP32), c->exp = 0,
+	 c->workers = quire_cpu_to_le16(1)))
+MUTATOR(score_without_model,
+	(c->opcode = QUIRE_OPC_MLP_SCORE, c->format = 0, c->count = quire_cpu_to_le32(4),
+	 c->exp = 0, c->aux = quire_cpu_to_le64(quire_le64_to_cpu(c->src) + 0x30000)))
+MUTATOR(load_garbage, (c->opcode = QUIRE_OPC_MLP_LOAD, c->format = 0,
+		       c->count = quire_cpu_to_le32(64), c->dst = 0, c->exp = 0))
 MUTATOR(nop_with_fields, (c->opcode = QUIRE_OPC_NOP, c->dst = 0, c->exp = 0))
 
 static void test_malformed_descriptors(void **state)
@@ -330,11 +342,13 @@ static void test_malformed_descriptors(void **state)
 		cases[i].mutate(&c);
 		memset(r->host + DATA + 0x10000, 0x77, 0x40000);
 		struct quire_cpl done = run(r, &c);
-		if (done.status != cases[i].status || done.detail != cases[i].detail)
+		if (quire_le16_to_cpu(done.status) != cases[i].status ||
+		    quire_le32_to_cpu(done.detail) != cases[i].detail)
 			fail_msg("%s: status %u (%s) detail %u, expected %d detail %u",
-				 cases[i].what, done.status, quire_strerror(done.status),
-				 done.detail, cases[i].status, cases[i].detail);
-		assert_int_equal(done.seq, c.seq);
+				 cases[i].what, quire_le16_to_cpu(done.status),
+				 quire_strerror(quire_le16_to_cpu(done.status)),
+				 quire_le32_to_cpu(done.detail), cases[i].status, cases[i].detail);
+		assert_int_equal(quire_le32_to_cpu(done.seq), quire_le32_to_cpu(c.seq));
 		/* Nothing was written... */
 		for (int k = 0; k < 0x40000; k += 997)
 			assert_int_equal(r->host[DATA + 0x10000 + k], 0x77);
@@ -350,18 +364,19 @@ static void test_ring_overrun(void **state)
 	struct rig *r = *state;
 	/* size + 3 descriptors before one doorbell: the 3 oldest were overwritten. */
 	for (uint32_t i = 0; i < r->size + 3; i++)
-		put(r, &(struct quire_cmd){.opcode = QUIRE_OPC_NOP, .seq = 500 + i});
+		put(r, &(struct quire_cmd){.opcode = QUIRE_OPC_NOP,
+					   .seq = quire_cpu_to_le32(500 + i)});
 	doorbell(r);
 	for (uint32_t i = 0; i < 3; i++) {
 		struct quire_cpl c = next_cpl(r);
-		assert_int_equal(c.status, QUIRE_ERR_OVERRUN);
-		assert_int_equal(c.seq, QUIRE_SEQ_UNKNOWN);
-		assert_int_equal(c.detail, QUIRE_DETAIL_RING);
+		assert_int_equal(quire_le16_to_cpu(c.status), QUIRE_ERR_OVERRUN);
+		assert_int_equal(quire_le32_to_cpu(c.seq), QUIRE_SEQ_UNKNOWN);
+		assert_int_equal(quire_le32_to_cpu(c.detail), QUIRE_DETAIL_RING);
 	}
 	for (uint32_t i = 0; i < r->size; i++) {
 		struct quire_cpl c = next_cpl(r);
-		assert_int_equal(c.status, QUIRE_OK);
-		assert_int_equal(c.seq, 503 + i);
+		assert_int_equal(quire_le16_to_cpu(c.status), QUIRE_OK);
+		assert_int_equal(quire_le32_to_cpu(c.seq), 503 + i);
 	}
 	assert_true(rd(r, r->cmdq + QUIRE_Q_STATUS) & QUIRE_Q_STATUS_OVERRUN);
 	check_good_encode(r, 600);
@@ -386,8 +401,8 @@ static void test_bad_ring_setup(void **state)
 	r->prod = 1;
 	doorbell(r);
 	struct quire_cpl c = next_cpl(r);
-	assert_int_equal(c.status, QUIRE_ERR_RANGE);
-	assert_int_equal(c.detail, QUIRE_DETAIL_RING);
+	assert_int_equal(quire_le16_to_cpu(c.status), QUIRE_ERR_RANGE);
+	assert_int_equal(quire_le32_to_cpu(c.detail), QUIRE_DETAIL_RING);
 	rig_queues(r, 3);
 	check_good_encode(r, 700);
 	/* Reads outside the registers read as all ones; writes there go nowhere. */
@@ -407,12 +422,12 @@ static void test_engine_errors_and_inputs_kept(void **state)
 		resid[i] = 0.125f * (float)i;
 	struct quire_cmd c = good_encode(r, 800);
 	c.flags = QUIRE_CMD_F_EF;
-	c.aux = IOVA + DATA + 0x40000;
-	c.dst = IOVA + HOST_BYTES - 512;
+	c.aux = quire_cpu_to_le64(IOVA + DATA + 0x40000);
+	c.dst = quire_cpu_to_le64(IOVA + HOST_BYTES - 512);
 	uint8_t before[4000];
 	memcpy(before, x, sizeof(before));
 	struct quire_cpl done = run(r, &c);
-	assert_int_equal(done.status, QUIRE_ERR_RANGE);
+	assert_int_equal(quire_le16_to_cpu(done.status), QUIRE_ERR_RANGE);
 	assert_memory_equal(x, before, sizeof(before));
 	for (int i = 0; i < 1000; i++)
 		assert_true(resid[i] == 0.125f * (float)i);
@@ -422,23 +437,23 @@ static void test_engine_errors_and_inputs_kept(void **state)
 	memset(r->host + DATA + 0x20000, 0x80, 16); /* -128 */
 	memset(r->host + DATA + 0x10000, 0x77, 1000);
 	done = run(r, &c);
-	assert_int_equal(done.status, QUIRE_ERR_RANGE);
-	assert_int_equal(done.detail, QUIRE_DETAIL_ENGINE);
+	assert_int_equal(quire_le16_to_cpu(done.status), QUIRE_ERR_RANGE);
+	assert_int_equal(quire_le32_to_cpu(done.detail), QUIRE_DETAIL_ENGINE);
 	assert_int_equal(r->host[DATA + 0x10000], 0x77);
 	/* A reduction that overflows int16 is reported, not wrapped. */
 	int8_t *in = (int8_t *)(r->host + DATA);
 	memset(in, 127, 300 * 64);
 	c = (struct quire_cmd){.opcode = QUIRE_OPC_REDUCE,
-			       .format = QUIRE_FMT_INT16,
-			       .val_format = QUIRE_FMT_INT8,
-			       .seq = 802,
-			       .count = 64,
-			       .workers = 300,
-			       .stride = 64,
-			       .src = IOVA + DATA,
-			       .dst = IOVA + DATA + 0x10000};
+			       .format = quire_cpu_to_le16(QUIRE_FMT_INT16),
+			       .val_format = quire_cpu_to_le16(QUIRE_FMT_INT8),
+			       .seq = quire_cpu_to_le32(802),
+			       .count = quire_cpu_to_le32(64),
+			       .workers = quire_cpu_to_le16(300),
+			       .stride = quire_cpu_to_le64(64),
+			       .src = quire_cpu_to_le64(IOVA + DATA),
+			       .dst = quire_cpu_to_le64(IOVA + DATA + 0x10000)};
 	done = run(r, &c);
-	assert_int_equal(done.status, QUIRE_ERR_OVERFLOW);
+	assert_int_equal(quire_le16_to_cpu(done.status), QUIRE_ERR_OVERFLOW);
 	assert_int_equal(*(int16_t *)(r->host + DATA + 0x10000), INT16_MAX);
 	check_good_encode(r, 803);
 }
@@ -448,13 +463,13 @@ static int comm_init(struct rig *r, uint16_t id, uint32_t seq)
 {
 	struct quire_comm_desc *d = (struct quire_comm_desc *)(r->host + DATA);
 	memset(d, 0, QUIRE_COMM_DESC_BYTES(1));
-	d->comm = id;
-	d->size = 1;
+	d->comm = quire_cpu_to_le16(id);
+	d->size = quire_cpu_to_le16(1);
 	struct quire_cmd c = {.opcode = QUIRE_OPC_COMM_INIT,
-			      .seq = seq,
-			      .count = QUIRE_COMM_DESC_BYTES(1),
-			      .src = IOVA + DATA};
-	return run(r, &c).status;
+			      .seq = quire_cpu_to_le32(seq),
+			      .count = quire_cpu_to_le32(QUIRE_COMM_DESC_BYTES(1)),
+			      .src = quire_cpu_to_le64(IOVA + DATA)};
+	return quire_le16_to_cpu(run(r, &c).status);
 }
 
 static void test_host_detach(void **state)
@@ -467,7 +482,8 @@ static void test_host_detach(void **state)
 	assert_int_equal(comm_init(r, 2, 806), QUIRE_ERR_BUSY);
 	/* The host goes away with work posted; the card drops it and serves the next host. */
 	for (int i = 0; i < 8; i++)
-		put(r, &(struct quire_cmd){.opcode = QUIRE_OPC_NOP, .seq = 900 + (uint32_t)i});
+		put(r, &(struct quire_cmd){.opcode = QUIRE_OPC_NOP,
+					   .seq = quire_cpu_to_le32(900 + (uint32_t)i)});
 	doorbell(r);
 	r->dev->ops->detach_host(r->dev);
 	assert_int_equal(rd(r, r->cmdq + QUIRE_Q_STATUS), 0);
@@ -523,12 +539,12 @@ static void test_next_host_untouched(void **state)
 	struct rng g = {5};
 	fill_edge_gradients(&g, (float *)(r->host + src), n, 1);
 	put(r, &(struct quire_cmd){.opcode = QUIRE_OPC_ENCODE,
-				   .format = QUIRE_FMT_BFP8,
-				   .seq = 1,
-				   .count = n,
-				   .src = IOVA + src,
-				   .dst = IOVA + dst,
-				   .exp = IOVA + exp});
+				   .format = quire_cpu_to_le16(QUIRE_FMT_BFP8),
+				   .seq = quire_cpu_to_le32(1),
+				   .count = quire_cpu_to_le32(n),
+				   .src = quire_cpu_to_le64(IOVA + src),
+				   .dst = quire_cpu_to_le64(IOVA + dst),
+				   .exp = quire_cpu_to_le64(IOVA + exp)});
 	doorbell(r);
 	/* Transfer 1 fetches the descriptor, 2-4 are the first chunk's: at the 6th the host
 	 * leaves in the middle of the command, and the next one is there. The new host sets

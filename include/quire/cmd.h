@@ -12,7 +12,7 @@
  * docs/commands.md.
  *
  * Addresses in descriptors are host DMA addresses. Fields a command does not
- * use, and all reserved fields, must be zero.
+ * use, and all reserved fields, must be zero. Every field is little-endian.
  */
 #ifndef QUIRE_CMD_H
 #define QUIRE_CMD_H
@@ -25,6 +25,50 @@ typedef uint8_t __u8;
 typedef uint16_t __u16;
 typedef uint32_t __u32;
 typedef uint64_t __u64;
+typedef uint16_t __le16;
+typedef uint32_t __le32;
+typedef uint64_t __le64;
+#endif
+
+/*
+ * Byte order. Everything the card reads or writes in host memory (descriptors,
+ * completions, the communicator descriptor, INFO's record) is little-endian on
+ * every host, so its fields are __le16, __le32 and __le64, and code reads and
+ * writes them through these conversions. In the kernel they are the kernel's own,
+ * which sparse checks (a __le field used unconverted is a warning); elsewhere
+ * (libquire, the card models, the firmware) nothing on a little-endian machine and a
+ * byte swap on a big-endian one. Under sparse, <linux/types.h> makes __le32 a type of
+ * its own in user space too, and the casts below are what sparse checks.
+ */
+#ifdef __KERNEL__
+#include <asm/byteorder.h>
+#define quire_le16_to_cpu(x) le16_to_cpu(x)
+#define quire_le32_to_cpu(x) le32_to_cpu(x)
+#define quire_le64_to_cpu(x) le64_to_cpu(x)
+#define quire_cpu_to_le16(x) cpu_to_le16(x)
+#define quire_cpu_to_le32(x) cpu_to_le32(x)
+#define quire_cpu_to_le64(x) cpu_to_le64(x)
+#else
+#ifdef __CHECKER__
+#define quire_force __attribute__((force))
+#else
+#define quire_force
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define quire_swap16(x) __builtin_bswap16(x)
+#define quire_swap32(x) __builtin_bswap32(x)
+#define quire_swap64(x) __builtin_bswap64(x)
+#else
+#define quire_swap16(x) (x)
+#define quire_swap32(x) (x)
+#define quire_swap64(x) (x)
+#endif
+#define quire_le16_to_cpu(x) quire_swap16((quire_force __u16)(__le16)(x))
+#define quire_le32_to_cpu(x) quire_swap32((quire_force __u32)(__le32)(x))
+#define quire_le64_to_cpu(x) quire_swap64((quire_force __u64)(__le64)(x))
+#define quire_cpu_to_le16(x) ((quire_force __le16)quire_swap16((__u16)(x)))
+#define quire_cpu_to_le32(x) ((quire_force __le32)quire_swap32((__u32)(x)))
+#define quire_cpu_to_le64(x) ((quire_force __le64)quire_swap64((__u64)(x)))
 #endif
 
 enum quire_opcode {
@@ -98,31 +142,31 @@ enum quire_opcode {
 struct quire_cmd {
 	__u8 opcode;
 	__u8 flags;
-	__u16 format;     /* ENCODE/EXPONENTS/DECODE: fp16, bfp8, bfp16; REDUCE: the sum's format */
-	__u32 seq;        /* echoed in the completion */
-	__u32 count;      /* elements; MLP_LOAD: bytes; MLP_SCORE: candidates */
-	__u16 val_format; /* DECODE, REDUCE: format of the input values */
-	__u16 workers;    /* REDUCE: input vectors; DECODE: mean over this many (0, 1: sum) */
-	__u64 src;
-	__u64 dst;
-	__u64 exp;    /* block exponents, int8; ALLREDUCE with EF: where the new residual goes */
-	__u64 aux;    /* residual (EF); feasible bytes (MLP_SCORE) */
-	__u64 stride; /* REDUCE: bytes from one input vector to the next */
-	__u32 reserved[2];
+	__le16 format; /* ENCODE/EXPONENTS/DECODE: fp16, bfp8, bfp16; REDUCE: the sum's format */
+	__le32 seq;    /* echoed in the completion */
+	__le32 count;  /* elements; MLP_LOAD: bytes; MLP_SCORE: candidates */
+	__le16 val_format; /* DECODE, REDUCE: format of the input values */
+	__le16 workers;    /* REDUCE: input vectors; DECODE: mean over this many (0, 1: sum) */
+	__le64 src;
+	__le64 dst;
+	__le64 exp;    /* block exponents, int8; ALLREDUCE with EF: where the new residual goes */
+	__le64 aux;    /* residual (EF); feasible bytes (MLP_SCORE) */
+	__le64 stride; /* REDUCE: bytes from one input vector to the next */
+	__le32 reserved[2];
 };
 
 struct quire_cpl {
-	__u32 seq;
-	__u16 status; /* enum quire_status */
+	__le32 seq;
+	__le16 status; /* enum quire_status */
 	__u8 opcode;
 	__u8 reserved0;
-	__u32 result; /* MLP_SCORE: the chosen candidate; INFO: bytes written */
-	__u32 cycles; /* card cycles from fetch to completion */
-	__u32 detail; /* on error: QUIRE_DETAIL_* naming the field at fault */
-	__u32 reserved[2];
+	__le32 result; /* MLP_SCORE: the chosen candidate; INFO: bytes written */
+	__le32 cycles; /* card cycles from fetch to completion */
+	__le32 detail; /* on error: QUIRE_DETAIL_* naming the field at fault */
+	__le32 reserved[2];
 	/* QUIRE_CPL_F_PHASE. The last word, and written last (a second transfer), so a
 	 * host that sees the new phase sees the whole record. */
-	__u32 flags;
+	__le32 flags;
 };
 
 /*
@@ -181,13 +225,13 @@ enum quire_detail {
  * for a peer before it fails with QUIRE_ERR_TIMEOUT.
  */
 struct quire_comm_desc {
-	__u16 comm;
-	__u16 rank;
-	__u16 size; /* 1 .. QUIRE_CMD_MAX_WORKERS */
-	__u16 reserved0;
-	__u32 timeout_ms; /* 0: QUIRE_COMM_TIMEOUT_DEFAULT_MS */
-	__u32 reserved[5];
-	__u16 addr[]; /* size entries */
+	__le16 comm;
+	__le16 rank;
+	__le16 size; /* 1 .. QUIRE_CMD_MAX_WORKERS */
+	__le16 reserved0;
+	__le32 timeout_ms; /* 0: QUIRE_COMM_TIMEOUT_DEFAULT_MS */
+	__le32 reserved[5];
+	__le16 addr[]; /* size entries */
 };
 #define QUIRE_COMM_DESC_BYTES(size)   (32u + 2u * (size))
 #define QUIRE_COMM_TIMEOUT_DEFAULT_MS 5000u
@@ -195,15 +239,15 @@ struct quire_comm_desc {
 
 /* What INFO writes at dst (64 bytes). */
 struct quire_card_info {
-	__u32 magic; /* QUIRE_ID_MAGIC_VALUE */
-	__u32 if_version;
-	__u32 fw_build;
-	__u32 caps;
-	__u64 mem_bytes;
-	__u32 clock_hz;
-	__u32 cmds_ok;
-	__u32 cmds_err;
-	__u32 reserved[7];
+	__le32 magic; /* QUIRE_ID_MAGIC_VALUE */
+	__le32 if_version;
+	__le32 fw_build;
+	__le32 caps;
+	__le64 mem_bytes;
+	__le32 clock_hz;
+	__le32 cmds_ok;
+	__le32 cmds_err;
+	__le32 reserved[7];
 };
 
 #ifndef __KERNEL__

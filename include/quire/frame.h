@@ -11,7 +11,7 @@
 #ifndef QUIRE_FRAME_H
 #define QUIRE_FRAME_H
 
-#include "quire/cmd.h" /* __u8 .. __u64 */
+#include "quire/cmd.h" /* __u8 .. __u64, __le16 .. __le64 */
 
 #define QUIRE_FRAME_VERSION     1u
 #define QUIRE_FRAME_HDR_BYTES   32u
@@ -48,16 +48,17 @@ enum quire_frame_phase {
 struct quire_frame_hdr {
 	__u8 version; /* QUIRE_FRAME_VERSION */
 	__u8 type;    /* enum quire_frame_type */
-	__u16 flags;
-	__u16 src;      /* network address of the sending port */
-	__u16 dst;      /* network address of the receiving port */
-	__u16 comm;     /* communicator id, the same on every member */
-	__u16 step;     /* QUIRE_FRAME_STEP(phase, ring step) */
-	__u32 coll_seq; /* the collective's number within the communicator, from 1 */
-	__u32 offset;   /* first unit (element, or block for exponents) of the payload */
-	__u32 len;      /* payload bytes */
-	__u32 link_seq; /* this sender's frame count to this receiver in the communicator, from 1 */
-	__u32 crc32;
+	__le16 flags;
+	__le16 src;      /* network address of the sending port */
+	__le16 dst;      /* network address of the receiving port */
+	__le16 comm;     /* communicator id, the same on every member */
+	__le16 step;     /* QUIRE_FRAME_STEP(phase, ring step) */
+	__le32 coll_seq; /* the collective's number within the communicator, from 1 */
+	__le32 offset;   /* first unit (element, or block for exponents) of the payload */
+	__le32 len;      /* payload bytes */
+	__le32
+	    link_seq; /* this sender's frame count to this receiver in the communicator, from 1 */
+	__le32 crc32;
 };
 
 /*
@@ -76,12 +77,12 @@ enum quire_link_kind {
 	QUIRE_LINK_NACK = 3, /* frame seq is missing or was damaged: send again from it */
 };
 struct quire_link_hdr {
-	__u8 version;  /* QUIRE_LINK_VERSION */
-	__u8 kind;     /* enum quire_link_kind */
-	__u16 src;     /* address of the port that sends this header */
-	__u32 session; /* the sender's numbering of the link: new when it starts over at 1 */
-	__u32 seq;
-	__u32 crc32; /* CRC-32 (IEEE) of the 12 bytes before; the frame has its own */
+	__u8 version;   /* QUIRE_LINK_VERSION */
+	__u8 kind;      /* enum quire_link_kind */
+	__le16 src;     /* address of the port that sends this header */
+	__le32 session; /* the sender's numbering of the link: new when it starts over at 1 */
+	__le32 seq;
+	__le32 crc32; /* CRC-32 (IEEE) of the 12 bytes before; the frame has its own */
 };
 
 /* Where the fields are, for code that reads frames as bytes or 32-bit words. */

@@ -12,6 +12,9 @@
  * then advances the ring's CONSUMER index: a read that must see earlier writes (as a
  * PCIe read does) waits until CONSUMER reaches PRODUCER.
  *
+ * Every word of the window and of the write ring is 32-bit little-endian: the driver
+ * reaches them with ioread32/iowrite32, quire-sim converts.
+ *
  * The card interrupts the guest on the guest's MSI-X vector 0.
  */
 #ifndef QUIRE_IVSHMEM_H

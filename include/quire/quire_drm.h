@@ -9,6 +9,11 @@
  * output. QUIRE_DRM_UAPI_VERSION (GET_INFO) says which interface a driver speaks:
  * the major changes only when an existing field changes meaning.
  *
+ * Host byte order, as every DRM uAPI (ivpu_accel.h, amdxdna_accel.h): an ioctl's
+ * struct goes from a process to the kernel on the same CPU. What the card reads is
+ * little-endian (struct quire_cmd's __le fields, quire/cmd.h): the driver converts
+ * SUBMIT's fields into the descriptor and the completion's into WAIT's.
+ *
  * The ioctl numbers are the DRM driver-private range: DRM_COMMAND_BASE + nr, with
  * DRM's ioctl type 'd'. They are spelled with <linux/ioctl.h> alone so that this
  * header needs no libdrm; the driver checks that they equal DRM_IOWR(...).

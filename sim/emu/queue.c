@@ -11,6 +11,7 @@
 
 #include "quire/regs.h"
 #include "sim/emu/emu_state.h"
+#include "sim/le.h"
 
 static uint32_t qe_mask(uint32_t log2)
 {
@@ -38,8 +39,9 @@ static void qe_fetch(struct emu *e)
 	uint32_t cons = *reg(e, RB_CMDQ, QUIRE_Q_CONSUMER);
 	uint64_t at = q->cmd_base + (uint64_t)(cons & qe_mask(q->cmd_log2)) * QUIRE_CMD_BYTES;
 	const uint8_t *h = quire_emu_host_span(e, q->epoch, at, QUIRE_CMD_BYTES, &q->desc_status);
-	if (h)
-		memcpy(q->desc, h, QUIRE_CMD_BYTES);
+	if (h) /* the descriptor is little-endian, the DESC registers hold values */
+		for (uint32_t i = 0; i < QUIRE_CMD_WORDS; i++)
+			q->desc[i] = quire_ld32(h + 4 * i);
 	else
 		memset(q->desc, 0, sizeof(q->desc));
 	q->desc_nonzero = 0;
@@ -73,9 +75,10 @@ static void qe_post(struct emu *e, uint32_t index)
 	uint64_t at = q->cpl_base + (uint64_t)(index & qe_mask(q->cpl_log2)) * QUIRE_CPL_BYTES;
 	uint8_t *h = quire_emu_host_span(e, q->epoch, at, QUIRE_CPL_BYTES, &q->cpl_status);
 	if (h) {
-		uint32_t phase = ((index >> (q->cpl_log2 & 31)) & 1) ^ 1;
-		memcpy(h, q->cpl, 4 * QUIRE_CPL_W_FLAGS);
-		memcpy(h + 4 * QUIRE_CPL_W_FLAGS, &phase, 4);
+		/* The record is little-endian; its phase word goes last. */
+		for (uint32_t i = 0; i < QUIRE_CPL_W_FLAGS; i++)
+			quire_st32(h + 4 * i, q->cpl[i]);
+		quire_st32(h + 4 * QUIRE_CPL_W_FLAGS, ((index >> (q->cpl_log2 & 31)) & 1) ^ 1);
 	}
 	q->cpl_state = QUIRE_QE_DONE;
 }

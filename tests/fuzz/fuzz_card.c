@@ -41,17 +41,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < r.n; i++) {
 		uint32_t detail;
 		int verdict = quire_fw_validate(&r.cmds[i], &detail);
-		const struct quire_cpl *done = &r.cpls[i];
-		if (done->status >= QUIRE_STATUS_COUNT) {
+		uint32_t status = quire_le16_to_cpu(r.cpls[i].status),
+			 done_detail = quire_le32_to_cpu(r.cpls[i].detail);
+		if (status >= QUIRE_STATUS_COUNT) {
 			fprintf(stderr, "descriptor %zu (opcode %u): status %u\n", i,
-				r.cmds[i].opcode, done->status);
+				r.cmds[i].opcode, status);
 			abort(); /* a status nobody knows */
 		}
-		if (verdict != QUIRE_OK && (done->status != verdict || done->detail != detail)) {
+		if (verdict != QUIRE_OK && (status != (uint32_t)verdict || done_detail != detail)) {
 			fprintf(stderr,
 				"descriptor %zu (opcode %u): card says %u detail %u, validator %d "
 				"detail %u\n",
-				i, r.cmds[i].opcode, done->status, done->detail, verdict, detail);
+				i, r.cmds[i].opcode, status, done_detail, verdict, detail);
 			abort(); /* the card and the validator disagree */
 		}
 	}

@@ -71,8 +71,9 @@ static int reap(struct fuzz_host *h, struct quire_cpl *out)
 {
 	struct quire_cpl *slot = (struct quire_cpl *)(h->host + CPL_RING) + (h->cons & (SLOTS - 1));
 	for (unsigned i = 0; i < h->timeout_ms * 10u; i++) {
-		if ((__atomic_load_n(&slot->flags, __ATOMIC_ACQUIRE) & QUIRE_CPL_F_PHASE) ==
-		    h->phase) {
+		__le32 flags = (quire_force __le32)__atomic_load_n(
+		    (const __u32 *)(const void *)&slot->flags, __ATOMIC_ACQUIRE);
+		if ((quire_le32_to_cpu(flags) & QUIRE_CPL_F_PHASE) == h->phase) {
 			*out = *slot;
 			if ((++h->cons & (SLOTS - 1)) == 0)
 				h->phase ^= 1;
@@ -96,21 +97,23 @@ static int fresh_communicator(struct fuzz_host *h, const char **why)
 {
 	struct quire_comm_desc *d = (struct quire_comm_desc *)(h->host + COMM_DESC);
 	memset(d, 0, QUIRE_COMM_DESC_BYTES(1));
-	d->comm = 1;
-	d->size = 1;
-	d->timeout_ms = 100;
-	struct quire_cmd free1 = {.opcode = QUIRE_OPC_COMM_FREE, .seq = 100, .workers = 1};
+	d->comm = quire_cpu_to_le16(1);
+	d->size = quire_cpu_to_le16(1);
+	d->timeout_ms = quire_cpu_to_le32(100);
+	struct quire_cmd free1 = {.opcode = QUIRE_OPC_COMM_FREE,
+				  .seq = quire_cpu_to_le32(100),
+				  .workers = quire_cpu_to_le16(1)};
 	struct quire_cmd init = {.opcode = QUIRE_OPC_COMM_INIT,
-				 .seq = 101,
-				 .count = QUIRE_COMM_DESC_BYTES(1),
-				 .src = IOVA + COMM_DESC};
+				 .seq = quire_cpu_to_le32(101),
+				 .count = quire_cpu_to_le32(QUIRE_COMM_DESC_BYTES(1)),
+				 .src = quire_cpu_to_le64(IOVA + COMM_DESC)};
 	submit(h, &free1);
 	submit(h, &init);
 	wr(h, h->cmdq + QUIRE_Q_PRODUCER, h->prod);
 	struct quire_cpl done;
 	if (reap(h, &done) || reap(h, &done))
 		return *why = "no completion for the fresh communicator", -1;
-	if (done.seq != 101 || done.status != QUIRE_OK)
+	if (quire_le32_to_cpu(done.seq) != 101 || quire_le16_to_cpu(done.status) != QUIRE_OK)
 		return *why = "the fresh communicator failed", -1;
 	return 0;
 }
@@ -132,34 +135,37 @@ int fuzz_host_run(struct fuzz_host *h, const uint8_t *data, size_t size, struct 
 	for (size_t i = 0; i < r->n; i++) {
 		struct quire_cmd *c = &r->cmds[i];
 		memcpy(c, data + i * sizeof(*c), sizeof(*c));
-		__u64 *fields[4] = {&c->src, &c->dst, &c->exp, &c->aux};
+		/* The input's bytes are the descriptor's, little-endian. */
+		__le64 *fields[4] = {&c->src, &c->dst, &c->exp, &c->aux};
 		for (int f = 0; f < 4; f++) {
+			uint64_t addr = quire_le64_to_cpu(*fields[f]);
 			if (reloc &
 			    (1u << f)) /* into the window, keeping the low bits' alignment */
-				*fields[f] = IOVA + 0x10000 + (*fields[f] % (HOST_BYTES - 0x10000));
+				addr = IOVA + 0x10000 + (addr % (HOST_BYTES - 0x10000));
 			/* The rings are the harness's own: a descriptor told to write over them
 			 * would be obeyed (the host owns that memory), which tests nothing. */
-			if (*fields[f] >= IOVA && *fields[f] < IOVA + 0x10000)
-				*fields[f] += 0x10000;
+			if (addr >= IOVA && addr < IOVA + 0x10000)
+				addr += 0x10000;
+			*fields[f] = quire_cpu_to_le64(addr);
 		}
 		if (reloc & 0x10) /* keep element counts where the engines finish quickly */
-			c->count %= 1u << 16;
-		c->seq = (uint32_t)i;
+			c->count = quire_cpu_to_le32(quire_le32_to_cpu(c->count) % (1u << 16));
+		c->seq = quire_cpu_to_le32(i);
 		submit(h, c);
 	}
 	wr(h, h->cmdq + QUIRE_Q_PRODUCER, h->prod);
 	for (size_t i = 0; i < r->n; i++) {
 		if (reap(h, &r->cpls[i]))
 			return *why = "a descriptor's completion never came (a hang)", -1;
-		if (r->cpls[i].seq != i)
+		if (quire_le32_to_cpu(r->cpls[i].seq) != i)
 			return *why = "a completion out of order", -1;
 	}
-	struct quire_cmd nop = {.opcode = QUIRE_OPC_NOP, .seq = 99};
+	struct quire_cmd nop = {.opcode = QUIRE_OPC_NOP, .seq = quire_cpu_to_le32(99)};
 	submit(h, &nop);
 	wr(h, h->cmdq + QUIRE_Q_PRODUCER, h->prod);
 	if (reap(h, &r->nop))
 		return *why = "the NOP after the input never completed", -1;
-	if (r->nop.seq != 99 || r->nop.status != QUIRE_OK)
+	if (quire_le32_to_cpu(r->nop.seq) != 99 || quire_le16_to_cpu(r->nop.status) != QUIRE_OK)
 		return *why = "the card no longer serves a NOP", -1;
 	return 0;
 }

@@ -16,20 +16,24 @@ struct cpu {
 	struct quire_mlp_net *net;
 };
 
-static void *ptr(uint64_t addr)
+/* A descriptor's address (little-endian, quire/cmd.h) as a pointer: the cpu backend's
+ * "DMA addresses" are the buffers' own. */
+static void *ptr(__le64 addr)
 {
-	return (void *)(uintptr_t)addr;
+	return (void *)(uintptr_t)quire_le64_to_cpu(addr);
 }
 
 static int run_reduce(const struct quire_cmd *c)
 {
-	const void **in = malloc(c->workers * sizeof(*in));
+	uint32_t workers = quire_le16_to_cpu(c->workers);
+	uint64_t stride = quire_le64_to_cpu(c->stride);
+	const void **in = malloc(workers * sizeof(*in));
 	if (!in)
 		return QUIRE_ERR_NOMEM;
-	for (uint32_t k = 0; k < c->workers; k++)
-		in[k] = (const uint8_t *)ptr(c->src) + c->stride * k;
-	int st =
-	    quire_codec_sum(c->val_format, c->format, c->workers, c->count, in, NULL, ptr(c->dst));
+	for (uint32_t k = 0; k < workers; k++)
+		in[k] = (const uint8_t *)ptr(c->src) + stride * k;
+	int st = quire_codec_sum(quire_le16_to_cpu(c->val_format), quire_le16_to_cpu(c->format),
+				 workers, quire_le32_to_cpu(c->count), in, NULL, ptr(c->dst));
 	free(in);
 	return st;
 }
@@ -37,43 +41,41 @@ static int run_reduce(const struct quire_cmd *c)
 static int execute(struct cpu *cpu, const struct quire_cmd *c, uint32_t *result)
 {
 	int ef = c->flags & QUIRE_CMD_F_EF, shared = c->flags & QUIRE_CMD_F_SHARED_EXP;
+	uint16_t format = quire_le16_to_cpu(c->format);
+	uint32_t count = quire_le32_to_cpu(c->count);
 	float *resid = ef ? ptr(c->aux) : NULL;
 	switch (c->opcode) {
 	case QUIRE_OPC_NOP:
 		return QUIRE_OK;
 	case QUIRE_OPC_INFO: {
-		struct quire_card_info info = {QUIRE_ID_MAGIC_VALUE,
-					       QUIRE_INTERFACE_VERSION,
-					       0,
-					       QUIRE_CAP_CODEC | QUIRE_CAP_REDUCE | QUIRE_CAP_MLP,
-					       0,
-					       0,
-					       0,
-					       0,
-					       {0}};
+		struct quire_card_info info = {
+		    .magic = quire_cpu_to_le32(QUIRE_ID_MAGIC_VALUE),
+		    .if_version = quire_cpu_to_le32(QUIRE_INTERFACE_VERSION),
+		    .caps = quire_cpu_to_le32(QUIRE_CAP_CODEC | QUIRE_CAP_REDUCE | QUIRE_CAP_MLP)};
 		memcpy(ptr(c->dst), &info, sizeof(info));
 		*result = sizeof(info);
 		return QUIRE_OK;
 	}
 	case QUIRE_OPC_EXPONENTS:
-		return quire_codec_exponents(c->format, c->count, ptr(c->src), resid, ptr(c->exp));
+		return quire_codec_exponents(format, count, ptr(c->src), resid, ptr(c->exp));
 	case QUIRE_OPC_ENCODE:
-		if (c->format == QUIRE_FMT_FP16)
-			return quire_codec_encode(c->format, c->count, ptr(c->src), NULL, NULL,
-						  NULL, ptr(c->dst));
-		return quire_codec_encode(c->format, c->count, ptr(c->src), resid,
+		if (format == QUIRE_FMT_FP16)
+			return quire_codec_encode(format, count, ptr(c->src), NULL, NULL, NULL,
+						  ptr(c->dst));
+		return quire_codec_encode(format, count, ptr(c->src), resid,
 					  shared ? ptr(c->exp) : NULL, shared ? NULL : ptr(c->exp),
 					  ptr(c->dst));
 	case QUIRE_OPC_DECODE:
-		return quire_codec_decode(c->format, c->val_format, c->count, ptr(c->src),
-					  c->format == QUIRE_FMT_FP16 ? NULL : ptr(c->exp),
-					  c->workers, ptr(c->dst));
+		return quire_codec_decode(format, quire_le16_to_cpu(c->val_format), count,
+					  ptr(c->src),
+					  format == QUIRE_FMT_FP16 ? NULL : ptr(c->exp),
+					  quire_le16_to_cpu(c->workers), ptr(c->dst));
 	case QUIRE_OPC_REDUCE:
 		return run_reduce(c);
 	case QUIRE_OPC_MLP_LOAD:
-		return quire_mlp_load(ptr(c->src), c->count, cpu->net);
+		return quire_mlp_load(ptr(c->src), count, cpu->net);
 	case QUIRE_OPC_MLP_SCORE:
-		return quire_mlp_score(cpu->net, c->count, ptr(c->src), ptr(c->aux), ptr(c->dst),
+		return quire_mlp_score(cpu->net, count, ptr(c->src), ptr(c->aux), ptr(c->dst),
 				       result);
 	default:
 		return QUIRE_ERR_OPCODE;

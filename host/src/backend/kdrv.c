@@ -454,15 +454,16 @@ static int kdrv_submit(struct quire_ctx *ctx, struct quire_req *req)
 	memset(&s, 0, sizeof(s));
 	s.opcode = c->opcode;
 	s.flags = c->flags;
-	s.format = c->format;
-	s.count = c->count;
-	s.val_format = c->val_format;
-	s.workers = c->workers;
-	s.stride = c->stride;
-	bo_ref(c->src, &s.bufs[QUIRE_DRM_BUF_SRC]);
-	bo_ref(c->dst, &s.bufs[QUIRE_DRM_BUF_DST]);
-	bo_ref(c->exp, &s.bufs[QUIRE_DRM_BUF_EXP]);
-	bo_ref(c->aux, &s.bufs[QUIRE_DRM_BUF_AUX]);
+	/* The descriptor is little-endian, the uAPI host-endian (quire/quire_drm.h). */
+	s.format = quire_le16_to_cpu(c->format);
+	s.count = quire_le32_to_cpu(c->count);
+	s.val_format = quire_le16_to_cpu(c->val_format);
+	s.workers = quire_le16_to_cpu(c->workers);
+	s.stride = quire_le64_to_cpu(c->stride);
+	bo_ref(quire_le64_to_cpu(c->src), &s.bufs[QUIRE_DRM_BUF_SRC]);
+	bo_ref(quire_le64_to_cpu(c->dst), &s.bufs[QUIRE_DRM_BUF_DST]);
+	bo_ref(quire_le64_to_cpu(c->exp), &s.bufs[QUIRE_DRM_BUF_EXP]);
+	bo_ref(quire_le64_to_cpu(c->aux), &s.bufs[QUIRE_DRM_BUF_AUX]);
 	int st = kioctl(k->fd, DRM_IOCTL_QUIRE_SUBMIT, &s);
 	if (st != QUIRE_OK) {
 		free(job);

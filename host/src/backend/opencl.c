@@ -258,7 +258,8 @@ static int wrap_regions(struct ocl *o, const struct quire_ctx *ctx, const struct
 			struct regions *r)
 {
 	uint64_t ext[4];
-	const uint64_t addr[4] = {c->src, c->dst, c->exp, c->aux};
+	const uint64_t addr[4] = {quire_le64_to_cpu(c->src), quire_le64_to_cpu(c->dst),
+				  quire_le64_to_cpu(c->exp), quire_le64_to_cpu(c->aux)};
 	quire_cmd_extents(c, ctx->mlp_width0 ? ctx->mlp_width0 : 1, ext);
 	for (int i = 0; i < 4; i++) {
 		cl_int e = CL_SUCCESS;
@@ -387,57 +388,61 @@ static int execute(struct ocl *o, const struct quire_ctx *ctx, const struct quir
 {
 	cl_mem src = r->mem[0], dst = r->mem[1], exp = r->mem[2], aux = r->mem[3];
 	uint32_t ef = c->flags & QUIRE_CMD_F_EF ? QUIRE_QUANT_F_EF : 0;
+	/* The descriptor's fields in host order (it is little-endian, quire/cmd.h). */
+	uint32_t format = quire_le16_to_cpu(c->format),
+		 val_format = quire_le16_to_cpu(c->val_format);
+	uint32_t workers = quire_le16_to_cpu(c->workers), count = quire_le32_to_cpu(c->count);
+	uint64_t stride = quire_le64_to_cpu(c->stride);
 	int st;
 	(void)ctx;
 	/* Slices that each check their own exponents would write some of the output before
 	 * one finds a bad exponent; the top function writes nothing then. The same check,
 	 * once, on the caller's (host) memory first. */
-	int bfp = c->format == QUIRE_FMT_BFP8 || c->format == QUIRE_FMT_BFP16;
+	int bfp = format == QUIRE_FMT_BFP8 || format == QUIRE_FMT_BFP16;
 	int reads_exp = c->opcode == QUIRE_OPC_DECODE ||
 			(c->opcode == QUIRE_OPC_ENCODE && (c->flags & QUIRE_CMD_F_SHARED_EXP));
 	if (bfp && reads_exp &&
-	    !quire_bfp_exponents_valid((const int8_t *)(uintptr_t)c->exp,
-				       (uint32_t)QUIRE_BFP_BLOCKS((uint64_t)c->count)))
+	    !quire_bfp_exponents_valid((const int8_t *)(uintptr_t)quire_le64_to_cpu(c->exp),
+				       (uint32_t)QUIRE_BFP_BLOCKS((uint64_t)count)))
 		return QUIRE_ERR_RANGE;
 	switch (c->opcode) {
 	case QUIRE_OPC_EXPONENTS:
-		return quant(o, QUIRE_QUANT_OP_EXPONENTS, c->format, 0, ef, c->count, 0, src, aux,
-			     exp, NULL, NULL);
+		return quant(o, QUIRE_QUANT_OP_EXPONENTS, format, 0, ef, count, 0, src, aux, exp,
+			     NULL, NULL);
 	case QUIRE_OPC_ENCODE:
-		if (c->format == QUIRE_FMT_FP16)
-			return quant(o, QUIRE_QUANT_OP_ENCODE, c->format, 0, 0, c->count, 0, src,
-				     NULL, NULL, dst, NULL);
+		if (format == QUIRE_FMT_FP16)
+			return quant(o, QUIRE_QUANT_OP_ENCODE, format, 0, 0, count, 0, src, NULL,
+				     NULL, dst, NULL);
 		/* Local exponents first, unless the caller agreed them with its peers. */
 		if (!(c->flags & QUIRE_CMD_F_SHARED_EXP) &&
-		    (st = quant(o, QUIRE_QUANT_OP_EXPONENTS, c->format, 0, ef, c->count, 0, src,
-				aux, exp, NULL, NULL)))
+		    (st = quant(o, QUIRE_QUANT_OP_EXPONENTS, format, 0, ef, count, 0, src, aux, exp,
+				NULL, NULL)))
 			return st;
-		return quant(o, QUIRE_QUANT_OP_ENCODE, c->format, 0, ef, c->count, 0, src, aux, exp,
-			     dst, NULL);
+		return quant(o, QUIRE_QUANT_OP_ENCODE, format, 0, ef, count, 0, src, aux, exp, dst,
+			     NULL);
 	case QUIRE_OPC_DECODE:
-		return quant(o, QUIRE_QUANT_OP_DECODE, c->format, c->val_format, 0, c->count,
-			     c->workers, NULL, NULL, exp, src, dst);
+		return quant(o, QUIRE_QUANT_OP_DECODE, format, val_format, 0, count, workers, NULL,
+			     NULL, exp, src, dst);
 	case QUIRE_OPC_REDUCE: {
 		cl_uint args[QUIRE_REDUCE_ARGS] = {0};
 		cl_mem mem[QUIRE_REDUCE_ARGS] = {0};
-		uint32_t in_b = quire_fw_format_bytes(c->val_format);
+		uint32_t in_b = quire_fw_format_bytes(val_format);
 		args[QUIRE_REDUCE_ARG_OP] = QUIRE_REDUCE_OP_SUM;
-		args[QUIRE_REDUCE_ARG_IN_FMT] = c->val_format;
-		args[QUIRE_REDUCE_ARG_ACC_FMT] = c->format;
-		args[QUIRE_REDUCE_ARG_W] = c->workers;
-		args[QUIRE_REDUCE_ARG_N] = c->count;
+		args[QUIRE_REDUCE_ARG_IN_FMT] = val_format;
+		args[QUIRE_REDUCE_ARG_ACC_FMT] = format;
+		args[QUIRE_REDUCE_ARG_W] = workers;
+		args[QUIRE_REDUCE_ARG_N] = count;
 		/* Elements: the validator made a multi-input stride a multiple of in_b. */
 		args[QUIRE_REDUCE_ARG_STRIDE] =
-		    c->workers > 1 && in_b ? (uint32_t)(c->stride / in_b) : c->count;
+		    workers > 1 && in_b ? (uint32_t)(stride / in_b) : count;
 		mem[QUIRE_REDUCE_ARG_IN] = src;
 		mem[QUIRE_REDUCE_ARG_ACC_OUT] = dst;
-		return run_kernel(o, K_REDUCE, args, mem, QUIRE_REDUCE_ARGS,
-				  work_items(o, c->count));
+		return run_kernel(o, K_REDUCE, args, mem, QUIRE_REDUCE_ARGS, work_items(o, count));
 	}
 	case QUIRE_OPC_MLP_LOAD:
-		return mlp(o, QUIRE_MLP_OP_LOAD, c->count, 0, src, NULL, NULL, NULL);
+		return mlp(o, QUIRE_MLP_OP_LOAD, count, 0, src, NULL, NULL, NULL);
 	case QUIRE_OPC_MLP_SCORE:
-		st = mlp(o, QUIRE_MLP_OP_SCORE, 0, c->count, NULL, src, aux, dst);
+		st = mlp(o, QUIRE_MLP_OP_SCORE, 0, count, NULL, src, aux, dst);
 		if (st == QUIRE_OK) {
 			cl_uint choice = 0;
 			cl_int e =
@@ -462,11 +467,11 @@ static int ocl_submit(struct quire_ctx *ctx, struct quire_req *req)
 	if (c->opcode == QUIRE_OPC_NOP) {
 		st = QUIRE_OK;
 	} else if (c->opcode == QUIRE_OPC_INFO) {
-		struct quire_card_info info = {.magic = QUIRE_ID_MAGIC_VALUE,
-					       .if_version = QUIRE_INTERFACE_VERSION,
-					       .caps = QUIRE_CAP_CODEC | QUIRE_CAP_REDUCE |
-						       QUIRE_CAP_MLP};
-		memcpy((void *)(uintptr_t)c->dst, &info, sizeof(info));
+		struct quire_card_info info = {
+		    .magic = quire_cpu_to_le32(QUIRE_ID_MAGIC_VALUE),
+		    .if_version = quire_cpu_to_le32(QUIRE_INTERFACE_VERSION),
+		    .caps = quire_cpu_to_le32(QUIRE_CAP_CODEC | QUIRE_CAP_REDUCE | QUIRE_CAP_MLP)};
+		memcpy((void *)(uintptr_t)quire_le64_to_cpu(c->dst), &info, sizeof(info));
 		result = sizeof(info);
 	} else if (c->opcode > QUIRE_OPC_MLP_SCORE) {
 		st = QUIRE_ERR_NOT_SUPPORTED; /* collectives: communicators run over MPI */

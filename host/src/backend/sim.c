@@ -110,12 +110,16 @@ static void reap(struct sim *s)
 	}
 	for (;;) {
 		struct quire_cpl *c = &s->cpls[s->cpl_cons & mask];
-		uint32_t flags = __atomic_load_n(&c->flags, __ATOMIC_ACQUIRE);
+		/* The record is little-endian (quire/cmd.h); its phase word is read first. */
+		uint32_t flags = quire_le32_to_cpu((quire_force __le32)__atomic_load_n(
+		    (const __u32 *)(const void *)&c->flags, __ATOMIC_ACQUIRE));
 		if ((flags & QUIRE_CPL_F_PHASE) != s->cpl_phase)
 			break;
 		struct quire_req *req = s->inflight[s->cpl_cons & mask];
 		if (req && req->cmd.seq == c->seq)
-			quire_req_complete(req, c->status, c->result, c->cycles, c->detail);
+			quire_req_complete(
+			    req, quire_le16_to_cpu(c->status), quire_le32_to_cpu(c->result),
+			    quire_le32_to_cpu(c->cycles), quire_le32_to_cpu(c->detail));
 		s->inflight[s->cpl_cons & mask] = NULL;
 		s->in_flight--;
 		s->cpl_cons++;

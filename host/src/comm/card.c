@@ -47,11 +47,14 @@ int quire_comm_create(struct quire_ctx *ctx, const struct quire_comm_config *cfg
 	}
 	struct quire_comm_desc *d = quire_buf_ptr(desc);
 	memset(d, 0, bytes);
-	d->comm = cfg->id;
-	d->rank = (__u16)cfg->rank;
-	d->size = (__u16)cfg->size;
-	d->timeout_ms = (__u32)(cfg->timeout_ms ? cfg->timeout_ms : quire_env_timeout_ms());
-	memcpy(d->addr, cfg->addrs, 2u * (uint32_t)cfg->size);
+	/* What the card reads is little-endian (quire/cmd.h). */
+	d->comm = quire_cpu_to_le16(cfg->id);
+	d->rank = quire_cpu_to_le16(cfg->rank);
+	d->size = quire_cpu_to_le16(cfg->size);
+	d->timeout_ms =
+	    quire_cpu_to_le32(cfg->timeout_ms ? cfg->timeout_ms : quire_env_timeout_ms());
+	for (int i = 0; i < cfg->size; i++)
+		d->addr[i] = quire_cpu_to_le16(cfg->addrs[i]);
 	struct quire_op op = {.opcode = QUIRE_OPC_COMM_INIT, .count = bytes, .src = {desc, 0}};
 	st = quire_run(ctx, &op, NULL);
 	quire_buf_free(desc);

@@ -39,20 +39,23 @@ static int build_cmd(struct quire_ctx *ctx, const struct quire_op *op, struct qu
 		return QUIRE_ERR_INVALID;
 	c->opcode = (uint8_t)op->opcode;
 	c->flags = (uint8_t)op->flags;
-	c->format = (uint16_t)op->format;
-	c->val_format = (uint16_t)op->val_format;
-	c->count = op->count;
-	c->workers = (uint16_t)op->workers;
-	c->stride = op->stride;
+	/* The descriptor is little-endian (quire/cmd.h), whatever the host. */
+	c->format = quire_cpu_to_le16(op->format);
+	c->val_format = quire_cpu_to_le16(op->val_format);
+	c->count = quire_cpu_to_le32(op->count);
+	c->workers = quire_cpu_to_le16(op->workers);
+	c->stride = quire_cpu_to_le64(op->stride);
 	const struct quire_ref *refs[4] = {&op->src, &op->dst, &op->exp, &op->aux};
-	__u64 *addrs[4] = {&c->src, &c->dst, &c->exp, &c->aux};
+	__le64 *addrs[4] = {&c->src, &c->dst, &c->exp, &c->aux};
 	static const uint32_t details[4] = {QUIRE_DETAIL_SRC, QUIRE_DETAIL_DST, QUIRE_DETAIL_EXP,
 					    QUIRE_DETAIL_AUX};
 	for (int i = 0; i < 4; i++) {
-		if (ref_addr(ctx, refs[i], addrs[i]) != QUIRE_OK) {
+		__u64 addr;
+		if (ref_addr(ctx, refs[i], &addr) != QUIRE_OK) {
 			*detail = details[i];
 			return QUIRE_ERR_INVALID;
 		}
+		*addrs[i] = quire_cpu_to_le64(addr);
 	}
 	int st = quire_fw_validate(c, detail);
 	if (st != QUIRE_OK)
@@ -82,7 +85,7 @@ int quire_submit(struct quire_ctx *ctx, const struct quire_op *op, struct quire_
 	req->ctx = ctx;
 	int st = build_cmd(ctx, op, &req->cmd, &req->detail);
 	if (st == QUIRE_OK) {
-		req->cmd.seq = ctx->next_seq++;
+		req->cmd.seq = quire_cpu_to_le32(ctx->next_seq++);
 		if (req->cmd.opcode == QUIRE_OPC_MLP_LOAD) { /* width[0] of the image's header */
 			const uint8_t *w0 = (const uint8_t *)op->src.buf->ptr + op->src.offset +
 					    QUIRE_MLP_HDR_WIDTH;
