@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: MIT
 # libquire (static and shared) and the quire CLI.
-LIB_SRCS := host/src/status.c host/src/codec/codec.c host/src/codec/allreduce.c \
+LIB_SRCS := host/src/format.c host/src/codec/codec.c host/src/codec/allreduce.c \
 	host/src/codec/encoded_file.c host/src/codec/simd_avx2.c host/src/codec/simd_avx512.c \
 	host/src/core/context.c host/src/core/request.c host/src/core/model.c host/src/core/model_check.c host/src/backend/cpu.c \
 	host/src/backend/sim.c host/src/backend/window.c host/src/backend/transport_inproc.c \
 	host/src/backend/transport_socket.c host/src/backend/kdrv.c host/src/backend/xrt.c host/src/backend/opencl.c host/src/comm/collective.c host/src/comm/ring.c host/src/comm/card.c \
 	host/src/comm/rendezvous.c
-# The kernels' C (the scalar codec, the cpu backend's engines) and the firmware's descriptor
-# rules (include/quire/validate.h) are part of it; the card model is not (libquire_sim).
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(BUILD)/fw-native/firmware/validate.o \
+# The kernels' C (the scalar codec, the cpu backend's engines) and the contract's code
+# (contract/: descriptor rules, register-block walk, status strings) are part of it; the
+# card model is not (libquire_sim).
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(CONTRACT_OBJS) \
 	$(BUILD)/sim/locate.o
 EXTRA_CFLAGS_host/src/codec/simd_avx2.c := -mavx2 -mf16c
 EXTRA_CFLAGS_host/src/codec/simd_avx512.c := -mavx512f
@@ -89,7 +90,7 @@ $(QUIRE_CLI): $(CLI_OBJS) $(SCHED_OBJS) $(LIBQUIRE_SO)
 # of them; quire_drm.h is the driver's uAPI): all of include/quire/ but what only the card,
 # its models and the driver use. tests/public_headers.sh checks these (make public-headers).
 QUIRE_INTERNAL_HEADERS := include/quire/card.h include/quire/ivshmem.h include/quire/rv32_sim.h \
-	include/quire/validate.h
+	include/quire/validate.h include/quire/regblock.h include/quire/types.h
 QUIRE_PUBLIC_HEADERS := $(filter-out $(QUIRE_INTERNAL_HEADERS),$(wildcard include/quire/*.h))
 public-headers:
 	@echo $(notdir $(wildcard host/include/*.h)) $(QUIRE_PUBLIC_HEADERS:include/%=%)

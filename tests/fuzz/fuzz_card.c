@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (size_t i = 0; i < r.n; i++) {
 		uint32_t detail;
-		int verdict = quire_fw_validate(&r.cmds[i], &detail);
+		int verdict = quire_cmd_validate(&r.cmds[i], &detail);
 		const struct quire_cpl *done = &r.cpls[i];
 		if (done->status >= QUIRE_STATUS_COUNT) {
 			fprintf(stderr, "descriptor %zu (opcode %u): status %u\n", i,

@@ -54,7 +54,7 @@ static int build_cmd(struct quire_ctx *ctx, const struct quire_op *op, struct qu
 			return QUIRE_ERR_INVALID;
 		}
 	}
-	int st = quire_fw_validate(c, detail);
+	int st = quire_cmd_validate(c, detail);
 	if (st != QUIRE_OK)
 		return st;
 	uint64_t ext[4];
