@@ -155,13 +155,6 @@ static int recv_full(int fd, struct quire_sim_msg *m, int *memfd, int flags)
 	return 1;
 }
 
-/* The contract's walk reads the card's registers through this. */
-static uint32_t card_read(void *dev, uint32_t off)
-{
-	struct quire_device *d = dev;
-	return d->ops->mmio_read(d, off);
-}
-
 /* Commands the host rang in and had not seen complete when it went: its command queue's
  * producer (the host's doorbell) less its completion queue's consumer (what the host took;
  * it writes it before a wait returns). The card may finish such a command after its host
@@ -175,7 +168,7 @@ static uint32_t in_flight(struct quire_device *dev)
 	    {QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, &cplq},
 	};
 	struct quire_regblock_chain chain;
-	if (quire_regblock_walk(card_read, dev, &chain) != QUIRE_OK ||
+	if (quire_regblock_walk(quire_device_read32, dev, &chain) != QUIRE_OK ||
 	    quire_regblock_find_all(&chain, need, sizeof(need) / sizeof(need[0]), NULL) != QUIRE_OK)
 		return 0;
 	return dev->ops->mmio_read(dev, cmdq + QUIRE_Q_PRODUCER) -
