@@ -42,8 +42,9 @@ typedef uint32_t (*quire_regblock_read_fn)(void *ctx, uint32_t offset);
  * (offset + QUIRE_RB_HEADER_BYTES <= QUIRE_BAR0_BYTES) and every next offset points past
  * its block's, so the walk ends on any card. QUIRE_OK; QUIRE_ERR_NO_DEVICE when a type
  * reads QUIRE_RB_TYPE_NONE; QUIRE_ERR_CORRUPT for a header that does not fit, a next
- * offset that points back (a loop) or more than QUIRE_RB_MAX_BLOCKS blocks. On a fault,
- * *chain holds the blocks walked before it, each with a header inside the BAR.
+ * offset not past its block's (a loop, or a block of no size) or more than
+ * QUIRE_RB_MAX_BLOCKS blocks. On a fault, *chain holds the blocks walked before it, each
+ * with a header inside the BAR.
  */
 int quire_regblock_walk(quire_regblock_read_fn read32, void *ctx,
 			struct quire_regblock_chain *chain);
