@@ -54,6 +54,7 @@ endif
 
 include boards/build.mk
 include hls/build.mk
+include contract/build.mk
 include firmware/build.mk
 include sched/build.mk
 include codec/build.mk

@@ -24,13 +24,12 @@ driver: $(BOARDS_H)
 install-driver: driver
 	$(DRIVER_MAKE) install
 	rm -rf $(DKMS_DIR)
-	mkdir -p $(DKMS_DIR)/driver/fw_shim $(DKMS_DIR)/include/quire $(DKMS_DIR)/firmware \
+	mkdir -p $(DKMS_DIR)/driver $(DKMS_DIR)/include/quire $(DKMS_DIR)/contract \
 		$(DKMS_DIR)/build/gen/quire
 	cp driver/Makefile driver/Kbuild driver/*.c driver/*.h $(DKMS_DIR)/driver/
-	cp driver/fw_shim/stdint.h $(DKMS_DIR)/driver/fw_shim/
 	cp include/quire/*.h $(DKMS_DIR)/include/quire/
+	cp contract/*.c $(DKMS_DIR)/contract/
 	cp $(BOARDS_H) $(DKMS_DIR)/build/gen/quire/
-	cp firmware/validate.c firmware/fw.h $(DKMS_DIR)/firmware/
 	sed 's/@VERSION@/$(DKMS_VERSION)/' driver/dkms.conf >$(DKMS_DIR)/dkms.conf
 	@echo "DKMS tree in $(DKMS_DIR): dkms install quire/$(DKMS_VERSION)"
 

@@ -22,11 +22,11 @@
 #include "quire_drv.h"
 #include "quire/boards.h"
 #include "quire/ivshmem.h"
+#include "quire/regblock.h"
 #include "quire/regs.h"
 #include "quire/status.h"
 
-#define QUIRE_FW_BOOT_MS   5000
-#define QUIRE_WALK_MAX_HOPS 64
+#define QUIRE_FW_BOOT_MS 5000
 
 /* An id's driver_data: which BAR holds the register blocks, and how it is reached. */
 #define QUIRE_ID_BAR(data) ((int)((data) & 0xff))
@@ -57,55 +57,43 @@ static u32 rd(struct quire_device *qdev, u32 off)
 	return quire_rd(qdev, off);
 }
 
+/* The contract's walk reads the register BAR through this. */
+static u32 quire_walk_read(void *qdev, u32 off)
+{
+	return rd(qdev, off);
+}
+
 /*
- * Walk the block chain from offset 0 (include/quire/regs.h), note where our
+ * Walk the block chain from offset 0 (include/quire/regblock.h), note where our
  * blocks are and check their major versions, then the ID block's magic and the
- * contract's version: the same walk as libquire's (host/src/backend/sim.c).
+ * contract's version.
  */
 static int quire_walk(struct quire_device *qdev)
 {
-	static const struct {
-		u32 type, version;
-		size_t field;
-	} known[] = {
-		{ QUIRE_RB_TYPE_ID, QUIRE_RB_ID_VERSION, offsetof(struct quire_blocks, id) },
-		{ QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, offsetof(struct quire_blocks, cmdq) },
-		{ QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, offsetof(struct quire_blocks, cplq) },
-		{ QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION, offsetof(struct quire_blocks, irq) },
-		{ QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION,
-		  offsetof(struct quire_blocks, counters) },
+	const struct quire_regblock_need need[] = {
+		{ QUIRE_RB_TYPE_ID, QUIRE_RB_ID_VERSION, &qdev->blk.id },
+		{ QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, &qdev->blk.cmdq },
+		{ QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, &qdev->blk.cplq },
+		{ QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION, &qdev->blk.irq },
+		{ QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION, &qdev->blk.counters },
 	};
 	struct device *dev = &qdev->pdev->dev;
-	u32 off = 0, found = 0, type, version, next;
-	size_t i;
-	int hops;
+	struct quire_regblock_chain chain;
+	u32 failed, off;
+	int st;
 
-	for (hops = 0; hops < QUIRE_WALK_MAX_HOPS; hops++) {
-		type = rd(qdev, off + QUIRE_RB_TYPE);
-		version = rd(qdev, off + QUIRE_RB_VERSION);
-		if (type == 0xffffffffu)
-			return -ENODEV;
-		for (i = 0; i < ARRAY_SIZE(known); i++) {
-			if (type != known[i].type)
-				continue;
-			if (QUIRE_RB_VERSION_MAJOR(version) !=
-			    QUIRE_RB_VERSION_MAJOR(known[i].version)) {
-				dev_err(dev, "block %#x at %#x: version %#x, driver knows %#x\n",
-					type, off, version, known[i].version);
-				return -EPROTO;
-			}
-			*(u32 *)((char *)&qdev->blk + known[i].field) = off;
-			found |= 1u << i;
-		}
-		next = rd(qdev, off + QUIRE_RB_NEXT);
-		if (next == 0)
-			break;
-		if (next <= off || next + QUIRE_RB_HEADER_BYTES > QUIRE_BAR0_BYTES)
-			return -ENODEV; /* not a chain of ours, or a broken one */
-		off = next;
+	st = quire_regblock_walk(quire_walk_read, qdev, &chain);
+	if (st == QUIRE_OK)
+		st = quire_regblock_find_all(&chain, need, ARRAY_SIZE(need), &failed);
+	if (st == QUIRE_ERR_VERSION) {
+		off = *need[failed].offset;
+		dev_err(dev, "block %#x at %#x: version %#x, driver knows %#x\n",
+			need[failed].type, off, rd(qdev, off + QUIRE_RB_VERSION),
+			need[failed].version);
+		return -EPROTO;
 	}
-	if (found != (1u << ARRAY_SIZE(known)) - 1)
-		return -ENODEV;
+	if (st != QUIRE_OK)
+		return -ENODEV; /* not a chain of ours, or a broken one */
 	if (rd(qdev, qdev->blk.id + QUIRE_ID_MAGIC) != QUIRE_ID_MAGIC_VALUE)
 		return -ENODEV;
 	if (rd(qdev, qdev->blk.id + QUIRE_ID_IF_VERSION) != QUIRE_INTERFACE_VERSION) {

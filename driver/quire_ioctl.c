@@ -3,8 +3,8 @@
  * The ioctls of include/quire/quire_drm.h. Every field is checked: pads and
  * reserved words zero, narrow fields in range, buffer objects looked up and their
  * references held by the job until it completes. A descriptor then goes through
- * the firmware's own rules (quire_fw_validate, quire_cmd_extents, built from
- * firmware/validate.c) before the card sees it.
+ * the rules the card's firmware applies too (quire_cmd_validate, quire_cmd_extents,
+ * built from contract/validate.c) before the card sees it.
  */
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
@@ -166,7 +166,7 @@ static int resolve_and_check(struct quire_device *qdev, struct drm_file *file,
 	job->cmd.exp = cpu_to_le64(addr[QUIRE_DRM_BUF_EXP]);
 	job->cmd.aux = cpu_to_le64(addr[QUIRE_DRM_BUF_AUX]);
 
-	st = quire_fw_validate(&job->cmd, detail);
+	st = quire_cmd_validate(&job->cmd, detail);
 	if (st != QUIRE_OK)
 		return st;
 	/* MLP_SCORE: the input width of the model the card will have (quire_mlp.c). */

@@ -157,7 +157,7 @@ static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, int 
 		return st;
 	if (narrow) /* two contributions side by side in card memory: L, then in */
 		return reduce_w(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, 2,
-				(in - FW_COLL_L) / quire_fw_format_bytes(p->val), len, FW_COLL_L,
+				(in - FW_COLL_L) / quire_format_elem_bytes(p->val), len, FW_COLL_L,
 				NONE, out);
 	return reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, in, out);
 }
@@ -204,7 +204,7 @@ static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint
 
 static uint32_t unit_bytes(const struct pass *p, uint32_t fmt)
 {
-	return p->exps ? 1 : quire_fw_format_bytes(fmt);
+	return p->exps ? 1 : quire_format_elem_bytes(fmt);
 }
 
 static int ring(struct pass *p)
@@ -333,9 +333,9 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	p.part = QUIRE_RING_PART(quire_le16_to_cpu(d->format), w);
 	p.fin = QUIRE_RING_FIN(quire_le16_to_cpu(d->format), w);
 	/* As many elements per frame as the wider of the two wire formats allows. */
-	uint32_t wide = quire_fw_format_bytes(p.part) > quire_fw_format_bytes(p.fin)
-			    ? quire_fw_format_bytes(p.part)
-			    : quire_fw_format_bytes(p.fin);
+	uint32_t wide = quire_format_elem_bytes(p.part) > quire_format_elem_bytes(p.fin)
+			    ? quire_format_elem_bytes(p.part)
+			    : quire_format_elem_bytes(p.fin);
 	p.chunk = QUIRE_FRAME_MAX_PAYLOAD / wide;
 	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP8 ||
 	    quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP16) {

@@ -1,47 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
- * The firmware finds its own BAR blocks the way every consumer does: by
- * walking the chain from offset 0 and checking each version.
+ * The firmware finds its own BAR blocks as every part does: the chain walked from
+ * offset 0 by the contract's walk (quire/regblock.h), and each block it serves looked
+ * up with the version it implements.
  */
 #include "hal.h"
 #include "internal.h"
-#include "quire/regs.h"
+#include "quire/regblock.h"
 #include "quire/status.h"
+
+static uint32_t bar_read(void *fw, uint32_t offset)
+{
+	return hal_bar_read(fw, 0, offset);
+}
 
 int fw_find_blocks(struct quire_fw *fw)
 {
-	static const struct {
-		uint32_t type, version;
-	} want[] = {
-	    {QUIRE_RB_TYPE_ID, QUIRE_RB_ID_VERSION},
-	    {QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION},
-	    {QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION},
-	    {QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION},
-	    {QUIRE_RB_TYPE_ENGINES, QUIRE_RB_ENGINES_VERSION},
-	    {QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION},
+	const struct quire_regblock_need need[] = {
+	    {QUIRE_RB_TYPE_ID, QUIRE_RB_ID_VERSION, &fw->bar.id},
+	    {QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, &fw->bar.cmdq},
+	    {QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, &fw->bar.cplq},
+	    {QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION, &fw->bar.irq},
+	    {QUIRE_RB_TYPE_ENGINES, QUIRE_RB_ENGINES_VERSION, &fw->bar.engines},
+	    {QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION, &fw->bar.counters},
 	};
-	uint32_t *slot[] = {&fw->bar.id,  &fw->bar.cmdq,    &fw->bar.cplq,
-			    &fw->bar.irq, &fw->bar.engines, &fw->bar.counters};
-	uint32_t found = 0, off = 0;
-	for (int hops = 0; hops < 32; hops++) {
-		uint32_t type = hal_bar_read(fw, off, QUIRE_RB_TYPE);
-		uint32_t version = hal_bar_read(fw, off, QUIRE_RB_VERSION);
-		for (uint32_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-			if (type != want[i].type)
-				continue;
-			if (QUIRE_RB_VERSION_MAJOR(version) !=
-			    QUIRE_RB_VERSION_MAJOR(want[i].version))
-				return QUIRE_ERR_VERSION;
-			*slot[i] = off;
-			found |= 1u << i;
-		}
-		uint32_t next = hal_bar_read(fw, off, QUIRE_RB_NEXT);
-		if (next == 0)
-			break;
-		if (next <= off || next >= QUIRE_BAR0_BYTES)
-			return QUIRE_ERR_CORRUPT; /* a loop or a jump out of the BAR */
-		off = next;
-	}
-	return found == (1u << (sizeof(want) / sizeof(want[0]))) - 1 ? QUIRE_OK
-								     : QUIRE_ERR_NO_DEVICE;
+	struct quire_regblock_chain chain;
+	int st = quire_regblock_walk(bar_read, fw, &chain);
+	if (st != QUIRE_OK)
+		return st;
+	return quire_regblock_find_all(&chain, need, sizeof(need) / sizeof(need[0]), NULL);
 }

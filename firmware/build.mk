@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: MIT
-# The firmware, built twice from one source:
-# - native objects (QUIRE_FW_NATIVE) that the card models link;
+# The firmware, built twice from one source, each time with the contract's code (contract/):
+# - native objects (QUIRE_FW_NATIVE) that the card models link, and contract/build.mk's;
 # - the card image for the rv32im control core, with its size checked against
 #   the on-chip memories of firmware/link.ld (the link fails past them).
-FW_SRCS := firmware/cmdloop.c firmware/validate.c firmware/ops.c firmware/dma.c \
+FW_SRCS := firmware/cmdloop.c firmware/ops.c firmware/dma.c \
 	firmware/engines.c firmware/bar.c firmware/net.c firmware/comm.c firmware/allreduce.c \
 	firmware/gather.c firmware/alive.c
 FW_BUILD_ID := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
-FW_NATIVE_OBJS := $(FW_SRCS:%.c=$(BUILD)/fw-native/%.o)
+FW_NATIVE_OBJS := $(FW_SRCS:%.c=$(BUILD)/fw-native/%.o) $(CONTRACT_OBJS)
 FW_NATIVE_FLAGS := -DQUIRE_FW_NATIVE -DQUIRE_FW_BUILD_ID=$(FW_BUILD_ID)u
 
 $(BUILD)/fw-native/%.o: %.c | $(BOARDS_H)
@@ -19,7 +19,7 @@ RISCV_SIZE ?= riscv64-unknown-elf-size
 FW_CROSS_FLAGS := -march=rv32im -mabi=ilp32 -Os -g -std=c11 -ffreestanding -nostdlib \
 	-ffunction-sections -fdata-sections $(WARN) -Iinclude -DQUIRE_FW_BUILD_ID=$(FW_BUILD_ID)u
 FW_ELF := $(BUILD)/firmware/quire-fw.elf
-FW_CROSS_SRCS := $(FW_SRCS) firmware/main_card.c firmware/lib.c firmware/crt0.S
+FW_CROSS_SRCS := $(FW_SRCS) $(CONTRACT_SRCS) firmware/main_card.c firmware/lib.c firmware/crt0.S
 
 ifneq ($(shell command -v $(RISCV_CC) 2>/dev/null),)
 all: firmware

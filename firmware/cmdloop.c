@@ -251,7 +251,7 @@ struct fetched {
 /*
  * The descriptor at ring index fw->cmd_cons: QUIRE_OK, or the transfer's status (and a
  * descriptor of zeros). *plain_nop says it is a NOP with every field but seq 0, which
- * quire_fw_validate and fw_execute would pass without a change: the command loop posts its
+ * quire_cmd_validate and fw_execute would pass without a change: the command loop posts its
  * completion at once. Only cmd's opcode and seq are set: the words are looked at first
  * (with a queue engine, which of them are not 0) and unpacked (run) only for the other
  * descriptors: this is the NOP's path.
@@ -326,7 +326,7 @@ static __attribute__((noinline)) int run(struct quire_fw *fw, const struct fetch
 			return quick;
 	}
 	unpack(fw, f->desc, cmd);
-	int status = quire_fw_validate(cmd, detail);
+	int status = quire_cmd_validate(cmd, detail);
 	if (status == QUIRE_OK)
 		status = fw_execute(fw, cmd, result, detail);
 	return status;

@@ -66,7 +66,7 @@ static int op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *d
 	int shared = d->flags & QUIRE_CMD_F_SHARED_EXP,
 	    exps_only = d->opcode == QUIRE_OPC_EXPONENTS;
 	uint32_t n = quire_le32_to_cpu(d->count),
-		 elem = quire_fw_format_bytes(quire_le16_to_cpu(d->format));
+		 elem = quire_format_elem_bytes(quire_le16_to_cpu(d->format));
 	int st = QUIRE_OK;
 	uint32_t flags = ef ? QUIRE_QUANT_F_EF : 0;
 	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
@@ -105,7 +105,7 @@ static int op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *d
 {
 	int bfp = quire_le16_to_cpu(d->format) != QUIRE_FMT_FP16;
 	uint32_t n = quire_le32_to_cpu(d->count),
-		 vb = quire_fw_format_bytes(quire_le16_to_cpu(d->val_format));
+		 vb = quire_format_elem_bytes(quire_le16_to_cpu(d->val_format));
 	int st = QUIRE_OK;
 	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
 		uint32_t len = min_u32(FW_CHUNK_ELEMS, n - i);
@@ -131,8 +131,8 @@ static int op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *d
 static int op_reduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
 	uint32_t n = quire_le32_to_cpu(d->count), w = quire_le16_to_cpu(d->workers),
-		 in_b = quire_fw_format_bytes(quire_le16_to_cpu(d->val_format));
-	uint32_t acc_b = quire_fw_format_bytes(quire_le16_to_cpu(d->format));
+		 in_b = quire_format_elem_bytes(quire_le16_to_cpu(d->val_format));
+	uint32_t acc_b = quire_format_elem_bytes(quire_le16_to_cpu(d->format));
 	int st = QUIRE_OK, overflow = 0;
 	/* All W inputs of a chunk side by side in card memory. */
 	uint32_t chunk =
@@ -233,7 +233,7 @@ static int quick_buffer(uint64_t addr, uint64_t bytes, uint64_t most, uint32_t a
 
 /*
  * MLP_SCORE, a scheduler's decision, without the general path's steps: the descriptor is not
- * unpacked, validated opcode by opcode (quire_fw_validate), nor its extents computed for any
+ * unpacked, validated opcode by opcode (quire_cmd_validate), nor its extents computed for any
  * opcode (check_windows). What those steps would refuse is all tested here, at once:
  * - the first word is the opcode alone (flags and format 0), and the other words not
  *   named (formats, workers, exp, stride, reserved) are 0;

@@ -1,16 +1,15 @@
 # SPDX-License-Identifier: MIT
 # libquire (static and shared) and libquire_mpi.
-LIB_SRCS := host/src/status.c host/src/codec/api.c host/src/codec/allreduce.c \
+LIB_SRCS := host/src/format.c host/src/codec/api.c host/src/codec/allreduce.c \
 	host/src/codec/encoded_file.c \
 	host/src/core/context.c host/src/core/request.c host/src/core/model.c host/src/core/model_check.c host/src/backend/cpu.c \
 	host/src/backend/sim.c host/src/backend/window.c host/src/backend/transport_inproc.c \
 	host/src/backend/transport_socket.c host/src/backend/kdrv.c host/src/backend/xrt.c host/src/backend/opencl.c host/src/comm/collective.c host/src/comm/ring_collective.c host/src/comm/card.c \
 	host/src/comm/rendezvous.c
 # The CPU codec (codec/build.mk), the kernels' C (the scalar codec, the cpu backend's engines)
-# and the firmware's descriptor rules (include/quire/validate.h) are part of it; the card
-# model is not (libquire_sim, sim/build.mk).
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(BUILD)/fw-native/firmware/validate.o \
-	$(CODEC_OBJS)
+# and the contract's code (contract/: descriptor rules, register-block walk, status strings)
+# are part of it; the card model is not (libquire_sim, sim/build.mk).
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(CONTRACT_OBJS) $(CODEC_OBJS)
 # The ring's partial sums are plain loops, one chain per element: -O3 vectorizes them (same bits).
 EXTRA_CFLAGS_host/src/comm/ring_collective.c := -O3
 # kdrv builds against libdrm's headers (libdrm-dev) but loads libdrm.so.2 with dlopen when a
@@ -50,7 +49,7 @@ $(LIBQUIRE_SO): $(LIB_OBJS) host/libquire.map
 # of them; quire_drm.h is the driver's uAPI): all of include/quire/ but what only the card,
 # its models and the driver use. tests/public_headers.sh checks these (make public-headers).
 QUIRE_INTERNAL_HEADERS := include/quire/card.h include/quire/ivshmem.h include/quire/rv32_sim.h \
-	include/quire/validate.h
+	include/quire/validate.h include/quire/regblock.h include/quire/types.h
 QUIRE_PUBLIC_HEADERS := $(filter-out $(QUIRE_INTERNAL_HEADERS),$(wildcard include/quire/*.h))
 public-headers:
 	@echo $(notdir $(wildcard host/include/*.h)) $(QUIRE_PUBLIC_HEADERS:include/%=%)

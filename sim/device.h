@@ -35,4 +35,12 @@ struct quire_device {
 	const struct quire_device_ops *ops;
 };
 
+/* A device's BAR0 read in the shape the contract's register-block walk takes
+ * (quire_regblock_read_fn, quire/regblock.h): dev is the struct quire_device. */
+static inline uint32_t quire_device_read32(void *dev, uint32_t offset)
+{
+	struct quire_device *d = (struct quire_device *)dev;
+	return d->ops->mmio_read(d, offset);
+}
+
 #endif /* QUIRE_SIM_DEVICE_H */

@@ -37,15 +37,15 @@
 
 #include "quire/cmd.h" /* the byte order conversions */
 #include "quire/ivshmem.h"
+#include "quire/regblock.h"
 #include "quire/regs.h"
 #include "quire/status.h"
 #include "sim/ivshmem.h"
 
 #define REFRESH_MS          5
-#define PROTOCOL_VERSION    0      /* ivshmem-spec.rst: the only one */
-#define GUEST_PEER          1      /* QEMU's ID; the card is QUIRE_IVSHMEM_CARD_PEER */
-#define LAST_BLOCK_BYTES    0x100u /* the last block of the chain: at most this long */
-#define WALK_MAX_HOPS       64
+#define PROTOCOL_VERSION    0             /* ivshmem-spec.rst: the only one */
+#define GUEST_PEER          1             /* QEMU's ID; the card is QUIRE_IVSHMEM_CARD_PEER */
+#define LAST_BLOCK_BYTES    0x100u        /* the last block of the chain: at most this long */
 #define GUEST_RAM_LOW_LIMIT 0xb0000000ull /* q35 splits guest RAM from 2.75 GiB on */
 
 struct ivsh {
@@ -79,23 +79,21 @@ static void put32(struct ivsh *v, uint32_t off, uint32_t val)
 
 /*
  * Copy the register file into the window: every block of the chain, walked as a host
- * walks it, from its header to the next block (or LAST_BLOCK_BYTES for the last).
+ * walks it (the contract's walk, quire/regblock.h), from its header to the next block (or
+ * LAST_BLOCK_BYTES for the last). Of a chain the walk refuses, the blocks before the fault.
  */
 static void refresh(struct ivsh *v)
 {
-	const struct quire_device_ops *ops = v->dev->ops;
-	uint32_t off = 0;
-	for (int hops = 0; hops < WALK_MAX_HOPS; hops++) {
-		uint32_t next = ops->mmio_read(v->dev, off + QUIRE_RB_NEXT);
+	struct quire_regblock_chain chain;
+	quire_regblock_walk(quire_device_read32, v->dev, &chain);
+	for (uint32_t i = 0; i < chain.count; i++) {
+		uint32_t off = chain.block[i].offset;
 		uint32_t end =
-		    next > off && next <= QUIRE_BAR0_BYTES ? next : off + LAST_BLOCK_BYTES;
+		    i + 1 < chain.count ? chain.block[i + 1].offset : off + LAST_BLOCK_BYTES;
 		if (end > QUIRE_BAR0_BYTES)
 			end = QUIRE_BAR0_BYTES;
 		for (uint32_t r = off; r < end; r += 4)
-			put32(v, r, ops->mmio_read(v->dev, r));
-		if (next <= off || next >= QUIRE_BAR0_BYTES)
-			break;
-		off = next;
+			put32(v, r, v->dev->ops->mmio_read(v->dev, r));
 	}
 }
 

@@ -30,6 +30,7 @@
 
 #include "firmware/layout.h"
 #include "quire/boards.h"
+#include "quire/regblock.h"
 #include "quire/regs.h"
 #include "quire/status.h"
 #include "sim/clock.h"
@@ -144,22 +145,18 @@ static int recv_full(int fd, struct quire_sim_msg *m, int *memfd, int flags)
 /* Commands the host rang in and had not seen complete when it went: its command queue's
  * producer (the host's doorbell) less its completion queue's consumer (what the host took;
  * it writes it before a wait returns). The card may finish such a command after its host
- * died, but the host was waiting on it. Blocks walked from BAR offset 0 as any consumer
- * walks them. */
+ * died, but the host was waiting on it. The queues are found by the contract's walk
+ * (quire/regblock.h); a card whose chain it refuses has none in flight. */
 static uint32_t in_flight(struct quire_device *dev)
 {
-	uint32_t cmdq = 0, cplq = 0, off = 0;
-	for (int hops = 0; hops < 64; hops++) {
-		uint32_t type = dev->ops->mmio_read(dev, off + QUIRE_RB_TYPE);
-		if (type == QUIRE_RB_TYPE_CMDQ)
-			cmdq = off;
-		else if (type == QUIRE_RB_TYPE_CPLQ)
-			cplq = off;
-		off = dev->ops->mmio_read(dev, off + QUIRE_RB_NEXT);
-		if (!off)
-			break;
-	}
-	if (!cmdq || !cplq)
+	uint32_t cmdq, cplq;
+	const struct quire_regblock_need need[] = {
+	    {QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, &cmdq},
+	    {QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, &cplq},
+	};
+	struct quire_regblock_chain chain;
+	if (quire_regblock_walk(quire_device_read32, dev, &chain) != QUIRE_OK ||
+	    quire_regblock_find_all(&chain, need, sizeof(need) / sizeof(need[0]), NULL) != QUIRE_OK)
 		return 0;
 	return dev->ops->mmio_read(dev, cmdq + QUIRE_Q_PRODUCER) -
 	       dev->ops->mmio_read(dev, cplq + QUIRE_Q_CONSUMER);

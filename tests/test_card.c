@@ -17,6 +17,7 @@
 #include "sim/emu/emu.h"
 #include "quire.h"
 #include "quire/mlp.h"
+#include "quire/regblock.h"
 #include "quire/regs.h"
 
 #define IOVA       0x200000000ull
@@ -74,21 +75,17 @@ static int rig_setup_cfg(void **state, const struct quire_emu_config *cfg)
 	r->host = aligned_alloc(4096, HOST_BYTES);
 	memset(r->host, 0, HOST_BYTES);
 	assert_int_equal(r->dev->ops->attach_host(r->dev, r->host, IOVA, HOST_BYTES), QUIRE_OK);
-	/* Walk the blocks as any consumer must. */
-	for (uint32_t off = 0, hops = 0; hops < 16; hops++) {
-		uint32_t type = rd(r, off + QUIRE_RB_TYPE);
-		if (type == QUIRE_RB_TYPE_ID)
-			r->id = off;
-		else if (type == QUIRE_RB_TYPE_CMDQ)
-			r->cmdq = off;
-		else if (type == QUIRE_RB_TYPE_CPLQ)
-			r->cplq = off;
-		else if (type == QUIRE_RB_TYPE_COUNTERS)
-			r->counters = off;
-		if (!(off = rd(r, off + QUIRE_RB_NEXT)))
-			break;
-	}
-	assert_true(r->cmdq && r->cplq && r->counters);
+	/* Walk the blocks as any consumer must (quire/regblock.h). */
+	const struct quire_regblock_need need[] = {
+	    {QUIRE_RB_TYPE_ID, QUIRE_RB_ID_VERSION, &r->id},
+	    {QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, &r->cmdq},
+	    {QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, &r->cplq},
+	    {QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION, &r->counters},
+	};
+	struct quire_regblock_chain chain;
+	assert_int_equal(quire_regblock_walk(quire_device_read32, r->dev, &chain), QUIRE_OK);
+	assert_int_equal(
+	    quire_regblock_find_all(&chain, need, sizeof(need) / sizeof(need[0]), NULL), QUIRE_OK);
 	for (int i = 0; i < 500 && rd(r, r->id + QUIRE_ID_FW_STATE) != QUIRE_FW_STATE_RUNNING; i++)
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 	assert_int_equal(rd(r, r->id + QUIRE_ID_FW_STATE), QUIRE_FW_STATE_RUNNING);

@@ -5,7 +5,8 @@
  * BAR0 holds a chain of self-describing blocks. Every block starts with the
  * same header (type, version, offset of the next block, 0 for the last), and
  * every consumer (driver, libquire, tests) walks the chain from offset 0 and
- * checks each version instead of assuming offsets. Registers are 32 bits,
+ * checks each version instead of assuming offsets, all with one walk
+ * (quire/regblock.h). Registers are 32 bits,
  * little-endian. See docs/registers.md for each block.
  */
 #ifndef QUIRE_REGS_H

@@ -2,29 +2,24 @@
 /*
  * The descriptor rules every part checks the same way: the card's firmware before it
  * runs a descriptor, libquire before it posts one, and a kernel driver before the card
- * sees one. One implementation, firmware/validate.c, plain C with no dependencies
+ * sees one. One implementation, contract/validate.c, plain C with no dependencies
  * beyond this contract, is compiled into each of them; libquire does not export it.
  */
 #ifndef QUIRE_VALIDATE_H
 #define QUIRE_VALIDATE_H
 
-#ifdef __KERNEL__
-#include <linux/types.h> /* uint32_t and uint64_t in the kernel */
-#else
-#include <stdint.h>
-#endif
-
 #include "quire/cmd.h"
+#include "quire/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Bytes of one element of a format id (quire/format.h); 0 for an unknown id. */
-uint32_t quire_fw_format_bytes(uint32_t fmt);
+uint32_t quire_format_elem_bytes(uint32_t fmt);
 
 /* Check every field of a descriptor; QUIRE_OK or a status, *detail names the field. */
-int quire_fw_validate(const struct quire_cmd *cmd, uint32_t *detail);
+int quire_cmd_validate(const struct quire_cmd *cmd, uint32_t *detail);
 
 /*
  * Bytes each host buffer of a valid descriptor spans, in the order src, dst,

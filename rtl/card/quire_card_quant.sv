@@ -91,7 +91,7 @@ module quire_card_quant
   assign a_q     = args_q[QUANT_ARG_Q];
   assign a_y     = args_q[QUANT_ARG_Y];
 
-  // quire_fw_format_bytes (firmware/validate.c)
+  // quire_format_elem_bytes (contract/validate.c)
   function automatic logic [63:0] format_bytes(logic [31:0] f);
     case (f)
       QUIRE_FMT_INT64:                                    return 64'd8;

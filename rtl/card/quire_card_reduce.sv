@@ -91,7 +91,7 @@ module quire_card_reduce
   assign a_acc_in = args_q[REDUCE_ARG_ACC_IN];
   assign a_out    = args_q[REDUCE_ARG_ACC_OUT];
 
-  // quire_fw_format_bytes (firmware/validate.c)
+  // quire_format_elem_bytes (contract/validate.c)
   function automatic logic [63:0] fw_format_bytes(logic [31:0] f);
     case (f)
       QUIRE_FMT_INT64:                                    return 64'd8;

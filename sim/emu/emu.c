@@ -280,10 +280,11 @@ static int run_quant(struct emu *e, const uint64_t *a, uint64_t *cycles)
 		return QUIRE_ERR_RANGE;
 	if (bfp && !(exp = card_ptr(e, a[QUIRE_QUANT_ARG_EXP], blocks, 1)))
 		return QUIRE_ERR_RANGE;
-	if (encode && !(q = card_ptr(e, a[QUIRE_QUANT_ARG_Q], n * quire_fw_format_bytes(fmt), 1)))
+	if (encode && !(q = card_ptr(e, a[QUIRE_QUANT_ARG_Q], n * quire_format_elem_bytes(fmt), 1)))
 		return QUIRE_ERR_RANGE;
-	if (decode && (!(q = card_ptr(e, a[QUIRE_QUANT_ARG_Q], n * quire_fw_format_bytes(vf), 1)) ||
-		       !(y = card_ptr(e, a[QUIRE_QUANT_ARG_Y], 4 * n, 4))))
+	if (decode &&
+	    (!(q = card_ptr(e, a[QUIRE_QUANT_ARG_Q], n * quire_format_elem_bytes(vf), 1)) ||
+	     !(y = card_ptr(e, a[QUIRE_QUANT_ARG_Y], 4 * n, 4))))
 		return QUIRE_ERR_RANGE;
 	*cycles = n / 16 + 64;
 	return quire_emu_quant(quire_emu_engines_golden(), op, fmt, vf, flags, (uint32_t)n,
@@ -296,10 +297,10 @@ static int run_reduce(struct emu *e, const uint64_t *a, uint64_t *cycles)
 	uint64_t w = (uint32_t)a[QUIRE_REDUCE_ARG_W], n = (uint32_t)a[QUIRE_REDUCE_ARG_N];
 	uint64_t stride = (uint32_t)a[QUIRE_REDUCE_ARG_STRIDE];
 	uint64_t in_b = op == QUIRE_REDUCE_OP_SUM
-			    ? quire_fw_format_bytes((uint32_t)a[QUIRE_REDUCE_ARG_IN_FMT])
+			    ? quire_format_elem_bytes((uint32_t)a[QUIRE_REDUCE_ARG_IN_FMT])
 			    : 1;
 	uint64_t acc_b = op == QUIRE_REDUCE_OP_SUM
-			     ? quire_fw_format_bytes((uint32_t)a[QUIRE_REDUCE_ARG_ACC_FMT])
+			     ? quire_format_elem_bytes((uint32_t)a[QUIRE_REDUCE_ARG_ACC_FMT])
 			     : 1;
 	if (!in_b || !acc_b || w < 1 || w > QUIRE_CMD_MAX_WORKERS)
 		return QUIRE_ERR_FORMAT;

@@ -10,7 +10,7 @@ comma := ,
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	-Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-label -Iinclude -I. -I$(BUILD)/gen
 FUZZ_BIN := build-fuzz/fuzz_card
-FUZZ_SRCS := tests/fuzz/fuzz_card.c tests/fuzz/fuzz_host.c $(SIM_SRCS) $(FW_SRCS) hls/quant.c hls/reduce.c hls/mlp.c hls/crc32.c
+FUZZ_SRCS := tests/fuzz/fuzz_card.c tests/fuzz/fuzz_host.c $(SIM_SRCS) $(FW_SRCS) $(CONTRACT_SRCS) hls/quant.c hls/reduce.c hls/mlp.c hls/crc32.c
 # The card model's fast engines call the CPU codec (sim/emu/engines.c, codec/): its files need
 # their own ISA flags (runtime dispatch), so they are compiled one by one, instrumented alike.
 FUZZ_CODEC_OBJS := $(CODEC_SRCS:%.c=build-fuzz/obj/%.o)
@@ -19,10 +19,11 @@ build-fuzz/obj/%.o: %.c $(wildcard include/quire/*.h host/include/*.h codec/*.h)
 	$(FUZZ_CC) $(subst -fsanitize=fuzzer$(comma),-fsanitize=fuzzer-no-link$(comma),$(FUZZ_FLAGS)) \
 		-Ihost/include $(EXTRA_CFLAGS_$<) -c -o $@ $<
 FUZZ_ENCODED_BIN := build-fuzz/fuzz_encoded
-FUZZ_ENCODED_SRCS := tests/fuzz/fuzz_encoded.c host/src/codec/encoded_file.c host/src/status.c
+FUZZ_ENCODED_SRCS := tests/fuzz/fuzz_encoded.c host/src/codec/encoded_file.c host/src/format.c \
+	contract/status.c
 FUZZ_MODEL_BIN := build-fuzz/fuzz_model
 FUZZ_MODEL_SRCS := tests/fuzz/fuzz_model.c host/src/core/model_check.c hls/mlp.c hls/crc32.c \
-	host/src/status.c
+	host/src/format.c contract/status.c
 FUZZ_PLACE_BIN := build-fuzz/fuzz_place
 FUZZ_PLACE_SRCS := tests/fuzz/fuzz_place.c sched/place_input.c sched/trace.c
 

@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (size_t i = 0; i < r.n; i++) {
 		uint32_t detail;
-		int verdict = quire_fw_validate(&r.cmds[i], &detail);
+		int verdict = quire_cmd_validate(&r.cmds[i], &detail);
 		uint32_t status = quire_le16_to_cpu(r.cpls[i].status),
 			 done_detail = quire_le32_to_cpu(r.cpls[i].detail);
 		if (status >= QUIRE_STATUS_COUNT) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "quire/regblock.h"
 #include "quire/regs.h"
 #include "quire/status.h"
 
@@ -17,11 +18,6 @@
 #define SLOTS      (1u << LOG2)
 /* A fresh communicator's descriptor, in the harness's own pages. */
 #define COMM_DESC 0x8000
-
-static uint32_t rd(struct fuzz_host *h, uint32_t off)
-{
-	return h->dev->ops->mmio_read(h->dev, off);
-}
 
 static void wr(struct fuzz_host *h, uint32_t off, uint32_t v)
 {
@@ -39,14 +35,16 @@ int fuzz_host_setup(struct fuzz_host *h, struct quire_device *dev, unsigned time
 		return -1;
 	memset(h->host, 0, HOST_BYTES);
 	dev->ops->attach_host(dev, h->host, IOVA, HOST_BYTES);
-	for (uint32_t off = 0, hops = 0; hops < 16; hops++) {
-		uint32_t type = rd(h, off + QUIRE_RB_TYPE);
-		if (type == QUIRE_RB_TYPE_CMDQ)
-			h->cmdq = off;
-		else if (type == QUIRE_RB_TYPE_CPLQ)
-			h->cplq = off;
-		if (!(off = rd(h, off + QUIRE_RB_NEXT)))
-			break;
+	const struct quire_regblock_need need[] = {
+	    {QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, &h->cmdq},
+	    {QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, &h->cplq},
+	};
+	struct quire_regblock_chain chain;
+	if (quire_regblock_walk(quire_device_read32, dev, &chain) != QUIRE_OK ||
+	    quire_regblock_find_all(&chain, need, sizeof(need) / sizeof(need[0]), NULL) !=
+		QUIRE_OK) {
+		free(h->host);
+		return -1;
 	}
 	uint32_t blocks[2] = {h->cplq, h->cmdq};
 	uint64_t bases[2] = {IOVA + CPL_RING, IOVA + CMD_RING};

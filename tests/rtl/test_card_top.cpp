@@ -33,6 +33,7 @@ extern "C" {
 #include "quire/format.h"
 #include "quire/frame.h"
 #include "quire/mlp.h"
+#include "quire/regblock.h"
 #include "quire/regs.h"
 #include "quire/status.h"
 }
@@ -149,28 +150,27 @@ struct Host {
 	{
 	}
 
+	// The contract's walk (quire/regblock.h) reads the card through this.
+	static uint32_t card_read(void *c, uint32_t offset)
+	{
+		return static_cast<Card *>(c)->rd(offset);
+	}
+
 	bool walk()
 	{
-		uint32_t off = 0;
-		for (int hops = 0; hops < 16; hops++) {
-			uint32_t type = card.rd(off + QUIRE_RB_TYPE);
-			if (type == QUIRE_RB_TYPE_ID)
-				id = off;
-			else if (type == QUIRE_RB_TYPE_CMDQ)
-				cmdq = off;
-			else if (type == QUIRE_RB_TYPE_CPLQ)
-				cplq = off;
-			else if (type == QUIRE_RB_TYPE_IRQ)
-				irq = off;
-			else if (type == QUIRE_RB_TYPE_ENGINES)
-				engines = off;
-			else if (type == QUIRE_RB_TYPE_COUNTERS)
-				counters = off;
-			if (!(off = card.rd(off + QUIRE_RB_NEXT)))
-				break;
-		}
-		return card.rd(id + QUIRE_ID_MAGIC) == QUIRE_ID_MAGIC_VALUE && cmdq && cplq &&
-		       irq && engines && counters;
+		const quire_regblock_need need[] = {
+		    {QUIRE_RB_TYPE_ID, QUIRE_RB_ID_VERSION, &id},
+		    {QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, &cmdq},
+		    {QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, &cplq},
+		    {QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION, &irq},
+		    {QUIRE_RB_TYPE_ENGINES, QUIRE_RB_ENGINES_VERSION, &engines},
+		    {QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION, &counters},
+		};
+		quire_regblock_chain chain;
+		return quire_regblock_walk(card_read, &card, &chain) == QUIRE_OK &&
+		       quire_regblock_find_all(&chain, need, sizeof(need) / sizeof(need[0]),
+					       nullptr) == QUIRE_OK &&
+		       card.rd(id + QUIRE_ID_MAGIC) == QUIRE_ID_MAGIC_VALUE;
 	}
 
 	bool wait_running()

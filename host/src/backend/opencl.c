@@ -426,7 +426,7 @@ static int execute(struct ocl *o, const struct quire_ctx *ctx, const struct quir
 	case QUIRE_OPC_REDUCE: {
 		cl_uint args[QUIRE_REDUCE_ARGS] = {0};
 		cl_mem mem[QUIRE_REDUCE_ARGS] = {0};
-		uint32_t in_b = quire_fw_format_bytes(val_format);
+		uint32_t in_b = quire_format_elem_bytes(val_format);
 		args[QUIRE_REDUCE_ARG_OP] = QUIRE_REDUCE_OP_SUM;
 		args[QUIRE_REDUCE_ARG_IN_FMT] = val_format;
 		args[QUIRE_REDUCE_ARG_ACC_FMT] = format;

@@ -13,7 +13,9 @@
 
 #include "host/src/core/core.h"
 #include "quire/boards.h"
+#include "quire/regblock.h"
 #include "quire/regs.h"
+#include "quire/static_assert.h"
 #include "transport.h"
 #include "window.h"
 
@@ -43,51 +45,45 @@ static void wr(struct sim *s, uint32_t off, uint32_t v)
 	s->t->dev->ops->mmio_write(s->t->dev, off, v);
 }
 
-/* Walk the chain from BAR offset 0; fill the block list, find ours, check versions. */
+/* The contract's walk reads the card's registers through this. */
+static uint32_t walk_read(void *s, uint32_t off)
+{
+	return rd(s, off);
+}
+
+QUIRE_STATIC_ASSERT(QUIRE_RB_MAX_BLOCKS <= QUIRE_INFO_MAX_BLOCKS, "quire_info holds every block");
+
+/* Walk the chain from BAR offset 0 (quire/regblock.h); fill the block list, find ours
+ * (the network port's is optional), check versions. */
 static int walk(struct sim *s, struct quire_info *info)
 {
-	uint32_t off = 0, found = 0;
-	for (int hops = 0; hops < QUIRE_INFO_MAX_BLOCKS; hops++) {
-		uint32_t type = rd(s, off + QUIRE_RB_TYPE), version = rd(s, off + QUIRE_RB_VERSION);
-		if (type == 0xffffffffu)
-			return QUIRE_ERR_NO_DEVICE;
-		if (info) {
-			info->blocks[info->n_blocks].offset = off;
-			info->blocks[info->n_blocks].type = type;
-			info->blocks[info->n_blocks].version = version;
-			info->n_blocks++;
+	const struct quire_regblock_need need[] = {
+	    {QUIRE_RB_TYPE_ID, QUIRE_RB_ID_VERSION, &s->blk_id},
+	    {QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, &s->blk_cmdq},
+	    {QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, &s->blk_cplq},
+	    {QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION, &s->blk_irq},
+	    {QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION, &s->blk_counters},
+	};
+	struct quire_regblock_chain chain;
+	int st = quire_regblock_walk(walk_read, s, &chain);
+	if (st != QUIRE_OK)
+		return st;
+	if (info) {
+		for (uint32_t i = 0; i < chain.count; i++) {
+			info->blocks[i].offset = chain.block[i].offset;
+			info->blocks[i].type = chain.block[i].type;
+			info->blocks[i].version = chain.block[i].version;
 		}
-		static const struct {
-			uint32_t type, version;
-			size_t field;
-		} known[] = {
-		    {QUIRE_RB_TYPE_ID, QUIRE_RB_ID_VERSION, offsetof(struct sim, blk_id)},
-		    {QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION, offsetof(struct sim, blk_cmdq)},
-		    {QUIRE_RB_TYPE_CPLQ, QUIRE_RB_CPLQ_VERSION, offsetof(struct sim, blk_cplq)},
-		    {QUIRE_RB_TYPE_IRQ, QUIRE_RB_IRQ_VERSION, offsetof(struct sim, blk_irq)},
-		    {QUIRE_RB_TYPE_COUNTERS, QUIRE_RB_COUNTERS_VERSION,
-		     offsetof(struct sim, blk_counters)},
-		    {QUIRE_RB_TYPE_NETPORT, QUIRE_RB_NETPORT_VERSION,
-		     offsetof(struct sim, blk_net)},
-		};
-		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-			if (type != known[i].type)
-				continue;
-			if (QUIRE_RB_VERSION_MAJOR(version) !=
-			    QUIRE_RB_VERSION_MAJOR(known[i].version))
-				return QUIRE_ERR_VERSION;
-			*(uint32_t *)((char *)s + known[i].field) = off;
-			found |= 1u << i;
-		}
-		uint32_t next = rd(s, off + QUIRE_RB_NEXT);
-		if (next == 0)
-			break;
-		if (next <= off || next >= QUIRE_BAR0_BYTES)
-			return QUIRE_ERR_CORRUPT;
-		off = next;
+		info->n_blocks = chain.count;
 	}
-	if ((found & 0x1f) != 0x1f)
-		return QUIRE_ERR_NO_DEVICE;
+	st = quire_regblock_find_all(&chain, need, sizeof(need) / sizeof(need[0]), NULL);
+	if (st != QUIRE_OK)
+		return st;
+	s->blk_net = 0;
+	st = quire_regblock_find(&chain, QUIRE_RB_TYPE_NETPORT, QUIRE_RB_NETPORT_VERSION,
+				 &s->blk_net);
+	if (st == QUIRE_ERR_VERSION)
+		return st;
 	if (rd(s, s->blk_id + QUIRE_ID_MAGIC) != QUIRE_ID_MAGIC_VALUE)
 		return QUIRE_ERR_NO_DEVICE;
 	if (rd(s, s->blk_id + QUIRE_ID_IF_VERSION) != QUIRE_INTERFACE_VERSION)

@@ -57,7 +57,7 @@ static int build_cmd(struct quire_ctx *ctx, const struct quire_op *op, struct qu
 		}
 		*addrs[i] = quire_cpu_to_le64(addr);
 	}
-	int st = quire_fw_validate(c, detail);
+	int st = quire_cmd_validate(c, detail);
 	if (st != QUIRE_OK)
 		return st;
 	uint64_t ext[4];

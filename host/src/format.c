@@ -1,21 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Status strings and names of formats, from the shared lists in include/quire/. */
+/* Names and element sizes of libquire's formats, and its version. */
 #include <string.h>
 
 #include "quire.h"
-
-const char *quire_strerror(int status)
-{
-	switch (status) {
-#define QUIRE_STATUS_CASE(name, value, text)                                                       \
-	case value:                                                                                \
-		return text;
-		QUIRE_STATUS_LIST(QUIRE_STATUS_CASE)
-#undef QUIRE_STATUS_CASE
-	default:
-		return "unknown status code";
-	}
-}
 
 static const struct {
 	enum quire_format fmt;

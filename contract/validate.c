@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Descriptor validation: every field of every descriptor, before anything
- * moves. A descriptor that breaks a rule completes with a status and the
- * field at fault; the firmware goes on with the next one.
+ * The descriptor rules (quire/validate.h): every field of every descriptor, checked
+ * before anything moves, and the bytes each of its host buffers spans. A descriptor
+ * that breaks a rule gets a status and the field at fault.
  */
-#include "fw.h"
+#include "quire/validate.h"
 #include "quire/format.h"
 #include "quire/mlp.h"
 #include "quire/status.h"
 
-uint32_t quire_fw_format_bytes(uint32_t fmt)
+uint32_t quire_format_elem_bytes(uint32_t fmt)
 {
 	switch (fmt) {
 	case QUIRE_FMT_INT64:
@@ -32,7 +32,7 @@ uint32_t quire_fw_format_bytes(uint32_t fmt)
 /* Alignment a buffer of this format needs (1 for formats without an element size). */
 static uint32_t elem_align(uint32_t fmt)
 {
-	uint32_t b = quire_fw_format_bytes(fmt);
+	uint32_t b = quire_format_elem_bytes(fmt);
 	return b ? b : 1;
 }
 
@@ -123,7 +123,7 @@ static void check_codec(struct check *c, const struct fields *d)
 		else if (d->flags & ~(bfp ? QUIRE_CMD_F_EF | QUIRE_CMD_F_SHARED_EXP : 0u))
 			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
 		need_addr(c, d->src, 4ull * n, 4, QUIRE_DETAIL_SRC);
-		need_addr(c, d->dst, (uint64_t)n * quire_fw_format_bytes(d->format),
+		need_addr(c, d->dst, (uint64_t)n * quire_format_elem_bytes(d->format),
 			  elem_align(d->format), QUIRE_DETAIL_DST);
 		if (bfp)
 			need_addr(c, d->exp, blocks, 1, QUIRE_DETAIL_EXP);
@@ -143,7 +143,7 @@ static void check_codec(struct check *c, const struct fields *d)
 			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
 		if (d->workers > QUIRE_CMD_MAX_WORKERS)
 			fail(c, QUIRE_ERR_RANGE, QUIRE_DETAIL_WORKERS);
-		need_addr(c, d->src, (uint64_t)n * quire_fw_format_bytes(d->val_format),
+		need_addr(c, d->src, (uint64_t)n * quire_format_elem_bytes(d->val_format),
 			  elem_align(d->val_format), QUIRE_DETAIL_SRC);
 		need_addr(c, d->dst, 4ull * n, 4, QUIRE_DETAIL_DST);
 		if (bfp)
@@ -167,8 +167,8 @@ static void check_codec(struct check *c, const struct fields *d)
 
 static void check_reduce(struct check *c, const struct fields *d)
 {
-	uint32_t in_b = quire_fw_format_bytes(d->val_format),
-		 acc_b = quire_fw_format_bytes(d->format);
+	uint32_t in_b = quire_format_elem_bytes(d->val_format),
+		 acc_b = quire_format_elem_bytes(d->format);
 	int int_in = d->val_format == QUIRE_FMT_INT8 || d->val_format == QUIRE_FMT_INT16 ||
 		     d->val_format == QUIRE_FMT_INT32;
 	int fp_in = d->val_format == QUIRE_FMT_FP16 || d->val_format == QUIRE_FMT_FP32;
@@ -327,7 +327,7 @@ static void check_comm_init(struct check *c, const struct fields *d)
 	unused(c, d->stride, QUIRE_DETAIL_STRIDE);
 }
 
-int quire_fw_validate(const struct quire_cmd *cmd, uint32_t *detail)
+int quire_cmd_validate(const struct quire_cmd *cmd, uint32_t *detail)
 {
 	struct check c = {QUIRE_OK, QUIRE_DETAIL_NONE};
 	struct fields f, *d = &f;
@@ -392,19 +392,19 @@ void quire_cmd_extents(const struct quire_cmd *cmd, uint32_t mlp_width0, uint64_
 	case QUIRE_OPC_EXPONENTS:
 	case QUIRE_OPC_ENCODE:
 		ext[0] = 4 * n;
-		ext[1] = d->opcode == QUIRE_OPC_ENCODE ? n * quire_fw_format_bytes(d->format) : 0;
+		ext[1] = d->opcode == QUIRE_OPC_ENCODE ? n * quire_format_elem_bytes(d->format) : 0;
 		ext[2] = bfp ? blocks : 0;
 		ext[3] = ef ? 4 * n : 0;
 		break;
 	case QUIRE_OPC_DECODE:
-		ext[0] = n * quire_fw_format_bytes(d->val_format);
+		ext[0] = n * quire_format_elem_bytes(d->val_format);
 		ext[1] = 4 * n;
 		ext[2] = bfp ? blocks : 0;
 		break;
 	case QUIRE_OPC_REDUCE: {
-		uint64_t vec = n * quire_fw_format_bytes(d->val_format);
+		uint64_t vec = n * quire_format_elem_bytes(d->val_format);
 		ext[0] = d->workers > 1 ? d->stride * (d->workers - 1u) + vec : vec;
-		ext[1] = n * quire_fw_format_bytes(d->format);
+		ext[1] = n * quire_format_elem_bytes(d->format);
 		break;
 	}
 	case QUIRE_OPC_MLP_LOAD:
