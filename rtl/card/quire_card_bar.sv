@@ -2,7 +2,7 @@
 // The BAR0 register blocks, as the host and the firmware see them: the chain
 // ID, CMDQ, CPLQ, IRQ, ENGINES, NETPORT, COUNTERS of include/quire/regs.h, one
 // page each in docs/registers/ (consumers walk the chain, so only the order is
-// a choice; this card puts them where the emu does, 0x100 apart):
+// a choice; every quire card puts them 0x100 apart):
 //   - the host writes only what the pages let it (queue base, size, CTRL, its
 //     own index; IRQ status write-1-to-clear and mask); any other host write is
 //     dropped, but still counts as an event for the firmware;
@@ -51,8 +51,8 @@ module quire_card_bar
   input  logic [NumEngines-1:0]       eng_done_i,
   input  logic [NumEngines-1:0][31:0] eng_ops_i,
   input  logic [NumEngines-1:0][31:0] eng_cycles_i,
-  // The network port (quire_card_net): its NETPORT record, kept current every cycle as the
-  // emu's is on every read, and QUIRE_CAP_NET in the caps while it is on a network.
+  // The network port (quire_card_net): its NETPORT record (docs/registers/netport.md), kept
+  // current every cycle, and QUIRE_CAP_NET in the caps while it is on a network.
   input  logic        net_link_i,
   input  logic [15:0] net_addr_i,
   input  logic [31:0] net_tx_frames_i,
@@ -66,7 +66,8 @@ module quire_card_bar
   output logic        irq_o
 );
 
-  // Where this card puts its blocks, 0x100 apart as in emu.c.
+  // Where this card puts its blocks, 0x100 apart (any placement the walk of docs/registers.md
+  // accepts would do; every card of quire uses this one).
   localparam logic [31:0] RbId       = 32'h000;
   localparam logic [31:0] RbCmdq     = 32'h100;
   localparam logic [31:0] RbCplq     = 32'h200;
@@ -174,7 +175,7 @@ module quire_card_bar
   logic [31:0] epoch_q;
   logic        irq_q;
 
-  // ---- the host's accesses (emu.c emu_mmio_read/write)
+  // ---- the host's accesses (docs/registers.md: aligned 32-bit words inside BAR0)
   logic        host_ok;
   logic [31:0] host_block, host_reg;
   assign host_ok    = host_addr_i[1:0] == 2'b00 && host_addr_i < BAR0_BYTES;
@@ -244,7 +245,7 @@ module quire_card_bar
     end
   end
 
-  // ---- the firmware's accesses: any word of the blocks (the emu's HAL reaches all of BAR0)
+  // ---- the firmware's accesses: any word of the blocks (the firmware's HAL reaches all of BAR0)
   logic fw_in_blocks, fw_write;
   assign fw_in_blocks = {16'd0, fw_addr_i} < BlockBytes;
   assign fw_write     = fw_req_i && fw_we_i && fw_in_blocks;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The MLP engine as the firmware drives it (firmware/ops.c mlp()): the
-// register window of include/quire/card.h (quire_card_engine_regs), the
-// argument checks of sim/emu/emu.c run_mlp in their order, with the same
-// statuses, and a mover between card memory and the datapath of
+// register window of include/quire/card.h (quire_card_engine_regs,
+// docs/registers/engine-window.md), the argument checks below in their order,
+// with the statuses of docs/commands.md's MLP opcodes, and a mover between card memory and the datapath of
 // rtl/engines/quire_mlp.sv (quire_card_line_mover):
 //   LOAD:  the image [image, image + len) in card memory, 4-byte aligned, else
 //          QUIRE_ERR_RANGE (the model held is kept); then the engine forgets
@@ -22,10 +22,9 @@
 //          (quire_mlp.sv) and a group's scores are written at once (4 bytes
 //          each, up to 64); at the end the choice word with OK, none with
 //          NO_FEASIBLE (the scores are written either way), as quire_mlp_score.
-// One thing at a time (read, feed, compute, write), not overlapped. Where the
-// emu differs: the cycles reported (ENGINES record, CYCLES) are the cycles
-// from START to DONE, not the emu's estimate; buffers that overlap each other
-// are not modelled (the firmware's never do).
+// One thing at a time (read, feed, compute, write), not overlapped. The cycles
+// reported (ENGINES record, CYCLES) are the cycles from START to DONE; buffers
+// that overlap each other are not modelled (the firmware's never do).
 module quire_card_mlp
   import quire_card_pkg::*;
 #(
@@ -102,7 +101,7 @@ module quire_card_mlp
   assign a_scores = args[MLP_ARG_SCORES];
   assign a_choice = args[MLP_ARG_CHOICE];
 
-  // emu.c card_ptr: [off, off + bytes) inside card memory, off aligned.
+  // [off, off + bytes) inside card memory, off aligned.
   function automatic logic in_mem(logic [63:0] off, logic [63:0] bytes, logic [63:0] align);
     return !(off > MemBytes || bytes > MemBytes - off || (off & (align - 64'd1)) != 64'd0);
   endfunction

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The card's network port (QUIRE_NET_* of include/quire/card.h, the frames of
-// docs/network.md), as the emu's port (sim/emu/netport.c) behaves:
+// docs/network.md; its counters are the NETPORT block, docs/registers/netport.md):
 //   transmit: GO reads the frame (header and payload, TX_LEN bytes) from card
 //     memory at TX_CARD, stamps this port's address as its source, computes
 //     the CRC-32 of the header (crc32 field zero) and payload, and streams it
 //     out a 64-byte beat a cycle with the CRC beside the last beat (the MAC
 //     puts it into the header's crc32 field, as a MAC appends its FCS); the
 //     MAC's answer (sent, peer busy, no such port) becomes TX_STATUS. The
-//     firmware's GO write completes only then, as the emu's does.
+//     firmware's GO write completes only then.
 //   receive: frames stream in a beat a cycle into a buffer of Slots frames of
 //     at most a header and QUIRE_FRAME_MAX_PAYLOAD bytes (one more byte marks a
 //     frame too long); the CRC and length are checked on arrival and failures
@@ -156,7 +156,7 @@ module quire_card_net
     endcase
   end
 
-  // Without a network the window reads 0 and ignores writes, as the emu's without a port.
+  // Without a network the window reads 0 and ignores writes: the firmware sees no port.
   logic go, pop;
   assign go  = link_i && req_i && we_i && {24'd0, addr_i} == NET_TX_CTRL &&
                (wdata_i & NET_GO) != 0;
@@ -190,7 +190,7 @@ module quire_card_net
   assign tx_left    = tx_len_q - (tx_sent_q << 6);
   assign beat_bytes = tx_left >= 32'd64 ? 7'd64 : tx_left[6:0];
 
-  // The checks of GO (the emu's tx_send): length, then alignment and card memory bounds.
+  // The checks of GO: length, then alignment and card memory bounds.
   logic [31:0] tx_check;
   always_comb begin : tx_checks
     if (tx_len_q < FRAME_HDR_BYTES || tx_len_q > FrameMax)
@@ -368,7 +368,7 @@ module quire_card_net
           end
           state_q <= S_ANSWER;
         end
-        // POP / DROP of the head: the emu's rx_pop.
+        // POP / DROP of the head.
         S_POP: begin
           pop_slot_q <= head;
           pop_line_q <= pop_first_line;

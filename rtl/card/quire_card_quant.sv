@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The QUANT engine as the firmware drives it (firmware/engines.c): the
 // register window of include/quire/card.h (CTRL start/done/idle, RETURN, one
-// 64-bit register per argument, QUIRE_QUANT_ARG_*), the argument checks of
-// sim/emu/emu.c run_quant and quire_quant_top (hls/quant.c) in their order,
-// with the same statuses, and a mover that streams card memory through the
+// 64-bit register per argument, QUIRE_QUANT_ARG_*; docs/registers/engine-window.md),
+// the argument checks of quire_quant_top (hls/quant.c, the golden model) in
+// their order, with the same statuses, and a mover that streams card memory through the
 // datapaths of rtl/engines/ in beats of 16 elements (512 bits):
 //   EXPONENTS: x (and resid) -> quire_quant_exp -> one exponent byte a block;
 //   ENCODE:    x (and resid), the block's exponent -> quire_quant_encode -> q
@@ -17,10 +17,9 @@
 // at any byte address takes its line and the next, a write its line and, when
 // it crosses, the next, with byte enables; a short last beat writes only its
 // elements. One beat at a time: read, compute, write (not yet overlapped).
-// Where the emu differs: EXPONENTS of a format without exponents
-// (the emu writes through a null pointer; the firmware never asks):
+// EXPONENTS of a format without exponents (the firmware never asks):
 // QUIRE_ERR_FORMAT. The cycles reported (ENGINES record, CYCLES) are the
-// cycles from START to DONE, not the emu's estimate.
+// cycles from START to DONE.
 module quire_card_quant
   import quire_card_pkg::*;
   import quire_format_pkg::*;
@@ -102,7 +101,7 @@ module quire_card_quant
     endcase
   endfunction
 
-  // emu.c card_ptr: [off, off + bytes) inside card memory, off aligned.
+  // [off, off + bytes) inside card memory, off aligned.
   function automatic logic in_mem(logic [63:0] off, logic [63:0] bytes, logic [63:0] align);
     return !(off > MemBytes || bytes > MemBytes - off || (off & (align - 64'd1)) != 64'd0);
   endfunction

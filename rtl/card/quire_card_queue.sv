@@ -12,7 +12,7 @@
 // at that slot, the phase word (from the index) last, one word after the other.
 // DESC_NONZERO marks the words of DESC that are not 0, as they arrive.
 //
-// Both run the DMA mover's checks (sim/emu/emu.c host_span): the programmed epoch
+// Both run the DMA mover's checks (docs/registers/dma.md): the programmed epoch
 // against the queue epoch (QUIRE_ERR_PEER), then the host window in 64-bit arithmetic
 // (QUIRE_ERR_RANGE); a refused fetch holds a descriptor of zeros with its status, a
 // refused post writes nothing. The engine shares the mover's host-memory port: it starts

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The REDUCE engine as the firmware drives it (firmware/engines.c): the
 // register window of include/quire/card.h (CTRL start/done/idle, RETURN, one
-// 64-bit register per argument, QUIRE_REDUCE_ARG_*), the argument checks of
-// sim/emu/emu.c run_reduce and quire_reduce_top (hls/reduce.c) in their
-// order, with the same statuses, and a mover that streams card memory through
+// 64-bit register per argument, QUIRE_REDUCE_ARG_*; docs/registers/engine-window.md),
+// the argument checks of quire_reduce_top (hls/reduce.c, the golden model) in
+// their order, with the same statuses, and a mover that streams card memory through
 // the datapaths of rtl/engines/ a 512-bit beat at a time:
 //   SUM (integer formats): for each chunk of one beat of input elements (64
 //     int8, 32 int16, 16 int32 or 8 int64), the accumulator input (with
@@ -20,8 +20,8 @@
 // address takes its line and the next, a write its line and, when it crosses,
 // the next); a chunk's sums (up to 512 bytes) are written 64 bytes at a time.
 // One beat at a time (read, compute, write), not yet overlapped.
-// Where the emu differs: the cycles reported (ENGINES record, CYCLES)
-// are the cycles from START to DONE, not the emu's estimate.
+// The cycles reported (ENGINES record, CYCLES) are the cycles from START
+// to DONE.
 module quire_card_reduce
   import quire_card_pkg::*;
   import quire_format_pkg::*;
@@ -102,7 +102,7 @@ module quire_card_reduce
     endcase
   endfunction
 
-  // emu.c card_ptr: [off, off + bytes) inside card memory (alignment 1 here).
+  // [off, off + bytes) inside card memory (alignment 1 here).
   function automatic logic in_mem(logic [63:0] off, logic [63:0] bytes);
     return !(off > MemBytes || bytes > MemBytes - off);
   endfunction

@@ -17,8 +17,8 @@
 // queue change) raises its external line until a wait takes it, and the
 // control block's wake-up time drives its timer line; the firmware's crt0
 // enables both in mie and leaves mstatus.MIE clear, so they wake WFI without
-// a trap. This is emu.c's hal_wait: an event pending before the wait ends it
-// at once.
+// a trap. An event pending before the wait ends it at once (the firmware's
+// hal_wait_event, firmware/hal.h, asks no more).
 module quire_card_top
   import quire_card_pkg::*;
 #(

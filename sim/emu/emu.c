@@ -278,6 +278,8 @@ static int run_quant(struct emu *e, const uint64_t *a, uint64_t *cycles)
 		return QUIRE_ERR_RANGE;
 	if (!decode && ef && !(resid = card_ptr(e, a[QUIRE_QUANT_ARG_RESID], 4 * n, 4)))
 		return QUIRE_ERR_RANGE;
+	if (op == QUIRE_QUANT_OP_EXPONENTS && !bfp)
+		return QUIRE_ERR_FORMAT; /* only block formats have exponents to write */
 	if (bfp && !(exp = card_ptr(e, a[QUIRE_QUANT_ARG_EXP], blocks, 1)))
 		return QUIRE_ERR_RANGE;
 	if (encode && !(q = card_ptr(e, a[QUIRE_QUANT_ARG_Q], n * quire_format_elem_bytes(fmt), 1)))
