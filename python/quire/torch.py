@@ -1,12 +1,21 @@
 # SPDX-License-Identifier: MIT
 """A PyTorch DDP communication hook: each gradient bucket all-reduced in quire's bfp8 or
-bfp16, with error feedback. backend "cpu": through the process group DDP already has (Gloo
+bfp16, with error feedback. backend "cpu": through a process group of DDP's ranks (Gloo
 under torchrun: no MPI, no card); the ranks trade their block exponents, take the max,
 encode with it, trade the integer values and sum them exactly, then decode. backend "sim":
 each rank's card (quire-cluster's) all-reduces the bucket over the cards' network. Every
 rank gets the same bits on both, those of quire_codec_allreduce (MEAN) for the same
-gradients. docs/python.md."""
+gradients. docs/python.md.
+
+The hook is asynchronous, as DDP's own all-reduce: it hands the bucket to the state's worker
+thread and returns at once a Future that the worker completes, so the coding and the
+transfers of one bucket run while autograd computes the gradients of the next. The worker
+takes buckets in the order DDP hands them over, the same on every rank, and talks to the
+other ranks through a process group of its own (the same ranks): its collectives can never
+interleave with ones the trainer or DDP itself issue meanwhile."""
 import os
+import queue
+import threading
 
 import torch
 import torch.distributed as dist
@@ -25,32 +34,66 @@ class _State:
         self.group, self.format, self.error_feedback = group, format, error_feedback
         self.residuals = {}  # id(parameter) -> its fp32 residual (flat)
         self.bytes_sent = 0  # payload bytes this rank handed to the process group
-        # The QuireError of a failed bucket: DDP's reducer hands it on to backward() as a
-        # RuntimeError whose text is the QuireError's, this keeps the error itself.
+        # The QuireError of the first bucket that failed: DDP's reducer hands it on to
+        # backward() as a RuntimeError whose text is the QuireError's, this keeps the error
+        # itself. Once set, every later bucket fails with it at once: the group (or the
+        # card's communicator) is broken, and waiting out its timeout per bucket helps nobody.
         self.error = None
         self.cards = None  # backend "sim": this rank's card (_Cards)
+        self._jobs = queue.SimpleQueue()  # (_Bucket, Future), or None to stop
+        self._worker = threading.Thread(target=self._run, name="quire.torch", daemon=True)
+        self._worker.start()
 
     def close(self):
-        """Free this rank's card (backend "sim"); the model must not run another step."""
+        """Stop the worker and free this rank's card (backend "sim"); the model must not
+        run another step. Buckets already handed over are finished first."""
+        if self._worker is not None:
+            self._jobs.put(None)
+            self._worker.join()
+            self._worker = None
         if self.cards is not None:
             self.cards.close()
             self.cards = None
 
+    def submit(self, bucket):
+        """The Future of the bucket's all-reduce, done by the worker after those before."""
+        fut = torch.futures.Future()
+        self._jobs.put((bucket, fut))
+        return fut
+
+    def _run(self):
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            bucket, fut = job
+            try:
+                y = self.error if self.error is not None else _allreduce(self, bucket)
+            except Exception as e:  # whatever it is, the trainer hears of it, not this thread
+                y = e
+            if isinstance(y, Exception):
+                fut.set_exception(y)
+            else:
+                fut.set_result(y)
+
     def residual(self, bucket):
         """The bucket's residual, in its layout (its parameters in order, flat)."""
-        params = bucket.parameters()
-        n = bucket.buffer().numel()
-        if sum(p.numel() for p in params) != n:
-            raise quire.QuireError(_CODE["QUIRE_ERR_SIZE"], "quire.torch",
-                                   f"bucket {bucket.index()}: {n} elements, its parameters "
-                                   f"{sum(p.numel() for p in params)}")
-        return torch.cat([self.residuals.get(id(p), torch.zeros(p.numel())) for p in params])
+        return torch.cat([self.residuals.get(id(p), torch.zeros(p.numel()))
+                          for p in bucket.params])
 
     def keep(self, bucket, r):
         off = 0
-        for p in bucket.parameters():
+        for p in bucket.params:
             self.residuals[id(p)] = r[off:off + p.numel()].clone()
             off += p.numel()
+
+
+class _Bucket:
+    """What the worker needs of DDP's GradBucket, taken in the hook (DDP's thread): the
+    flat gradients, the parameters in order and the index."""
+
+    def __init__(self, bucket):
+        self.grads, self.params, self.index = bucket.buffer(), bucket.parameters(), bucket.index()
 
 
 def _gather(group, t):
@@ -134,16 +177,16 @@ def _peer_error(bucket, e):
         why = "a peer rank is gone: its connection closed (seen at once, before the timeout)"
     else:
         return _error(_CODE["QUIRE_ERR_IO"], "quire.torch",
-                            f"bucket {bucket.index()}: the process group failed: {text}")
+                            f"bucket {bucket.index}: the process group failed: {text}")
     return _error(_CODE["QUIRE_ERR_TIMEOUT"], "quire.torch",
-                        f"bucket {bucket.index()}: {why}: {text}")
+                        f"bucket {bucket.index}: {why}: {text}")
 
 
-def _hook(state, bucket):
-    g = bucket.buffer()
-    if g.dtype != torch.float32 or g.device.type != "cpu":
-        raise quire.QuireError(_CODE["QUIRE_ERR_FORMAT"], "quire.torch",
-                               f"bucket of {g.dtype} on {g.device}: float32 CPU gradients")
+def _allreduce(state, bucket):
+    """One bucket's all-reduce, in the worker: the mean of every rank's gradients, with this
+    rank's residual carried in and kept, or the QuireError that says why not (kept in
+    state.error)."""
+    g = bucket.grads
     state.residual_now = state.residual(bucket) if state.error_feedback else None
     try:
         if state.cards is not None:
@@ -152,24 +195,38 @@ def _hook(state, bucket):
             y = allreduce_bucket(state, g)
     except quire.QuireError as e:
         state.error = e
-        raise
+        return e
     except RuntimeError as e:  # the process group's own failure: a peer gone or silent
         state.error = _peer_error(bucket, e)
-        raise state.error from e
+        state.error.__cause__ = e
+        return state.error
     if state.error_feedback:
         state.keep(bucket, state.residual_now)
-    fut = torch.futures.Future()
-    fut.set_result(y)
-    return fut
+    return y
+
+
+def _hook(state, bucket):
+    g = bucket.buffer()
+    if g.dtype != torch.float32 or g.device.type != "cpu":
+        raise quire.QuireError(_CODE["QUIRE_ERR_FORMAT"], "quire.torch",
+                               f"bucket of {g.dtype} on {g.device}: float32 CPU gradients")
+    b = _Bucket(bucket)
+    n = sum(p.numel() for p in b.params)
+    if n != g.numel():
+        raise quire.QuireError(_CODE["QUIRE_ERR_SIZE"], "quire.torch",
+                               f"bucket {b.index}: {g.numel()} elements, its parameters {n}")
+    return state.submit(b)
 
 
 def register(ddp_model, format="bfp8", error_feedback=True, backend="cpu", group=None):
     """Make ddp_model all-reduce its gradients in quire's format (bfp8 or bfp16), with error
     feedback if asked. backend "cpu": the CPU codec, the process group carries the integers;
     "sim" (or a URI such as "sim:cluster"): each rank's simulated card of quire-cluster,
-    meeting the others in $QUIRE_CLUSTER_DIR. Returns the hook's state (bytes_sent counts
-    this rank's payload bytes; error the QuireError of a bucket that failed: a peer rank
-    gone or silent is QUIRE_ERR_TIMEOUT; close() frees the card)."""
+    meeting the others in $QUIRE_CLUSTER_DIR. The hook is asynchronous: each bucket's
+    all-reduce runs in the state's worker thread, over a process group of group's ranks made
+    here (so every process of the job calls register). Returns the hook's state (bytes_sent
+    counts this rank's payload bytes; error the QuireError of a bucket that failed: a peer
+    rank gone or silent is QUIRE_ERR_TIMEOUT; close() stops the worker, frees the card)."""
     if format not in _FORMATS:
         raise quire.QuireError(_CODE["QUIRE_ERR_FORMAT"], "quire.torch.register",
                                f"format {format!r}: one of {', '.join(_FORMATS)}")
@@ -177,9 +234,17 @@ def register(ddp_model, format="bfp8", error_feedback=True, backend="cpu", group
         raise quire.QuireError(_CODE["QUIRE_ERR_NOT_SUPPORTED"],
                                "quire.torch.register", f"backend {backend!r}: 'cpu' or 'sim' "
                                "(quire-cluster's cards; kdrv, xrt, opencl cards: not yet)")
-    state = _State(group if group is not None else dist.group.WORLD, format, error_feedback)
+    group = group if group is not None else dist.group.WORLD
+    # The worker's own process group, of the same ranks (every process of the job makes it,
+    # as torch.distributed.new_group asks, here as in DDP's own construction).
+    own = dist.new_group(ranks=dist.get_process_group_ranks(group))
+    state = _State(own, format, error_feedback)
     if backend != "cpu":
-        state.cards = _Cards(state.group, "sim:cluster" if backend == "sim" else backend)
+        try:
+            state.cards = _Cards(state.group, "sim:cluster" if backend == "sim" else backend)
+        except BaseException:
+            state.close()
+            raise
     ddp_model.register_comm_hook(state, _hook)
     return state
 

@@ -11,6 +11,7 @@ Usage: ddp_rank.py BUILD RANK W PORT OUT BACKEND [--die]"""
 import datetime
 import os
 import sys
+import time
 
 build, rank, w, port, out, backend = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
     sys.argv[4], sys.argv[5], sys.argv[6]
@@ -32,18 +33,35 @@ model = torch.nn.Sequential(torch.nn.Linear(20, 600), torch.nn.ReLU(), torch.nn.
 # Buckets of 0.1 MB after the first (1 MB, DDP's own): several a step, rebuilt after step 0.
 ddp = DDP(model, bucket_cap_mb=0.1)
 pos = {id(p): k for k, p in enumerate(model.parameters())}
-records, step = [], 0
+records, pending, step = [], [], 0  # pending: rank 0's hook at the gate
 register = ddp.register_comm_hook
 
 
 def recording(state, hook):
-    """quire.torch.register's hook, with what it was given and what it returned noted."""
+    """quire.torch.register's hook, with what it was given and, once its Future is done,
+    what it returned noted, in the order of the calls. It notes too whether the hook
+    returned before the bucket's all-reduce was done: at the first bucket of step 1 the
+    other ranks hand theirs to the hook only once rank 0's hook has returned (OUT.gate), so
+    rank 0's all-reduce cannot be done then, and a hook that waited for it would never
+    return (the process group's timeout would end the run)."""
     def rec(st, bucket):
-        g = bucket.buffer().clone()
+        entry = [step, [pos[id(p)] for p in bucket.parameters()], bucket.buffer().clone(), None]
+        gate = step == 1 and not any(e[0] == 1 for e in records)
+        records.append(entry)
+        if gate and rank != 0:
+            for _ in range(6000):  # up to 60 s, then the hook's own timeout says why
+                if os.path.exists(f"{out}.gate"):
+                    break
+                time.sleep(0.01)
         fut = hook(st, bucket)
-        records.append((step, [pos[id(p)] for p in bucket.parameters()], g,
-                        fut.value().clone()))
-        return fut
+        if gate and rank == 0:
+            pending.append(not fut.done())
+            open(f"{out}.gate", "w").close()
+
+        def done(f):
+            entry[3] = f.value().clone()
+            return f.value()
+        return fut.then(done)
     register(state, rec)
 
 
@@ -65,7 +83,7 @@ for step in range(3):
         os._exit(3)
     opt.step()
 state.close()
-torch.save({"records": records, "params": [p.detach().clone() for p in model.parameters()],
+torch.save({"records": [tuple(e) for e in records], "pending": pending, "params": [p.detach().clone() for p in model.parameters()],
             "bytes": state.bytes_sent}, f"{out}.{rank}")
 dist.barrier()  # no rank leaves while another still talks to it
 dist.destroy_process_group()

@@ -301,6 +301,8 @@ class DDPHook(Tmp):
                     off += counts[p]
         self.assertNotEqual(sizes[0], sizes[1])  # DDP rebuilt its buckets after step 0
         self.assertGreater(got[0]["bytes"], 0)
+        # Rank 0's hook returned while its bucket's all-reduce still waited for the others.
+        self.assertEqual(got[0]["pending"], [True])
         return got[0]["params"]
 
     def backends(self, w):
