@@ -5,7 +5,7 @@ LIB_SRCS := host/src/status.c host/src/codec/codec.c host/src/codec/allreduce.c 
 	host/src/core/context.c host/src/core/request.c host/src/core/model.c host/src/core/model_check.c host/src/backend/cpu.c \
 	host/src/backend/sim.c host/src/backend/window.c host/src/backend/transport_inproc.c \
 	host/src/backend/transport_socket.c host/src/backend/kdrv.c host/src/backend/xrt.c host/src/backend/opencl.c host/src/comm/collective.c host/src/comm/ring.c host/src/comm/card.c \
-	host/src/comm/rendezvous.c
+	host/src/comm/rendezvous.c host/src/comm/requant.c
 # The kernels' C (the scalar codec, the cpu backend's engines) and the firmware's descriptor
 # rules (include/quire/validate.h) are part of it; the card model is not (libquire_sim).
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(HLS_OBJS) $(BUILD)/fw-native/firmware/validate.o \

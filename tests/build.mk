@@ -2,7 +2,7 @@
 # Unit tests (CMocka), each its own program linked with libquire.a, and the CLI tests.
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-TEST_REF_OBJS := $(BUILD)/tests/ref/bfp_ref.o
+TEST_REF_OBJS := $(BUILD)/tests/ref/bfp_ref.o $(HLS_GOLDEN_OBJ)
 TEST_CFLAGS := -DQUIRE_TEST_DATA='"$(CURDIR)/tests/data"' -Wno-unknown-pragmas \
 	-DQUIRE_TEST_SIM='"$(CURDIR)/$(QUIRE_SIM)"'
 # test_freeze starts (and stops) a card process of its own.
@@ -35,7 +35,7 @@ valgrind: $(TEST_BINS) $(HLS_TBS)
 ifneq ($(MPI_LIBS),)
 MPI_TEST := $(BUILD)/tests/mpi/test_comm_mpi
 EXTRA_CFLAGS_tests/mpi/test_comm_mpi.c := $(MPI_CFLAGS) $(TEST_CFLAGS)
-$(MPI_TEST): $(BUILD)/tests/mpi/test_comm_mpi.o $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
+$(MPI_TEST): $(BUILD)/tests/mpi/test_comm_mpi.o $(BUILD)/host/src/comm/mpi.o $(HLS_GOLDEN_OBJ) $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
 FAULT_TEST := $(BUILD)/tests/mpi/test_card_fault
 EXTRA_CFLAGS_tests/mpi/test_card_fault.c := $(MPI_CFLAGS) $(TEST_CFLAGS)
