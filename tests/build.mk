@@ -54,7 +54,7 @@ test-programs: $(MEET)
 
 # A rank whose all-reduce results go to a file: emu cards against RTL cards (test_net_rtl.sh).
 RING_DUMP := $(BUILD)/tests/cli/ring_dump
-$(RING_DUMP): $(BUILD)/tests/cli/ring_dump.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
+$(RING_DUMP): $(BUILD)/tests/cli/ring_dump.o $(HLS_GOLDEN_OBJ) $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(LDLIBS)
 all: $(RING_DUMP)
 test-programs: $(RING_DUMP)

@@ -414,7 +414,7 @@ void quire_comm_free(struct quire_comm *comm);
  * quire_ef per tensor per communicator. bfp8 at W = 4: 2.04 bytes per element on the wire,
  * not 2.77 (quire_allreduce_wire_bytes_opt).
  */
-#define QUIRE_COMM_OPT_REQUANT 0x1u
+#define QUIRE_COMM_OPT_REQUANT 1u
 /* QUIRE_OK; QUIRE_ERR_INVALID for NULL or an unknown option bit. Not while a collective
  * of comm is in flight. */
 int quire_comm_set_options(struct quire_comm *comm, unsigned options);
@@ -447,8 +447,9 @@ int quire_ef_write(struct quire_ef *ef, const float *src, size_t count);
 /*
  * The owner residual (QUIRE_COMM_OPT_REQUANT): as many fp32 as this rank's segment of the
  * tensor (quire_comm_chunk), 0 until a requantized all-reduce with ef first ran; it starts
- * at +0.0, again whenever a communicator with another segment length uses ef, and with
- * quire_ef_reset. quire_ef_read_owner copies it out (count: quire_ef_owner_len).
+ * at +0.0, again whenever a collective with another segment length or without the option
+ * uses ef, and with quire_ef_reset. quire_ef_read_owner copies it out (count:
+ * quire_ef_owner_len).
  */
 size_t quire_ef_owner_len(const struct quire_ef *ef);
 int quire_ef_read_owner(const struct quire_ef *ef, float *dst, size_t count);
