@@ -449,10 +449,13 @@ int quire_ef_write(struct quire_ef *ef, const float *src, size_t count);
  * tensor (quire_comm_chunk), 0 until a requantized all-reduce with ef first ran; it starts
  * at +0.0, again whenever a collective with another segment length or without the option
  * uses ef, and with quire_ef_reset. quire_ef_read_owner copies it out (count:
- * quire_ef_owner_len).
+ * quire_ef_owner_len); quire_ef_write_owner makes src the owner residual, of count
+ * elements (this rank's segment: the next requantized all-reduce's, or it starts over at
+ * +0.0), as quire_ef_write does the tensor's.
  */
 size_t quire_ef_owner_len(const struct quire_ef *ef);
 int quire_ef_read_owner(const struct quire_ef *ef, float *dst, size_t count);
+int quire_ef_write_owner(struct quire_ef *ef, const float *src, size_t count);
 void quire_ef_free(struct quire_ef *ef);
 
 struct quire_allreduce_args {

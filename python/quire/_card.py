@@ -224,6 +224,15 @@ class ErrorFeedback(_Child):
             _check(lib.quire_ef_read_owner(self.handle, m.addr, n), "ErrorFeedback.read_owner")
         return out
 
+    def write_owner(self, residual):
+        """Make residual (float32, an array or tensor, as long as this rank's segment of
+        the next requantized all-reduce) the owner residual."""
+        n = int(residual.numel() if hasattr(residual, "numel") else len(residual))
+        m = _Mem(residual, "ErrorFeedback.write_owner", "residual", np.float32, n,
+                 copy_ok=True)
+        _check(lib.quire_ef_write_owner(self.handle, m.addr if n else None, n),
+               "ErrorFeedback.write_owner")
+
 
 def _place(x, where, what):
     if isinstance(x, Buffer):

@@ -133,6 +133,7 @@ _PROTOS = {
     "quire_comm_options": (ctypes.c_uint, [c_vp]),
     "quire_ef_owner_len": (c_size, [c_vp]),
     "quire_ef_read_owner": (c_int, [c_vp, c_vp, c_size]),
+    "quire_ef_write_owner": (c_int, [c_vp, c_vp, c_size]),
     "quire_wait": (c_int, [c_vp, c_int]),
     "quire_req_detail": (c_u32, [c_vp]),
     "quire_req_free": (None, [c_vp]),

@@ -298,8 +298,9 @@ class DDPHook(Tmp):
         return ([int(self.read(f"rc{r}")) for r in range(w)],
                 [self.read(f"log{r}").decode() for r in range(w)], out)
 
-    def check(self, w, backend):
-        rcs, outs, out = self.ranks(w, backend)
+    def check(self, w, backend, requant=False):
+        import ctypes
+        rcs, outs, out = self.ranks(w, backend, *(["--requant"] if requant else []))
         self.assertEqual(rcs, [0] * w, outs)
         got = [torch.load(f"{out}.{r}") for r in range(w)]
         for r in range(1, w):
@@ -311,6 +312,7 @@ class DDPHook(Tmp):
         counts = [p.numel() for p in got[0]["params"]]
         sizes = {}
         res = [{} for _ in range(w)]  # each rank's residual per parameter, as the hook keeps
+        own = [{} for _ in range(w)]  # each rank's owner residual per parameter (requant)
         for rec in zip(*recs):
             step, params = rec[0][0], rec[0][1]
             for r in range(1, w):
@@ -320,6 +322,22 @@ class DDPHook(Tmp):
             rr = [torch.cat([res[k][p] if p in res[k] else torch.zeros(counts[p])
                              for p in params]) for k in range(w)]
             want = quire.reduce([rec[k][2] for k in range(w)], "bfp8", "mean", residuals=rr)
+            if requant:  # each owner's segment requantized with its own exponents, residual
+                n = want.numel()
+                for k in range(w):
+                    oo = torch.cat([own[k][p] if p in own[k] else torch.zeros(counts[p])
+                                    for p in params])
+                    o, c = ctypes.c_size_t(), ctypes.c_size_t()
+                    quire._native.lib.quire_comm_chunk(n, w, k, ctypes.byref(o), ctypes.byref(c))
+                    off, ln = o.value, c.value
+                    if ln:
+                        part = oo[off:off + ln]
+                        want[off:off + ln] = quire.decode(
+                            quire.encode(want[off:off + ln].contiguous(), "bfp8", residual=part))
+                    at = 0
+                    for p in params:
+                        own[k][p] = oo[at:at + counts[p]].clone()
+                        at += counts[p]
             self.assertEqual(bits(rec[0][3]), bits(want), f"step {step} bucket {params}")
             for k in range(w):
                 off = 0
@@ -330,15 +348,21 @@ class DDPHook(Tmp):
         self.assertGreater(got[0]["bytes"], 0)
         return got[0]["params"]
 
-    def backends(self, w):
-        cpu, sim = self.check(w, "cpu"), self.check(w, "sim")
+    def backends(self, w, requant=False):
+        cpu, sim = self.check(w, "cpu", requant), self.check(w, "sim", requant)
         self.assertEqual(b"".join(map(bits, cpu)), b"".join(map(bits, sim)))
+        return cpu
 
     def test_two_ranks(self):
         self.backends(2)
 
     def test_four_ranks(self):
         self.backends(4)
+
+    def test_requantized(self):
+        """register(requant=True): the owners' requantized means, on both backends."""
+        self.backends(2, requant=True)
+        self.check(3, "cpu", requant=True)
 
     def dies(self, w, backend):
         rcs, outs, _ = self.ranks(w, backend, "--die")

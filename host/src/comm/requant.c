@@ -73,6 +73,16 @@ int quire_ef_read_owner(const struct quire_ef *ef, float *dst, size_t count)
 	return QUIRE_OK;
 }
 
+int quire_ef_write_owner(struct quire_ef *ef, const float *src, size_t count)
+{
+	if (!ef || (!src && count))
+		return QUIRE_ERR_INVALID;
+	int st = quire_ef_hold_owner(ef, count);
+	if (!st && count)
+		memcpy((float *)quire_buf_ptr(ef->resid) + ef->count, src, count * sizeof(float));
+	return st;
+}
+
 size_t quire_ring_requant_bytes(enum quire_format fmt, size_t len)
 {
 	return quire_format_bytes(QUIRE_RING_VAL(fmt), len) + QUIRE_BFP_BLOCKS(len);
