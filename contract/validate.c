@@ -229,6 +229,12 @@ static int overlaps(uint64_t a, uint64_t b, uint64_t bytes)
 	return a < b + bytes && b < a + bytes;
 }
 
+/* [a, a + na) and [b, b + nb) share a byte. */
+static int spans_meet(uint64_t a, uint64_t na, uint64_t b, uint64_t nb)
+{
+	return a < b + nb && b < a + na;
+}
+
 /* ALLGATHER and BROADCAST: bytes, no arithmetic. */
 static void check_bytes(struct check *c, const struct fields *d)
 {
@@ -266,7 +272,8 @@ static void check_collective(struct check *c, const struct fields *d)
 		return;
 	}
 	int rs = d->opcode == QUIRE_OPC_REDUCE_SCATTER;
-	if (!rs)
+	int rq = d->opcode == QUIRE_OPC_ALLREDUCE && (d->flags & QUIRE_CMD_F_REQUANT);
+	if (!rs && !rq)
 		unused(c, d->stride, QUIRE_DETAIL_STRIDE);
 	if (d->opcode != QUIRE_OPC_ALLREDUCE && !rs) {
 		if (d->flags)
@@ -285,24 +292,27 @@ static void check_collective(struct check *c, const struct fields *d)
 	    d->format != QUIRE_FMT_INT32)
 		fail(c, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT);
 	else if (d->flags & QUIRE_CMD_F_SHARED_EXP || (ef && !bfp) ||
-		 (d->flags & QUIRE_CMD_F_MEAN && d->format == QUIRE_FMT_INT32))
+		 (d->flags & QUIRE_CMD_F_MEAN && d->format == QUIRE_FMT_INT32) ||
+		 (d->flags & QUIRE_CMD_F_REQUANT && (!bfp || rs)))
 		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_FLAGS);
 	if (d->count == 0 || d->count > QUIRE_CMD_MAX_ELEMS)
 		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT);
-	if (rs && d->stride > d->count)
+	if ((rs || rq) && d->stride > d->count)
 		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_STRIDE);
 	uint64_t bytes = 4ull * d->count, out = rs ? 4 * d->stride : bytes;
+	/* The residuals: the worker's, then with REQUANT the owner's of its segment. */
+	uint64_t res = rq ? bytes + 4 * d->stride : bytes;
 	need_addr(c, d->src, bytes, 4, QUIRE_DETAIL_SRC);
 	need_addr(c, d->dst, out, 4, QUIRE_DETAIL_DST);
 	if (ef) {
-		need_addr(c, d->aux, bytes, 4, QUIRE_DETAIL_AUX);
-		need_addr(c, d->exp, bytes, 4, QUIRE_DETAIL_EXP);
+		need_addr(c, d->aux, res, 4, QUIRE_DETAIL_AUX);
+		need_addr(c, d->exp, res, 4, QUIRE_DETAIL_EXP);
 		/* The new residual must not overwrite the old one or the input before they are
 		 * read: a failed collective leaves the caller's state as it was. */
-		if (overlaps(d->exp, d->aux, bytes) || overlaps(d->exp, d->src, bytes) ||
-		    overlaps(d->exp, d->dst, bytes))
+		if (overlaps(d->exp, d->aux, res) || spans_meet(d->exp, res, d->src, bytes) ||
+		    spans_meet(d->exp, res, d->dst, out))
 			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_EXP);
-		if (overlaps(d->dst, d->aux, bytes))
+		if (spans_meet(d->dst, out, d->aux, res))
 			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_DST);
 	} else {
 		unused(c, d->aux, QUIRE_DETAIL_AUX);
@@ -422,7 +432,9 @@ void quire_cmd_extents(const struct quire_cmd *cmd, uint32_t mlp_width0, uint64_
 	case QUIRE_OPC_REDUCE_SCATTER:
 		ext[0] = 4 * n;
 		ext[1] = d->opcode == QUIRE_OPC_REDUCE_SCATTER ? 4 * d->stride : 4 * n;
-		ext[2] = ext[3] = ef ? 4 * n : 0;
+		ext[2] = ext[3] = !ef                              ? 0
+				  : d->flags & QUIRE_CMD_F_REQUANT ? 4 * (n + d->stride)
+								   : 4 * n;
 		break;
 	case QUIRE_OPC_ALLGATHER:
 		ext[0] = n;

@@ -15,14 +15,15 @@ set offsets 0, 0, graph 0.05, graph 0.05
 set style line 1 lc rgb "#1f77b4" lw 2 pt 7 ps 1.2
 set style line 2 lc rgb "#d62728" lw 2 pt 5 ps 1.2
 set style line 3 lc rgb "#2ca02c" lw 2 pt 9 ps 1.4
-formats = "fp32 fp16 bfp8+ef"
+set style line 4 lc rgb "#9467bd" lw 2 pt 11 ps 1.4
+formats = "fp32 fp16 bfp8+ef bfp8+ef+rq"
 set ylabel "test accuracy (%)"
-plot for [i=1:3] dir."/".word(formats, i).".csv" using 2:($4*100) with linespoints ls i title word(formats, i)
+plot for [i=1:4] dir."/".word(formats, i).".csv" using 2:($4*100) with linespoints ls i title word(formats, i)
 set ylabel "training loss (the formats coincide: see right)"
-plot for [i=1:3] dir."/".word(formats, i).".csv" using 2:3 with linespoints ls i title word(formats, i)
+plot for [i=1:4] dir."/".word(formats, i).".csv" using 2:3 with linespoints ls i title word(formats, i)
 # One row per epoch: fp32's columns (loss: 3), then the format's (loss: 3 + 7 = 10).
 set ylabel "training loss minus fp32's (x 1e-4)"
 plot 0 with lines ls 1 title "fp32", \
-	for [i=2:3] "< paste -d, '".dir."/fp32.csv' '".dir."/".word(formats, i).".csv'" \
+	for [i=2:4] "< paste -d, '".dir."/fp32.csv' '".dir."/".word(formats, i).".csv'" \
 	using 2:(1e4 * ($10 - $3)) with linespoints ls i title word(formats, i)
 unset multiplot

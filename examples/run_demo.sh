@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The main job: data-parallel training on Fashion-MNIST with W ranks (mpirun) on
 # W simulated cards (quire-cluster), once per gradient format (fp32, fp16, bfp8
-# with error feedback), same seed and epochs; the cards all-reduce the gradients
+# with error feedback, and the same with the requantized all-gather), same seed and epochs; the cards all-reduce the gradients
 # over their own network. Then a table and a plot of test accuracy and training
 # loss per epoch. QUIRE_DEMO_BACKEND=cpu runs the same with MPI as transport;
 # QUIRE_DEMO_OUT is where results go (default results/demo, results/demo-cpu on cpu: one
@@ -25,7 +25,7 @@ if ! command -v mpirun >/dev/null; then
 	exit 1
 fi
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-for variant in "fp32" "fp16" "bfp8 --ef"; do
+for variant in "fp32" "fp16" "bfp8 --ef" "bfp8 --ef --requant"; do
 	# shellcheck disable=SC2086
 	$launch mpirun --oversubscribe -np "$ranks" --mca btl self,vader \
 		--mca btl_vader_single_copy_mechanism none --mca mpi_yield_when_idle 1 \
@@ -36,19 +36,24 @@ done
 awk -F, 'FNR == 1 { next } { last[$1] = $0 }
 END {
 	split(last["fp32"], f, ",")
-	printf "\n%-8s %6s %14s %10s %12s %12s\n", "format", "epochs", "test accuracy", "vs fp32", "wire B/elem", "x fp32"
-	n = split("fp32 fp16 bfp8+ef", order, " ")
+	printf "\n%-11s %6s %14s %10s %12s %12s\n", "format", "epochs", "test accuracy", "vs fp32", "wire B/elem", "x fp32"
+	n = split("fp32 fp16 bfp8+ef bfp8+ef+rq", order, " ")
 	for (i = 1; i <= n; i++) {
 		if (!(order[i] in last)) continue
 		split(last[order[i]], r, ",")
 		# Wire B/elem as the trainer rounded it (its epoch lines show the same digits).
-		printf "%-8s %6d %13.2f%% %+8.2fpp %12s %12.3f\n", r[1], r[2], 100 * r[4], 100 * (r[4] - f[4]), r[6], r[6] / f[6]
+		printf "%-11s %6d %13.2f%% %+8.2fpp %12s %12.3f\n", r[1], r[2], 100 * r[4], 100 * (r[4] - f[4]), r[6], r[6] / f[6]
 	}
-	split(last["bfp8+ef"], b, ",")
-	d = 100 * (f[4] - b[4])
-	# Parentheses: a bare > in a printf argument list is awk'"'"'s output redirection.
-	printf "\nbfp8 with error feedback: %.2f percentage points %s fp32 (goal: within 0.5)\n", (d < 0 ? -d : d), (d > 0 ? "below" : "above")
-}' "$out/fp32.csv" "$out/fp16.csv" "$out/bfp8+ef.csv" | tee "$out/summary.txt"
+	printf "\n"
+	split("bfp8+ef bfp8+ef+rq", goal, " ")
+	split("bfp8 with error feedback|bfp8 with error feedback, requantized all-gather", what, "|")
+	for (i = 1; i <= 2; i++) {
+		split(last[goal[i]], b, ",")
+		d = 100 * (f[4] - b[4])
+		# Parentheses: a bare > in a printf argument list is awk'"'"'s output redirection.
+		printf "%s: %.2f percentage points %s fp32 (goal: within 0.5)\n", what[i], (d < 0 ? -d : d), (d > 0 ? "below" : "above")
+	}
+}' "$out/fp32.csv" "$out/fp16.csv" "$out/bfp8+ef.csv" "$out/bfp8+ef+rq.csv" | tee "$out/summary.txt"
 
 if command -v gnuplot >/dev/null; then
 	gnuplot -e "dir='$out'" examples/plot_training.gp && echo "plot: $out/training.png"

@@ -3,8 +3,9 @@
  * Data-parallel training with quire: one process per rank (launched by
  * mpirun), each with its own quire context, its shard of every batch, and its
  * gradients all-reduced by quire_allreduce in one format (fp32, fp16, bfp8,
- * bfp16, optionally with error feedback). Every rank ends every step with the
- * same bits, which the program checks after each epoch.
+ * bfp16, optionally with error feedback, and with the requantized all-gather).
+ * Every rank ends every step with the same bits, which the program checks after
+ * each epoch.
  *
  *   mpirun -np 4 quire-train-dp --format bfp8 --ef --epochs 5 --out results/demo
  *
@@ -25,7 +26,7 @@
 
 struct options {
 	const char *backend, *format, *data, *out;
-	int ef;
+	int ef, requant;
 	unsigned epochs, hidden, batch;
 	float lr;
 	size_t train_limit;
@@ -59,6 +60,8 @@ static const char usage[] =
     "Data-parallel training of an MLP on Fashion-MNIST, gradients all-reduced by quire.\n\n"
     "  --format F       fp32, fp16, bfp8 or bfp16 (default bfp8)\n"
     "  --ef             error feedback (bfp formats)\n"
+    "  --requant        the requantized all-gather (bfp formats; with --ef the owners keep\n"
+    "                   residuals too): fewer bytes on the wire\n"
     "  --backend URI    quire backend of every rank (default cpu, MPI carries the gradients);\n"
     "                   sim:cluster inside quire-cluster: each rank's own simulated card, the\n"
     "                   cards all-reduce over their network\n"
@@ -70,19 +73,14 @@ static const char usage[] =
 
 static void parse(int argc, char **argv, struct options *o)
 {
-	static const struct option opts[] = {{"format", required_argument, 0, 'f'},
-					     {"ef", no_argument, 0, 'E'},
-					     {"backend", required_argument, 0, 'b'},
-					     {"epochs", required_argument, 0, 'e'},
-					     {"hidden", required_argument, 0, 'H'},
-					     {"batch", required_argument, 0, 'B'},
-					     {"lr", required_argument, 0, 'l'},
-					     {"seed", required_argument, 0, 's'},
-					     {"train-limit", required_argument, 0, 't'},
-					     {"data", required_argument, 0, 'd'},
-					     {"out", required_argument, 0, 'o'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"format", required_argument, 0, 'f'}, {"ef", no_argument, 0, 'E'},
+	    {"requant", no_argument, 0, 'R'},      {"backend", required_argument, 0, 'b'},
+	    {"epochs", required_argument, 0, 'e'}, {"hidden", required_argument, 0, 'H'},
+	    {"batch", required_argument, 0, 'B'},  {"lr", required_argument, 0, 'l'},
+	    {"seed", required_argument, 0, 's'},   {"train-limit", required_argument, 0, 't'},
+	    {"data", required_argument, 0, 'd'},   {"out", required_argument, 0, 'o'},
+	    {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -99,6 +97,9 @@ static void parse(int argc, char **argv, struct options *o)
 			break;
 		case 'E':
 			o->ef = 1;
+			break;
+		case 'R':
+			o->requant = 1;
 			break;
 		case 'b':
 			o->backend = optarg;
@@ -147,8 +148,8 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	struct options o = {"cpu", "bfp8", FMNIST_DEFAULT_DIR, "results/demo", 0, 5, 128, 32, 0.1f,
-			    0,     1};
+	struct options o = {
+	    "cpu", "bfp8", FMNIST_DEFAULT_DIR, "results/demo", 0, 0, 5, 128, 32, 0.1f, 0, 1};
 	parse(argc, argv, &o);
 	enum quire_format fmt = quire_format_parse(o.format);
 	if (fmt != QUIRE_FMT_FP32 && fmt != QUIRE_FMT_FP16 && fmt != QUIRE_FMT_BFP8 &&
@@ -156,6 +157,9 @@ int main(int argc, char **argv)
 		die("unknown format '%s' (fp32, fp16, bfp8, bfp16)", o.format);
 	if (o.ef && (fmt == QUIRE_FMT_FP32 || fmt == QUIRE_FMT_FP16))
 		die("--ef applies to bfp8 and bfp16, not %s", o.format);
+	if (o.requant && (fmt == QUIRE_FMT_FP32 || fmt == QUIRE_FMT_FP16))
+		die("--requant applies to bfp8 and bfp16, not %s", o.format);
+	unsigned options = o.requant ? QUIRE_COMM_OPT_REQUANT : 0;
 
 	struct quire_ctx *ctx;
 	struct quire_comm *comm;
@@ -167,6 +171,8 @@ int main(int argc, char **argv)
 	if (st == QUIRE_ERR_NOT_SUPPORTED)
 		die("backend '%s': the card has no network port (start cards with quire-cluster)",
 		    o.backend);
+	if (!st)
+		st = quire_comm_set_options(comm, options);
 	if (st)
 		die("cannot make a communicator: %s", quire_strerror(st));
 
@@ -190,7 +196,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < train_n; i++)
 		order[i] = i;
 	char label[32];
-	snprintf(label, sizeof(label), "%s%s", o.format, o.ef ? "+ef" : "");
+	snprintf(label, sizeof(label), "%s%s%s", o.format, o.ef ? "+ef" : "",
+		 o.requant ? "+rq" : "");
 	FILE *csv = NULL;
 	if (rank == 0) {
 		if (loop_make_dirs(o.out) != 0)
@@ -206,7 +213,7 @@ int main(int argc, char **argv)
 		       size, o.backend, label, o.hidden, n, o.batch, size);
 	}
 	/* Wire bytes: counted by the card's network port where there is one, else the ring's
-	 * model (quire_allreduce_wire_bytes) for the MPI transport. */
+	 * model (quire_allreduce_wire_bytes_opt) for the MPI transport. */
 	struct quire_info info;
 	int measured = quire_get_info(ctx, &info) == QUIRE_OK && info.net.link == 1;
 	uint64_t rs = o.seed + 12345, wire = 0, tx0 = measured ? info.net.tx_bytes : 0;
@@ -228,7 +235,7 @@ int main(int argc, char **argv)
 			if (st)
 				die("all-reduce failed: %s", quire_strerror(st));
 			if (!measured)
-				wire += quire_allreduce_wire_bytes(fmt, size, n);
+				wire += quire_allreduce_wire_bytes_opt(fmt, size, n, options);
 			mlp_step(&m, quire_buf_ptr(grad), o.lr);
 		}
 		if (measured && quire_get_info(ctx, &info) == QUIRE_OK)

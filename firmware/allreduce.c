@@ -16,6 +16,13 @@
  * bfp8, int16 for bfp16, int32), later steps int16 for bfp8 up to 258 members,
  * else int32, and int64 for int32 inputs, narrowed (saturated and reported)
  * once, at the owner.
+ *
+ * With QUIRE_CMD_F_REQUANT (bfp), the owner requantizes its finished segment before the
+ * all-gather (docs/contract-bfp.md): QUANT DECODE with the mean, then EXPONENTS and ENCODE
+ * with error feedback on the owner's residual and its own exponents; the all-gather frames
+ * carry the values and, after them, one exponent byte per block, and every member decodes
+ * those. Every frame of such an all-reduce is marked, and a member that meets a frame marked
+ * otherwise than its own fails the collective for all with QUIRE_ERR_MISMATCH.
  */
 #include "hal.h"
 #include "internal.h"
@@ -42,6 +49,8 @@ struct pass {
 	int overflow;    /* some int32 sum saturated */
 	int scatter;     /* reduce-scatter: only this member's segment, to dst from its start */
 	uint32_t out0;   /* the element dst starts with */
+	uint32_t rq;     /* QUIRE_FRAME_F_REQUANT on every frame (requantized all-gather), or 0 */
+	uint32_t own0;   /* requantized: the first element of this member's segment */
 };
 
 /* Member k's segment, in units. */
@@ -191,6 +200,12 @@ static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint
 	if (p->exps)
 		return reduce(fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, at, NONE, FW_COLL_EXP + off);
 	uint64_t out = quire_le64_to_cpu(d->dst) + 4ull * (off - p->out0);
+	if (p->rq) { /* values, then the owner's exponents; the mean is in them */
+		uint32_t vb = quire_format_elem_bytes(p->val);
+		int st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->val, 0,
+			       len, 0, 0, 0, at + len * vb, at, FW_COLL_Y);
+		return st ? st : fw_dma(fw, out, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
+	}
 	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32 ||
 	    (quire_le16_to_cpu(d->format) == QUIRE_FMT_FP32 && !p->mean_w))
 		return fw_dma(fw, out, at, 4 * len, QUIRE_DMA_TO_HOST);
@@ -207,11 +222,57 @@ static uint32_t unit_bytes(const struct pass *p, uint32_t fmt)
 	return p->exps ? 1 : quire_format_elem_bytes(fmt);
 }
 
+/*
+ * The owner's finished sums of [off, off + len) at `at` become the all-gather's payload
+ * there: the values requantized with the owner's own exponents and residual, then those
+ * exponents (docs/contract-bfp.md, "Requantized all-gather").
+ */
+static int requantize(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
+{
+	struct quire_fw *fw = p->fw;
+	const struct quire_cmd *d = p->d;
+	int ef = d->flags & QUIRE_CMD_F_EF;
+	uint32_t fmt = quire_le16_to_cpu(d->format), flags = ef ? QUIRE_QUANT_F_EF : 0,
+		 exps = at + len * quire_format_elem_bytes(p->val);
+	/* The owner's residual lies after the worker's count elements. */
+	uint64_t res = 4ull * quire_le32_to_cpu(d->count) + 4ull * (off - p->own0);
+	int st = quant(fw, QUIRE_QUANT_OP_DECODE, fmt, p->fin, 0, len, p->mean_w, 0, 0,
+		       FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, FW_COLL_Y);
+	if (!st && ef)
+		st = fw_dma(fw, quire_le64_to_cpu(d->aux) + res, FW_COLL_R, 4 * len,
+			    QUIRE_DMA_TO_CARD);
+	if (!st)
+		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, fmt, 0, flags, len, 0, FW_COLL_Y, FW_COLL_R,
+			   exps, 0, 0);
+	if (!st)
+		st = quant(fw, QUIRE_QUANT_OP_ENCODE, fmt, 0, flags, len, 0, FW_COLL_Y, FW_COLL_R,
+			   exps, at, 0);
+	if (!st && ef)
+		st = fw_dma(fw, quire_le64_to_cpu(d->exp) + res, FW_COLL_R, 4 * len,
+			    QUIRE_DMA_TO_HOST);
+	return st;
+}
+
+/* Payload bytes of an all-gather frame of len units. */
+static uint32_t gathered_bytes(const struct pass *p, uint32_t len)
+{
+	if (p->rq && !p->exps)
+		return len * quire_format_elem_bytes(p->val) + QUIRE_BFP_BLOCKS(len);
+	return len * unit_bytes(p, p->fin);
+}
+
+/* A received frame of the same kind of all-reduce as this member's. */
+static int agreed(const struct pass *p, uint32_t flags)
+{
+	return (flags & QUIRE_FRAME_F_REQUANT) == p->rq ? QUIRE_OK : QUIRE_ERR_MISMATCH;
+}
+
 static int ring(struct pass *p)
 {
 	struct quire_fw_comm *c = p->c;
 	struct quire_fw *fw = p->fw;
-	uint32_t w = c->size, r = c->rank, pb = unit_bytes(p, p->part), fb = unit_bytes(p, p->fin);
+	uint32_t w = c->size, r = c->rank, pb = unit_bytes(p, p->part);
+	int rqv = p->rq && !p->exps; /* the owner requantizes what it finishes */
 	int narrow = narrow_first_step(p);
 	uint32_t b0 = narrow ? unit_bytes(p, p->val) : pb; /* bytes per unit at step 0 */
 	uint32_t rs = p->exps ? QUIRE_PHASE_EXP_RS : QUIRE_PHASE_RS;
@@ -223,6 +284,8 @@ static int ring(struct pass *p)
 		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
 		{
 			st = finish(p, off, len, NONE, 0, TXP, &fl);
+			if (!st && rqv)
+				st = requantize(p, off, len, TXP);
 			if (!st)
 				st = deliver(p, off, len, TXP, fl);
 			if (st)
@@ -242,11 +305,13 @@ static int ring(struct pass *p)
 				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, s - 1), off,
 						 len * (s == 1 ? b0 : pb), FW_COLL_RX, &fl);
 				if (!st)
+					st = agreed(p, fl);
+				if (!st)
 					st =
 					    combine(p, off, len, FW_COLL_RX, narrow && s == 1, TXP);
 			}
 			if (!st)
-				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(rs, s), 0, off,
+				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(rs, s), p->rq, off,
 						 len * (s == 0 ? b0 : pb));
 			if (st)
 				return st;
@@ -258,11 +323,16 @@ static int ring(struct pass *p)
 		st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off, len * (w == 2 ? b0 : pb),
 				 FW_COLL_RX, &fl);
 		if (!st)
+			st = agreed(p, fl);
+		if (!st)
 			st = finish(p, off, len, FW_COLL_RX, narrow && w == 2, TXP, &fl);
+		if (!st && rqv)
+			st = requantize(p, off, len, TXP);
 		if (!st)
 			st = deliver(p, off, len, TXP, fl);
 		if (!st && !p->scatter)
-			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, 0), fl, off, len * fb);
+			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, 0), fl | p->rq, off,
+					 gathered_bytes(p, len));
 		if (st)
 			return st;
 	}
@@ -272,12 +342,15 @@ static int ring(struct pass *p)
 		segment(p, (r + w - 1 - s) % w, &so, &sl);
 		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
 		{
-			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off, len * fb, TXP, &fl);
+			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off,
+					 gathered_bytes(p, len), TXP, &fl);
+			if (!st)
+				st = agreed(p, fl);
 			if (!st)
 				st = deliver(p, off, len, TXP, fl);
 			if (!st && s + 2 < w)
 				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl, off,
-						 len * fb);
+						 gathered_bytes(p, len));
 			if (st)
 				return st;
 		}
@@ -318,12 +391,14 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 			 .d = d,
 			 .n = quire_le32_to_cpu(d->count),
 			 .mean_w = d->flags & QUIRE_CMD_F_MEAN ? w : 0};
-	if (d->opcode == QUIRE_OPC_REDUCE_SCATTER) {
+	if (d->flags & QUIRE_CMD_F_REQUANT)
+		p.rq = QUIRE_FRAME_F_REQUANT;
+	if (d->opcode == QUIRE_OPC_REDUCE_SCATTER || p.rq) {
 		uint32_t len;
-		p.scatter = 1;
-		segment(&p, c->rank, &p.out0, &len);
-		if (len != quire_le64_to_cpu(
-			       d->stride)) { /* the host's idea of this member's segment differs */
+		p.scatter = !p.rq;
+		segment(&p, c->rank, p.rq ? &p.own0 : &p.out0, &len);
+		/* the host's idea of this member's segment differs */
+		if (len != quire_le64_to_cpu(d->stride)) {
 			*detail = QUIRE_DETAIL_STRIDE;
 			return fw_comm_end(fw, c, QUIRE_ERR_SIZE, detail);
 		}

@@ -124,11 +124,12 @@ int fw_comm_end(struct quire_fw *fw, struct quire_fw_comm *c, int status, uint32
 	c->failed = 1;
 	if (!*detail)
 		*detail = QUIRE_DETAIL_NET;
-	/* The others learn what the network did; a local failure (this card's host went
-	 * away, say) is to them a peer lost. */
+	/* The others learn what the network did, or that the members' options differ; a
+	 * local failure (this card's host went away, say) is to them a peer lost. */
 	if (!fw->stopping)
 		fw_net_abort(fw, c,
-			     status == QUIRE_ERR_TIMEOUT || status == QUIRE_ERR_LINK
+			     status == QUIRE_ERR_TIMEOUT || status == QUIRE_ERR_LINK ||
+				     status == QUIRE_ERR_MISMATCH
 				 ? status
 				 : QUIRE_ERR_PEER);
 	return status;

@@ -6,6 +6,11 @@ HLS_OBJS := $(HLS_SRCS:%.c=$(BUILD)/%.o)
 HLS_CFLAGS := -Wno-unknown-pragmas -Wno-unused-label
 $(foreach s,$(HLS_SRCS),$(eval EXTRA_CFLAGS_$(s) := $(HLS_CFLAGS)))
 
+# The golden model of a whole bfp all-reduce (the kernels composed): linked into the tests
+# that compare the rings with it, not into libquire.
+HLS_GOLDEN_OBJ := $(BUILD)/hls/allreduce_golden.o
+EXTRA_CFLAGS_hls/allreduce_golden.c := $(HLS_CFLAGS)
+
 # The Vitis testbenches, compiled with the same kernel C and run by `make test`
 # (what csim does, with gcc instead of the vendor's compiler).
 HLS_TBS := $(BUILD)/hls/vitis/tb_quant $(BUILD)/hls/vitis/tb_reduce $(BUILD)/hls/vitis/tb_mlp

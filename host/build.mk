@@ -5,7 +5,7 @@ LIB_SRCS := host/src/format.c host/src/codec/api.c host/src/codec/allreduce.c \
 	host/src/core/context.c host/src/core/request.c host/src/core/model.c host/src/core/model_check.c host/src/backend/cpu.c \
 	host/src/backend/sim.c host/src/backend/window.c host/src/backend/transport_inproc.c \
 	host/src/backend/transport_socket.c host/src/backend/kdrv.c host/src/backend/xrt.c host/src/backend/opencl.c host/src/comm/collective.c host/src/comm/ring_collective.c host/src/comm/card.c \
-	host/src/comm/rendezvous.c
+	host/src/comm/rendezvous.c host/src/comm/requant.c
 # The CPU codec (codec/build.mk), the kernels' C (the scalar codec, the cpu backend's engines)
 # and the contract's code (contract/: descriptor rules, register-block walk, status strings)
 # are part of it; the card model is not (libquire_sim, sim/build.mk).

@@ -5,7 +5,7 @@
 (include/quire/format.h), the block constants and the
 fields an error is about (enum quire_detail of include/quire/cmd.h). The numbers live in include/quire/
 only; the package reads them from this generated file.
-Also QUIRE_WAIT_* and QUIRE_MAX_WORKERS of host/include/quire.h.
+Also QUIRE_WAIT_*, QUIRE_MAX_WORKERS and QUIRE_COMM_OPT_* of host/include/quire.h.
 Usage: gen_consts.py INCLUDE_DIR HOST_INCLUDE_DIR OUT.py"""
 import re
 import sys
@@ -23,8 +23,8 @@ def main():
     ops = re.findall(r"^\s*QUIRE_OP_(\w+)\s*=\s*(\d+),", fmt, re.M)
     defines = dict(re.findall(r"^#define\s+(QUIRE_BFP_(?:BLOCK|EXP_\w+))\s+\(?(-?\d+)u?\)?",
                               fmt, re.M))
-    defines.update(re.findall(r"^#define\s+(QUIRE_(?:WAIT_\w+|MAX_WORKERS))\s+\(?(-?\d+)u?\)?",
-                              api, re.M))
+    defines.update(re.findall(
+        r"^#define\s+(QUIRE_(?:WAIT_\w+|MAX_WORKERS|COMM_OPT_\w+))\s+\(?(-?\d+)u?\)?", api, re.M))
     if len(codes) < 20 or len(formats) < 8 or len(ops) < 2 or "QUIRE_BFP_BLOCK" not in defines \
             or "QUIRE_WAIT_DEFAULT" not in defines or len(details) < 10:
         sys.exit(f"gen_consts.py: the headers in {inc} do not read as expected")

@@ -2,7 +2,7 @@
 # Unit tests (CMocka), each its own program linked with libquire.a, and the CLI tests.
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-TEST_REF_OBJS := $(BUILD)/tests/ref/bfp_ref.o
+TEST_REF_OBJS := $(BUILD)/tests/ref/bfp_ref.o $(HLS_GOLDEN_OBJ)
 TEST_CFLAGS := -DQUIRE_TEST_DATA='"$(CURDIR)/tests/data"' -Wno-unknown-pragmas \
 	-DQUIRE_TEST_SIM='"$(CURDIR)/$(QUIRE_SIM)"'
 # test_freeze starts (and stops) a card process of its own.
@@ -35,7 +35,7 @@ valgrind: $(TEST_BINS) $(HLS_TBS)
 ifneq ($(MPI_LIBS),)
 MPI_TEST := $(BUILD)/tests/mpi/test_comm_mpi
 EXTRA_CFLAGS_tests/mpi/test_comm_mpi.c := $(MPI_CFLAGS) $(TEST_CFLAGS)
-$(MPI_TEST): $(BUILD)/tests/mpi/test_comm_mpi.o $(BUILD)/host/src/comm/mpi.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
+$(MPI_TEST): $(BUILD)/tests/mpi/test_comm_mpi.o $(BUILD)/host/src/comm/mpi.o $(HLS_GOLDEN_OBJ) $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
 FAULT_TEST := $(BUILD)/tests/mpi/test_card_fault
 EXTRA_CFLAGS_tests/mpi/test_card_fault.c := $(MPI_CFLAGS) $(TEST_CFLAGS)
@@ -54,7 +54,7 @@ test-programs: $(MEET)
 
 # A rank whose all-reduce results go to a file: emu cards against RTL cards (test_net_rtl.sh).
 RING_DUMP := $(BUILD)/tests/cli/ring_dump
-$(RING_DUMP): $(BUILD)/tests/cli/ring_dump.o $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
+$(RING_DUMP): $(BUILD)/tests/cli/ring_dump.o $(HLS_GOLDEN_OBJ) $(LIBQUIRE_A) | $(LIBQUIRE_SIM_SO)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) $(TEST_RPATH) -o $@ $^ $(LDLIBS)
 all: $(RING_DUMP)
 test-programs: $(RING_DUMP)

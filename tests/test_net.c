@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "hls/allreduce_golden.h"
 #include "test_util.h"
 #include "quire.h"
 
@@ -219,6 +220,220 @@ static void test_allreduce_bits(void **state)
 								1000 * wi + 10 * f + ni);
 		cluster_down(&cl);
 	}
+}
+
+/*
+ * `steps` requantized all-reduces (QUIRE_COMM_OPT_REQUANT, set here on every rank) with
+ * error feedback, each of new data, against the golden model (hls/allreduce_golden.c):
+ * every rank's result, worker residual and owner residual, to the bit. From the second
+ * step on, the owner residual must matter: the golden model without it differs.
+ */
+static void check_requant(struct cluster *cl, enum quire_format fmt, int mean, size_t n, int steps,
+			  uint64_t seed)
+{
+	int w = cl->w;
+	struct rng g = {seed};
+	struct quire_buf *src[MAX_W], *dst[MAX_W];
+	struct quire_ef *ef[MAX_W];
+	struct quire_req *req[MAX_W];
+	float *x[MAX_W], *gr[MAX_W], *go[MAX_W], *gr2[MAX_W], *got = malloc(n * 4);
+	float *want = malloc(n * 4), *plain = malloc(n * 4);
+	void *scratch =
+	    aligned_alloc(8, (size_t)quire_golden_scratch_bytes((uint32_t)w, (uint32_t)n) + 8);
+	assert_true(want && plain && got && scratch);
+	for (int r = 0; r < w; r++) {
+		assert_int_equal(quire_comm_set_options(cl->comm[r], QUIRE_COMM_OPT_REQUANT),
+				 QUIRE_OK);
+		assert_int_equal(quire_ef_create(cl->ctx[r], n, &ef[r]), QUIRE_OK);
+		src[r] = buf_of(cl->ctx[r], n * 4);
+		dst[r] = buf_of(cl->ctx[r], n * 4);
+		x[r] = quire_buf_ptr(src[r]);
+		gr[r] = calloc(n, 4);
+		go[r] = calloc(n, 4);
+		gr2[r] = calloc(n, 4);
+	}
+	for (int step = 0; step < steps; step++) {
+		for (int r = 0; r < w; r++) {
+			fill(&g, fmt, x[r], n);
+			memcpy(gr2[r], gr[r], n * 4);
+		}
+		/* Gradients of the ranks alike, mostly, as in training: sums that need more
+		 * bits than one rank's values, which requantization must round. */
+		for (int r = 1; r < w; r++)
+			for (size_t i = 0; i < n; i++)
+				if (rng_below(&g, 4))
+					x[r][i] = x[0][i] * (1.0f - 0.0625f * (float)r);
+		/* The same step with the owners' residuals at zero: what no owner EF gives. */
+		assert_int_equal(quire_golden_allreduce(fmt, mean, (uint32_t)w, (uint32_t)n, 1,
+							(const float *const *)x, gr2, NULL, plain,
+							scratch),
+				 QUIRE_OK);
+		assert_int_equal(quire_golden_allreduce(fmt, mean, (uint32_t)w, (uint32_t)n, 1,
+							(const float *const *)x, gr, go, want,
+							scratch),
+				 QUIRE_OK);
+		/* (One rank's values requantize exactly: its own sums need no more bits.) */
+		if (step > 0 && n > 4096 && w > 1 && memcmp(want, plain, n * 4) == 0)
+			fail_msg("W=%d n %zu step %d: the owner residual changed nothing", w, n,
+				 step);
+		for (int r = 0; r < w; r++) {
+			struct quire_allreduce_args a = {
+			    fmt,  mean ? QUIRE_OP_MEAN : QUIRE_OP_SUM, n, {src[r], 0}, {dst[r], 0},
+			    ef[r]};
+			assert_int_equal(quire_allreduce(cl->comm[r], &a, &req[r]), QUIRE_OK);
+		}
+		for (int r = 0; r < w; r++) {
+			int st = quire_wait(req[r], QUIRE_WAIT_DEFAULT);
+			quire_req_free(req[r]);
+			if (st != QUIRE_OK)
+				fail_msg("W=%d n %zu rank %d: %s", w, n, r, quire_strerror(st));
+			if (memcmp(quire_buf_ptr(dst[r]), want, n * 4) != 0)
+				fail_msg(
+				    "W=%d fmt %d mean %d n %zu step %d rank %d: not the golden "
+				    "model's bits",
+				    w, fmt, mean, n, step, r);
+			assert_int_equal(quire_ef_read(ef[r], got, n), QUIRE_OK);
+			assert_memory_equal(got, gr[r], n * 4);
+			size_t off, len;
+			quire_comm_chunk(n, w, r, &off, &len);
+			assert_int_equal(quire_ef_owner_len(ef[r]), len);
+			assert_int_equal(quire_ef_read_owner(ef[r], got, len), QUIRE_OK);
+			assert_memory_equal(got, go[r], len * 4);
+		}
+	}
+	for (int r = 0; r < w; r++) {
+		assert_int_equal(quire_comm_set_options(cl->comm[r], 0), QUIRE_OK);
+		quire_ef_free(ef[r]);
+		quire_buf_free(src[r]);
+		quire_buf_free(dst[r]);
+		free(gr[r]);
+		free(go[r]);
+		free(gr2[r]);
+	}
+	free(want);
+	free(plain);
+	free(got);
+	free(scratch);
+}
+
+/* The requantized all-gather on cards, W = 1, 2, 3, 4, 8: the golden model's bits. */
+static void test_requant_bits(void **state)
+{
+	(void)state;
+	static const int ws[] = {1, 2, 3, 4, 8};
+	static const size_t ns[] = {1, 65, 4099, 70001};
+	for (size_t wi = 0; wi < sizeof(ws) / sizeof(ws[0]); wi++) {
+		struct cluster cl;
+		cluster_up(&cl, ws[wi], 5000, NULL);
+		for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ni++)
+			for (int mean = 0; mean < 2; mean++)
+				check_requant(&cl, QUIRE_FMT_BFP8, mean, ns[ni], 2,
+					      100 * wi + 10 * ni + (size_t)mean);
+		check_requant(&cl, QUIRE_FMT_BFP16, 1, 4099, 2, 7 + wi);
+		cluster_down(&cl);
+	}
+}
+
+/* op on the card: its status, and the field it is about in *detail. */
+static int run_detail(struct quire_ctx *ctx, const struct quire_op *op, uint32_t *detail)
+{
+	struct quire_req *req;
+	int st = quire_submit(ctx, op, &req);
+	*detail = QUIRE_DETAIL_NONE;
+	if (st)
+		return st;
+	st = quire_wait(req, QUIRE_WAIT_DEFAULT);
+	*detail = quire_req_detail(req);
+	quire_req_free(req);
+	return st;
+}
+
+/* Requantized descriptors refused, raw: the flag where it has no meaning (fp32,
+ * reduce-scatter), a stride beyond count, and another idea of the member's segment. */
+static void test_requant_descriptors_refused(void **state)
+{
+	(void)state;
+	struct cluster cl;
+	cluster_up(&cl, 2, 1000, NULL);
+	struct quire_buf *x = buf_of(cl.ctx[0], 4096), *y = buf_of(cl.ctx[0], 4096);
+	struct quire_op op = {.opcode = QUIRE_OPC_ALLREDUCE,
+			      .flags = QUIRE_CMD_F_REQUANT,
+			      .format = QUIRE_FMT_FP32,
+			      .count = 128,
+			      .workers = 7,
+			      .src = {x, 0},
+			      .dst = {y, 0},
+			      .stride = 64};
+	assert_int_equal(quire_run(cl.ctx[0], &op, NULL), QUIRE_ERR_INVALID);
+	op.format = QUIRE_FMT_BFP8;
+	op.opcode = QUIRE_OPC_REDUCE_SCATTER;
+	assert_int_equal(quire_run(cl.ctx[0], &op, NULL), QUIRE_ERR_INVALID);
+	op.opcode = QUIRE_OPC_ALLREDUCE;
+	op.stride = 129; /* more than count */
+	assert_int_equal(quire_run(cl.ctx[0], &op, NULL), QUIRE_ERR_SIZE);
+	op.stride = 128; /* this member's segment is 64 elements: the card says so */
+	uint32_t detail;
+	assert_int_equal(run_detail(cl.ctx[0], &op, &detail), QUIRE_ERR_SIZE);
+	assert_int_equal(detail, QUIRE_DETAIL_STRIDE);
+	quire_buf_free(x);
+	quire_buf_free(y);
+	cluster_down(&cl);
+}
+
+/* One rank without the option: every rank fails QUIRE_ERR_MISMATCH, and none of the
+ * residuals moved. */
+static void test_requant_mismatch(void **state)
+{
+	(void)state;
+	static const int ws[] = {2, 4};
+	size_t n = 5000;
+	for (size_t wi = 0; wi < 2; wi++) {
+		int w = ws[wi];
+		struct cluster cl;
+		cluster_up(&cl, w, 2000, NULL);
+		struct quire_buf *x[4];
+		struct quire_ef *ef[4];
+		struct quire_req *req[4];
+		struct rng g = {3};
+		for (int r = 0; r < w; r++) {
+			x[r] = buf_of(cl.ctx[r], n * 4);
+			fill(&g, QUIRE_FMT_BFP8, quire_buf_ptr(x[r]), n);
+			assert_int_equal(quire_ef_create(cl.ctx[r], n, &ef[r]), QUIRE_OK);
+			if (r != 1)
+				assert_int_equal(
+				    quire_comm_set_options(cl.comm[r], QUIRE_COMM_OPT_REQUANT),
+				    QUIRE_OK);
+		}
+		for (int r = 0; r < w; r++) {
+			struct quire_allreduce_args a = {QUIRE_FMT_BFP8, QUIRE_OP_MEAN, n,
+							 {x[r], 0},      {x[r], 0},     ef[r]};
+			assert_int_equal(quire_allreduce(cl.comm[r], &a, &req[r]), QUIRE_OK);
+		}
+		float *res = malloc(n * 4);
+		for (int r = 0; r < w; r++) {
+			int st = quire_wait(req[r], QUIRE_WAIT_DEFAULT);
+			if (st != QUIRE_ERR_MISMATCH)
+				fail_msg("W=%d rank %d: %s, not a mismatch", w, r,
+					 quire_strerror(st));
+			quire_req_free(req[r]);
+			assert_int_equal(quire_ef_read(ef[r], res, n), QUIRE_OK);
+			for (size_t i = 0; i < n; i++)
+				assert_true(res[i] == 0);
+			quire_ef_free(ef[r]);
+			quire_buf_free(x[r]);
+		}
+		free(res);
+		cluster_down(&cl);
+	}
+	struct quire_comm *self;
+	struct quire_ctx *cpu;
+	assert_int_equal(quire_open("cpu", &cpu), QUIRE_OK);
+	assert_int_equal(quire_comm_self(cpu, &self), QUIRE_OK);
+	assert_int_equal(quire_comm_set_options(self, 0x2), QUIRE_ERR_INVALID);
+	assert_int_equal(quire_comm_set_options(NULL, 0), QUIRE_ERR_INVALID);
+	assert_int_equal(quire_comm_options(self), 0);
+	quire_comm_free(self);
+	quire_close(cpu);
 }
 
 static int64_t now_ms(void)
@@ -777,6 +992,30 @@ static void test_wire_bytes_counted(void **state)
 					 w, fmts[f], (unsigned long long)payload,
 					 (unsigned long long)model);
 		}
+		/* The requantized all-gather: values and an exponent byte per block. */
+		for (int f = 0; f < 2; f++) {
+			enum quire_format fmt = f ? QUIRE_FMT_BFP16 : QUIRE_FMT_BFP8;
+			size_t n = 100003;
+			struct quire_info before[4], after[4];
+			for (int r = 0; r < w; r++)
+				assert_int_equal(quire_get_info(cl.ctx[r], &before[r]), QUIRE_OK);
+			check_requant(&cl, fmt, 1, n, 1, 600 + (uint64_t)f);
+			uint64_t payload = 0;
+			for (int r = 0; r < w; r++) {
+				assert_int_equal(quire_get_info(cl.ctx[r], &after[r]), QUIRE_OK);
+				uint64_t frames = after[r].net.tx_frames - before[r].net.tx_frames;
+				payload +=
+				    after[r].net.tx_bytes - before[r].net.tx_bytes - 32 * frames;
+			}
+			uint64_t model =
+			    quire_allreduce_wire_bytes_opt(fmt, w, n, QUIRE_COMM_OPT_REQUANT) *
+			    (uint64_t)w;
+			if (payload < model || payload >= model + (uint64_t)w)
+				fail_msg("W=%d requantized format %d: %llu payload bytes counted, "
+					 "model %llu",
+					 w, fmt, (unsigned long long)payload,
+					 (unsigned long long)model);
+		}
 		cluster_down(&cl);
 	}
 	/* bfp8 stays under 0.55x fp32 on the wire wherever its partial sums are int16 (W <= 258).
@@ -865,6 +1104,9 @@ int main(void)
 	    cmocka_unit_test(test_two_communicators),
 	    cmocka_unit_test(test_members_disagree),
 	    cmocka_unit_test(test_wire_bytes_counted),
+	    cmocka_unit_test(test_requant_bits),
+	    cmocka_unit_test(test_requant_mismatch),
+	    cmocka_unit_test(test_requant_descriptors_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

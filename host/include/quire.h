@@ -400,6 +400,27 @@ int quire_comm_size(const struct quire_comm *comm);
 void quire_comm_free(struct quire_comm *comm);
 
 /*
+ * Options of a communicator's later all-reduces, QUIRE_COMM_OPT_* or'ed (none at first).
+ * Every rank must set the same: a bfp all-reduce whose ranks' options differ fails on every
+ * rank with QUIRE_ERR_MISMATCH, before any value is summed or any residual moves.
+ *
+ * QUIRE_COMM_OPT_REQUANT, the requantized all-gather (bfp8 and bfp16 all-reduces; others
+ * and reduce-scatter are unchanged): the owner of each segment requantizes its reduced
+ * part to the all-reduce's format with its own block exponents before the all-gather, so
+ * the all-gather sends int8 (bfp8) and an exponent byte per block instead of int16 sums,
+ * and every rank returns the owner's requantized values (docs/contract-bfp.md). With error
+ * feedback (args->ef), the owner's residual of its segment is kept in the quire_ef after
+ * the tensor's own (quire_ef_owner_len) and carried into the next all-reduce: use one
+ * quire_ef per tensor per communicator. bfp8 at W = 4: 2.04 bytes per element on the wire,
+ * not 2.77 (quire_allreduce_wire_bytes_opt).
+ */
+#define QUIRE_COMM_OPT_REQUANT 1u
+/* QUIRE_OK; QUIRE_ERR_INVALID for NULL or an unknown option bit. Not while a collective
+ * of comm is in flight. */
+int quire_comm_set_options(struct quire_comm *comm, unsigned options);
+unsigned quire_comm_options(const struct quire_comm *comm);
+
+/*
  * The part of a count-element vector that rank k owns after a reduce-scatter:
  * W contiguous chunks of whole 64-element blocks, the first (blocks % W)
  * chunks one block longer. This is also the order of fp16/fp32 sums: chunk k
@@ -423,6 +444,18 @@ void quire_ef_reset(struct quire_ef *ef);
  */
 int quire_ef_read(const struct quire_ef *ef, float *dst, size_t count);
 int quire_ef_write(struct quire_ef *ef, const float *src, size_t count);
+/*
+ * The owner residual (QUIRE_COMM_OPT_REQUANT): as many fp32 as this rank's segment of the
+ * tensor (quire_comm_chunk), 0 until a requantized all-reduce with ef first ran; it starts
+ * at +0.0, again whenever a collective with another segment length or without the option
+ * uses ef, and with quire_ef_reset. quire_ef_read_owner copies it out (count:
+ * quire_ef_owner_len); quire_ef_write_owner makes src the owner residual, of count
+ * elements (this rank's segment: the next requantized all-reduce's, or it starts over at
+ * +0.0), as quire_ef_write does the tensor's.
+ */
+size_t quire_ef_owner_len(const struct quire_ef *ef);
+int quire_ef_read_owner(const struct quire_ef *ef, float *dst, size_t count);
+int quire_ef_write_owner(struct quire_ef *ef, const float *src, size_t count);
 void quire_ef_free(struct quire_ef *ef);
 
 struct quire_allreduce_args {
@@ -451,6 +484,10 @@ int quire_allreduce(struct quire_comm *comm, const struct quire_allreduce_args *
  * element against fp32's 6.
  */
 uint64_t quire_allreduce_wire_bytes(enum quire_format fmt, int size, size_t count);
+/* The same for a communicator with options (QUIRE_COMM_OPT_*): with REQUANT a bfp
+ * all-gather carries the format's values and an exponent byte per block. */
+uint64_t quire_allreduce_wire_bytes_opt(enum quire_format fmt, int size, size_t count,
+					unsigned options);
 
 /* count elements of src all-reduced; dst gets this rank's chunk (quire_comm_chunk). */
 int quire_reduce_scatter(struct quire_comm *comm, const struct quire_allreduce_args *args,

@@ -131,7 +131,12 @@ enum quire_opcode {
 	0x02                  /* ENCODE: exp is an input (agreed exponents), not an output         \
 			       */
 #define QUIRE_CMD_F_MEAN 0x04 /* ALLREDUCE: the mean (the sum divided by W in fp32) */
-#define QUIRE_CMD_F_MASK 0x07
+/* ALLREDUCE of bfp8, bfp16: each segment's owner requantizes it for the all-gather
+ * (docs/contract-bfp.md, "Requantized all-gather"); stride: this member's segment, in
+ * elements; with EF, aux and exp hold count + stride fp32 (the owner's residual after the
+ * worker's). Every member must set it alike, else every member fails QUIRE_ERR_MISMATCH. */
+#define QUIRE_CMD_F_REQUANT 0x08
+#define QUIRE_CMD_F_MASK    0x0f
 
 /* Largest element count of one command: 2^28 (1 GiB of fp32). */
 #define QUIRE_CMD_MAX_ELEMS   (1u << 28)

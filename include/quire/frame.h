@@ -28,6 +28,9 @@ enum quire_frame_type {
 
 /* flags */
 #define QUIRE_FRAME_F_OVERFLOW 0x0001 /* DATA: some int32 sum of this chunk saturated */
+/* DATA of an all-reduce with the requantized all-gather (QUIRE_CMD_F_REQUANT): a member
+ * that gets a frame whose mark differs from its own ends the collective, QUIRE_ERR_MISMATCH. */
+#define QUIRE_FRAME_F_REQUANT 0x0002
 
 /*
  * step: the phase of the collective in the top bits, the ring step below.

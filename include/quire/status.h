@@ -33,7 +33,8 @@
 	X(QUIRE_ERR_OVERRUN, 20, "command ring overrun: descriptors were lost")                    \
 	X(QUIRE_ERR_LINK, 21, "frame lost or corrupted on the card network")                       \
 	X(QUIRE_ERR_UNRESPONSIVE, 22,                                                              \
-	  "card unresponsive: an earlier wait timed out; reopen the context")
+	  "card unresponsive: an earlier wait timed out; reopen the context")                      \
+	X(QUIRE_ERR_MISMATCH, 23, "the members of a communicator set its options differently")
 
 enum quire_status {
 #define QUIRE_STATUS_ENUM(name, value, text) name = value,
@@ -41,7 +42,7 @@ enum quire_status {
 #undef QUIRE_STATUS_ENUM
 };
 
-#define QUIRE_STATUS_COUNT 23 /* one past the largest code */
+#define QUIRE_STATUS_COUNT 24 /* one past the largest code */
 
 #ifdef __cplusplus
 extern "C" {

@@ -9,6 +9,8 @@ import numpy as np
 from . import _consts, _native as _n
 from ._base import _Mem, _bad, _check, _error, _fmt, _out, _torch
 
+_REQUANT = _consts.COMM_OPT_REQUANT
+
 lib = _n.lib
 
 
@@ -213,6 +215,24 @@ class ErrorFeedback(_Child):
                  copy_ok=True)
         _check(lib.quire_ef_write(self.handle, m.addr, self.count), "ErrorFeedback.write")
 
+    def read_owner(self, out=None):
+        """The owner residual of a requantized all-reduce (Comm.requant): as many float32
+        as this rank's segment (Comm.chunk), empty until such an all-reduce ran."""
+        n = int(lib.quire_ef_owner_len(self.handle))
+        out, m = _out(out, out, n, np.float32, "ErrorFeedback.read_owner", "out")
+        if n:
+            _check(lib.quire_ef_read_owner(self.handle, m.addr, n), "ErrorFeedback.read_owner")
+        return out
+
+    def write_owner(self, residual):
+        """Make residual (float32, an array or tensor, as long as this rank's segment of
+        the next requantized all-reduce) the owner residual."""
+        n = int(residual.numel() if hasattr(residual, "numel") else len(residual))
+        m = _Mem(residual, "ErrorFeedback.write_owner", "residual", np.float32, n,
+                 copy_ok=True)
+        _check(lib.quire_ef_write_owner(self.handle, m.addr if n else None, n),
+               "ErrorFeedback.write_owner")
+
 
 def _place(x, where, what):
     if isinstance(x, Buffer):
@@ -234,6 +254,18 @@ class Comm(_Child):
     @property
     def size(self):
         return int(lib.quire_comm_size(self.handle))
+
+    @property
+    def requant(self):
+        """The requantized all-gather (QUIRE_COMM_OPT_REQUANT): bfp all-reduces send the
+        owners' requantized values instead of the sums (docs/collectives.md). Every rank
+        must set the same, else every rank's all-reduce raises QUIRE_ERR_MISMATCH."""
+        return bool(lib.quire_comm_options(self.handle) & _REQUANT)
+
+    @requant.setter
+    def requant(self, on):
+        opts = lib.quire_comm_options(self.handle) & ~_REQUANT | (_REQUANT if on else 0)
+        _check(lib.quire_comm_set_options(self.handle, opts), "Comm.requant")
 
     def chunk(self, count, k=None):
         """(offset, len) of rank k's part after a reduce-scatter (default: this rank)."""
@@ -305,6 +337,8 @@ class Comm(_Child):
         self._wait(st, req, "Comm.barrier")
 
     def wire_bytes(self, count, format="bfp8"):
-        """Bytes one rank sends for an all-reduce of count elements on the cards' ring."""
-        return int(lib.quire_allreduce_wire_bytes(_fmt(format, "Comm.wire_bytes"), self.size,
-                                                  count))
+        """Bytes one rank sends for an all-reduce of count elements on the cards' ring,
+        with this communicator's options."""
+        return int(lib.quire_allreduce_wire_bytes_opt(_fmt(format, "Comm.wire_bytes"),
+                                                      self.size, count,
+                                                      lib.quire_comm_options(self.handle)))

@@ -5,7 +5,10 @@ under torchrun: no MPI, no card); the ranks trade their block exponents, take th
 encode with it, trade the integer values and sum them exactly, then decode. backend "sim":
 each rank's card (quire-cluster's) all-reduces the bucket over the cards' network. Every
 rank gets the same bits on both, those of quire_codec_allreduce (MEAN) for the same
-gradients. docs/python.md.
+gradients. With requant, the requantized all-gather (docs/contract-bfp.md): each rank
+requantizes its segment of the mean with its own exponents and owner residual, and every
+rank decodes those; the same bits as the C API's QUIRE_COMM_OPT_REQUANT (on cpu an extra
+all-gather of the segments: the cards' bits, not their fewer bytes). docs/python.md.
 
 The hook is asynchronous, as DDP's own all-reduce: it hands the bucket to the state's worker
 thread and returns at once a Future that the worker completes, so the coding and the
@@ -13,6 +16,7 @@ transfers of one bucket run while autograd computes the gradients of the next. T
 takes buckets in the order DDP hands them over, the same on every rank, and talks to the
 other ranks through a process group of its own (the same ranks): its collectives can never
 interleave with ones the trainer or DDP itself issue meanwhile."""
+import ctypes
 import os
 import queue
 import threading
@@ -30,9 +34,13 @@ class _State:
     """The hook's state: the format, and the residual of every parameter (error feedback),
     kept per parameter so that it survives DDP's rebuilding of its buckets."""
 
-    def __init__(self, group, format, error_feedback):
+    def __init__(self, group, format, error_feedback, requant=False):
         self.group, self.format, self.error_feedback = group, format, error_feedback
+        self.requant = requant
         self.residuals = {}  # id(parameter) -> its fp32 residual (flat)
+        # requant with error feedback: id(parameter) -> its owner residual (flat, the whole
+        # parameter; only the elements of this rank's segment of a bucket are used)
+        self.owner_residuals = {}
         self.bytes_sent = 0  # payload bytes this rank handed to the process group
         # The QuireError of the first bucket that failed: DDP's reducer hands it on to
         # backward() as a RuntimeError whose text is the QuireError's, this keeps the error
@@ -76,15 +84,17 @@ class _State:
             else:
                 fut.set_result(y)
 
-    def residual(self, bucket):
-        """The bucket's residual, in its layout (its parameters in order, flat)."""
-        return torch.cat([self.residuals.get(id(p), torch.zeros(p.numel()))
-                          for p in bucket.params])
+    def residual(self, bucket, kept=None):
+        """The bucket's residual (or of kept, e.g. the owner residuals), in its layout (its
+        parameters in order, flat)."""
+        kept = self.residuals if kept is None else kept
+        return torch.cat([kept.get(id(p), torch.zeros(p.numel())) for p in bucket.params])
 
-    def keep(self, bucket, r):
+    def keep(self, bucket, r, kept=None):
+        kept = self.residuals if kept is None else kept
         off = 0
         for p in bucket.params:
-            self.residuals[id(p)] = r[off:off + p.numel()].clone()
+            kept[id(p)] = r[off:off + p.numel()].clone()
             off += p.numel()
 
 
@@ -115,7 +125,41 @@ def allreduce_bucket(state, g):
     vals = _gather(group, enc.vals)
     state.bytes_sent += exps[0].numel() + enc.vals.numel() * enc.vals.element_size()
     total = quire.sum(vals, "int32")
-    return quire.decode(quire.Encoded(fmt, total, shared, w), mean=True)
+    y = quire.decode(quire.Encoded(fmt, total, shared, w), mean=True)
+    return _requantized(state, y) if state.requant else y
+
+
+def _segment(n, w, k):
+    """(offset, len) of rank k's segment of n elements (quire_comm_chunk)."""
+    off, ln = ctypes.c_size_t(), ctypes.c_size_t()
+    quire._native.lib.quire_comm_chunk(n, w, k, ctypes.byref(off), ctypes.byref(ln))
+    return off.value, ln.value
+
+
+def _requantized(state, y):
+    """The requantized all-gather over the group: this rank requantizes its segment of the
+    mean y with its own block exponents (and its owner residual, state.owner_now), the
+    ranks trade values and exponents, and every rank decodes every segment."""
+    fmt, group = state.format, state.group
+    w, rank, n = dist.get_world_size(group), dist.get_rank(group), y.numel()
+    segs = [_segment(n, w, k) for k in range(w)]
+    vb = 1 if fmt == "bfp8" else 2
+    size = max(ln * vb + quire.blocks(ln) for _, ln in segs)
+    mine = torch.zeros(size, dtype=torch.uint8)
+    off, ln = segs[rank]
+    if ln:
+        own = state.owner_now[off:off + ln] if state.owner_now is not None else None
+        enc = quire.encode(y[off:off + ln].contiguous(), fmt, residual=own)
+        mine[:ln * vb] = enc.vals.contiguous().view(torch.uint8)
+        mine[ln * vb:ln * vb + quire.blocks(ln)] = enc.exp.view(torch.uint8)
+    state.bytes_sent += size
+    out = torch.empty(n, dtype=torch.float32)
+    for (off, ln), got in zip(segs, _gather(group, mine)):
+        if ln:
+            vals = got[:ln * vb].view(torch.int8 if vb == 1 else torch.int16)
+            exp = got[ln * vb:ln * vb + quire.blocks(ln)].view(torch.int8)
+            out[off:off + ln] = quire.decode(quire.Encoded(fmt, vals, exp, 1))
+    return out
 
 
 class _Cards:
@@ -139,6 +183,9 @@ class _Cards:
         self.comm = self.ctx.comm_rendezvous(rank=rank, size=size)
         self.buf, self.efs = None, {}
 
+    def requant(self, on):
+        self.comm.requant = on
+
     def allreduce(self, state, g):
         n = g.numel()
         if self.buf is None or self.buf.size < 4 * n:
@@ -147,15 +194,21 @@ class _Cards:
             self.buf = self.ctx.alloc(4 * n)
         v = self.buf.torch(count=n)
         v.copy_(g)
-        ef = None
+        ef, own = None, None
         if state.residual_now is not None:
             ef = self.efs.get(n)
             if ef is None:
                 ef = self.efs[n] = self.ctx.ef(n)
             ef.write(state.residual_now)
+            if state.owner_now is not None:
+                off, ln = self.comm.chunk(n)
+                own = state.owner_now[off:off + ln]
+                ef.write_owner(own)
         self.comm.allreduce(self.buf, count=n, format=state.format, op="mean", ef=ef)
         if ef is not None:
             ef.read(state.residual_now)
+        if own is not None:
+            ef.read_owner(own)
         state.bytes_sent += self.comm.wire_bytes(n, state.format)
         return v.clone()
 
@@ -188,6 +241,8 @@ def _allreduce(state, bucket):
     state.error)."""
     g = bucket.grads
     state.residual_now = state.residual(bucket) if state.error_feedback else None
+    state.owner_now = state.residual(bucket, state.owner_residuals) \
+        if state.error_feedback and state.requant else None
     try:
         if state.cards is not None:
             y = state.cards.allreduce(state, g)
@@ -202,6 +257,8 @@ def _allreduce(state, bucket):
         return state.error
     if state.error_feedback:
         state.keep(bucket, state.residual_now)
+    if state.owner_now is not None:
+        state.keep(bucket, state.owner_now, state.owner_residuals)
     return y
 
 
@@ -218,9 +275,11 @@ def _hook(state, bucket):
     return state.submit(b)
 
 
-def register(ddp_model, format="bfp8", error_feedback=True, backend="cpu", group=None):
+def register(ddp_model, format="bfp8", error_feedback=True, backend="cpu", group=None,
+             requant=False):
     """Make ddp_model all-reduce its gradients in quire's format (bfp8 or bfp16), with error
-    feedback if asked. backend "cpu": the CPU codec, the process group carries the integers;
+    feedback if asked, and with requant the requantized all-gather (its owner residuals kept
+    per parameter too). backend "cpu": the CPU codec, the process group carries the integers;
     "sim" (or a URI such as "sim:cluster"): each rank's simulated card of quire-cluster,
     meeting the others in $QUIRE_CLUSTER_DIR. The hook is asynchronous: each bucket's
     all-reduce runs in the state's worker thread, over a process group of group's ranks made
@@ -238,10 +297,11 @@ def register(ddp_model, format="bfp8", error_feedback=True, backend="cpu", group
     # The worker's own process group, of the same ranks (every process of the job makes it,
     # as torch.distributed.new_group asks, here as in DDP's own construction).
     own = dist.new_group(ranks=dist.get_process_group_ranks(group))
-    state = _State(own, format, error_feedback)
+    state = _State(own, format, error_feedback, requant)
     if backend != "cpu":
         try:
             state.cards = _Cards(state.group, "sim:cluster" if backend == "sim" else backend)
+            state.cards.requant(requant)
         except BaseException:
             state.close()
             raise

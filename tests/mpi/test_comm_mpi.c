@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hls/allreduce_golden.h"
 #include "tests/test_util.h"
 #include "quire_mpi.h"
 
@@ -248,6 +249,111 @@ static void ef_check(struct quire_ctx *ctx, struct quire_comm *world)
 	quire_buf_free(b.y);
 }
 
+/* Every rank's input of a requantized case: mostly alike across ranks, as gradients are. */
+static void alike_inputs(int tag, size_t n, float *const *all)
+{
+	struct rng g = {(uint64_t)tag * 104729u};
+	for (int r = 0; r < world_size; r++)
+		input(r, tag, n, all[r]);
+	for (int r = 1; r < world_size; r++)
+		for (size_t i = 0; i < n; i++)
+			if (rng_below(&g, 4))
+				all[r][i] = all[0][i] * (1.0f - 0.0625f * (float)r);
+}
+
+/*
+ * The requantized all-gather (QUIRE_COMM_OPT_REQUANT) against the golden model
+ * (hls/allreduce_golden.c) on this backend: two steps with error feedback, this rank's
+ * result, its worker residual and its owner residual, bit for bit. Then ranks that set
+ * the option differently: QUIRE_ERR_MISMATCH on every rank, the residual unchanged.
+ */
+static void requant_checks(struct quire_ctx *ctx, struct quire_comm *world)
+{
+	static const size_t sizes[] = {1, 65, 4099, 100003};
+	uint32_t w = (uint32_t)world_size;
+	quire_comm_set_options(world, QUIRE_COMM_OPT_REQUANT);
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (int c = 0; c < 3; c++) {
+			size_t n = sizes[s], off, len;
+			enum quire_format fmt = c == 2 ? QUIRE_FMT_BFP16 : QUIRE_FMT_BFP8;
+			int mean = c != 0;
+			quire_comm_chunk(n, world_size, world_rank, &off, &len);
+			struct quire_ef *ef;
+			quire_ef_create(ctx, n, &ef);
+			struct bufs b = {0};
+			quire_buf_alloc(ctx, 4 * n, &b.x);
+			quire_buf_alloc(ctx, 4 * n, &b.y);
+			float *resid[QUIRE_MAX_WORKERS], *own[QUIRE_MAX_WORKERS];
+			float *want = malloc(4 * n), *got = malloc(4 * n);
+			void *scratch =
+			    aligned_alloc(8, quire_golden_scratch_bytes(w, (uint32_t)n) + 8);
+			for (int r = 0; r < world_size; r++) {
+				b.all[r] = malloc(4 * n);
+				resid[r] = calloc(n, 4);
+				own[r] = calloc(n, 4);
+			}
+			int ok = 1;
+			for (int step = 0; step < 2; step++) {
+				alike_inputs(400 + 10 * (int)s + c + 100 * step, n, b.all);
+				memcpy(quire_buf_ptr(b.x), b.all[world_rank], 4 * n);
+				ok &= quire_golden_allreduce(fmt, mean, w, (uint32_t)n, 1,
+							     (const float *const *)b.all, resid,
+							     own, want, scratch) == QUIRE_OK;
+				ok &= run_allreduce(world, &b, fmt,
+						    mean ? QUIRE_OP_MEAN : QUIRE_OP_SUM, n,
+						    ef) == QUIRE_OK;
+				ok &= memcmp(quire_buf_ptr(b.y), want, 4 * n) == 0;
+				ok &= quire_ef_read(ef, got, n) == QUIRE_OK &&
+				      memcmp(got, resid[world_rank], 4 * n) == 0;
+				ok &= quire_ef_owner_len(ef) == len &&
+				      quire_ef_read_owner(ef, got, len) == QUIRE_OK &&
+				      memcmp(got, own[world_rank], 4 * len) == 0;
+			}
+			report(ok,
+			       "allreduce %s %s requantized + error feedback W=%d n=%zu, 2 steps: "
+			       "the golden model's bits and residuals",
+			       quire_format_name(fmt), mean ? "mean" : "sum", world_size, n);
+			for (int r = 0; r < world_size; r++) {
+				free(b.all[r]);
+				free(resid[r]);
+				free(own[r]);
+			}
+			free(want);
+			free(got);
+			free(scratch);
+			quire_ef_free(ef);
+			quire_buf_free(b.x);
+			quire_buf_free(b.y);
+		}
+	quire_comm_set_options(world, 0);
+	if (world_size < 2)
+		return;
+	/* Rank 1 without the option, on a communicator of its own (cards fail theirs), with a
+	 * timeout: a rank that never learns of the mismatch fails the check, not the job. */
+	struct quire_comm *c;
+	size_t n = 5000;
+	quire_comm_from_mpi_timeout(ctx, MPI_COMM_WORLD, 5000, &c);
+	if (world_rank != 1)
+		quire_comm_set_options(c, QUIRE_COMM_OPT_REQUANT);
+	struct quire_ef *ef;
+	quire_ef_create(ctx, n, &ef);
+	struct bufs b = {0};
+	quire_buf_alloc(ctx, 4 * n, &b.x);
+	quire_buf_alloc(ctx, 4 * n, &b.y);
+	input(world_rank, 500, n, quire_buf_ptr(b.x));
+	float *got = malloc(4 * n);
+	int ok = run_allreduce(c, &b, QUIRE_FMT_BFP8, QUIRE_OP_MEAN, n, ef) == QUIRE_ERR_MISMATCH;
+	ok &= quire_ef_read(ef, got, n) == QUIRE_OK;
+	for (size_t i = 0; i < n; i++)
+		ok &= got[i] == 0;
+	report(ok, "options set differently: QUIRE_ERR_MISMATCH on every rank, residuals kept");
+	free(got);
+	quire_ef_free(ef);
+	quire_buf_free(b.x);
+	quire_buf_free(b.y);
+	quire_comm_free(c);
+}
+
 static void other_collectives(struct quire_ctx *ctx, struct quire_comm *world)
 {
 	struct quire_buf *a, *g;
@@ -418,6 +524,24 @@ static void cross_checks(struct quire_ctx *cpu, struct quire_comm *world)
 		       world_size, n);
 		quire_ef_free(ef[0]);
 		quire_ef_free(ef[1]);
+		/* The same, requantized at the owners (their residuals carried too). */
+		quire_ef_create(cpu, n, &ef[0]);
+		quire_ef_create(card, n, &ef[1]);
+		for (int b = 0; b < 2; b++)
+			quire_comm_set_options(comm[b], QUIRE_COMM_OPT_REQUANT);
+		ok = 1;
+		for (int step = 0; step < 3; step++) {
+			input(world_rank, 350 + step, n, x);
+			ok &= same_on_both(ctx, comm, QUIRE_FMT_BFP8,
+					   step ? QUIRE_OP_MEAN : QUIRE_OP_SUM, n, ef, 0, x);
+		}
+		for (int b = 0; b < 2; b++)
+			quire_comm_set_options(comm[b], 0);
+		report(ok,
+		       "cpu = sim: allreduce bfp8 requantized + error feedback W=%d n=%zu, 3 steps",
+		       world_size, n);
+		quire_ef_free(ef[0]);
+		quire_ef_free(ef[1]);
 		free(x);
 	}
 	quire_comm_free(cards);
@@ -486,6 +610,7 @@ int main(int argc, char **argv)
 	}
 	bfp_and_float_checks(ctx, world);
 	ef_check(ctx, world);
+	requant_checks(ctx, world);
 	other_collectives(ctx, world);
 	if (strcmp(backend, "cpu") == 0) {
 		cross_checks(ctx, world);

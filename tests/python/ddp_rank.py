@@ -7,7 +7,8 @@ parameters of the bucket (their positions in the model), this rank's gradients i
 result out; after the steps, the model's parameters.
 --die: rank 1 ends itself after step 1 (DDP has rebuilt its buckets); the others must raise a quire error in step 2
 (printed: its class and status), not hang.
-Usage: ddp_rank.py BUILD RANK W PORT OUT BACKEND [--die]"""
+--requant: the hook's requantized all-gather.
+Usage: ddp_rank.py BUILD RANK W PORT OUT BACKEND [--die] [--requant]"""
 import datetime
 import os
 import sys
@@ -66,7 +67,8 @@ def recording(state, hook):
 
 
 ddp.register_comm_hook = recording
-state = quire.torch.register(ddp, "bfp8", error_feedback=True, backend=backend)
+state = quire.torch.register(ddp, "bfp8", error_feedback=True, backend=backend,
+                             requant="--requant" in sys.argv)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 gen = torch.Generator().manual_seed(1 + rank)
 for step in range(3):

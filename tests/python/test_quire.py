@@ -158,11 +158,12 @@ class Cluster(Tmp):
     """Ranks in processes of their own, each with a simulated card (quire-cluster), meeting
     without MPI: the same bits on every rank, and the CPU codec's for the same gradients."""
 
-    def ranks(self, w, leave=None):
+    def ranks(self, w, leave=None, requant=False):
         n = 3000
         rank = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cluster_rank.py")
         cmd = " & ".join(f"QUIRE_RANK={r} {sys.executable} {rank} {BUILD} {w} {n} "
-                         f"{self.path('y')}{' --leave' if r == leave else ''} >{self.path(f'log{r}')} 2>&1"
+                         f"{self.path('y')}{' --leave' if r == leave else ''}"
+                         f"{' --requant' if requant else ''} >{self.path(f'log{r}')} 2>&1"
                          for r in range(w))
         waits = " ; ".join(f"wait %{r + 1}; echo $? >{self.path(f'rc{r}')}" for r in range(w))
         env = dict(os.environ, QUIRE_TIMEOUT_MS="1500", QUIRE_SIM=os.path.join(BUILD, "bin", "quire-sim"))
@@ -181,6 +182,32 @@ class Cluster(Tmp):
             want = bits(quire.reduce(xs, "bfp8", residuals=res))
             for r in range(w):
                 self.assertEqual(self.read(f"y.{r}.{step}.f32"), want, f"rank {r} step {step}")
+
+    def test_two_ranks_requantized(self):
+        """Comm.requant: every rank gets the owners' requantized sums, as composing the
+        codec says (docs/contract-bfp.md): the exact sum, then each owner's segment encoded
+        with its own exponents and owner residual, decoded."""
+        import ctypes
+        w = 2
+        n, rcs = self.ranks(w, requant=True)
+        self.assertEqual(rcs, [0] * w, [self.read(f"log{r}") for r in range(w)])
+        res = [np.zeros(n, np.float32) for _ in range(w)]
+        own = []
+        for k in range(w):
+            off, ln = ctypes.c_size_t(), ctypes.c_size_t()
+            quire._native.lib.quire_comm_chunk(n, w, k, ctypes.byref(off), ctypes.byref(ln))
+            own.append((slice(off.value, off.value + ln.value), np.zeros(ln.value, np.float32)))
+        for step in range(2):
+            xs = [np.random.default_rng(100 * step + r).standard_normal(n).astype(np.float32)
+                  for r in range(w)]
+            exact = quire.reduce(xs, "bfp8", residuals=res)
+            y = np.empty(n, np.float32)
+            for part, r_o in own:
+                y[part] = quire.decode(quire.encode(exact[part].copy(), "bfp8", residual=r_o))
+            self.assertNotEqual(bits(y), bits(exact))
+            for r in range(w):
+                self.assertEqual(self.read(f"y.{r}.{step}.f32"), bits(y), f"rank {r} step {step}")
+                self.assertEqual(self.read(f"y.{r}.{step}.own.f32"), bits(own[r][1]))
 
     def test_a_rank_that_leaves(self):
         n, rcs = self.ranks(2, leave=1)
@@ -271,8 +298,9 @@ class DDPHook(Tmp):
         return ([int(self.read(f"rc{r}")) for r in range(w)],
                 [self.read(f"log{r}").decode() for r in range(w)], out)
 
-    def check(self, w, backend):
-        rcs, outs, out = self.ranks(w, backend)
+    def check(self, w, backend, requant=False):
+        import ctypes
+        rcs, outs, out = self.ranks(w, backend, *(["--requant"] if requant else []))
         self.assertEqual(rcs, [0] * w, outs)
         got = [torch.load(f"{out}.{r}") for r in range(w)]
         for r in range(1, w):
@@ -284,6 +312,7 @@ class DDPHook(Tmp):
         counts = [p.numel() for p in got[0]["params"]]
         sizes = {}
         res = [{} for _ in range(w)]  # each rank's residual per parameter, as the hook keeps
+        own = [{} for _ in range(w)]  # each rank's owner residual per parameter (requant)
         for rec in zip(*recs):
             step, params = rec[0][0], rec[0][1]
             for r in range(1, w):
@@ -293,6 +322,22 @@ class DDPHook(Tmp):
             rr = [torch.cat([res[k][p] if p in res[k] else torch.zeros(counts[p])
                              for p in params]) for k in range(w)]
             want = quire.reduce([rec[k][2] for k in range(w)], "bfp8", "mean", residuals=rr)
+            if requant:  # each owner's segment requantized with its own exponents, residual
+                n = want.numel()
+                for k in range(w):
+                    oo = torch.cat([own[k][p] if p in own[k] else torch.zeros(counts[p])
+                                    for p in params])
+                    o, c = ctypes.c_size_t(), ctypes.c_size_t()
+                    quire._native.lib.quire_comm_chunk(n, w, k, ctypes.byref(o), ctypes.byref(c))
+                    off, ln = o.value, c.value
+                    if ln:
+                        part = oo[off:off + ln]
+                        want[off:off + ln] = quire.decode(
+                            quire.encode(want[off:off + ln].contiguous(), "bfp8", residual=part))
+                    at = 0
+                    for p in params:
+                        own[k][p] = oo[at:at + counts[p]].clone()
+                        at += counts[p]
             self.assertEqual(bits(rec[0][3]), bits(want), f"step {step} bucket {params}")
             for k in range(w):
                 off = 0
@@ -305,15 +350,21 @@ class DDPHook(Tmp):
         self.assertEqual(got[0]["pending"], [True])
         return got[0]["params"]
 
-    def backends(self, w):
-        cpu, sim = self.check(w, "cpu"), self.check(w, "sim")
+    def backends(self, w, requant=False):
+        cpu, sim = self.check(w, "cpu", requant), self.check(w, "sim", requant)
         self.assertEqual(b"".join(map(bits, cpu)), b"".join(map(bits, sim)))
+        return cpu
 
     def test_two_ranks(self):
         self.backends(2)
 
     def test_four_ranks(self):
         self.backends(4)
+
+    def test_requantized(self):
+        """register(requant=True): the owners' requantized means, on both backends."""
+        self.backends(2, requant=True)
+        self.check(3, "cpu", requant=True)
 
     def dies(self, w, backend):
         rcs, outs, _ = self.ranks(w, backend, "--die")

@@ -66,20 +66,28 @@ void ref_encode(int mant_bits, size_t n, const float *x, float *resid, const int
 
 void ref_allreduce(int mant_bits, int mean, size_t w, size_t n, const float *const *x, float *y)
 {
+	ref_allreduce_ef(mant_bits, mean, w, n, 0, x, NULL, NULL, y);
+}
+
+void ref_allreduce_ef(int mant_bits, int mean, size_t w, size_t n, int requant,
+		      const float *const *x, float *const *resid, float *const *owner, float *y)
+{
 	size_t nb = (n + 63) / 64;
-	int8_t *shared = malloc(nb + 1);
-	int8_t *e = malloc(nb + 1);
+	int8_t *shared = malloc(nb + 1), *e = malloc(nb + 1);
 	int32_t *q = malloc(n * sizeof(int32_t) + 1);
 	int64_t *s = calloc(n + 1, sizeof(int64_t));
+	float *v = malloc(n * sizeof(float) + 1);
 	for (size_t b = 0; b < nb; b++)
 		shared[b] = -128;
-	for (size_t k = 0; k < w; k++) {
-		ref_encode(mant_bits, n, x[k], NULL, NULL, e, q);
+	for (size_t k = 0; k < w; k++) { /* exponents of v = x + r, their max */
+		for (size_t i = 0; i < n; i++)
+			v[i] = resid ? x[k][i] + resid[k][i] : x[k][i];
+		ref_encode(mant_bits, n, v, NULL, NULL, e, q);
 		for (size_t b = 0; b < nb; b++)
 			shared[b] = e[b] > shared[b] ? e[b] : shared[b];
 	}
 	for (size_t k = 0; k < w; k++) {
-		ref_encode(mant_bits, n, x[k], NULL, shared, NULL, q);
+		ref_encode(mant_bits, n, x[k], resid ? resid[k] : NULL, shared, NULL, q);
 		for (size_t i = 0; i < n; i++)
 			s[i] += q[i];
 	}
@@ -88,10 +96,21 @@ void ref_allreduce(int mant_bits, int mean, size_t w, size_t n, const float *con
 		if (mean)
 			y[i] = y[i] / (float)w;
 	}
+	for (size_t k = 0; requant && k < w; k++) { /* segment k: blocks [first, first + len) */
+		size_t per = nb / w, extra = nb % w;
+		size_t first = k * per + (k < extra ? k : extra), len = per + (k < extra);
+		size_t off = first * 64, end = (first + len) * 64 < n ? (first + len) * 64 : n;
+		if (off >= n)
+			continue;
+		ref_encode(mant_bits, end - off, y + off, owner ? owner[k] : NULL, NULL, e, q);
+		for (size_t i = off; i < end; i++)
+			y[i] = ref_decode(q[i - off], e[(i - off) / 64], mant_bits);
+	}
 	free(shared);
 	free(e);
 	free(q);
 	free(s);
+	free(v);
 }
 
 uint16_t ref_fp16(float x)

@@ -18,6 +18,13 @@ void ref_encode(int mant_bits, size_t n, const float *x, float *resid, const int
 		int8_t *exp_out, int32_t *q);
 /* A W-worker all-reduce (sum or mean). */
 void ref_allreduce(int mant_bits, int mean, size_t w, size_t n, const float *const *x, float *y);
+/*
+ * The same with error feedback (resid: NULL or each worker's n residuals) and, with requant,
+ * the requantized all-gather: segment k (the ring's split of whole blocks, w of them) is
+ * requantized by its owner with the owner's residual owner[k] (NULL: none).
+ */
+void ref_allreduce_ef(int mant_bits, int mean, size_t w, size_t n, int requant,
+		      const float *const *x, float *const *resid, float *const *owner, float *y);
 uint16_t ref_fp16(float x);
 
 #endif

@@ -115,14 +115,22 @@ static int reduction(struct quire_comm *c, const struct quire_allreduce_args *a,
 	struct quire_ef *ef = a->ef;
 	if (ef && ef->count != a->count)
 		return QUIRE_ERR_SIZE; /* the state would be half swapped: one per tensor */
-	if (ef && !ef->next) {
-		int st = quire_buf_alloc(c->ctx, ef->count * sizeof(float), &ef->next);
-		if (st != QUIRE_OK)
-			return st;
+	/* Requantized: stride is this member's segment, whose owner residual ef holds. */
+	int rq = opcode == QUIRE_OPC_ALLREDUCE && quire_comm_requant(c, a->format);
+	size_t off, len = 0;
+	if (rq) {
+		quire_comm_chunk(a->count, c->size, c->rank, &off, &len);
+		stride = len;
 	}
+	int st = ef ? quire_ef_hold_owner(ef, len) : QUIRE_OK;
+	if (!st && ef && !ef->next)
+		st = quire_buf_alloc(c->ctx, (ef->count + ef->owner) * sizeof(float), &ef->next);
+	if (st != QUIRE_OK)
+		return st;
 	struct quire_op op = {
 	    .opcode = opcode,
-	    .flags = (ef ? QUIRE_CMD_F_EF : 0u) | (a->op == QUIRE_OP_MEAN ? QUIRE_CMD_F_MEAN : 0u),
+	    .flags = (ef ? QUIRE_CMD_F_EF : 0u) | (a->op == QUIRE_OP_MEAN ? QUIRE_CMD_F_MEAN : 0u) |
+		     (rq ? QUIRE_CMD_F_REQUANT : 0u),
 	    .format = a->format,
 	    .count = (uint32_t)a->count,
 	    .workers = c->card_id,

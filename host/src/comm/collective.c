@@ -64,7 +64,8 @@ int quire_ef_create(struct quire_ctx *ctx, size_t count, struct quire_ef **out)
 void quire_ef_reset(struct quire_ef *ef)
 {
 	if (ef)
-		memset(quire_buf_ptr(ef->resid), 0, ef->count * sizeof(float)); /* +0.0 */
+		memset(quire_buf_ptr(ef->resid), 0,
+		       (ef->count + ef->owner) * sizeof(float)); /* +0.0, the owner's too */
 }
 
 int quire_ef_read(const struct quire_ef *ef, float *dst, size_t count)

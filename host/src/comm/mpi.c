@@ -45,8 +45,8 @@ static int mpi_isend(struct quire_comm *c, const void *buf, size_t bytes, int fl
 	if (bytes > INT_MAX)
 		return QUIRE_ERR_SIZE;
 	int to = (c->rank + 1) % c->size;
-	return status_of(
-	    MPI_Isend(buf, (int)bytes, MPI_BYTE, to, flag ? 1 : 0, priv_of(c)->comm, req_of(x)));
+	return status_of(MPI_Isend(buf, (int)bytes, MPI_BYTE, to, flag & QUIRE_XFER_F_ALL,
+				   priv_of(c)->comm, req_of(x)));
 }
 
 static int mpi_irecv(struct quire_comm *c, void *buf, size_t bytes, struct quire_xfer *x)
@@ -54,7 +54,7 @@ static int mpi_irecv(struct quire_comm *c, void *buf, size_t bytes, struct quire
 	if (bytes > INT_MAX)
 		return QUIRE_ERR_SIZE;
 	int from = (c->rank + c->size - 1) % c->size;
-	/* Any tag: the tag is the message's flag; one sender, so messages match in order. */
+	/* Any tag: the tag is the message's flags; one sender, so messages match in order. */
 	return status_of(
 	    MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, MPI_ANY_TAG, priv_of(c)->comm, req_of(x)));
 }
@@ -81,7 +81,7 @@ static int mpi_wait(struct quire_comm *c, struct quire_xfer *x, int *flag)
 		}
 	}
 	if (err == MPI_SUCCESS && flag)
-		*flag = s.MPI_TAG == 1;
+		*flag = s.MPI_TAG & QUIRE_XFER_F_ALL;
 	return status_of(err);
 }
 

@@ -15,6 +15,11 @@
  * its own type (int8 for bfp8, fp16, int32), later steps the narrowest partial
  * sum that cannot overflow (docs/collectives.md has the table).
  *
+ * With the requantized all-gather (requant.c) the owner requantizes what it finishes and
+ * the all-gather moves values and exponents; every message of such an all-reduce is
+ * marked, and the mark of a rank whose options differ travels on with the exponents'
+ * ring, so every rank knows by the end of it and fails with QUIRE_ERR_MISMATCH.
+ *
  * Each step is cut into messages of about CHUNK_BYTES; every receive of a pass
  * is posted before the first computation, and each chunk is encoded, added and
  * sent as soon as its input arrived, so coding overlaps the transfer of the
@@ -47,7 +52,39 @@ struct pass {
 	uint8_t *rx, *tx, *done; /* received, sent (partials), finished: each unit-indexed */
 	uint8_t *loc;            /* one chunk of this rank's contribution */
 	float *fa, *fb32;        /* one chunk each of fp32 for the fp16 hop */
+	int rq;                  /* requantized all-gather: done holds values and exponents */
+	float *own;              /* the owner residual of this rank's segment, or NULL */
+	size_t own0;             /* its first element */
+	int tag;                 /* QUIRE_XFER_F_REQUANT on every message, or 0 */
+	int mismatch;            /* some rank's options differ from this one's */
 };
+
+/* Where the finished chunk at unit off lies in done; requantized, its values and its
+ * exponents (chunks are whole blocks but the last). */
+static uint8_t *done_at(const struct pass *p, size_t off)
+{
+	if (p->rq && !p->exps)
+		return p->done + quire_ring_requant_bytes(p->a->format, off);
+	return p->done + off * p->fb;
+}
+
+/* Bytes of an all-gather message of len units. */
+static size_t gathered_bytes(const struct pass *p, size_t len)
+{
+	return p->rq && !p->exps ? quire_ring_requant_bytes(p->a->format, len) : len * p->fb;
+}
+
+/* A message's flags: its options against this rank's; the flags to send from now on. */
+static void heard(struct pass *p, int fl)
+{
+	if ((fl & QUIRE_XFER_F_REQUANT) != p->tag || (fl & QUIRE_XFER_F_MISMATCH))
+		p->mismatch = 1;
+}
+
+static int tags(const struct pass *p, int fl)
+{
+	return (fl & QUIRE_XFER_F_OVERFLOW) | p->tag | (p->mismatch ? QUIRE_XFER_F_MISMATCH : 0);
+}
 
 static size_t up64(size_t v)
 {
@@ -198,7 +235,7 @@ static int finish(struct pass *p, size_t off, size_t len, const void *in, int na
 	for (size_t i = 0; !st && i < len; i++) {
 		int64_t v = t[i];
 		if (v > INT32_MAX || v < INT32_MIN) {
-			*flag = 1;
+			*flag = QUIRE_XFER_F_OVERFLOW;
 			v = v > INT32_MAX ? INT32_MAX : INT32_MIN;
 		}
 		o[i] = (int32_t)v;
@@ -210,7 +247,7 @@ static int finish(struct pass *p, size_t off, size_t len, const void *in, int na
 static int deliver(struct pass *p, size_t off, size_t len, const void *fin, int flag)
 {
 	enum quire_format f = p->a->format;
-	p->overflow |= flag;
+	p->overflow |= flag & QUIRE_XFER_F_OVERFLOW;
 	if (len == 0)
 		return QUIRE_OK;
 	if (p->exps) {
@@ -218,6 +255,8 @@ static int deliver(struct pass *p, size_t off, size_t len, const void *fin, int 
 		return QUIRE_OK;
 	}
 	float *y = p->y + (off - p->out0);
+	if (p->rq)
+		return quire_ring_requant_decode(f, len, fin, y);
 	uint32_t mean_w = p->a->op == QUIRE_OP_MEAN ? (uint32_t)p->c->size : 1;
 	if (f == QUIRE_FMT_INT32 || (f == QUIRE_FMT_FP32 && mean_w == 1)) {
 		memcpy(y, fin, 4 * len);
@@ -282,7 +321,7 @@ static int post(struct pass *p, struct plan *in)
 		segment(p, QUIRE_RING_STEP_SEG(r, w, s), &so, &sl);
 		FOR_CHUNKS(so, sl, p->chunk, off, len)
 		if (!st)
-			st = c->ops->irecv(c, p->done + off * p->fb, len * p->fb, &in->x[k++]);
+			st = c->ops->irecv(c, done_at(p, off), gathered_bytes(p, len), &in->x[k++]);
 	}
 	in->next = k; /* on failure: only these were posted */
 	if (!st)
@@ -312,18 +351,34 @@ static int settle(struct quire_comm *c, int st, struct quire_xfer *in, size_t k,
 	return st;
 }
 
+/* The owner finishes a chunk of its segment into d, requantized when the pass is. */
+static int finish_owned(struct pass *p, size_t off, size_t len, const void *in, int narrow, void *d,
+			int *fl)
+{
+	if (!p->rq || p->exps)
+		return finish(p, off, len, in, narrow, d, fl);
+	void *sums = p->tx + off * p->pb; /* this rank's own segment is never sent from tx */
+	int st = finish(p, off, len, in, narrow, sums, fl);
+	if (st || len == 0)
+		return st;
+	uint32_t mean_w = p->a->op == QUIRE_OP_MEAN ? (uint32_t)p->c->size : 1;
+	return quire_ring_requantize(p->a->format, p->fin, mean_w, len, sums,
+				     p->exp + off / QUIRE_BFP_BLOCK,
+				     p->own ? p->own + (off - p->own0) : NULL, p->fa, d);
+}
+
 static int ring(struct pass *p)
 {
 	struct quire_comm *c = p->c;
-	int w = c->size, r = c->rank, st = QUIRE_OK, fl;
+	int w = c->size, r = c->rank, st = QUIRE_OK, fl = 0;
 	size_t so, sl;
 	if (w == 1) {
 		segment(p, 0, &so, &sl);
 		FOR_CHUNKS(so, sl, p->chunk, off, len)
 		if (!st) {
-			st = finish(p, off, len, NULL, 0, p->done + off * p->fb, &fl);
+			st = finish_owned(p, off, len, NULL, 0, done_at(p, off), &fl);
 			if (!st)
-				st = deliver(p, off, len, p->done + off * p->fb, fl);
+				st = deliver(p, off, len, done_at(p, off), fl);
 		}
 		return st;
 	}
@@ -345,37 +400,46 @@ static int ring(struct pass *p)
 			else if (!st) {
 				st = c->ops->wait(c, &in.x[in.next++], &fl);
 				if (!st)
+					heard(p, fl);
+				if (!st)
 					st = combine(p, off, len, p->rx + off * p->pb,
 						     p->narrow && s == 1, t);
 			}
 			if (!st)
-				st = c->ops->isend(c, t, len * b, 0, &out.x[out.count++]);
+				st = c->ops->isend(c, t, len * b, tags(p, 0), &out.x[out.count++]);
 		}
 	}
 	segment(p, r, &so, &sl); /* this rank's segment: finished here */
 	FOR_CHUNKS(so, sl, p->chunk, off, len)
 	{
-		void *d = p->done + off * p->fb;
+		void *d = done_at(p, off);
 		if (!st)
 			st = c->ops->wait(c, &in.x[in.next++], &fl);
 		if (!st)
-			st = finish(p, off, len, p->rx + off * p->pb, p->narrow && w == 2, d, &fl);
+			heard(p, fl);
+		if (!st)
+			st = finish_owned(p, off, len, p->rx + off * p->pb, p->narrow && w == 2, d,
+					  &fl);
 		if (!st)
 			st = deliver(p, off, len, d, fl);
 		if (!st && !p->scatter)
-			st = c->ops->isend(c, d, len * p->fb, fl, &out.x[out.count++]);
+			st = c->ops->isend(c, d, gathered_bytes(p, len), tags(p, fl),
+					   &out.x[out.count++]);
 	}
 	for (int s = 0; !p->scatter && s + 1 < w && !st; s++) { /* all-gather */
 		segment(p, QUIRE_RING_STEP_SEG(r, w, s), &so, &sl);
 		FOR_CHUNKS(so, sl, p->chunk, off, len)
 		{
-			void *d = p->done + off * p->fb;
+			void *d = done_at(p, off);
 			if (!st)
 				st = c->ops->wait(c, &in.x[in.next++], &fl);
 			if (!st)
+				heard(p, fl);
+			if (!st)
 				st = deliver(p, off, len, d, fl);
 			if (!st && s + 2 < w)
-				st = c->ops->isend(c, d, len * p->fb, fl, &out.x[out.count++]);
+				st = c->ops->isend(c, d, gathered_bytes(p, len), tags(p, fl),
+						   &out.x[out.count++]);
 		}
 	}
 	return settle(c, st, in.x, in.next, posted, out.x, out.count);
@@ -443,8 +507,19 @@ int quire_ring_collective_allreduce(struct quire_comm *c, const struct quire_all
 		size_t len;
 		quire_comm_chunk(p.n, c->size, c->rank, &p.out0, &len);
 	}
+	/* Requantized: the owner residual of this rank's segment lies after the tensor's. */
+	p.rq = !scatter && quire_comm_requant(c, a->format);
+	p.tag = p.rq ? QUIRE_XFER_F_REQUANT : 0;
+	size_t own_len = 0;
+	if (p.rq)
+		quire_comm_chunk(p.n, c->size, c->rank, &p.own0, &own_len);
+	int st = a->ef ? quire_ef_hold_owner(a->ef, own_len) : QUIRE_OK;
+	if (st)
+		return st;
+	p.resid = a->ef ? quire_buf_ptr(a->ef->resid) : NULL; /* the buffer may have grown */
+	p.own = p.rq && p.resid ? p.resid + p.n : NULL;
 	int8_t *exps = NULL;
-	int st = carve(&p, p.n, bfp ? &exps : NULL);
+	st = carve(&p, p.n, bfp ? &exps : NULL);
 	if (!st && !bfp)
 		st = ring(&p);
 	if (st || !bfp)
@@ -465,6 +540,8 @@ int quire_ring_collective_allreduce(struct quire_comm *c, const struct quire_all
 	st = quire_codec_exponents(a->format, p.n, x, p.resid, exps);
 	if (!st)
 		st = ring(&e);
+	if (!st && e.mismatch) /* every rank knows by now: none goes on */
+		st = QUIRE_ERR_MISMATCH;
 	if (!st)
 		st = ring(&p);
 	return st == QUIRE_OK && p.overflow ? QUIRE_ERR_OVERFLOW : st;
