@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: MIT
 """A PyTorch DDP communication hook: each gradient bucket all-reduced in quire's bfp8 or
 bfp16, with error feedback. backend "cpu": through a process group of DDP's ranks (Gloo
-under torchrun: no MPI, no card); the ranks trade their block exponents, take the max,
-encode with it, trade the integer values and sum them exactly, then decode. backend "sim":
-each rank's card (quire-cluster's) all-reduces the bucket over the cards' network. Every
-rank gets the same bits on both, those of quire_codec_allreduce (MEAN) for the same
-gradients. With requant, the requantized all-gather (docs/contract-bfp.md): each rank
-requantizes its segment of the mean with its own exponents and owner residual, and every
-rank decodes those; the same bits as the C API's QUIRE_COMM_OPT_REQUANT (on cpu an extra
-all-gather of the segments: the cards' bits, not their fewer bytes). docs/python.md.
+under torchrun: no MPI, no card); the ranks trade their block exponents, take the max and
+encode with it; from 4 ranks on, each rank sends segment k of its integer values to rank k
+(quire_comm_chunk's split), which sums its segment exactly, and the ranks all-gather the
+sums in the narrowest type that holds them (with fewer ranks that costs more: they
+all-gather the whole values and each sums them); every rank decodes. backend "sim": each
+rank's card (quire-cluster's) all-reduces the bucket over the cards' network. Every rank
+gets the same bits on both, those of quire_codec_allreduce (MEAN) for the same gradients.
+With requant, the requantized all-gather (docs/contract-bfp.md): the owner of each segment
+decodes the mean of its sums and requantizes it with its own exponents and owner residual,
+the ranks all-gather those values and exponents, and every rank decodes them; the same bits
+as the C API's QUIRE_COMM_OPT_REQUANT. docs/python.md.
 
 The hook is asynchronous, as DDP's own all-reduce: it hands the bucket to the state's worker
 thread and returns at once a Future that the worker completes, so the coding and the
@@ -114,21 +117,6 @@ def _gather(group, t):
     return [o.view(t.dtype) for o in out]
 
 
-def allreduce_bucket(state, g):
-    """The mean over the group's ranks of the flat fp32 gradients g (this rank's), as
-    quire_codec_allreduce: g's residual is state.residual_now (or None)."""
-    fmt, group, r = state.format, state.group, state.residual_now
-    w = dist.get_world_size(group)
-    exps = _gather(group, quire.exponents(g, fmt, residual=r))
-    shared = quire.max_exponents(exps)
-    enc = quire.encode(g, fmt, residual=r, shared_exp=shared)
-    vals = _gather(group, enc.vals)
-    state.bytes_sent += exps[0].numel() + enc.vals.numel() * enc.vals.element_size()
-    total = quire.sum(vals, "int32")
-    y = quire.decode(quire.Encoded(fmt, total, shared, w), mean=True)
-    return _requantized(state, y) if state.requant else y
-
-
 def _segment(n, w, k):
     """(offset, len) of rank k's segment of n elements (quire_comm_chunk)."""
     off, ln = ctypes.c_size_t(), ctypes.c_size_t()
@@ -136,25 +124,98 @@ def _segment(n, w, k):
     return off.value, ln.value
 
 
-def _requantized(state, y):
-    """The requantized all-gather over the group: this rank requantizes its segment of the
-    mean y with its own block exponents (and its owner residual, state.owner_now), the
-    ranks trade values and exponents, and every rank decodes every segment."""
-    fmt, group = state.format, state.group
-    w, rank, n = dist.get_world_size(group), dist.get_rank(group), y.numel()
+def _sum_type(fmt, w):
+    """The narrowest integer type that holds a sum of w values of fmt (the cards' wire type
+    of the finished sums, docs/collectives.md): int16 for bfp8 up to 258 ranks, else int32."""
+    return "int16" if fmt == "bfp8" and w * 127 <= 32767 else "int32"
+
+
+def _reduce_scattered(fmt, w):
+    """Whether the exact all-reduce sends fewer bytes as a reduce-scatter and an all-gather
+    of the sums than as an all-gather of every rank's whole values: (w-1)/w (vb + sb)
+    against (w-1) vb bytes an element, so from 4 ranks on (3: equal)."""
+    vb = 1 if fmt == "bfp8" else 2
+    sb = 2 if _sum_type(fmt, w) == "int16" else 4
+    return vb + sb < w * vb
+
+
+def allreduce_bucket(state, g):
+    """The mean over the group's ranks of the flat fp32 gradients g (this rank's), as
+    quire_codec_allreduce: g's residual is state.residual_now (or None); with state.requant
+    the requantized all-gather, its owner residual state.owner_now (or None)."""
+    fmt, group, r = state.format, state.group, state.residual_now
+    w, n = dist.get_world_size(group), g.numel()
+    exps = _gather(group, quire.exponents(g, fmt, residual=r))
+    state.bytes_sent += (w - 1) * exps[0].numel()
+    shared = quire.max_exponents(exps)
+    enc = quire.encode(g, fmt, residual=r, shared_exp=shared)
+    if not state.requant and not _reduce_scattered(fmt, w):
+        vals = _gather(group, enc.vals)
+        state.bytes_sent += (w - 1) * enc.vals.numel() * enc.vals.element_size()
+        return quire.decode(quire.Encoded(fmt, quire.sum(vals, "int32"), shared, w), mean=True)
     segs = [_segment(n, w, k) for k in range(w)]
+    lens = [ln for _, ln in segs]
+    sums = _owner_sums(state, enc.vals, segs)
+    if state.requant:
+        return _requantized(state, sums, shared, segs)
+    total = torch.empty(n, dtype=sums.dtype)
+    for (off, ln), got in zip(segs, _gather_segments(state, sums, max(lens))):
+        total[off:off + ln] = got[:ln]
+    return quire.decode(quire.Encoded(fmt, total, shared, w), mean=True)
+
+
+def _owner_sums(state, vals, segs):
+    """The reduce-scatter: segment k of every rank's integer values goes to rank k (one
+    all_to_all; quire_comm_chunk's segments follow one another in rank order), and this
+    rank returns the exact sums of its own segment, in _sum_type."""
+    group = state.group
+    w, rank = dist.get_world_size(group), dist.get_rank(group)
+    lens = [ln for _, ln in segs]
+    vb = vals.element_size()
+    raw = vals.contiguous().view(torch.uint8)
+    mine = lens[rank]
+    got = torch.empty(w * mine * vb, dtype=torch.uint8)
+    dist.all_to_all_single(got, raw, output_split_sizes=[mine * vb] * w,
+                           input_split_sizes=[ln * vb for ln in lens], group=group)
+    state.bytes_sent += (sum(lens) - mine) * vb
+    acc = _sum_type(state.format, w)
+    if not mine:
+        return torch.empty(0, dtype=torch.int16 if acc == "int16" else torch.int32)
+    parts = got.view(vals.dtype).view(w, mine)
+    return quire.sum([parts[k] for k in range(w)], acc)
+
+
+def _gather_segments(state, mine, size):
+    """Every rank's segment (this rank's is mine), in rank order, each padded to size
+    elements, the largest of any rank's (one all_gather; the padding counts as sent)."""
+    padded = torch.zeros(size, dtype=mine.dtype)
+    padded[:mine.numel()] = mine
+    state.bytes_sent += (dist.get_world_size(state.group) - 1) * size * padded.element_size()
+    return _gather(state.group, padded)
+
+
+def _requantized(state, sums, shared, segs):
+    """The requantized all-gather: this rank, owner of its segment, decodes the mean of its
+    sums, requantizes it with its own block exponents (and its owner residual,
+    state.owner_now), the ranks all-gather values and exponents, and every rank decodes
+    every segment."""
+    fmt, group = state.format, state.group
+    w, rank = dist.get_world_size(group), dist.get_rank(group)
+    n = sum(ln for _, ln in segs)
     vb = 1 if fmt == "bfp8" else 2
     size = max(ln * vb + quire.blocks(ln) for _, ln in segs)
     mine = torch.zeros(size, dtype=torch.uint8)
     off, ln = segs[rank]
     if ln:
+        b = off // quire.BFP_BLOCK
+        y = quire.decode(quire.Encoded(fmt, sums, shared[b:b + quire.blocks(ln)], w),
+                         mean=True)
         own = state.owner_now[off:off + ln] if state.owner_now is not None else None
-        enc = quire.encode(y[off:off + ln].contiguous(), fmt, residual=own)
+        enc = quire.encode(y, fmt, residual=own)
         mine[:ln * vb] = enc.vals.contiguous().view(torch.uint8)
         mine[ln * vb:ln * vb + quire.blocks(ln)] = enc.exp.view(torch.uint8)
-    state.bytes_sent += size
     out = torch.empty(n, dtype=torch.float32)
-    for (off, ln), got in zip(segs, _gather(group, mine)):
+    for (off, ln), got in zip(segs, _gather_segments(state, mine, size)):
         if ln:
             vals = got[:ln * vb].view(torch.int8 if vb == 1 else torch.int16)
             exp = got[ln * vb:ln * vb + quire.blocks(ln)].view(torch.int8)

@@ -276,7 +276,9 @@ class DDPHook(Tmp):
     """quire.torch.register on 2 and 4 processes over Gloo, on the cpu backend and on
     quire-cluster's simulated cards: the same bits on every rank, each bucket's result
     quire_codec_allreduce's (MEAN, error feedback) for the same gradients, through buckets
-    DDP rebuilds; the two backends give the same model."""
+    DDP rebuilds; the two backends give the same model; on cpu each rank's bytes_sent is
+    what its collectives carry, fewer than all-gathering the whole values from 4 ranks on
+    and with requant."""
 
     def ranks(self, w, backend, *args):
         import socket
@@ -298,8 +300,15 @@ class DDPHook(Tmp):
         return ([int(self.read(f"rc{r}")) for r in range(w)],
                 [self.read(f"log{r}").decode() for r in range(w)], out)
 
-    def check(self, w, backend, requant=False):
+    @staticmethod
+    def segment(n, w, k):
+        """(offset, len) of rank k's segment of n elements (quire_comm_chunk)."""
         import ctypes
+        o, c = ctypes.c_size_t(), ctypes.c_size_t()
+        quire._native.lib.quire_comm_chunk(n, w, k, ctypes.byref(o), ctypes.byref(c))
+        return o.value, c.value
+
+    def check(self, w, backend, requant=False):
         rcs, outs, out = self.ranks(w, backend, *(["--requant"] if requant else []))
         self.assertEqual(rcs, [0] * w, outs)
         got = [torch.load(f"{out}.{r}") for r in range(w)]
@@ -327,9 +336,7 @@ class DDPHook(Tmp):
                 for k in range(w):
                     oo = torch.cat([own[k][p] if p in own[k] else torch.zeros(counts[p])
                                     for p in params])
-                    o, c = ctypes.c_size_t(), ctypes.c_size_t()
-                    quire._native.lib.quire_comm_chunk(n, w, k, ctypes.byref(o), ctypes.byref(c))
-                    off, ln = o.value, c.value
+                    off, ln = self.segment(n, w, k)
                     if ln:
                         part = oo[off:off + ln]
                         want[off:off + ln] = quire.decode(
@@ -346,9 +353,39 @@ class DDPHook(Tmp):
                     off += counts[p]
         self.assertNotEqual(sizes[0], sizes[1])  # DDP rebuilt its buckets after step 0
         self.assertGreater(got[0]["bytes"], 0)
+        if backend == "cpu":
+            self.wire(w, requant, [rec[2].numel() for rec in recs[0]],
+                      [g["bytes"] for g in got])
         # Rank 0's hook returned while its bucket's all-reduce still waited for the others.
         self.assertEqual(got[0]["pending"], [True])
         return got[0]["params"]
+
+    def wire(self, w, requant, buckets, sent):
+        """Each rank's bytes_sent on cpu, bucket by bucket what the hook's collectives
+        carry from it (docs/python.md): exponents to w-1 ranks; from 4 ranks on (and always
+        with requant) its values of the others' segments, then its segment (padded to the
+        longest) to w-1 ranks: int16 sums, or requantized int8 and exponents; with fewer
+        ranks its whole values to w-1 ranks. Per element that is below what gathering the
+        whole values costs, (w-1)(1 + 1/64), and for requant its extra all-gather."""
+        blocks = quire.blocks
+        want, old = [0] * w, 0
+        for n in buckets:
+            segs = [self.segment(n, w, k)[1] for k in range(w)]
+            requantized = (w - 1) * max(ln + blocks(ln) for ln in segs)
+            old += (w - 1) * (n + blocks(n)) + (requantized if requant else 0)
+            for r in range(w):
+                want[r] += (w - 1) * blocks(n)
+                if requant:
+                    want[r] += n - segs[r] + requantized
+                elif w >= 4:
+                    want[r] += n - segs[r] + (w - 1) * max(segs) * 2
+                else:
+                    want[r] += (w - 1) * n
+        self.assertEqual(sent, want)
+        if requant or w >= 4:
+            self.assertLess(max(sent), old)
+        else:
+            self.assertEqual(max(sent), old)
 
     def backends(self, w, requant=False):
         cpu, sim = self.check(w, "cpu", requant), self.check(w, "sim", requant)
@@ -365,6 +402,7 @@ class DDPHook(Tmp):
         """register(requant=True): the owners' requantized means, on both backends."""
         self.backends(2, requant=True)
         self.check(3, "cpu", requant=True)
+        self.check(4, "cpu", requant=True)
 
     def dies(self, w, backend):
         rcs, outs, _ = self.ranks(w, backend, "--die")
