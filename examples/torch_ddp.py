@@ -12,7 +12,8 @@ data order:
                integers through Gloo, no MPI, no card;
   bfp8+ef-rq   the same with requant=True (the requantized all-gather);
   bfp8+ef-sim  quire on quire-cluster's simulated cards (--no-sim leaves it out).
-Test accuracy is measured every --eval-every steps (on all 10000 test images, a quarter per
+Test accuracy is measured every --eval-every steps (on the first --test-limit test images,
+all 10000 by default, a quarter per
 rank; its time is not counted). A line per epoch, then a table and PNGs (gnuplot) in OUT
 (results/demo-torch): per variant the wall time to the target (fp32's final accuracy minus
 0.5 points), ms per step, the share of communication hidden behind compute, final accuracy,
@@ -34,7 +35,7 @@ last bucket was handed over (autograd had nothing left to compute). hidden = 1 -
 span, summed over the steps.
 
 The default run is cut to fit a few minutes on 2 cores (--train-limit 16000 --epochs 3);
---full trains on all 60000 images for 10 epochs. The test set is always all 10000.
+--full trains on all 60000 images for 10 epochs.
 Usage: torch_ddp.py BUILD [--model cnn|mlp] [--link RATE] [--ranks W] [--epochs E]
                     [--train-limit N] [--eval-every N] [--variants V,...] [--full]
                     [--no-sim] [--out DIR] [--data DIR]"""
@@ -43,6 +44,7 @@ import datetime
 import gzip
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -153,8 +155,8 @@ def worker(a):
         return torch.from_numpy((x.astype(np.float32) / 255 - mean) / std).unsqueeze(1)
     xtr = prep(idx(f"{a.data}/train-images-idx3-ubyte.gz")[:a.train_limit])
     ytr = torch.from_numpy(idx(f"{a.data}/train-labels-idx1-ubyte.gz")[:a.train_limit].astype(np.int64))
-    xte = prep(idx(f"{a.data}/t10k-images-idx3-ubyte.gz"))
-    yte = torch.from_numpy(idx(f"{a.data}/t10k-labels-idx1-ubyte.gz").astype(np.int64))
+    xte = prep(idx(f"{a.data}/t10k-images-idx3-ubyte.gz")[:a.test_limit])
+    yte = torch.from_numpy(idx(f"{a.data}/t10k-labels-idx1-ubyte.gz")[:a.test_limit].astype(np.int64))
 
     torch.manual_seed(a.seed)
     net = model(a.model)
@@ -264,7 +266,7 @@ def run(a, variant, here):
     port = str(free_port())
     cmd = [sys.executable, here, a.build, "--worker", "--variant", variant, "--port",
            port] + [f"--{k.replace('_', '-')}={getattr(a, k)}" for k in
-                    ("ranks", "epochs", "train_limit", "eval_every", "batch", "lr", "seed",
+                    ("ranks", "epochs", "train_limit", "test_limit", "eval_every", "batch", "lr", "seed",
                      "out", "data", "model", "bucket_mb")]
     env = dict(os.environ, PYTHONPATH=os.path.join(a.build, "python"))
     env.pop("QUIRE_RANK", None)
@@ -275,14 +277,27 @@ def run(a, variant, here):
         full = [os.path.join(a.build, "bin", "quire"), "link", "run", "--ranks", str(a.ranks),
                 "--rate", a.link, "--port", port] + (["--cards"] if sim else []) + \
             ["--"] + cmd + [f"--link={a.link}"]
-        return [subprocess.run(full, env=env).returncode]
+        return [wait_all([subprocess.Popen(full, env=env)])]
     if sim:
         procs = " & ".join(" ".join(cmd + ["--rank", str(r)]) for r in range(a.ranks))
         full = [os.path.join(a.build, "bin", "quire-cluster"), "-n", str(a.ranks), "--",
                 "sh", "-c", f"{procs} & wait"]
-        return [subprocess.run(full, env=env).returncode]
-    procs = [subprocess.Popen(cmd + ["--rank", str(r)], env=env) for r in range(a.ranks)]
-    return [p.wait() for p in procs]
+        return [wait_all([subprocess.Popen(full, env=env)])]
+    return wait_all([subprocess.Popen(cmd + ["--rank", str(r)], env=env)
+                     for r in range(a.ranks)])
+
+
+def wait_all(procs):
+    """Their exit codes; stopped (SIGINT, or SIGTERM: see main), they are stopped too, and
+    waited for (quire link run removes its namespaces then)."""
+    try:
+        return [p.wait() for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            p.wait()
 
 
 def read_csv(path):
@@ -311,7 +326,7 @@ def table(a, variants):
     out = [f"quire demo-torch, {datetime.date.today()}: --model {a.model} ({params:,} "
            f"parameters), {where}, Gloo, DDP (bucket_cap_mb {a.bucket_mb:g}), "
            f"{a.train_limit} training images, {a.epochs} epochs, batch {a.batch} per rank, "
-           f"test accuracy on all 10000 test images every {a.eval_every or 'quarter epoch'}"
+           f"test accuracy on the first {a.test_limit} test images every {a.eval_every or 'quarter epoch'}"
            f"{' steps' if a.eval_every else ''}; target: fp32's final accuracy - 0.5 points "
            f"= {100 * target:.2f}%",
            "", "| variant | time to target (s) | x fp32 | ms per step | comm. hidden | "
@@ -396,6 +411,8 @@ def main():
     p.add_argument("--model", choices=("cnn", "mlp"), default="cnn")
     p.add_argument("--link", metavar="RATE", help="(root) each rank in a network namespace on "
                    "tc-shaped links of RATE, through quire link run")
+    p.add_argument("--test-limit", type=int, default=10000,
+                   help="test accuracy over the first N test images")
     p.add_argument("--eval-every", type=int, default=0,
                    help="test accuracy every N steps (default: 4 times an epoch)")
     p.add_argument("--bucket-mb", type=float, default=25, help="DDP's bucket_cap_mb")
@@ -423,6 +440,7 @@ def main():
         sys.exit(f"torch_ddp: {sys.executable} has no torch (apt-get install python3-torch; "
                  "make demo-torch uses /usr/bin/python3, QUIRE_PYTHON= to choose)")
     os.makedirs(a.out, exist_ok=True)
+    signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))  # wait_all's finally
     variants = a.variants.split(",") if a.variants else VARIANTS
     if "fp32" not in variants or any(v not in VARIANTS for v in variants):
         sys.exit(f"torch_ddp: --variants: fp32 and others of {','.join(VARIANTS)}")
