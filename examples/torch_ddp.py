@@ -277,12 +277,12 @@ def run(a, variant, here):
         full = [os.path.join(a.build, "bin", "quire"), "link", "run", "--ranks", str(a.ranks),
                 "--rate", a.link, "--port", port] + (["--cards"] if sim else []) + \
             ["--"] + cmd + [f"--link={a.link}"]
-        return [wait_all([subprocess.Popen(full, env=env)])]
+        return wait_all([subprocess.Popen(full, env=env)])
     if sim:
         procs = " & ".join(" ".join(cmd + ["--rank", str(r)]) for r in range(a.ranks))
         full = [os.path.join(a.build, "bin", "quire-cluster"), "-n", str(a.ranks), "--",
                 "sh", "-c", f"{procs} & wait"]
-        return [wait_all([subprocess.Popen(full, env=env)])]
+        return wait_all([subprocess.Popen(full, env=env)])
     return wait_all([subprocess.Popen(cmd + ["--rank", str(r)], env=env)
                      for r in range(a.ranks)])
 
