@@ -167,10 +167,18 @@ def worker(a):
     elif a.variant == "fp16":
         hook, hstate = default_hooks.fp16_compress_hook, None
     elif a.variant == "powersgd":
-        hook = powersgd.powerSGD_hook
         hstate = powersgd.PowerSGDState(process_group=None, matrix_approximation_rank=2,
                                         start_powerSGD_iter=10, use_error_feedback=True,
                                         random_seed=a.seed)
+
+        def hook(st, bucket):
+            # Waited here: PowerSGD chains its collectives through Futures' callbacks, and with
+            # two buckets those can reach Gloo in another order on another rank (in PyTorch
+            # 1.13: gloo EnforceNotMet, a crash). Waiting keeps every rank's order, at the
+            # cost of PowerSGD's overlap.
+            fut = powersgd.powerSGD_hook(st, bucket)
+            fut.wait()
+            return fut
     else:
         cap = _Capture()
         state = quire.torch.register(cap, "bfp8", error_feedback=True,
@@ -416,6 +424,8 @@ def main():
     p.add_argument("--eval-every", type=int, default=0,
                    help="test accuracy every N steps (default: 4 times an epoch)")
     p.add_argument("--bucket-mb", type=float, default=25, help="DDP's bucket_cap_mb")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the results of variants that ran to the end in OUT already")
     p.add_argument("--variants", help="a comma-separated subset of " + ",".join(VARIANTS))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--full", action="store_true", help="all 60000 images, 10 epochs")
@@ -447,13 +457,18 @@ def main():
     variants = [v for v in VARIANTS if v in variants and not (a.no_sim and v.endswith("-sim"))]
     if a.link and os.geteuid() != 0:
         sys.exit("torch_ddp: --link needs root (network namespaces and tc, by quire link run)")
+    kept = [v for v in variants if a.resume and os.path.exists(f"{a.out}/{v}.evals.csv")
+            and os.path.exists(f"{a.out}/{v}.csv")]
     for v in variants:
         for f in (f"{a.out}/{v}.csv", f"{a.out}/{v}.evals.csv"):
-            if os.path.exists(f):
+            if v not in kept and os.path.exists(f):
                 os.unlink(f)
     here = os.path.abspath(__file__)
     t0 = time.time()
     for v in variants:
+        if v in kept:
+            print(f"{v}: kept from an earlier run (--resume)")
+            continue
         rcs = run(a, v, here)
         if any(rcs):
             sys.exit(f"torch_ddp: {v}: a rank failed (exit {rcs})")
