@@ -14,13 +14,11 @@
 #define BENCH_ALLREDUCE_MAX_VERIFY 100000 /* all-reduces of --verify */
 
 /* quire bench allreduce --link (bench_link.c): the runs over shaped links between network
- * namespaces, programs found in directory self; an exit status. The parser alone for
- * the option: RATE and delay TIME (empty when none) out of RATE[,delay=TIME]; 0 if good. */
+ * namespaces (link.h), programs found in directory self; an exit status. */
 int bench_link(const char *self, const char *link, const char *backends, const char *ranks,
 	       const char *min, const char *max, const char *repeat);
 /* Appends mpirun and its options for W=np ranks over TCP on interfaces `ifaces` (names
  * or a subnet) to argv from index k; the new k. */
 int bench_mpirun_argv(const char **argv, int k, const char *np, const char *ifaces);
-int bench_link_parse(const char *link, char *rate, size_t rate_len, char *delay, size_t delay_len);
 
 #endif

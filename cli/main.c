@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "link.h"
 #include "quire.h"
 
 static void vreport(const char *fmt, va_list ap)
@@ -205,6 +206,8 @@ static const struct cli_command top_commands[] = {
     {"info", "describe a card: board, firmware, register blocks", cli_info},
     {"selftest", "every operation on a backend against cpu, bit for bit", cli_selftest},
     {"bench", "measure throughput (quire bench codec, card, allreduce)", cli_bench},
+    {"link", "run a command per rank in network namespaces on shaped links (quire link run)",
+     cli_link},
     {"sched", "replay the GPU cluster trace with placement policies (quire sched replay)",
      cli_sched},
     {"version", "print the version", cli_version},

@@ -40,11 +40,15 @@ demo:
 endif
 .PHONY: demo-codec
 
-# PyTorch: a small CNN under DDP, 4 processes over Gloo, fp32 / PyTorch's fp16 hook /
-# quire bfp8 with error feedback (cpu backend and simulated cards); examples/torch_ddp.py.
-# DEMO_TORCH_ARGS: e.g. --full (all 60000 images, 10 epochs), --no-sim, --epochs 1.
+# PyTorch: a small CNN (or --model mlp) under DDP, 4 processes over Gloo, fp32 / PyTorch's
+# fp16 and PowerSGD hooks / quire bfp8 with error feedback, exact and requantized (cpu
+# backend) and on simulated cards; examples/torch_ddp.py. LINK=RATE (root, e.g. LINK=2gbit):
+# each rank in its own network namespace on tc-shaped links (quire link run,
+# docs/torch-link.md). DEMO_TORCH_ARGS: e.g. --full (all 60000 images, 10 epochs), --no-sim,
+# --epochs 1, --model mlp.
 DEMO_TORCH_ARGS ?=
+LINK ?=
 # (python-pkg: python/build.mk, read after this file, knows the package's files.)
-demo-torch: python-pkg $(LIBQUIRE_SO) $(QUIRE_SIM) $(QUIRE_CLUSTER)
-	$(QUIRE_PYTHON) examples/torch_ddp.py $(BUILD) $(DEMO_TORCH_ARGS)
+demo-torch: python-pkg $(LIBQUIRE_SO) $(QUIRE_SIM) $(QUIRE_CLUSTER) $(QUIRE_CLI)
+	$(QUIRE_PYTHON) examples/torch_ddp.py $(BUILD) $(if $(LINK),--link $(LINK)) $(DEMO_TORCH_ARGS)
 .PHONY: demo-torch
