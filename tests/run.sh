@@ -177,7 +177,7 @@ if [ $unit_only -eq 0 ]; then
 	# quire bench allreduce --link: the shaped namespaces, and nothing of them left after.
 	run sh tests/cli/test_bench_link.sh "$BUILD"
 	# quire link run: a command per rank namespace on shaped links, and nothing left after.
-	PYTHON="$PYTHON" run sh tests/cli/test_link_run.sh "$BUILD"
+	run sh tests/cli/test_link_run.sh "$BUILD"
 	# A card frozen (SIGSTOP) under one host, and in a 4-card all-reduce job.
 	run sh tests/cli/test_card_freeze.sh "$BUILD"
 	# The rv32im core in RTL: its instruction tests on quire-rv32-run (Verilator).

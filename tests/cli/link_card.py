@@ -15,5 +15,5 @@ with quire.Context("sim:cluster") as ctx:
     buf.numpy(count=1024)[:] = r + 1
     comm.allreduce(buf, count=1024, format="fp32", op="sum")
     got = set(buf.numpy(count=1024).tolist())
-    sys.stdout.write(f"rank {r}: card all-reduce at {os.environ['QUIRE_LINK_ADDR']}: "
-                     f"{sorted(got)}\n")  # one write: the ranks share the launcher's stdout
+    os.write(1, f"rank {r}: card all-reduce at {os.environ['QUIRE_LINK_ADDR']}: "
+             f"{sorted(got)}\n".encode())  # one write(2): the ranks share the launcher's stdout

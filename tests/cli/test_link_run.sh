@@ -38,7 +38,9 @@ if ! command -v tc >/dev/null; then
 	summary "link run"
 	exit 1
 fi
-PY=${PYTHON:-python3}
+# Debian's python3, as tests/python/run.sh: the one with numpy, for --cards' quire package.
+PY=${QUIRE_PYTHON:-/usr/bin/python3}
+[ -x "$PY" ] || PY=$(command -v python3)
 
 # Rank 0 listens on all its addresses, rank 1 connects to the master's address and says who
 # it is; both print what they see.
@@ -48,15 +50,16 @@ r, w, m = int(os.environ["QUIRE_RANK"]), int(os.environ["QUIRE_WORLD"]), os.envi
 port = int(os.environ["MASTER_PORT"])
 addrs = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", os.environ["GLOO_SOCKET_IFNAME"]],
                        capture_output=True, text=True).stdout
-print(f"rank {r} of {w}: master {m}, own {os.environ['QUIRE_LINK_ADDR']} "
-      f"({'on' if os.environ['QUIRE_LINK_ADDR'] + '/' in addrs else 'NOT on'} my interface)", flush=True)
+# One write(2) per line: the ranks share the launcher's stdout.
+os.write(1, (f"rank {r} of {w}: master {m}, own {os.environ['QUIRE_LINK_ADDR']} "
+             f"({'on' if os.environ['QUIRE_LINK_ADDR'] + '/' in addrs else 'NOT on'} my interface)\n").encode())
 if r == 0:
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind(("0.0.0.0", port))
     s.listen()
     c, peer = s.accept()
-    print(f"rank 0 heard '{c.recv(64).decode()}' from {peer[0]}", flush=True)
+    os.write(1, f"rank 0 heard '{c.recv(64).decode()}' from {peer[0]}\n".encode())
 else:
     for _ in range(200):
         try:
