@@ -101,14 +101,15 @@ fi
 
 # Rank 1 fails while rank 0 would run for a minute: its status comes back, rank 0 is stopped.
 t0=$(now)
-"$Q" link run --ranks 2 --rate 1gbit -- sh -c '[ "$QUIRE_RANK" = 1 ] && exit 3; exec sleep 60' \
+# (sleep 60.PID: a name no other process on the machine has, for the check below)
+"$Q" link run --ranks 2 --rate 1gbit -- sh -c "[ \"\$QUIRE_RANK\" = 1 ] && exit 3; exec sleep 60.$$" \
 	>"$T/fail.log" 2>&1 &
 q=$!
 wait $q
 rc=$?
 check "rank 1 exits 3: the launcher exits 3 within $(secs "$t0" "$(now)") s ($(grep -m1 'rank 1' "$T/fail.log"))" [ $rc -eq 3 ]
 check "failure: no namespace left" [ "$(ours $q)" -eq 0 ]
-check "failure: no sleep of rank 0 left" [ -z "$(ps -e -o args= | grep -x 'sleep 60')" ]
+check "failure: no sleep of rank 0 left" [ -z "$(ps -e -o args= | grep -x "sleep 60.$$")" ]
 
 # SIGTERM once both ranks run: exit 143, ranks, namespaces and veths gone.
 "$Q" link run --ranks 2 --rate 1gbit -- sh -c "echo \$\$ >$T/started.\$QUIRE_RANK; exec sleep 61" \
