@@ -315,6 +315,16 @@ def read_csv(path):
     return [ln.split(",") for ln in lines[1:] if ln]
 
 
+def ran_to_end(csv, epochs):
+    """A variant's CSV holds its header and a row per epoch only once the run ended; a run
+    that was stopped leaves fewer (--resume runs that variant again)."""
+    try:
+        with open(csv) as f:
+            return sum(1 for _ in f) >= epochs + 1
+    except OSError:
+        return False
+
+
 def table(a, variants):
     """The summary: per variant the time to the target, ms per step, hidden share, final
     accuracy and bytes per step; the issue's goals where their variants ran."""
@@ -460,7 +470,7 @@ def main():
     if a.link and os.geteuid() != 0:
         sys.exit("torch_ddp: --link needs root (network namespaces and tc, by quire link run)")
     kept = [v for v in variants if a.resume and os.path.exists(f"{a.out}/{v}.evals.csv")
-            and os.path.exists(f"{a.out}/{v}.csv")]
+            and ran_to_end(f"{a.out}/{v}.csv", a.epochs)]
     for v in variants:
         for f in (f"{a.out}/{v}.csv", f"{a.out}/{v}.evals.csv"):
             if v not in kept and os.path.exists(f):
