@@ -89,7 +89,14 @@ check "the stale namespace of a killed run removed" [ "$(ours "$stale")" -eq 0 ]
 if ! "$PY" -c "import numpy" 2>/dev/null; then
 	missing_pkg "--cards not run ($PY has no numpy)" python3-numpy
 else
-	"$Q" link run --ranks 2 --rate 1gbit --cards -- "$PY" "$(dirname "$0")/link_card.py" "$B/python" \
+	# A sanitized libquire needs the sanitizer runtimes loaded before python itself (as in
+	# tests/python/run.sh); only the ranks' python gets them.
+	pre=
+	if ldd "$B/lib/libquire.so.0" | grep -q libasan; then
+		pre="env ASAN_OPTIONS=detect_leaks=0 LD_PRELOAD=$(ldd "$B/lib/libquire.so.0" |
+			awk '/libasan|libubsan/ {printf "%s:", $3}')"
+	fi
+	"$Q" link run --ranks 2 --rate 1gbit --cards -- $pre "$PY" "$(dirname "$0")/link_card.py" "$B/python" \
 		>"$T/cards.log" 2>&1 &
 	q=$!
 	wait $q
