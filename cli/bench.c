@@ -13,6 +13,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "quire.h"
+#include "sim/locate.h" /* quire_sim_self_dir: the one "directory of this program" */
 
 double bench_now(void)
 {
@@ -39,12 +40,8 @@ void bench_fill_gradients(float *x, size_t n, uint64_t seed)
 
 int bench_self_dir(const char *cmd, char *dir, size_t len)
 {
-	ssize_t n = readlink("/proc/self/exe", dir, len - 1);
-	if (n <= 0)
-		return cli_fail("%s: cannot find my own directory", cmd);
-	dir[n] = '\0';
-	*strrchr(dir, '/') = '\0';
-	return 0;
+	quire_sim_self_dir(dir, len);
+	return dir[0] ? 0 : cli_fail("%s: cannot find my own directory", cmd);
 }
 
 int bench_backend_open(struct bench_backend *c, const char *uri, size_t n, const float *data)
