@@ -14,11 +14,13 @@ the ranks all-gather those values and exponents, and every rank decodes them; th
 as the C API's QUIRE_COMM_OPT_REQUANT. docs/python.md.
 
 The hook is asynchronous, as DDP's own all-reduce: it hands the bucket to the state's worker
-thread and returns at once a Future that the worker completes, so the coding and the
-transfers of one bucket run while autograd computes the gradients of the next. The worker
-takes buckets in the order DDP hands them over, the same on every rank, and talks to the
-other ranks through a process group of its own (the same ranks): its collectives can never
-interleave with ones the trainer or DDP itself issue meanwhile."""
+and returns at once a Future that the worker completes, so the coding and the transfers of
+one bucket run while autograd computes the gradients of the next. The worker is two
+threads in a pipeline (exponents and encoding; then the integers' transfers, the sums and
+decoding), each taking buckets in the order DDP hands them over, the same on every rank,
+each talking to the other ranks through a process group of its own (the same ranks): their
+collectives can never interleave with one another's or with those the trainer or DDP itself
+issue meanwhile."""
 import ctypes
 import os
 import queue
@@ -33,35 +35,62 @@ from ._base import _CODE, _error
 _FORMATS = ("bfp8", "bfp16")
 
 
-class _State:
-    """The hook's state: the format, and the residual of every parameter (error feedback),
-    kept per parameter so that it survives DDP's rebuilding of its buckets."""
+class _Job:
+    """One bucket on its way through the worker's two stages: the bucket, its Future, its
+    residual and owner residual (views of the state's, updated in place), and what the first
+    stage hands the second (the encoded values and the shared exponents)."""
 
-    def __init__(self, group, format, error_feedback, requant=False):
-        self.group, self.format, self.error_feedback = group, format, error_feedback
-        self.requant = requant
-        self.residuals = {}  # id(parameter) -> its fp32 residual (flat)
+    def __init__(self, bucket, fut):
+        self.bucket, self.fut = bucket, fut
+        self.residual = self.owner = self.enc = self.shared = None
+
+
+class _State:
+    """The hook's state: the format, the residual of every parameter (error feedback), and
+    the worker: two threads, each with a process group of its own (the same ranks). The
+    first computes a bucket's exponents, trades them with the other ranks and encodes; the
+    second moves the integers, sums and decodes. Both take buckets in the order DDP hands
+    them over, the same on every rank, so while one bucket's values are on the wire the next
+    one's exponents already are, and neither group's collectives ever interleave with
+    another's (or with those the trainer and DDP issue)."""
+
+    def __init__(self, groups, format, error_feedback, requant=False):
+        self.group, self.exp_group = groups
+        self.format, self.error_feedback, self.requant = format, error_feedback, requant
+        # id(parameter) -> its fp32 residual (flat), a view of the flat residual of the
+        # bucket it was last in (self._flats): a bucket whose layout is unchanged reads and
+        # updates its residual where it lies, put together anew only when DDP rebuilds
+        # its buckets.
+        self.residuals = {}
         # requant with error feedback: id(parameter) -> its owner residual (flat, the whole
         # parameter; only the elements of this rank's segment of a bucket are used)
         self.owner_residuals = {}
-        self.bytes_sent = 0  # payload bytes this rank handed to the process group
+        self._flats = {}  # (which, parameter ids) -> the flat residual they are views of
+        self.bytes_sent = 0  # payload bytes this rank handed to the process groups
         # The QuireError of the first bucket that failed: DDP's reducer hands it on to
         # backward() as a RuntimeError whose text is the QuireError's, this keeps the error
         # itself. Once set, every later bucket fails with it at once: the group (or the
-        # card's communicator) is broken, and waiting out its timeout per bucket helps nobody.
+        # card's communicator) is broken, and waiting out its timeout per bucket helps
+        # nobody. A failed bucket's residuals are not meaningful any more.
         self.error = None
+        self._lock = threading.Lock()
         self.cards = None  # backend "sim": this rank's card (_Cards)
-        self._jobs = queue.SimpleQueue()  # (_Bucket, Future), or None to stop
-        self._worker = threading.Thread(target=self._run, name="quire.torch", daemon=True)
-        self._worker.start()
+        self._encoding = queue.SimpleQueue()  # _Job, or None to stop
+        self._reducing = queue.SimpleQueue()
+        self._threads = [threading.Thread(target=f, name=f"quire.torch.{n}", daemon=True)
+                         for n, f in (("encode", self._encode_stage),
+                                      ("reduce", self._reduce_stage))]
+        for t in self._threads:
+            t.start()
 
     def close(self):
         """Stop the worker and free this rank's card (backend "sim"); the model must not
         run another step. Buckets already handed over are finished first."""
-        if self._worker is not None:
-            self._jobs.put(None)
-            self._worker.join()
-            self._worker = None
+        if self._threads:
+            self._encoding.put(None)
+            for t in self._threads:
+                t.join()
+            self._threads = []
         if self.cards is not None:
             self.cards.close()
             self.cards = None
@@ -69,36 +98,63 @@ class _State:
     def submit(self, bucket):
         """The Future of the bucket's all-reduce, done by the worker after those before."""
         fut = torch.futures.Future()
-        self._jobs.put((bucket, fut))
+        self._encoding.put(_Job(bucket, fut))
         return fut
 
-    def _run(self):
+    def fail(self, bucket, e):
+        """Keep the first failure (any later bucket fails with it) and return it."""
+        if isinstance(e, RuntimeError) and not isinstance(e, quire.QuireError):
+            q = _peer_error(bucket, e)  # the process group's own failure: a peer gone or silent
+            q.__cause__ = e
+            e = q
+        with self._lock:
+            if self.error is None:
+                self.error = e
+            return self.error
+
+    def _encode_stage(self):
         while True:
-            job = self._jobs.get()
+            job = self._encoding.get()
+            if job is not None and self.error is None:
+                try:
+                    _prepare(self, job)
+                except Exception as e:  # whatever it is, the trainer hears of it
+                    self.fail(job.bucket, e)
+            self._reducing.put(job)
             if job is None:
                 return
-            bucket, fut = job
-            try:
-                y = self.error if self.error is not None else _allreduce(self, bucket)
-            except Exception as e:  # whatever it is, the trainer hears of it, not this thread
-                y = e
-            if isinstance(y, Exception):
-                fut.set_exception(y)
+
+    def _reduce_stage(self):
+        while True:
+            job = self._reducing.get()
+            if job is None:
+                return
+            y = None
+            if self.error is None:
+                try:
+                    y = _finish(self, job)
+                except Exception as e:
+                    self.fail(job.bucket, e)
+            if self.error is not None:
+                job.fut.set_exception(self.error)
             else:
-                fut.set_result(y)
+                job.fut.set_result(y)
 
-    def residual(self, bucket, kept=None):
-        """The bucket's residual (or of kept, e.g. the owner residuals), in its layout (its
-        parameters in order, flat)."""
-        kept = self.residuals if kept is None else kept
-        return torch.cat([kept.get(id(p), torch.zeros(p.numel())) for p in bucket.params])
-
-    def keep(self, bucket, r, kept=None):
-        kept = self.residuals if kept is None else kept
-        off = 0
-        for p in bucket.params:
-            kept[id(p)] = r[off:off + p.numel()].clone()
-            off += p.numel()
+    def residual(self, bucket, kept):
+        """The bucket's flat residual from kept (the residuals or the owner residuals), its
+        parameters in order; its parameters' entries in kept become views of it."""
+        key = (id(kept), tuple(id(p) for p in bucket.params))
+        flat = self._flats.get(key)
+        if flat is None:
+            flat = torch.cat([kept.get(id(p), torch.zeros(p.numel())) for p in bucket.params])
+            self._flats = {k: f for k, f in self._flats.items()
+                           if k[0] != key[0] or not set(k[1]) & set(key[1])}
+            self._flats[key] = flat
+            off = 0
+            for p in bucket.params:
+                kept[id(p)] = flat[off:off + p.numel()]
+                off += p.numel()
+        return flat
 
 
 class _Bucket:
@@ -139,29 +195,53 @@ def _reduce_scattered(fmt, w):
     return vb + sb < w * vb
 
 
-def allreduce_bucket(state, g):
-    """The mean over the group's ranks of the flat fp32 gradients g (this rank's), as
-    quire_codec_allreduce: g's residual is state.residual_now (or None); with state.requant
-    the requantized all-gather, its owner residual state.owner_now (or None)."""
-    fmt, group, r = state.format, state.group, state.residual_now
-    w, n = dist.get_world_size(group), g.numel()
-    exps = _gather(group, quire.exponents(g, fmt, residual=r))
+def _prepare(state, job):
+    """The first stage: the bucket's residuals, and on cpu its exponents traded, their max
+    taken and the gradients encoded with it (the residual updated)."""
+    b = job.bucket
+    if state.error_feedback:
+        job.residual = state.residual(b, state.residuals)
+        if state.requant:
+            job.owner = state.residual(b, state.owner_residuals)
+    if state.cards is not None:
+        return
+    fmt, group, g = state.format, state.exp_group, b.grads
+    w = dist.get_world_size(group)
+    exps = _gather(group, quire.exponents(g, fmt, residual=job.residual))
     state.bytes_sent += (w - 1) * exps[0].numel()
-    shared = quire.max_exponents(exps)
-    enc = quire.encode(g, fmt, residual=r, shared_exp=shared)
+    job.shared = quire.max_exponents(exps)
+    job.enc = quire.encode(g, fmt, residual=job.residual, shared_exp=job.shared)
+
+
+def _finish(state, job):
+    """The second stage: the bucket's mean, on the card or from the encoded values."""
+    if state.cards is not None:
+        return state.cards.allreduce(state, job)
+    fmt, group, enc, shared = state.format, state.group, job.enc, job.shared
+    w, n = dist.get_world_size(group), enc.vals.numel()
     if not state.requant and not _reduce_scattered(fmt, w):
         vals = _gather(group, enc.vals)
         state.bytes_sent += (w - 1) * enc.vals.numel() * enc.vals.element_size()
         return quire.decode(quire.Encoded(fmt, quire.sum(vals, "int32"), shared, w), mean=True)
     segs = [_segment(n, w, k) for k in range(w)]
-    lens = [ln for _, ln in segs]
     sums = _owner_sums(state, enc.vals, segs)
     if state.requant:
-        return _requantized(state, sums, shared, segs)
-    total = torch.empty(n, dtype=sums.dtype)
-    for (off, ln), got in zip(segs, _gather_segments(state, sums, max(lens))):
-        total[off:off + ln] = got[:ln]
-    return quire.decode(quire.Encoded(fmt, total, shared, w), mean=True)
+        return _requantized(state, sums, shared, segs, job.owner)
+    out = torch.empty(n, dtype=torch.float32)
+    for (off, ln), got in zip(segs, _gather_segments(state, sums, max(ln for _, ln in segs))):
+        if ln:  # segments are whole blocks (quire_comm_chunk): each decodes on its own
+            b = off // quire.BFP_BLOCK
+            quire.decode(quire.Encoded(fmt, got[:ln], shared[b:b + quire.blocks(ln)], w),
+                         mean=True, out=out[off:off + ln])
+    return out
+
+
+def allreduce_bucket(state, bucket):
+    """The mean over the group's ranks of the bucket's flat fp32 gradients (this rank's),
+    as quire_codec_allreduce, its residuals carried in and updated: both stages in turn."""
+    job = _Job(bucket, None)
+    _prepare(state, job)
+    return _finish(state, job)
 
 
 def _owner_sums(state, vals, segs):
@@ -194,11 +274,11 @@ def _gather_segments(state, mine, size):
     return _gather(state.group, padded)
 
 
-def _requantized(state, sums, shared, segs):
+def _requantized(state, sums, shared, segs, owner):
     """The requantized all-gather: this rank, owner of its segment, decodes the mean of its
-    sums, requantizes it with its own block exponents (and its owner residual,
-    state.owner_now), the ranks all-gather values and exponents, and every rank decodes
-    every segment."""
+    sums, requantizes it with its own block exponents (and its owner residual, owner, the
+    bucket's), the ranks all-gather values and exponents, and every rank decodes every
+    segment."""
     fmt, group = state.format, state.group
     w, rank = dist.get_world_size(group), dist.get_rank(group)
     n = sum(ln for _, ln in segs)
@@ -210,7 +290,7 @@ def _requantized(state, sums, shared, segs):
         b = off // quire.BFP_BLOCK
         y = quire.decode(quire.Encoded(fmt, sums, shared[b:b + quire.blocks(ln)], w),
                          mean=True)
-        own = state.owner_now[off:off + ln] if state.owner_now is not None else None
+        own = owner[off:off + ln] if owner is not None else None
         enc = quire.encode(y, fmt, residual=own)
         mine[:ln * vb] = enc.vals.contiguous().view(torch.uint8)
         mine[ln * vb:ln * vb + quire.blocks(ln)] = enc.exp.view(torch.uint8)
@@ -219,7 +299,7 @@ def _requantized(state, sums, shared, segs):
         if ln:
             vals = got[:ln * vb].view(torch.int8 if vb == 1 else torch.int16)
             exp = got[ln * vb:ln * vb + quire.blocks(ln)].view(torch.int8)
-            out[off:off + ln] = quire.decode(quire.Encoded(fmt, vals, exp, 1))
+            quire.decode(quire.Encoded(fmt, vals, exp, 1), out=out[off:off + ln])
     return out
 
 
@@ -247,7 +327,8 @@ class _Cards:
     def requant(self, on):
         self.comm.requant = on
 
-    def allreduce(self, state, g):
+    def allreduce(self, state, job):
+        g = job.bucket.grads
         n = g.numel()
         if self.buf is None or self.buf.size < 4 * n:
             if self.buf is not None:
@@ -256,18 +337,18 @@ class _Cards:
         v = self.buf.torch(count=n)
         v.copy_(g)
         ef, own = None, None
-        if state.residual_now is not None:
+        if job.residual is not None:
             ef = self.efs.get(n)
             if ef is None:
                 ef = self.efs[n] = self.ctx.ef(n)
-            ef.write(state.residual_now)
-            if state.owner_now is not None:
+            ef.write(job.residual)
+            if job.owner is not None:
                 off, ln = self.comm.chunk(n)
-                own = state.owner_now[off:off + ln]
+                own = job.owner[off:off + ln]
                 ef.write_owner(own)
         self.comm.allreduce(self.buf, count=n, format=state.format, op="mean", ef=ef)
         if ef is not None:
-            ef.read(state.residual_now)
+            ef.read(job.residual)
         if own is not None:
             ef.read_owner(own)
         state.bytes_sent += self.comm.wire_bytes(n, state.format)
@@ -296,33 +377,6 @@ def _peer_error(bucket, e):
                         f"bucket {bucket.index}: {why}: {text}")
 
 
-def _allreduce(state, bucket):
-    """One bucket's all-reduce, in the worker: the mean of every rank's gradients, with this
-    rank's residual carried in and kept, or the QuireError that says why not (kept in
-    state.error)."""
-    g = bucket.grads
-    state.residual_now = state.residual(bucket) if state.error_feedback else None
-    state.owner_now = state.residual(bucket, state.owner_residuals) \
-        if state.error_feedback and state.requant else None
-    try:
-        if state.cards is not None:
-            y = state.cards.allreduce(state, g)
-        else:
-            y = allreduce_bucket(state, g)
-    except quire.QuireError as e:
-        state.error = e
-        return e
-    except RuntimeError as e:  # the process group's own failure: a peer gone or silent
-        state.error = _peer_error(bucket, e)
-        state.error.__cause__ = e
-        return state.error
-    if state.error_feedback:
-        state.keep(bucket, state.residual_now)
-    if state.owner_now is not None:
-        state.keep(bucket, state.owner_now, state.owner_residuals)
-    return y
-
-
 def _hook(state, bucket):
     g = bucket.buffer()
     if g.dtype != torch.float32 or g.device.type != "cpu":
@@ -343,8 +397,8 @@ def register(ddp_model, format="bfp8", error_feedback=True, backend="cpu", group
     per parameter too). backend "cpu": the CPU codec, the process group carries the integers;
     "sim" (or a URI such as "sim:cluster"): each rank's simulated card of quire-cluster,
     meeting the others in $QUIRE_CLUSTER_DIR. The hook is asynchronous: each bucket's
-    all-reduce runs in the state's worker thread, over a process group of group's ranks made
-    here (so every process of the job calls register). Returns the hook's state (bytes_sent
+    all-reduce runs in the state's worker (two threads), over process groups of group's
+    ranks made here (so every process of the job calls register). Returns the hook's state (bytes_sent
     counts this rank's payload bytes; error the QuireError of a bucket that failed: a peer
     rank gone or silent is QUIRE_ERR_TIMEOUT; close() stops the worker, frees the card)."""
     if format not in _FORMATS:
@@ -355,10 +409,12 @@ def register(ddp_model, format="bfp8", error_feedback=True, backend="cpu", group
                                "quire.torch.register", f"backend {backend!r}: 'cpu' or 'sim' "
                                "(quire-cluster's cards; kdrv, xrt, opencl cards: not yet)")
     group = group if group is not None else dist.group.WORLD
-    # The worker's own process group, of the same ranks (every process of the job makes it,
-    # as torch.distributed.new_group asks, here as in DDP's own construction).
-    own = dist.new_group(ranks=dist.get_process_group_ranks(group))
-    state = _State(own, format, error_feedback, requant)
+    # The worker's own process groups, one per stage, of the same ranks (every process of
+    # the job makes them, as torch.distributed.new_group asks, here as in DDP's own
+    # construction).
+    ranks = dist.get_process_group_ranks(group)
+    state = _State((dist.new_group(ranks=ranks), dist.new_group(ranks=ranks)), format,
+                   error_feedback, requant)
     if backend != "cpu":
         try:
             state.cards = _Cards(state.group, "sim:cluster" if backend == "sim" else backend)
