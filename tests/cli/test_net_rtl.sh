@@ -3,7 +3,8 @@
 # RTL cards on the card network (docs/network.md, docs/rtl-card.md): a 4-card all-reduce
 # (fp32, bfp8 with error feedback, and bfp8 mean with the requantized all-gather and error
 # feedback at the owners too; 3 rounds of 1001 seeded values) on RTL cards gives every rank
-# the same bytes as on emu cards, and the requantized ones those of the golden model, and so does one on a network shared by two
+# the same bytes as on emu cards, and the requantized ones those of the golden model (on 2,
+# 3 and 8 RTL cards too); so does one on a network shared by two
 # emu and two RTL cards; frames with a bad CRC or length sent into an RTL card's port
 # are counted as the emu's port counts them; 5% of frames lost and 5% corrupted on the
 # way: the link sends them again and the all-reduce gives the loss-free bytes on both;
@@ -33,9 +34,10 @@ ROUNDS=3
 "$CL" --model bogus -n 2 -- true >"$T/out" 2>&1
 if [ $? -eq 2 ] && grep -q "wants emu or rtl" "$T/out"; then ok "quire-cluster --model bogus refused"; else ko "quire-cluster --model bogus: $(cat "$T/out")"; fi
 
-# The 4 ranks of one all-reduce job in the cluster's directory: results to $T/$1-$fmt-r.
-ranks() { # ranks TAG FMT
-	echo "p=; for r in 0 1 2 3; do QUIRE_RANK=\$r $DUMP 4 $2 $N $ROUNDS $T/$1-$2-\$r & p=\"\$p \$!\"; done
+# The W ranks (4 unless given) of one all-reduce job of n values (N) and rounds (ROUNDS)
+# in the cluster's directory: results to $T/$1-$fmt-r.
+ranks() { # ranks TAG FMT [W [n [rounds]]]
+	echo "p=; for r in $(seq 0 $((${3:-4} - 1)) | tr '\n' ' '); do QUIRE_RANK=\$r $DUMP ${3:-4} $2 ${4:-$N} ${5:-$ROUNDS} $T/$1-$2-\$r & p=\"\$p \$!\"; done
 		fail=0; for i in \$p; do wait \$i || fail=1; done; exit \$fail"
 }
 same_as_emu() { # same_as_emu TAG FMT: every rank's bytes equal the emu run's
@@ -61,6 +63,17 @@ for fmt in fp32 bfp8 bfp8rq; do
 		fi
 	else
 		ko "4 RTL cards, $fmt all-reduce failed: $(tail -3 "$T/rtl.log")"
+	fi
+done
+
+# The requantized all-gather on 2, 3 and 8 RTL cards too (2 rounds of 517 values): each rank
+# checks every round against the golden model (ring_dump), as on 4 cards above.
+for w in 2 3 8; do
+	t0=$(now)
+	if "$CL" --model rtl -n $w -- sh -c "$(ranks rq$w bfp8rq $w 517 2)" >"$T/rq$w.log" 2>&1; then
+		ok "$w RTL cards, bfp8rq all-reduce (2 x 517 values): the golden model's bytes, every rank ($(secs "$t0" "$(now)") s)"
+	else
+		ko "$w RTL cards, bfp8rq all-reduce: $(tail -3 "$T/rq$w.log")"
 	fi
 done
 
