@@ -97,6 +97,13 @@ int cli_trace_opt(const char *cmd, int c, const char *arg, struct cli_trace_opts
 		    !isfinite(o->cfg->max_gap))
 			return cli_usage_error(cmd, "bad --max-gap '%s'", arg);
 		return 0;
+	case 'I':
+		errno = 0;
+		o->cfg->inflate = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' || o->cfg->inflate < 1 ||
+		    o->cfg->inflate > 1000)
+			return cli_usage_error(cmd, "bad --inflate '%s' (1 to 1000)", arg);
+		return 0;
 	case 'A':
 		if ((o->part = sched_part_parse(arg)) < 0)
 			return cli_usage_error(cmd, "bad --part '%s' (all, train, select, eval)",

@@ -36,6 +36,8 @@ static void replay_help(FILE *out)
 		"                       neural, or all (the heuristics; default all)\n"
 		"  --part P             pods of one part of the trace: all (default), train,\n"
 		"                       select, eval (data row mod 10: 0-5, 6-7, 8-9)\n"
+		"  --inflate K          the pods drawn K times over with replacement (per seed):\n"
+		"                       a large cluster's load (default 1: the pods as they are)\n"
 		"  --model-file FILE    the neural policy's int8 model image (default\n"
 		"                       sched/model/sched.qmlp)\n"
 		"  --fp32-file FILE     its fp32 reference: int8/fp32 choices compared\n"
@@ -157,6 +159,7 @@ static int replay_options(int argc, char **argv, struct replay *r)
 					     {"no-plot", no_argument, 0, 'x'},
 					     {"quiet", no_argument, 0, 'Q'},
 					     {"part", required_argument, 0, 'A'},
+					     {"inflate", required_argument, 0, 'I'},
 					     {"model-file", required_argument, 0, 'M'},
 					     {"fp32-file", required_argument, 0, 'F'},
 					     {"backend", required_argument, 0, 'B'},

@@ -159,9 +159,74 @@ void sched_neural_free(struct sched_neural *n)
 {
 	free(n->q);
 	free(n->scores);
-	n->q = NULL;
+	free(n->uq);
+	free(n->first);
+	free(n->row_of);
+	free(n->table);
+	free(n->fscores);
+	n->fscores = NULL;
+	n->q = n->uq = NULL;
 	n->scores = NULL;
+	n->first = n->row_of = n->table = NULL;
 	n->cap = 0;
+}
+
+/*
+ * The distinct rows among the feasible candidates' rows (size bytes each, at rows + i *
+ * size): row_of[i] the distinct row of candidate i (infeasible: unset), first[u] the first
+ * candidate with row u. Nodes alike in a large cluster give the same row, hence the same
+ * score: each is scored once. Returns how many distinct rows. table: 2 * cap entries.
+ */
+static size_t distinct_rows(struct sched_neural *n, const void *rows, size_t size,
+			    const uint8_t *feasible, size_t count)
+{
+	const unsigned char *r = rows;
+	size_t mask = 2 * n->cap - 1, nu = 0; /* cap is a power of two */
+	memset(n->table, 0xff, 2 * n->cap * sizeof(*n->table));
+	for (size_t i = 0; i < count; i++) {
+		if (!feasible[i])
+			continue;
+		uint64_t h = 0xcbf29ce484222325ull;
+		for (size_t b = 0; b < size; b++)
+			h = (h ^ r[i * size + b]) * 0x100000001b3ull;
+		for (size_t t = (size_t)(h ^ h >> 32) & mask;; t = (t + 1) & mask) {
+			uint32_t u = n->table[t];
+			if (u == UINT32_MAX) {
+				n->table[t] = (uint32_t)nu;
+				n->first[nu] = (uint32_t)i;
+				n->row_of[i] = (uint32_t)nu++;
+				break;
+			}
+			if (memcmp(r + (size_t)n->first[u] * size, r + i * size, size) == 0) {
+				n->row_of[i] = u;
+				break;
+			}
+		}
+	}
+	return nu;
+}
+
+/* The fp32 network's choice: the feasible candidate with the largest score, ties to the
+ * lowest index; on the int8 grid's inputs (grid) or the raw features. */
+static int fp32_choice(struct sched_neural *n, const struct sched_decision *d, int grid)
+{
+	float *x = n->xf;
+	size_t nu = grid ? distinct_rows(n, n->q, SCHED_FEATURES, d->feasible, d->count)
+			 : distinct_rows(n, d->features, SCHED_FEATURES * sizeof(float),
+					 d->feasible, d->count);
+	for (size_t u = 0; u < nu; u++) {
+		size_t i = n->first[u];
+		for (int f = 0; f < SCHED_FEATURES; f++)
+			x[f] = grid ? (float)n->q[i * SCHED_FEATURES + f] / sched_feature_gain[f]
+				    : d->features[i * SCHED_FEATURES + f];
+		n->fscores[u] = sched_fp32_score(n->fp32, x);
+	}
+	int best = -1;
+	for (size_t i = 0; i < d->count; i++)
+		if (d->feasible[i] &&
+		    (best < 0 || n->fscores[n->row_of[i]] > n->fscores[n->row_of[best]]))
+			best = (int)i;
+	return best;
 }
 
 int sched_neural_choose(struct sched_policy *p, const struct sched_decision *d)
@@ -173,47 +238,49 @@ int sched_neural_choose(struct sched_policy *p, const struct sched_decision *d)
 		return SCHED_CHOOSE_FAILED;
 	}
 	if (d->count > n->cap) {
-		int8_t *q = realloc(n->q, d->count * SCHED_FEATURES);
-		if (q)
-			n->q = q;
-		int32_t *s = realloc(n->scores, d->count * sizeof(int32_t));
-		if (s)
-			n->scores = s;
-		if (!q || !s) {
+		size_t cap = 64;
+		while (cap < d->count)
+			cap *= 2;
+		sched_neural_free(n);
+		n->q = malloc(cap * SCHED_FEATURES);
+		n->uq = malloc(cap * SCHED_FEATURES);
+		n->scores = malloc(cap * sizeof(int32_t));
+		n->first = malloc(cap * sizeof(uint32_t));
+		n->row_of = malloc(cap * sizeof(uint32_t));
+		n->table = malloc(2 * cap * sizeof(uint32_t));
+		n->fscores = malloc(cap * sizeof(float));
+		if (!n->q || !n->uq || !n->scores || !n->first || !n->row_of || !n->table ||
+		    !n->fscores) {
+			sched_neural_free(n);
 			snprintf(n->err, sizeof(n->err), "out of memory");
 			return SCHED_CHOOSE_FAILED;
 		}
-		n->cap = d->count;
+		n->cap = cap;
 	}
 	sched_quantize_features(d->features, d->count, n->q);
-	if (n->score(n->arg, n->q, d->feasible, d->count, n->scores, n->err, sizeof(n->err)))
-		return SCHED_CHOOSE_FAILED;
+	/* Each distinct row scored once, all feasible (the mask is applied below). */
+	size_t nu = distinct_rows(n, n->q, SCHED_FEATURES, d->feasible, d->count);
+	if (nu == 0)
+		return -1;
+	for (size_t u = 0; u < nu; u++)
+		memcpy(n->uq + u * SCHED_FEATURES, n->q + (size_t)n->first[u] * SCHED_FEATURES,
+		       SCHED_FEATURES);
+	memset(n->ones, 1, sizeof(n->ones));
+	for (size_t at = 0; at < nu; at += sizeof(n->ones)) {
+		size_t c = nu - at < sizeof(n->ones) ? nu - at : sizeof(n->ones);
+		if (n->score(n->arg, n->uq + at * SCHED_FEATURES, n->ones, c, n->scores + at,
+			     n->err, sizeof(n->err)))
+			return SCHED_CHOOSE_FAILED;
+	}
 	int best = -1;
 	for (size_t i = 0; i < d->count; i++)
-		if (d->feasible[i] && (best < 0 || n->scores[i] > n->scores[best]))
+		if (d->feasible[i] &&
+		    (best < 0 || n->scores[n->row_of[i]] > n->scores[n->row_of[best]]))
 			best = (int)i;
-	if (n->fp32 && best >= 0) {
+	if (n->fp32) {
 		/* The fp32 network on the same inputs (q / gain: the features on the int8
 		 * grid, as it was trained), and on the raw features. */
-		int fb = -1, rb = -1;
-		float fs = 0, rs = 0;
-		for (size_t i = 0; i < d->count; i++) {
-			if (!d->feasible[i])
-				continue;
-			float x[SCHED_FEATURES];
-			for (int f = 0; f < SCHED_FEATURES; f++)
-				x[f] = (float)n->q[i * SCHED_FEATURES + f] / sched_feature_gain[f];
-			float s = sched_fp32_score(n->fp32, x);
-			float r = sched_fp32_score(n->fp32, d->features + i * SCHED_FEATURES);
-			if (fb < 0 || s > fs) {
-				fb = (int)i;
-				fs = s;
-			}
-			if (rb < 0 || r > rs) {
-				rb = (int)i;
-				rs = r;
-			}
-		}
+		int fb = fp32_choice(n, d, 1), rb = fp32_choice(n, d, 0);
 		n->compared++;
 		n->agree += d->cand[fb].node == d->cand[best].node;
 		n->agree_raw += d->cand[rb].node == d->cand[best].node;

@@ -225,8 +225,11 @@ struct sched_neural {
 	/* Decisions compared; the same node chosen by int8 and by fp32 on the int8 grid's
 	 * inputs (what it was trained on), and on the raw float features. */
 	size_t compared, agree, agree_raw;
-	int8_t *q;
-	int32_t *scores;
+	int8_t *q, *uq;  /* the rows, the distinct ones */
+	int32_t *scores; /* of the distinct rows */
+	uint32_t *first, *row_of, *table;
+	float *fscores, xf[SCHED_FEATURES];
+	uint8_t ones[1024]; /* feasibility of the distinct rows scored, a call at a time */
 	size_t cap;
 	char err[SCHED_ERR_LEN]; /* why choose() returned SCHED_CHOOSE_FAILED */
 };
@@ -275,7 +278,10 @@ struct sched_label_config {
 struct sched_config {
 	size_t nodes_count; /* sampled; 0 or >= the list: all */
 	uint64_t seed;
-	double load;      /* target GPU load in the arrival window */
+	double load; /* target GPU load in the arrival window */
+	/* > 1: the replayed pods drawn inflate times over with replacement (docs/sched.md,
+	 * "Inflation"), so that a large cluster sees a load the trace alone cannot offer. */
+	size_t inflate;
 	double max_gap;   /* trace inter-arrival gaps are capped at this (s); 0: no cap */
 	double tau;       /* bounded slowdown's threshold (s) */
 	int qos_priority; /* queue ordered by QoS class, then arrival */
@@ -313,6 +319,26 @@ void sched_result_free(struct sched_result *r);
 int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_node *nodes,
 		 size_t nnodes, const struct sched_models *m, const struct sched_config *c,
 		 struct sched_policy *p, struct sched_result *r, char *err, size_t errlen);
+
+/* ---- The saturation experiment (FGD's, ATC'23) -------------------------------------------- */
+
+/* The cluster after each step of arrived GPU demand: pods arrive in creation order (the
+ * inflated workload of cfg->inflate), none leaves, each is placed at once or fails. Point
+ * k is the state when the arrived demand first reaches max_demand (k + 1) / points of the
+ * cluster's GPUs; shares are of the cluster's GPUs. */
+struct sched_saturation {
+	size_t nodes, gpus, points, reached;
+	size_t arrived_pods, failed_pods, decisions;
+	double *unalloc; /* GPUs left unallocated */
+	double *frag;    /* fragmented GPUs, F(M) */
+	double *failed;  /* GPU demand of the pods that failed so far */
+};
+/* 0, or non-zero with err (a workload too small for max_demand: inflate it more). */
+int sched_saturate(const struct sched_pod *pods, size_t npods, const struct sched_node *nodes,
+		   size_t nnodes, const struct sched_models *m, const struct sched_config *cfg,
+		   double max_demand, size_t points, struct sched_policy *p,
+		   struct sched_saturation *out, char *err, size_t errlen);
+void sched_saturation_free(struct sched_saturation *s);
 
 /* ---- One decision from outside a replay (quire sched place) ---------------------------- */
 
