@@ -18,14 +18,18 @@
 
 /* Features are in [0, 1]: 127 puts them on 0..127 at 1/127 steps. The requests are small
  * shares of a node (a pod rarely asks for more than a quarter of it): 508 (127 x 4)
- * spends the int8 range on 0..0.25 and saturates above. */
+ * spends the int8 range on 0..0.25 and saturates above. A node's free CPU and memory (before
+ * and after) get 16 steps, its free GPU share 32 and the taken GPUs' 64: on a cluster of
+ * 1,213 nodes, nodes alike but for a little CPU or memory then give the same row (one
+ * score, the lowest index chosen by int8 and fp32 alike) instead of near-ties that the
+ * int8 rounding orders at random (docs/sched.md, "The neural policy"). */
 const float sched_feature_gain[SCHED_FEATURES] = {
-    [SCHED_F_CPU_FREE] = 127.0f,      [SCHED_F_MEM_FREE] = 127.0f,
-    [SCHED_F_GPU_FREE] = 127.0f,      [SCHED_F_NODE_GPUS] = 127.0f,
+    [SCHED_F_CPU_FREE] = 16.0f,       [SCHED_F_MEM_FREE] = 16.0f,
+    [SCHED_F_GPU_FREE] = 32.0f,       [SCHED_F_NODE_GPUS] = 127.0f,
     [SCHED_F_SPEED] = 127.0f,         [SCHED_F_REQ_CPU] = 508.0f,
     [SCHED_F_REQ_MEM] = 508.0f,       [SCHED_F_REQ_GPU] = 508.0f,
-    [SCHED_F_CPU_AFTER] = 127.0f,     [SCHED_F_MEM_AFTER] = 127.0f,
-    [SCHED_F_GPU_AFTER] = 127.0f,     [SCHED_F_TAKEN_FREE_AFTER] = 127.0f,
+    [SCHED_F_CPU_AFTER] = 16.0f,      [SCHED_F_MEM_AFTER] = 16.0f,
+    [SCHED_F_GPU_AFTER] = 32.0f,      [SCHED_F_TAKEN_FREE_AFTER] = 64.0f,
     [SCHED_F_DFRAG] = 127.0f,         [SCHED_F_QOS_LS] = 127.0f,
     [SCHED_F_QOS_BE] = 127.0f,        [SCHED_F_WAIT] = 127.0f,
     [SCHED_F_CLUSTER_ALLOC] = 127.0f,
@@ -164,7 +168,9 @@ void sched_neural_free(struct sched_neural *n)
 	free(n->row_of);
 	free(n->table);
 	free(n->fscores);
+	free(n->mask);
 	n->fscores = NULL;
+	n->mask = NULL;
 	n->q = n->uq = NULL;
 	n->scores = NULL;
 	n->first = n->row_of = n->table = NULL;
@@ -208,12 +214,13 @@ static size_t distinct_rows(struct sched_neural *n, const void *rows, size_t siz
 
 /* The fp32 network's choice: the feasible candidate with the largest score, ties to the
  * lowest index; on the int8 grid's inputs (grid) or the raw features. */
-static int fp32_choice(struct sched_neural *n, const struct sched_decision *d, int grid)
+static int fp32_choice(struct sched_neural *n, const struct sched_decision *d, const uint8_t *mask,
+		       int grid)
 {
 	float *x = n->xf;
-	size_t nu = grid ? distinct_rows(n, n->q, SCHED_FEATURES, d->feasible, d->count)
-			 : distinct_rows(n, d->features, SCHED_FEATURES * sizeof(float),
-					 d->feasible, d->count);
+	size_t nu =
+	    grid ? distinct_rows(n, n->q, SCHED_FEATURES, mask, d->count)
+		 : distinct_rows(n, d->features, SCHED_FEATURES * sizeof(float), mask, d->count);
 	for (size_t u = 0; u < nu; u++) {
 		size_t i = n->first[u];
 		for (int f = 0; f < SCHED_FEATURES; f++)
@@ -223,10 +230,66 @@ static int fp32_choice(struct sched_neural *n, const struct sched_decision *d, i
 	}
 	int best = -1;
 	for (size_t i = 0; i < d->count; i++)
-		if (d->feasible[i] &&
-		    (best < 0 || n->fscores[n->row_of[i]] > n->fscores[n->row_of[best]]))
+		if (mask[i] && (best < 0 || n->fscores[n->row_of[i]] > n->fscores[n->row_of[best]]))
 			best = (int)i;
 	return best;
+}
+
+/*
+ * The shortlist the network ranks when more than SCHED_SHORTLIST_MAX nodes can take the
+ * pod (a large cluster; never on 64 nodes or fewer): of each node kind (GPU model and count), the
+ * SCHED_SHORTLIST_KIND with the smallest FGD change, lowest index first. Nodes of one
+ * kind differ there mostly by a little CPU or memory, which the network ranks by near-ties
+ * that its int8 rounding orders at random; the kinds (speed) and FGD's order stay for it to
+ * weigh (docs/sched-scale.md). mask: the candidates kept.
+ */
+static void shortlist(const struct sched_decision *d, uint8_t *mask)
+{
+	size_t nodes = 0; /* with a feasible candidate (a node's come together) */
+	for (size_t i = 0; i < d->count; i++) {
+		mask[i] = d->feasible[i];
+		nodes += mask[i] &&
+			 (i == 0 || !d->feasible[i - 1] || d->cand[i - 1].node != d->cand[i].node);
+	}
+	if (nodes <= SCHED_SHORTLIST_MAX)
+		return;
+	struct {
+		int model, ngpu;
+		size_t n;
+		uint32_t pick[SCHED_SHORTLIST_KIND];
+	} kind[SCHED_SHORTLIST_MAX];
+	size_t nk = 0;
+	for (size_t i = 0; i < d->count; i++) {
+		if (!mask[i])
+			continue;
+		const struct sched_node *nd = &d->cl->nodes[d->cand[i].node];
+		size_t k = 0;
+		while (k < nk && (kind[k].model != nd->model || kind[k].ngpu != nd->ngpu))
+			k++;
+		if (k == nk) {
+			if (nk == SCHED_SHORTLIST_MAX)
+				continue; /* kinds beyond the list's room: left out */
+			kind[nk].model = nd->model;
+			kind[nk].ngpu = nd->ngpu;
+			kind[nk++].n = 0;
+		}
+		/* Insert by (dfrag, index): candidates come in index order, so an equal
+		 * dfrag goes after those kept. */
+		size_t n = kind[k].n, at = n;
+		while (at > 0 && d->cand[kind[k].pick[at - 1]].dfrag > d->cand[i].dfrag)
+			at--;
+		if (at == SCHED_SHORTLIST_KIND)
+			continue;
+		if (n < SCHED_SHORTLIST_KIND)
+			kind[k].n++;
+		for (size_t m = kind[k].n - 1; m > at; m--)
+			kind[k].pick[m] = kind[k].pick[m - 1];
+		kind[k].pick[at] = (uint32_t)i;
+	}
+	memset(mask, 0, d->count);
+	for (size_t k = 0; k < nk; k++)
+		for (size_t m = 0; m < kind[k].n; m++)
+			mask[kind[k].pick[m]] = 1;
 }
 
 int sched_neural_choose(struct sched_policy *p, const struct sched_decision *d)
@@ -249,8 +312,9 @@ int sched_neural_choose(struct sched_policy *p, const struct sched_decision *d)
 		n->row_of = malloc(cap * sizeof(uint32_t));
 		n->table = malloc(2 * cap * sizeof(uint32_t));
 		n->fscores = malloc(cap * sizeof(float));
+		n->mask = malloc(cap);
 		if (!n->q || !n->uq || !n->scores || !n->first || !n->row_of || !n->table ||
-		    !n->fscores) {
+		    !n->fscores || !n->mask) {
 			sched_neural_free(n);
 			snprintf(n->err, sizeof(n->err), "out of memory");
 			return SCHED_CHOOSE_FAILED;
@@ -258,8 +322,10 @@ int sched_neural_choose(struct sched_policy *p, const struct sched_decision *d)
 		n->cap = cap;
 	}
 	sched_quantize_features(d->features, d->count, n->q);
+	uint8_t *mask = n->mask;
+	shortlist(d, mask);
 	/* Each distinct row scored once, all feasible (the mask is applied below). */
-	size_t nu = distinct_rows(n, n->q, SCHED_FEATURES, d->feasible, d->count);
+	size_t nu = distinct_rows(n, n->q, SCHED_FEATURES, mask, d->count);
 	if (nu == 0)
 		return -1;
 	for (size_t u = 0; u < nu; u++)
@@ -274,16 +340,21 @@ int sched_neural_choose(struct sched_policy *p, const struct sched_decision *d)
 	}
 	int best = -1;
 	for (size_t i = 0; i < d->count; i++)
-		if (d->feasible[i] &&
-		    (best < 0 || n->scores[n->row_of[i]] > n->scores[n->row_of[best]]))
+		if (mask[i] && (best < 0 || n->scores[n->row_of[i]] > n->scores[n->row_of[best]]))
 			best = (int)i;
 	if (n->fp32) {
 		/* The fp32 network on the same inputs (q / gain: the features on the int8
 		 * grid, as it was trained), and on the raw features. */
-		int fb = fp32_choice(n, d, 1), rb = fp32_choice(n, d, 0);
+		int fb = fp32_choice(n, d, mask, 1);
 		n->compared++;
 		n->agree += d->cand[fb].node == d->cand[best].node;
-		n->agree_raw += d->cand[rb].node == d->cand[best].node;
+		/* The raw features rarely repeat: on decisions of many candidates that costs a
+		 * float network per candidate; those are left out of this one figure. */
+		if (nu <= SCHED_RAW_MAX_ROWS) {
+			int rb = fp32_choice(n, d, mask, 0);
+			n->compared_raw++;
+			n->agree_raw += d->cand[rb].node == d->cand[best].node;
+		}
 	}
 	return best;
 }

@@ -223,17 +223,25 @@ struct sched_neural {
 	void *arg;
 	const struct sched_fp32 *fp32; /* may be NULL */
 	/* Decisions compared; the same node chosen by int8 and by fp32 on the int8 grid's
-	 * inputs (what it was trained on), and on the raw float features. */
-	size_t compared, agree, agree_raw;
+	 * inputs (what it was trained on), and on the raw float features (compared_raw: only
+	 * decisions of at most SCHED_RAW_MAX_ROWS distinct int8 rows). */
+	size_t compared, agree, compared_raw, agree_raw;
 	int8_t *q, *uq;  /* the rows, the distinct ones */
 	int32_t *scores; /* of the distinct rows */
 	uint32_t *first, *row_of, *table;
 	float *fscores, xf[SCHED_FEATURES];
+	uint8_t *mask;      /* the candidates the network ranks (feasible, shortlisted) */
 	uint8_t ones[1024]; /* feasibility of the distinct rows scored, a call at a time */
 	size_t cap;
 	char err[SCHED_ERR_LEN]; /* why choose() returned SCHED_CHOOSE_FAILED */
 };
 void sched_neural_free(struct sched_neural *n);
+#define SCHED_RAW_MAX_ROWS 64
+/* When more than SCHED_SHORTLIST_MAX nodes can take the pod, the network ranks a shortlist:
+ * of each node kind (GPU model and count) the SCHED_SHORTLIST_KIND candidates with the
+ * smallest FGD change. */
+#define SCHED_SHORTLIST_MAX  64
+#define SCHED_SHORTLIST_KIND 4
 
 /* What choose() returns when the policy failed (the replay stops with its error). */
 #define SCHED_CHOOSE_FAILED (-2)
@@ -243,10 +251,10 @@ void sched_neural_free(struct sched_neural *n);
 enum sched_part { SCHED_PART_ALL, SCHED_PART_TRAIN, SCHED_PART_SELECT, SCHED_PART_EVAL };
 /* "all", "train", "select", "eval"; -1 for another name. */
 int sched_part_parse(const char *name);
-/* The part of the pod on data row `row` (0: the first row after the header): row mod 10
- * in 0..5 train, 6..7 select, 8..9 eval (docs/sched.md). */
-int sched_part_of(size_t row);
-/* Keeps the pods of one part, in order (in place); returns how many are left. */
+/* The part of the row-th of count pods in creation order (ties in file order): the
+ * earliest 60% train, the next 20% select, the latest 20% eval (docs/sched.md). */
+int sched_part_of(size_t row, size_t count);
+/* Keeps the pods of one part, in creation order (in place); returns how many are left. */
 size_t sched_pods_part(struct sched_pod *pods, size_t count, int part);
 
 /* ---- Labels from lookahead rollouts ------------------------------------------------------- */

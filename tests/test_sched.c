@@ -459,28 +459,64 @@ static void test_replay_by_hand(void **state)
 	}
 }
 
-/* The parts: data row mod 10, 0-5 train, 6-7 select, 8-9 eval; disjoint and complete. */
+/* The parts by time: the earliest 60% train, the next 20% select, the latest 20% eval, of
+ * the pods in creation order (ties in file order) whatever the file's order; disjoint and
+ * complete; and a part's pods do not depend on what the later rows hold. */
 static void test_parts(void **state)
 {
 	(void)state;
 	assert_int_equal(sched_part_parse("eval"), SCHED_PART_EVAL);
 	assert_int_equal(sched_part_parse("test"), -1);
-	assert_int_equal(sched_part_of(0), SCHED_PART_TRAIN);
-	assert_int_equal(sched_part_of(5), SCHED_PART_TRAIN);
-	assert_int_equal(sched_part_of(6), SCHED_PART_SELECT);
-	assert_int_equal(sched_part_of(17), SCHED_PART_SELECT);
-	assert_int_equal(sched_part_of(18), SCHED_PART_EVAL);
+	assert_int_equal(sched_part_of(0, 25), SCHED_PART_TRAIN);
+	assert_int_equal(sched_part_of(14, 25), SCHED_PART_TRAIN);
+	assert_int_equal(sched_part_of(15, 25), SCHED_PART_SELECT);
+	assert_int_equal(sched_part_of(19, 25), SCHED_PART_SELECT);
+	assert_int_equal(sched_part_of(20, 25), SCHED_PART_EVAL);
+	assert_int_equal(sched_part_of(24, 25), SCHED_PART_EVAL);
 	struct sched_pod pods[25];
 	size_t total = 0;
 	for (int part = SCHED_PART_TRAIN; part <= SCHED_PART_EVAL; part++) {
-		for (int i = 0; i < 25; i++)
-			pods[i].line = i;
+		/* File order reversed in time, two pods per creation time. */
+		for (int i = 0; i < 25; i++) {
+			memset(&pods[i], 0, sizeof(pods[i]));
+			pods[i].line = i + 2;
+			pods[i].creation = (25 - i) / 2;
+			pods[i].cpu = 1000;
+		}
 		size_t n = sched_pods_part(pods, 25, part);
-		for (size_t i = 0; i < n; i++)
-			assert_int_equal(sched_part_of((size_t)pods[i].line), part);
+		for (size_t i = 0; i < n; i++) {
+			/* Rank in time: creation, then line. */
+			size_t rank = 0;
+			for (int k = 0; k < 25; k++) {
+				int64_t c = (25 - k) / 2;
+				rank += c < pods[i].creation ||
+					(c == pods[i].creation && k + 2 < pods[i].line);
+			}
+			assert_int_equal(sched_part_of(rank, 25), part);
+			assert_true(i == 0 || pods[i - 1].creation <= pods[i].creation);
+		}
 		total += n;
 	}
 	assert_int_equal(total, 25);
+	/* The train and select pods are the same whatever the eval rows hold. */
+	struct sched_pod a[25], b[25];
+	for (int i = 0; i < 25; i++) {
+		memset(&a[i], 0, sizeof(a[i]));
+		a[i].line = i + 2;
+		a[i].creation = i;
+		a[i].cpu = 1000 + i;
+		b[i] = a[i];
+		if (i >= 20)
+			b[i].cpu = 7, b[i].creation = 1000000 + i;
+	}
+	for (int part = SCHED_PART_TRAIN; part <= SCHED_PART_SELECT; part++) {
+		struct sched_pod x[25], y[25];
+		memcpy(x, a, sizeof(a));
+		memcpy(y, b, sizeof(b));
+		size_t nx = sched_pods_part(x, 25, part), ny = sched_pods_part(y, 25, part);
+		assert_int_equal(nx, ny);
+		assert_memory_equal(x, y, nx * sizeof(*x));
+	}
 }
 
 struct label_log {
@@ -857,25 +893,25 @@ static void test_quantize_features(void **state)
 	(void)state;
 	/* Each feature times its gain, rounded half to even, saturated to int8. */
 	float f[2 * SCHED_FEATURES] = {0};
-	f[SCHED_F_CPU_FREE] = 0.5f;                                    /* 63.5 -> 64 (even) */
-	f[SCHED_F_MEM_FREE] = 0.25f;                                   /* 31.75 -> 32 */
-	f[SCHED_F_GPU_FREE] = 0.75f;                                   /* 95.25 -> 95 */
-	f[SCHED_F_NODE_GPUS] = 1.0f;                                   /* 127 */
-	f[SCHED_F_SPEED] = 3.0f;                                       /* 381 -> 127 */
-	f[SCHED_F_REQ_CPU] = 0.125f;                                   /* gain 508: 63.5 -> 64 */
-	f[SCHED_F_REQ_MEM] = 0.5f;                                     /* 254 -> 127 */
-	f[SCHED_F_REQ_GPU] = -1.0f;                                    /* -508 -> -128 */
-	f[SCHED_FEATURES + SCHED_F_CPU_FREE] = 0.5f / 127.0f * 125.0f; /* second row: 62.5 -> 62 */
+	f[SCHED_F_CPU_FREE] = 0.53125f;                             /* gain 16: 8.5 -> 8 (even) */
+	f[SCHED_F_MEM_FREE] = 0.59375f;                             /* 9.5 -> 10 (even) */
+	f[SCHED_F_GPU_FREE] = 0.75f;                                /* gain 32: 24 */
+	f[SCHED_F_NODE_GPUS] = 1.0f;                                /* 127 */
+	f[SCHED_F_SPEED] = 3.0f;                                    /* 381 -> 127 */
+	f[SCHED_F_REQ_CPU] = 0.125f;                                /* gain 508: 63.5 -> 64 */
+	f[SCHED_F_REQ_MEM] = 0.5f;                                  /* 254 -> 127 */
+	f[SCHED_F_REQ_GPU] = -1.0f;                                 /* -508 -> -128 */
+	f[SCHED_FEATURES + SCHED_F_DFRAG] = 0.5f / 127.0f * 125.0f; /* second row: 62.5 -> 62 */
 	int8_t want[2 * SCHED_FEATURES] = {0};
-	want[SCHED_F_CPU_FREE] = 64;
-	want[SCHED_F_MEM_FREE] = 32;
-	want[SCHED_F_GPU_FREE] = 95;
+	want[SCHED_F_CPU_FREE] = 8;
+	want[SCHED_F_MEM_FREE] = 10;
+	want[SCHED_F_GPU_FREE] = 24;
 	want[SCHED_F_NODE_GPUS] = 127;
 	want[SCHED_F_SPEED] = 127;
 	want[SCHED_F_REQ_CPU] = 64;
 	want[SCHED_F_REQ_MEM] = 127;
 	want[SCHED_F_REQ_GPU] = -128;
-	want[SCHED_FEATURES + SCHED_F_CPU_FREE] = 62;
+	want[SCHED_FEATURES + SCHED_F_DFRAG] = 62;
 	int8_t q[2 * SCHED_FEATURES];
 	sched_quantize_features(f, 2, q);
 	assert_memory_equal(q, want, sizeof(want));
