@@ -72,35 +72,27 @@ static char **read_lines(const char *path, size_t *count)
 
 int cli_sched_split(int argc, char **argv)
 {
+	/* Each option's value is the index of the string it sets, plus one. */
+	enum { O_PODS = 1, O_OUT, O_PARTS, O_SPEED, O_HELP };
 	static const struct option opts[] = {
-	    {"pods", required_argument, 0, 'p'},  {"out", required_argument, 0, 'o'},
-	    {"parts", required_argument, 0, 'P'}, {"speed", required_argument, 0, 'S'},
-	    {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
-	const char *pods_path = NULL, *out = NULL, *parts = "train,select,eval", *speed = NULL;
+	    {"pods", required_argument, 0, O_PODS},   {"out", required_argument, 0, O_OUT},
+	    {"parts", required_argument, 0, O_PARTS}, {"speed", required_argument, 0, O_SPEED},
+	    {"help", no_argument, 0, O_HELP},         {0, 0, 0, 0}};
+	const char *arg[O_HELP] = {NULL, NULL, NULL, "train,select,eval", NULL};
 	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			pods_path = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'P':
-			parts = optarg;
-			break;
-		case 'S':
-			speed = optarg;
-			break;
-		case 'h':
+		if (c == 'h' || c == O_HELP) {
 			split_help(stdout);
 			return 0;
-		default:
-			return cli_bad_option("sched split", c, argv);
 		}
+		if (c < O_PODS || c > O_SPEED)
+			return cli_bad_option("sched split", c, argv);
+		arg[c] = optarg;
 	}
+	const char *pods_path = arg[O_PODS], *out = arg[O_OUT], *parts = arg[O_PARTS],
+		   *speed = arg[O_SPEED];
 	if (optind < argc)
 		return cli_usage_error("sched split", "unexpected argument '%s'", argv[optind]);
 	if (!pods_path || !out)

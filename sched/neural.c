@@ -161,20 +161,35 @@ float sched_fp32_score(const struct sched_fp32 *m, const float *features)
 
 void sched_neural_free(struct sched_neural *n)
 {
-	free(n->q);
-	free(n->scores);
-	free(n->uq);
-	free(n->first);
-	free(n->row_of);
-	free(n->table);
-	free(n->fscores);
-	free(n->mask);
-	n->fscores = NULL;
-	n->mask = NULL;
+	free(n->block);
+	n->block = NULL;
 	n->q = n->uq = NULL;
 	n->scores = NULL;
 	n->first = n->row_of = n->table = NULL;
+	n->fscores = NULL;
+	n->mask = NULL;
 	n->cap = 0;
+}
+
+/* The buffers for decisions of up to cap candidates (a power of two), in one block. */
+static int neural_buffers(struct sched_neural *n, size_t cap)
+{
+	sched_neural_free(n);
+	size_t words = cap * 4 + 2 * cap; /* scores, first, row_of, fscores; table */
+	char *b = malloc(words * sizeof(uint32_t) + 3 * cap * SCHED_FEATURES);
+	if (!b)
+		return -1;
+	n->scores = (int32_t *)b;
+	n->first = (uint32_t *)(b + cap * 4);
+	n->row_of = n->first + cap;
+	n->fscores = (float *)(n->row_of + cap);
+	n->table = (uint32_t *)(n->fscores + cap);
+	n->q = (int8_t *)(n->table + 2 * cap);
+	n->uq = n->q + cap * SCHED_FEATURES;
+	n->mask = (uint8_t *)(n->uq + cap * SCHED_FEATURES);
+	n->cap = cap;
+	n->block = b;
+	return 0;
 }
 
 /*
@@ -251,8 +266,8 @@ static void shortlist(const struct sched_decision *d, uint8_t *mask)
 		nodes += mask[i] &&
 			 (i == 0 || !d->feasible[i - 1] || d->cand[i - 1].node != d->cand[i].node);
 	}
-	if (nodes <= SCHED_SHORTLIST_MAX)
-		return;
+	if (nodes <= SCHED_SHORTLIST_MAX || !d->cl)
+		return; /* (a decision without its cluster has no node kinds to go by) */
 	struct {
 		int model, ngpu;
 		size_t n;
@@ -304,22 +319,10 @@ int sched_neural_choose(struct sched_policy *p, const struct sched_decision *d)
 		size_t cap = 64;
 		while (cap < d->count)
 			cap *= 2;
-		sched_neural_free(n);
-		n->q = malloc(cap * SCHED_FEATURES);
-		n->uq = malloc(cap * SCHED_FEATURES);
-		n->scores = malloc(cap * sizeof(int32_t));
-		n->first = malloc(cap * sizeof(uint32_t));
-		n->row_of = malloc(cap * sizeof(uint32_t));
-		n->table = malloc(2 * cap * sizeof(uint32_t));
-		n->fscores = malloc(cap * sizeof(float));
-		n->mask = malloc(cap);
-		if (!n->q || !n->uq || !n->scores || !n->first || !n->row_of || !n->table ||
-		    !n->fscores || !n->mask) {
-			sched_neural_free(n);
+		if (neural_buffers(n, cap)) {
 			snprintf(n->err, sizeof(n->err), "out of memory");
 			return SCHED_CHOOSE_FAILED;
 		}
-		n->cap = cap;
 	}
 	sched_quantize_features(d->features, d->count, n->q);
 	uint8_t *mask = n->mask;

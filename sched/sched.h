@@ -231,6 +231,7 @@ struct sched_neural {
 	uint32_t *first, *row_of, *table;
 	float *fscores, xf[SCHED_FEATURES];
 	uint8_t *mask;      /* the candidates the network ranks (feasible, shortlisted) */
+	void *block;        /* where the buffers above are carved from */
 	uint8_t ones[1024]; /* feasibility of the distinct rows scored, a call at a time */
 	size_t cap;
 	char err[SCHED_ERR_LEN]; /* why choose() returned SCHED_CHOOSE_FAILED */

@@ -791,6 +791,57 @@ static void test_neural_golden(void **state)
 	unlink(path);
 }
 
+/* A scorer for the shortlist test: a row's score is its fragmentation feature. */
+static int score_by_dfrag(void *arg, const int8_t *q, const uint8_t *feasible, size_t count,
+			  int32_t *scores, char *err, size_t errlen)
+{
+	(void)arg, (void)feasible, (void)err, (void)errlen;
+	for (size_t i = 0; i < count; i++)
+		scores[i] = q[i * SCHED_FEATURES + SCHED_F_DFRAG];
+	return 0;
+}
+
+/* More than 64 nodes able to take the pod: the network ranks, of each node kind (GPU model
+ * and count), the 4 candidates with the smallest FGD change (lowest index first); on 64
+ * nodes or fewer, every candidate. */
+static void test_neural_shortlist(void **state)
+{
+	(void)state;
+	enum { N = 80 };
+	static struct sched_node nodes[N];
+	static struct sched_cand cand[N];
+	static uint8_t feas[N];
+	static float feat[N * SCHED_FEATURES];
+	for (int i = 0; i < N; i++) {
+		/* Kind A: nodes 0-39, model 0, 8 GPUs; kind B: 40-79, model 1, 2 GPUs. */
+		nodes[i] =
+		    (struct sched_node){"n", 64000, 1 << 20, i < 40 ? 8 : 2, i < 40 ? 0 : 1, 0};
+		cand[i] = (struct sched_cand){(uint32_t)i, 1, i % 7};
+		feas[i] = 1;
+		feat[i * SCHED_FEATURES + SCHED_F_DFRAG] = (float)i / 127.0f;
+	}
+	struct sched_cluster cl = {nodes, NULL, N, NULL, 0, 0, 0, 0, 0};
+	struct sched_neural nn;
+	memset(&nn, 0, sizeof(nn));
+	nn.score = score_by_dfrag;
+	struct sched_policy p;
+	assert_int_equal(sched_policy_get("neural", &p), 0);
+	p.state = &nn;
+	struct sched_decision d = {&cl, NULL, 0, 0, N, cand, feas, feat};
+	/* Kind A keeps 0, 7, 14, 21 (dfrag 0), kind B 42, 49, 56, 63: the best score is 63's. */
+	assert_int_equal(p.choose(&p, &d), 63);
+	/* 64 nodes: no shortlist, the best score of all. */
+	d.count = 64;
+	assert_int_equal(p.choose(&p, &d), 63);
+	d.count = 60;
+	assert_int_equal(p.choose(&p, &d), 59);
+	/* 65 nodes, but only 64 of them feasible: no shortlist. */
+	d.count = 65;
+	feas[3] = 0;
+	assert_int_equal(p.choose(&p, &d), 64);
+	sched_neural_free(&nn);
+}
+
 /* Model files that are missing, truncated, for another feature count, or corrupt. */
 static void test_model_errors(void **state)
 {
@@ -920,13 +971,21 @@ static void test_quantize_features(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_frag_measure),  cmocka_unit_test(test_policies_choose),
-	    cmocka_unit_test(test_jain),          cmocka_unit_test(test_models),
-	    cmocka_unit_test(test_bad_pods),      cmocka_unit_test(test_bad_nodes),
-	    cmocka_unit_test(test_replay),        cmocka_unit_test(test_replay_by_hand),
-	    cmocka_unit_test(test_parts),         cmocka_unit_test(test_rollouts_by_hand),
-	    cmocka_unit_test(test_neural_golden), cmocka_unit_test(test_model_errors),
-	    cmocka_unit_test(test_fp32_file),     cmocka_unit_test(test_quantize_features),
+	    cmocka_unit_test(test_frag_measure),
+	    cmocka_unit_test(test_policies_choose),
+	    cmocka_unit_test(test_jain),
+	    cmocka_unit_test(test_models),
+	    cmocka_unit_test(test_bad_pods),
+	    cmocka_unit_test(test_bad_nodes),
+	    cmocka_unit_test(test_replay),
+	    cmocka_unit_test(test_replay_by_hand),
+	    cmocka_unit_test(test_parts),
+	    cmocka_unit_test(test_neural_shortlist),
+	    cmocka_unit_test(test_rollouts_by_hand),
+	    cmocka_unit_test(test_neural_golden),
+	    cmocka_unit_test(test_model_errors),
+	    cmocka_unit_test(test_fp32_file),
+	    cmocka_unit_test(test_quantize_features),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
