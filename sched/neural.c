@@ -18,18 +18,14 @@
 
 /* Features are in [0, 1]: 127 puts them on 0..127 at 1/127 steps. The requests are small
  * shares of a node (a pod rarely asks for more than a quarter of it): 508 (127 x 4)
- * spends the int8 range on 0..0.25 and saturates above. A node's free CPU and memory (before
- * and after) get 16 steps, its free GPU share 32 and the taken GPUs' 64: on a cluster of
- * 1,213 nodes, nodes alike but for a little CPU or memory then give the same row (one
- * score, the lowest index chosen by int8 and fp32 alike) instead of near-ties that the
- * int8 rounding orders at random (docs/sched.md, "The neural policy"). */
+ * spends the int8 range on 0..0.25 and saturates above. */
 const float sched_feature_gain[SCHED_FEATURES] = {
-    [SCHED_F_CPU_FREE] = 16.0f,       [SCHED_F_MEM_FREE] = 16.0f,
-    [SCHED_F_GPU_FREE] = 32.0f,       [SCHED_F_NODE_GPUS] = 127.0f,
+    [SCHED_F_CPU_FREE] = 127.0f,      [SCHED_F_MEM_FREE] = 127.0f,
+    [SCHED_F_GPU_FREE] = 127.0f,      [SCHED_F_NODE_GPUS] = 127.0f,
     [SCHED_F_SPEED] = 127.0f,         [SCHED_F_REQ_CPU] = 508.0f,
     [SCHED_F_REQ_MEM] = 508.0f,       [SCHED_F_REQ_GPU] = 508.0f,
-    [SCHED_F_CPU_AFTER] = 16.0f,      [SCHED_F_MEM_AFTER] = 16.0f,
-    [SCHED_F_GPU_AFTER] = 32.0f,      [SCHED_F_TAKEN_FREE_AFTER] = 64.0f,
+    [SCHED_F_CPU_AFTER] = 127.0f,     [SCHED_F_MEM_AFTER] = 127.0f,
+    [SCHED_F_GPU_AFTER] = 127.0f,     [SCHED_F_TAKEN_FREE_AFTER] = 127.0f,
     [SCHED_F_DFRAG] = 127.0f,         [SCHED_F_QOS_LS] = 127.0f,
     [SCHED_F_QOS_BE] = 127.0f,        [SCHED_F_WAIT] = 127.0f,
     [SCHED_F_CLUSTER_ALLOC] = 127.0f,

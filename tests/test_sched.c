@@ -944,9 +944,9 @@ static void test_quantize_features(void **state)
 	(void)state;
 	/* Each feature times its gain, rounded half to even, saturated to int8. */
 	float f[2 * SCHED_FEATURES] = {0};
-	f[SCHED_F_CPU_FREE] = 0.53125f;                             /* gain 16: 8.5 -> 8 (even) */
-	f[SCHED_F_MEM_FREE] = 0.59375f;                             /* 9.5 -> 10 (even) */
-	f[SCHED_F_GPU_FREE] = 0.75f;                                /* gain 32: 24 */
+	f[SCHED_F_CPU_FREE] = 0.5f;                                 /* 63.5 -> 64 (even) */
+	f[SCHED_F_MEM_FREE] = 0.25f;                                /* 31.75 -> 32 */
+	f[SCHED_F_GPU_FREE] = 0.75f;                                /* 95.25 -> 95 */
 	f[SCHED_F_NODE_GPUS] = 1.0f;                                /* 127 */
 	f[SCHED_F_SPEED] = 3.0f;                                    /* 381 -> 127 */
 	f[SCHED_F_REQ_CPU] = 0.125f;                                /* gain 508: 63.5 -> 64 */
@@ -954,9 +954,9 @@ static void test_quantize_features(void **state)
 	f[SCHED_F_REQ_GPU] = -1.0f;                                 /* -508 -> -128 */
 	f[SCHED_FEATURES + SCHED_F_DFRAG] = 0.5f / 127.0f * 125.0f; /* second row: 62.5 -> 62 */
 	int8_t want[2 * SCHED_FEATURES] = {0};
-	want[SCHED_F_CPU_FREE] = 8;
-	want[SCHED_F_MEM_FREE] = 10;
-	want[SCHED_F_GPU_FREE] = 24;
+	want[SCHED_F_CPU_FREE] = 64;
+	want[SCHED_F_MEM_FREE] = 32;
+	want[SCHED_F_GPU_FREE] = 95;
 	want[SCHED_F_NODE_GPUS] = 127;
 	want[SCHED_F_SPEED] = 127;
 	want[SCHED_F_REQ_CPU] = 64;
