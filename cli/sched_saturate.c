@@ -66,9 +66,9 @@ static int write_plot(const struct replay *r)
 	fprintf(
 	    f,
 	    "# quire sched replay --saturate: gnuplot script for saturate.png (saturate.dat)\n"
-	    "set terminal pngcairo size 1400,600 noenhanced\n"
+	    "set terminal pngcairo size 2000,600 noenhanced\n"
 	    "set output '%s'\n"
-	    "set multiplot layout 1,2 title 'saturation: pods arrive, none leaves "
+	    "set multiplot layout 1,3 title 'saturation: pods arrive, none leaves "
 	    "(mean over %d seeds, bars: 95%% CI)'\n"
 	    "set key top left\nset grid\nset xlabel 'arrived GPU demand (%% of the cluster GPUs)'\n"
 	    "names = \"",
@@ -80,12 +80,19 @@ static int write_plot(const struct replay *r)
 		"plot for [i=0:%d] '%s/saturate.dat' index i using 1:2 with lines lw 2 title "
 		"word(names,i+1), for [i=0:%d] '%s/saturate.dat' index i every 10 using 1:2:3 "
 		"with yerrorbars notitle lc i+1 pt 0\n"
-		"set ylabel 'fragmented GPUs (%% of the cluster)'\nset key top right\n"
+		"set xrange [80:*]\nset yrange [0:30]\nset ylabel 'unallocated GPUs (%% of the "
+		"cluster), from 80%% "
+		"demand'\nset key top right\n"
+		"plot for [i=0:%d] '%s/saturate.dat' index i using 1:2 with lines lw 2 title "
+		"word(names,i+1), for [i=0:%d] '%s/saturate.dat' index i every 5 using 1:2:3 "
+		"with yerrorbars notitle lc i+1 pt 0\n"
+		"set autoscale xy\nset ylabel 'fragmented GPUs (%% of the cluster)'\n"
 		"plot for [i=0:%d] '%s/saturate.dat' index i using 1:4 with lines lw 2 title "
 		"word(names,i+1), for [i=0:%d] '%s/saturate.dat' index i every 10 using 1:4:5 "
 		"with yerrorbars notitle lc i+1 pt 0\n"
 		"unset multiplot\n",
-		r->npol - 1, r->out, r->npol - 1, r->out, r->npol - 1, r->out, r->npol - 1, r->out);
+		r->npol - 1, r->out, r->npol - 1, r->out, r->npol - 1, r->out, r->npol - 1, r->out,
+		r->npol - 1, r->out, r->npol - 1, r->out);
 	if (fclose(f) != 0)
 		return cli_fail("%s: write error", path);
 	return replay_gnuplot(path, png);
