@@ -83,6 +83,8 @@ int cli_sched(int argc, char **argv);
 /* quire sched replay (sched_replay.c) and quire sched dataset (sched_dataset.c). */
 int cli_sched_replay(int argc, char **argv);
 int cli_sched_dataset(int argc, char **argv);
+/* quire sched split (sched_split.c). */
+int cli_sched_split(int argc, char **argv);
 /* quire sched place and quire sched bench (sched_place.c). */
 int cli_sched_place(int argc, char **argv);
 int cli_sched_bench(int argc, char **argv);

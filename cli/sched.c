@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * quire sched: the scheduler's commands (replay, dataset, place, bench), and the trace
- * options replay and dataset share: --pods, --nodes, --nodes-count, --seed, --load,
- * --max-gap, --speed and --part, and the trace they name, read. docs/sched.md describes
+ * quire sched: the scheduler's commands (replay, dataset, split, place, bench), and the
+ * trace options replay and dataset share: --pods, --nodes, --nodes-count, --seed, --load,
+ * --max-gap, --speed, --inflate and --part, and the trace they name, read. docs/sched.md describes
  * the model.
  */
 #include <errno.h>
@@ -97,6 +97,13 @@ int cli_trace_opt(const char *cmd, int c, const char *arg, struct cli_trace_opts
 		    !isfinite(o->cfg->max_gap))
 			return cli_usage_error(cmd, "bad --max-gap '%s'", arg);
 		return 0;
+	case 'I':
+		errno = 0;
+		o->cfg->inflate = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' || o->cfg->inflate < 1 ||
+		    o->cfg->inflate > 1000)
+			return cli_usage_error(cmd, "bad --inflate '%s' (1 to 1000)", arg);
+		return 0;
 	case 'A':
 		if ((o->part = sched_part_parse(arg)) < 0)
 			return cli_usage_error(cmd, "bad --part '%s' (all, train, select, eval)",
@@ -110,6 +117,7 @@ static const struct cli_command sched_commands[] = {
     {"replay", "replay the GPU trace with each placement policy and compare them",
      cli_sched_replay},
     {"dataset", "lookahead-rollout labels of a part of the trace, for training", cli_sched_dataset},
+    {"split", "cut the pods file by time into train, select and eval files", cli_sched_split},
     {"place", "one placement decision by the model (task and nodes as CSV on stdin)",
      cli_sched_place},
     {"bench", "decision latency of the scheduler API on each backend", cli_sched_bench},

@@ -82,6 +82,7 @@ int cli_sched_dataset(int argc, char **argv)
 					     {"max-gap", required_argument, 0, 'g'},
 					     {"speed", required_argument, 0, 'S'},
 					     {"part", required_argument, 0, 'A'},
+					     {"inflate", required_argument, 0, 'I'},
 					     {"rate", required_argument, 0, 'r'},
 					     {"horizon", required_argument, 0, 'H'},
 					     {"topk", required_argument, 0, 'k'},

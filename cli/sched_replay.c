@@ -21,33 +21,45 @@
 
 static void replay_help(FILE *out)
 {
-	fprintf(out,
-		"Usage: quire sched replay --pods FILE --nodes FILE [OPTIONS]\n\n"
-		"Replays the Alibaba GPU trace (v2023 columns) on a sampled cluster with each\n"
-		"placement policy and compares them (docs/sched.md).\n\n"
-		"  --pods FILE          pods CSV (name,cpu_milli,memory_mib,num_gpu,gpu_milli,\n"
-		"                       gpu_spec,qos,pod_phase,creation_time,deletion_time,\n"
-		"                       scheduled_time)\n"
-		"  --nodes FILE         nodes CSV (sn,cpu_milli,memory_mib,gpu,model)\n"
-		"  --nodes-count N      nodes sampled from the list (default 32; 0: all)\n"
-		"  --seed S[,S...]      seeds of the sampling and the random policy (default 1)\n"
-		"  --load L[,L...]      target GPU load in the arrival window (default 0.7)\n"
-		"  --policy P[,P...]    first-fit, best-fit, least-loaded, tetris, random, fgd,\n"
-		"                       neural, or all (the heuristics; default all)\n"
-		"  --part P             pods of one part of the trace: all (default), train,\n"
-		"                       select, eval (data row mod 10: 0-5, 6-7, 8-9)\n"
-		"  --model-file FILE    the neural policy's int8 model image (default\n"
-		"                       sched/model/sched.qmlp)\n"
-		"  --fp32-file FILE     its fp32 reference: int8/fp32 choices compared\n"
-		"  --backend URI        libquire backend scoring the neural policy (default cpu)\n"
-		"  --qos-priority       queue by QoS class (LS, Guaranteed, Burstable, BE) first\n"
-		"  --max-gap SEC        trace inter-arrival gaps capped at SEC before compression\n"
-		"                       (default 3600; 0: no cap)\n"
-		"  --speed M=F[,...]    GPU model speed factors (override or add a model)\n"
-		"  --out DIR            runs.csv, summary.csv, series.csv, replay.png (default\n"
-		"                       results/sched)\n"
-		"  --no-plot            no PNG\n"
-		"  --quiet              no progress line\n");
+	fprintf(
+	    out,
+	    "Usage: quire sched replay --pods FILE --nodes FILE [OPTIONS]\n\n"
+	    "Replays the Alibaba GPU trace (v2023 columns) on a sampled cluster with each\n"
+	    "placement policy and compares them (docs/sched.md).\n\n"
+	    "  --pods FILE          pods CSV (name,cpu_milli,memory_mib,num_gpu,gpu_milli,\n"
+	    "                       gpu_spec,qos,pod_phase,creation_time,deletion_time,\n"
+	    "                       scheduled_time)\n"
+	    "  --nodes FILE         nodes CSV (sn,cpu_milli,memory_mib,gpu,model)\n"
+	    "  --nodes-count N      nodes sampled from the list (default 32; 0: all)\n"
+	    "  --seed S[,S...]      seeds of the sampling and the random policy (default 1)\n"
+	    "  --load L[,L...]      target GPU load in the arrival window (default 0.7)\n"
+	    "  --policy P[,P...]    first-fit, best-fit, least-loaded, tetris, random, fgd,\n"
+	    "                       neural, or all (the heuristics; default all)\n"
+	    "  --part P             pods of one part of the trace: all (default), train,\n"
+	    "                       select, eval (by time: the earliest 60%% of the rows in\n"
+		"                       creation order, the next 20%%, the latest 20%%)\n"
+	    "  --inflate K          the pods drawn K times over with replacement (per seed):\n"
+	    "                       a large cluster's load (default 1: the pods as they are)\n"
+	    "  --saturate D         FGD's saturation experiment instead (docs/sched.md): pods\n"
+	    "                       arrive in creation order, none leaves, each placed at once\n"
+	    "                       or failed, until the arrived GPU demand is D times the\n"
+	    "                       cluster's GPUs; unallocated and fragmented GPU shares per\n"
+	    "                       policy (saturate.csv, saturate.png; --load is not used;\n"
+	    "                       --inflate by default: enough for D)\n"
+	    "  --ci                 the table's +- is the 95%% confidence interval of the mean\n"
+	    "                       (Student's t), not the standard deviation\n"
+	    "  --model-file FILE    the neural policy's int8 model image (default\n"
+	    "                       sched/model/sched.qmlp)\n"
+	    "  --fp32-file FILE     its fp32 reference: int8/fp32 choices compared\n"
+	    "  --backend URI        libquire backend scoring the neural policy (default cpu)\n"
+	    "  --qos-priority       queue by QoS class (LS, Guaranteed, Burstable, BE) first\n"
+	    "  --max-gap SEC        trace inter-arrival gaps capped at SEC before compression\n"
+	    "                       (default 3600; 0: no cap)\n"
+	    "  --speed M=F[,...]    GPU model speed factors (override or add a model)\n"
+	    "  --out DIR            runs.csv, summary.csv, series.csv, replay.png (default\n"
+	    "                       results/sched)\n"
+	    "  --no-plot            no PNG\n"
+	    "  --quiet              no progress line\n");
 }
 
 struct progress {
@@ -157,6 +169,9 @@ static int replay_options(int argc, char **argv, struct replay *r)
 					     {"no-plot", no_argument, 0, 'x'},
 					     {"quiet", no_argument, 0, 'Q'},
 					     {"part", required_argument, 0, 'A'},
+					     {"inflate", required_argument, 0, 'I'},
+					     {"ci", no_argument, 0, 'C'},
+					     {"saturate", required_argument, 0, 'T'},
 					     {"model-file", required_argument, 0, 'M'},
 					     {"fp32-file", required_argument, 0, 'F'},
 					     {"backend", required_argument, 0, 'B'},
@@ -187,6 +202,19 @@ static int replay_options(int argc, char **argv, struct replay *r)
 		case 'x':
 			r->plot = 0;
 			break;
+		case 'C':
+			r->ci = 1;
+			break;
+		case 'T': {
+			char *end;
+			errno = 0;
+			r->saturate = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(r->saturate > 0 && r->saturate <= 10))
+				return cli_usage_error("sched replay",
+						       "bad --saturate '%s' (0 < D <= 10)", optarg);
+			break;
+		}
 		case 'Q':
 			r->quiet = 1;
 			break;
@@ -267,7 +295,8 @@ static int replay_runs(struct replay *r, FILE *fr, FILE *fs, FILE *fsd)
 				sched_policy_get(r->pol[pi], &p);
 				if (pi == r->neural) {
 					p.state = &r->nn;
-					r->nn.compared = r->nn.agree = r->nn.agree_raw = 0;
+					r->nn.compared = r->nn.agree = r->nn.agree_raw =
+					    r->nn.compared_raw = 0;
 				}
 				r->cfg.load = o->loads[li];
 				r->cfg.seed = (uint64_t)o->seeds[si];
@@ -297,6 +326,7 @@ static int replay_runs(struct replay *r, FILE *fr, FILE *fs, FILE *fsd)
 					r->agree[li] += (double)r->nn.agree;
 					r->agree_raw[li] += (double)r->nn.agree_raw;
 					r->compared[li] += (double)r->nn.compared;
+					r->compared_raw[li] += (double)r->nn.compared_raw;
 				}
 				r->info_pods[si] = res.pods;
 				r->info_never = res.never_scheduled;
@@ -351,6 +381,15 @@ int cli_sched_replay(int argc, char **argv)
 	char path[1100];
 	if ((rc = replay_neural_open(&r)))
 		goto done;
+	if (r.saturate > 0) {
+		if (mkdirs(r.out)) {
+			rc =
+			    cli_fail("%s: cannot create the directory: %s", r.out, strerror(errno));
+			goto done;
+		}
+		rc = replay_saturate(&r);
+		goto done;
+	}
 	r.runs = r.npol * r.o.nload * r.o.nseed;
 	r.met = calloc((size_t)r.runs, sizeof(*r.met));
 	if (!r.met) {

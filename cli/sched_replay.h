@@ -20,7 +20,8 @@ extern const char *const replay_metric_names[M_COUNT];
 struct replay {
 	/* The options. */
 	const char *out, *model_path, *fp32_path, *backend;
-	int plot, quiet, help;
+	int plot, quiet, help, ci;
+	double saturate; /* > 0: the saturation experiment up to this arrived demand */
 	struct sched_config cfg;
 	struct cli_trace_opts o;
 	const char *pol[CLI_SCHED_MAX_LIST];
@@ -39,7 +40,7 @@ struct replay {
 	struct sched_fp32 fp32;
 	struct sched_neural nn;
 	double agree[CLI_SCHED_MAX_LIST], agree_raw[CLI_SCHED_MAX_LIST],
-	    compared[CLI_SCHED_MAX_LIST];
+	    compared[CLI_SCHED_MAX_LIST], compared_raw[CLI_SCHED_MAX_LIST];
 	/* The runs: metrics of run (load li, policy pi, seed si) at met[(li * npol + pi) *
 	 * nseed + si], the trace's figures per seed, and the wall time of them all. */
 	int runs;
@@ -49,6 +50,18 @@ struct replay {
 	size_t info_never, info_nodes;
 	double seconds;
 };
+
+/* Mean, sample standard deviation (0 for one value) and the half-width of the 95%
+ * confidence interval of the mean (Student's t; 0 for one value) of x[0..n). */
+double replay_mean(const double *x, int n);
+double replay_sd(const double *x, int n);
+double replay_ci95(const double *x, int n);
+/* gnuplot run on script (which writes png); without gnuplot, a line says so. 0, or the
+ * exit status (the error said). */
+int replay_gnuplot(const char *script, const char *png);
+/* The saturation experiment (--saturate, sched_saturate.c): every policy x seed, its table
+ * and saturate.csv, saturate.png. 0, or the exit status (the error said). */
+int replay_saturate(struct replay *r);
 
 /* dir/name opened for writing, its path in path (len bytes); NULL if not (said). */
 FILE *replay_open_out(const char *dir, const char *name, char *path, size_t len);

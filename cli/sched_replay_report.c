@@ -43,7 +43,7 @@ static int on_path(const char *prog)
 	return 0;
 }
 
-static double mean_of(const double *x, int n)
+double replay_mean(const double *x, int n)
 {
 	double s = 0;
 	for (int i = 0; i < n; i++)
@@ -51,15 +51,43 @@ static double mean_of(const double *x, int n)
 	return s / n;
 }
 
-/* Sample standard deviation; 0 for one value. */
-static double sd_of(const double *x, int n)
+double replay_sd(const double *x, int n)
 {
 	if (n < 2)
 		return 0;
-	double m = mean_of(x, n), s = 0;
+	double m = replay_mean(x, n), s = 0;
 	for (int i = 0; i < n; i++)
 		s += (x[i] - m) * (x[i] - m);
 	return sqrt(s / (n - 1));
+}
+
+/* Student's t, two-sided 95%, for df 1..30 (beyond: 1.96 is within 2% of it). */
+double replay_ci95(const double *x, int n)
+{
+	static const double t[31] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+				     2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+				     2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+				     2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+	if (n < 2)
+		return 0;
+	return (n - 1 <= 30 ? t[n - 1] : 1.96) * replay_sd(x, n) / sqrt((double)n);
+}
+
+int replay_gnuplot(const char *script, const char *png)
+{
+	if (!on_path("gnuplot")) {
+		printf("%s: skipped: gnuplot is not installed (apt-get install gnuplot-nox); "
+		       "%s is ready for it\n",
+		       png, script);
+		return 0;
+	}
+	const char *argv[] = {"gnuplot", script, NULL};
+	int stopped = 0;
+	int rc = cli_run_child(argv, "apt-get install gnuplot-nox", &stopped);
+	if (rc != 0)
+		return cli_fail("gnuplot %s: exit status %d", script, rc);
+	printf("wrote %s\n", png);
+	return 0;
 }
 
 static int write_plot(const char *dir, const char *const *pol, int npol, const double *loads,
@@ -100,20 +128,9 @@ static int write_plot(const char *dir, const char *const *pol, int npol, const d
 	    npol - 1, dir, npol - 1, dir, npol - 1, dir, loads[nload - 1], npol - 1, dir);
 	if (fclose(f) != 0)
 		return cli_fail("%s: write error", path);
-	if (!on_path("gnuplot")) {
-		printf(
-		    "replay.png: skipped: gnuplot is not installed (apt-get install gnuplot-nox); "
-		    "%s is ready for it\n",
-		    path);
-		return 0;
-	}
-	const char *argv[] = {"gnuplot", path, NULL};
-	int stopped = 0;
-	int rc = cli_run_child(argv, "apt-get install gnuplot-nox", &stopped);
-	if (rc != 0)
-		return cli_fail("gnuplot %s: exit status %d", path, rc);
-	printf("wrote %s/replay.png\n", dir);
-	return 0;
+	char png[1100];
+	snprintf(png, sizeof(png), "%s/replay.png", dir);
+	return replay_gnuplot(path, png);
 }
 
 /*
@@ -122,12 +139,14 @@ static int write_plot(const char *dir, const char *const *pol, int npol, const d
  */
 static void print_versus(const char *const *pol, int npol, int neural, const double *loads,
 			 int nload, int nseed, const double (*met)[M_COUNT], const double *agree,
-			 const double *agree_raw, const double *compared)
+			 const double *agree_raw, const double *compared,
+			 const double *compared_raw)
 {
 	printf("\nneural against the best heuristic at each load (lowest mean avg JCT), and FGD; "
-	       "ratios of the means over the seeds\n%-6s %-13s %10s %11s %12s %12s %12s\n",
+	       "ratios of the means over the seeds; per-seed JCT ratio: mean +- 95%% CI\n"
+	       "%-6s %-13s %10s %11s %12s %12s %12s %18s\n",
 	       "load", "against", "JCT ratio", "wait ratio", "p95 ratio", "frag neural",
-	       "frag other");
+	       "frag other", "per-seed JCT ratio");
 	for (int li = 0; li < nload; li++) {
 		double mean[CLI_SCHED_MAX_LIST][M_COUNT];
 		for (int pi = 0; pi < npol; pi++)
@@ -135,7 +154,7 @@ static void print_versus(const char *const *pol, int npol, int neural, const dou
 				double v[CLI_SCHED_MAX_LIST];
 				for (int si = 0; si < nseed; si++)
 					v[si] = met[(li * npol + pi) * nseed + si][k];
-				mean[pi][k] = mean_of(v, nseed);
+				mean[pi][k] = replay_mean(v, nseed);
 			}
 		int best = -1, fgd = -1;
 		for (int pi = 0; pi < npol; pi++) {
@@ -153,17 +172,26 @@ static void print_versus(const char *const *pol, int npol, int neural, const dou
 			char wait[16] = "-"; /* no ratio to a wait of 0 */
 			if (b[M_WAIT] > 0)
 				snprintf(wait, sizeof(wait), "%.3f", n[M_WAIT] / b[M_WAIT]);
-			printf("%-6.2f %-13s %10.3f %11s %12.3f %11.1f%% %11.1f%%\n", loads[li],
-			       pol[o], n[M_JCT] / b[M_JCT], wait, n[M_P95] / b[M_P95],
-			       100 * n[M_FRAG], 100 * b[M_FRAG]);
+			/* Paired: seed si is the same cluster and workload for both. */
+			double ratio[CLI_SCHED_MAX_LIST];
+			for (int si = 0; si < nseed; si++)
+				ratio[si] = met[(li * npol + neural) * nseed + si][M_JCT] /
+					    met[(li * npol + o) * nseed + si][M_JCT];
+			printf(
+			    "%-6.2f %-13s %10.3f %11s %12.3f %11.1f%% %11.1f%% %8.3f +- %-6.3f\n",
+			    loads[li], pol[o], n[M_JCT] / b[M_JCT], wait, n[M_P95] / b[M_P95],
+			    100 * n[M_FRAG], 100 * b[M_FRAG], replay_mean(ratio, nseed),
+			    replay_ci95(ratio, nseed));
 		}
 	}
 	for (int li = 0; li < nload; li++)
 		if (compared[li] > 0)
 			printf("int8 and fp32 choose the same node at load %.2f: %.0f of %.0f "
-			       "decisions (%.2f%%); fp32 on the raw features: %.2f%%\n",
+			       "decisions (%.2f%%); fp32 on the raw features: %.2f%% (of the %.0f "
+			       "with at most %d distinct rows)\n",
 			       loads[li], agree[li], compared[li], 100 * agree[li] / compared[li],
-			       100 * agree_raw[li] / compared[li]);
+			       compared_raw[li] > 0 ? 100 * agree_raw[li] / compared_raw[li] : 0.0,
+			       compared_raw[li], SCHED_RAW_MAX_ROWS);
 }
 
 /* The comparison table per load on stdout, the same means and deviations into summary.csv
@@ -173,12 +201,14 @@ static void replay_tables(const struct replay *r, FILE *fsum, FILE *fdat)
 	const struct cli_trace_opts *o = &r->o;
 	fprintf(fsum, "policy,load,seeds");
 	for (int k = 0; k < M_COUNT; k++)
-		fprintf(fsum, ",%s_mean,%s_sd", replay_metric_names[k], replay_metric_names[k]);
+		fprintf(fsum, ",%s_mean,%s_sd,%s_ci95", replay_metric_names[k],
+			replay_metric_names[k], replay_metric_names[k]);
 	fprintf(fsum, "\n");
 	for (int li = 0; li < o->nload; li++) {
 		printf("\nload %.2f\n%-13s %21s %21s %17s %15s %13s %13s %13s %11s\n", o->loads[li],
 		       "policy", "avg JCT (s)", "p95 JCT (s)", "avg wait (s)", "bounded sld",
 		       "GPU alloc %", "frag GPU %", "frag/idle %", "Jain QoS");
+		double (*spread)(const double *, int) = r->ci ? replay_ci95 : replay_sd;
 		for (int pi = 0; pi < r->npol; pi++) {
 			double v[M_COUNT][CLI_SCHED_MAX_LIST];
 			for (int k = 0; k < M_COUNT; k++)
@@ -186,22 +216,23 @@ static void replay_tables(const struct replay *r, FILE *fsum, FILE *fdat)
 					v[k][si] = r->met[(li * r->npol + pi) * o->nseed + si][k];
 			fprintf(fsum, "%s,%g,%d", r->pol[pi], o->loads[li], o->nseed);
 			for (int k = 0; k < M_COUNT; k++)
-				fprintf(fsum, ",%.6g,%.6g", mean_of(v[k], o->nseed),
-					sd_of(v[k], o->nseed));
+				fprintf(fsum, ",%.6g,%.6g,%.6g", replay_mean(v[k], o->nseed),
+					replay_sd(v[k], o->nseed), replay_ci95(v[k], o->nseed));
 			fprintf(fsum, "\n");
 			printf("%-13s %11.0f +- %-6.0f %11.0f +- %-6.0f %8.0f +- %-6.0f %7.2f +- "
 			       "%-5.2f %5.1f +- %-4.1f %5.1f +- %-4.1f %5.1f +- %-4.1f %5.3f +- "
 			       "%-4.3f\n",
-			       r->pol[pi], mean_of(v[M_JCT], o->nseed), sd_of(v[M_JCT], o->nseed),
-			       mean_of(v[M_P95], o->nseed), sd_of(v[M_P95], o->nseed),
-			       mean_of(v[M_WAIT], o->nseed), sd_of(v[M_WAIT], o->nseed),
-			       mean_of(v[M_BSLD], o->nseed), sd_of(v[M_BSLD], o->nseed),
-			       100 * mean_of(v[M_ALLOC], o->nseed),
-			       100 * sd_of(v[M_ALLOC], o->nseed),
-			       100 * mean_of(v[M_FRAG], o->nseed), 100 * sd_of(v[M_FRAG], o->nseed),
-			       100 * mean_of(v[M_FRAGIDLE], o->nseed),
-			       100 * sd_of(v[M_FRAGIDLE], o->nseed), mean_of(v[M_JAIN], o->nseed),
-			       sd_of(v[M_JAIN], o->nseed));
+			       r->pol[pi], replay_mean(v[M_JCT], o->nseed),
+			       spread(v[M_JCT], o->nseed), replay_mean(v[M_P95], o->nseed),
+			       spread(v[M_P95], o->nseed), replay_mean(v[M_WAIT], o->nseed),
+			       spread(v[M_WAIT], o->nseed), replay_mean(v[M_BSLD], o->nseed),
+			       spread(v[M_BSLD], o->nseed), 100 * replay_mean(v[M_ALLOC], o->nseed),
+			       100 * spread(v[M_ALLOC], o->nseed),
+			       100 * replay_mean(v[M_FRAG], o->nseed),
+			       100 * spread(v[M_FRAG], o->nseed),
+			       100 * replay_mean(v[M_FRAGIDLE], o->nseed),
+			       100 * spread(v[M_FRAGIDLE], o->nseed),
+			       replay_mean(v[M_JAIN], o->nseed), spread(v[M_JAIN], o->nseed));
 		}
 	}
 	for (int pi = 0; pi < r->npol; pi++) {
@@ -213,8 +244,9 @@ static void replay_tables(const struct replay *r, FILE *fsum, FILE *fdat)
 				v[1][si] = m[M_BSLD];
 				v[2][si] = 100 * m[M_FRAG];
 			}
-			fprintf(fdat, "%g %.3f %.4f %.4f\n", o->loads[li], mean_of(v[0], o->nseed),
-				mean_of(v[1], o->nseed), mean_of(v[2], o->nseed));
+			fprintf(fdat, "%g %.3f %.4f %.4f\n", o->loads[li],
+				replay_mean(v[0], o->nseed), replay_mean(v[1], o->nseed),
+				replay_mean(v[2], o->nseed));
 		}
 		fprintf(fdat, "\n\n");
 	}
@@ -232,7 +264,11 @@ int replay_report(struct replay *r, FILE **fsd)
 		       (unsigned long long)o->seeds[si], r->info_gpus[si], r->info_pods[si],
 		       r->info_unpl[si]);
 	if (o->nseed > 1)
-		printf("figures: mean +- sample standard deviation over the seeds\n");
+		printf(
+		    "figures: mean +- %s over the seeds\n",
+		    r->ci
+			? "the half-width of the 95% confidence interval of the mean (Student's t)"
+			: "sample standard deviation");
 	FILE *fsum = replay_open_out(r->out, "summary.csv", path, sizeof(path));
 	if (!fsum)
 		return CLI_EXIT_FAIL;
@@ -244,7 +280,8 @@ int replay_report(struct replay *r, FILE **fsd)
 	replay_tables(r, fsum, fdat);
 	if (r->neural >= 0)
 		print_versus(r->pol, r->npol, r->neural, o->loads, o->nload, o->nseed,
-			     (const double(*)[M_COUNT])r->met, r->agree, r->agree_raw, r->compared);
+			     (const double(*)[M_COUNT])r->met, r->agree, r->agree_raw, r->compared,
+			     r->compared_raw);
 	int bad = fclose(fdat) != 0;
 	bad |= fclose(fsum) != 0;
 	bad |= fclose(*fsd) != 0;

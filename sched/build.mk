@@ -15,10 +15,12 @@ $(SCHED_TEST): $(BUILD)/tests/test_sched.o $(SCHED_OBJS) $(BUILD)/cli/sched_mlp.
 		$(SCHED_OBJS) $(BUILD)/cli/sched_mlp.o $(LIBQUIRE_A) $(LIBQUIRE_SIM_A) \
 		-lcmocka $(SCHED_LIBS) $(LDLIBS)
 
-# The neural policy's model (docs/sched.md, "Training"): lookahead-rollout labels of the
-# trace's train part, training and int8 export with Debian's Python and torch, selection
-# on the select part. `make sched-train` rewrites sched/model/; `make sched-train-check`
-# trains into build/ and compares with the shipped model byte for byte.
+# The neural policy's model (docs/sched.md, "Training"): the pods file cut by time
+# (`quire sched split`) into the train and select parts only, lookahead-rollout labels of the
+# train part, training and int8 export with Debian's Python and torch, selection on the
+# select part. No step is given the pods file itself or an eval part: the latest 20% of the
+# trace is in no file of $(SCHED_TRAIN_DIR). `make sched-train` rewrites sched/model/;
+# `make sched-train-check` trains into build/ and compares with the shipped model byte for byte.
 SCHED_DATA ?= ../shared/data/alibaba-gpu-v2023
 SCHED_PYTHON ?= /usr/bin/python3
 SCHED_MODEL_OUT ?= sched/model
@@ -26,10 +28,13 @@ SCHED_TRAIN_DIR := $(BUILD)/sched-train
 .PHONY: sched-train sched-train-check
 sched-train: $(BUILD)/bin/quire
 	@mkdir -p $(SCHED_TRAIN_DIR)
-	$(QUIRE_CLI) sched dataset --pods $(SCHED_DATA)/pods.csv \
-		--nodes $(SCHED_DATA)/nodes-gpu.csv --part train --out $(SCHED_TRAIN_DIR)/train.qsds
+	rm -rf $(SCHED_TRAIN_DIR)/split
+	$(QUIRE_CLI) sched split --pods $(SCHED_DATA)/pods.csv --parts train,select \
+		--out $(SCHED_TRAIN_DIR)/split
+	$(QUIRE_CLI) sched dataset --pods $(SCHED_TRAIN_DIR)/split/train.csv --part all \
+		--nodes $(SCHED_DATA)/nodes-gpu.csv --out $(SCHED_TRAIN_DIR)/train.qsds
 	$(SCHED_PYTHON) sched/train/train.py --data $(SCHED_TRAIN_DIR)/train.qsds \
-		--quire $(QUIRE_CLI) --pods $(SCHED_DATA)/pods.csv \
+		--quire $(QUIRE_CLI) --pods $(SCHED_TRAIN_DIR)/split/select.csv \
 		--nodes $(SCHED_DATA)/nodes-gpu.csv --work $(SCHED_TRAIN_DIR) --out $(SCHED_MODEL_OUT)
 sched-train-check: $(BUILD)/bin/quire
 	$(MAKE) --no-print-directory sched-train SCHED_MODEL_OUT=$(BUILD)/sched-check

@@ -157,11 +157,150 @@ float sched_fp32_score(const struct sched_fp32 *m, const float *features)
 
 void sched_neural_free(struct sched_neural *n)
 {
-	free(n->q);
-	free(n->scores);
-	n->q = NULL;
+	free(n->block);
+	n->block = NULL;
+	n->q = n->uq = NULL;
 	n->scores = NULL;
+	n->first = n->row_of = n->table = NULL;
+	n->fscores = NULL;
+	n->mask = NULL;
 	n->cap = 0;
+}
+
+/* The buffers for decisions of up to cap candidates (a power of two), in one block. */
+static int neural_buffers(struct sched_neural *n, size_t cap)
+{
+	sched_neural_free(n);
+	size_t words = cap * 4 + 2 * cap; /* scores, first, row_of, fscores; table */
+	char *b = malloc(words * sizeof(uint32_t) + 3 * cap * SCHED_FEATURES);
+	if (!b)
+		return -1;
+	n->scores = (int32_t *)b;
+	n->first = (uint32_t *)(b + cap * 4);
+	n->row_of = n->first + cap;
+	n->fscores = (float *)(n->row_of + cap);
+	n->table = (uint32_t *)(n->fscores + cap);
+	n->q = (int8_t *)(n->table + 2 * cap);
+	n->uq = n->q + cap * SCHED_FEATURES;
+	n->mask = (uint8_t *)(n->uq + cap * SCHED_FEATURES);
+	n->cap = cap;
+	n->block = b;
+	return 0;
+}
+
+/*
+ * The distinct rows among the feasible candidates' rows (size bytes each, at rows + i *
+ * size): row_of[i] the distinct row of candidate i (infeasible: unset), first[u] the first
+ * candidate with row u. Nodes alike in a large cluster give the same row, hence the same
+ * score: each is scored once. Returns how many distinct rows. table: 2 * cap entries.
+ */
+static size_t distinct_rows(struct sched_neural *n, const void *rows, size_t size,
+			    const uint8_t *feasible, size_t count)
+{
+	const unsigned char *r = rows;
+	size_t mask = 2 * n->cap - 1, nu = 0; /* cap is a power of two */
+	memset(n->table, 0xff, 2 * n->cap * sizeof(*n->table));
+	for (size_t i = 0; i < count; i++) {
+		if (!feasible[i])
+			continue;
+		uint64_t h = 0xcbf29ce484222325ull;
+		for (size_t b = 0; b < size; b++)
+			h = (h ^ r[i * size + b]) * 0x100000001b3ull;
+		for (size_t t = (size_t)(h ^ h >> 32) & mask;; t = (t + 1) & mask) {
+			uint32_t u = n->table[t];
+			if (u == UINT32_MAX) {
+				n->table[t] = (uint32_t)nu;
+				n->first[nu] = (uint32_t)i;
+				n->row_of[i] = (uint32_t)nu++;
+				break;
+			}
+			if (memcmp(r + (size_t)n->first[u] * size, r + i * size, size) == 0) {
+				n->row_of[i] = u;
+				break;
+			}
+		}
+	}
+	return nu;
+}
+
+/* The fp32 network's choice: the feasible candidate with the largest score, ties to the
+ * lowest index; on the int8 grid's inputs (grid) or the raw features. */
+static int fp32_choice(struct sched_neural *n, const struct sched_decision *d, const uint8_t *mask,
+		       int grid)
+{
+	float *x = n->xf;
+	size_t nu =
+	    grid ? distinct_rows(n, n->q, SCHED_FEATURES, mask, d->count)
+		 : distinct_rows(n, d->features, SCHED_FEATURES * sizeof(float), mask, d->count);
+	for (size_t u = 0; u < nu; u++) {
+		size_t i = n->first[u];
+		for (int f = 0; f < SCHED_FEATURES; f++)
+			x[f] = grid ? (float)n->q[i * SCHED_FEATURES + f] / sched_feature_gain[f]
+				    : d->features[i * SCHED_FEATURES + f];
+		n->fscores[u] = sched_fp32_score(n->fp32, x);
+	}
+	int best = -1;
+	for (size_t i = 0; i < d->count; i++)
+		if (mask[i] && (best < 0 || n->fscores[n->row_of[i]] > n->fscores[n->row_of[best]]))
+			best = (int)i;
+	return best;
+}
+
+/*
+ * The shortlist the network ranks when more than SCHED_SHORTLIST_MAX nodes can take the
+ * pod (a large cluster; never on 64 nodes or fewer): of each node kind (GPU model and count), the
+ * SCHED_SHORTLIST_KIND with the smallest FGD change, lowest index first. Nodes of one
+ * kind differ there mostly by a little CPU or memory, which the network ranks by near-ties
+ * that its int8 rounding orders at random; the kinds (speed) and FGD's order stay for it to
+ * weigh (docs/sched-scale.md). mask: the candidates kept.
+ */
+static void shortlist(const struct sched_decision *d, uint8_t *mask)
+{
+	size_t nodes = 0; /* with a feasible candidate (a node's come together) */
+	for (size_t i = 0; i < d->count; i++) {
+		mask[i] = d->feasible[i];
+		nodes += mask[i] &&
+			 (i == 0 || !d->feasible[i - 1] || d->cand[i - 1].node != d->cand[i].node);
+	}
+	if (nodes <= SCHED_SHORTLIST_MAX || !d->cl)
+		return; /* (a decision without its cluster has no node kinds to go by) */
+	struct {
+		int model, ngpu;
+		size_t n;
+		uint32_t pick[SCHED_SHORTLIST_KIND];
+	} kind[SCHED_SHORTLIST_MAX];
+	size_t nk = 0;
+	for (size_t i = 0; i < d->count; i++) {
+		if (!mask[i])
+			continue;
+		const struct sched_node *nd = &d->cl->nodes[d->cand[i].node];
+		size_t k = 0;
+		while (k < nk && (kind[k].model != nd->model || kind[k].ngpu != nd->ngpu))
+			k++;
+		if (k == nk) {
+			if (nk == SCHED_SHORTLIST_MAX)
+				continue; /* kinds beyond the list's room: left out */
+			kind[nk].model = nd->model;
+			kind[nk].ngpu = nd->ngpu;
+			kind[nk++].n = 0;
+		}
+		/* Insert by (dfrag, index): candidates come in index order, so an equal
+		 * dfrag goes after those kept. */
+		size_t n = kind[k].n, at = n;
+		while (at > 0 && d->cand[kind[k].pick[at - 1]].dfrag > d->cand[i].dfrag)
+			at--;
+		if (at == SCHED_SHORTLIST_KIND)
+			continue;
+		if (n < SCHED_SHORTLIST_KIND)
+			kind[k].n++;
+		for (size_t m = kind[k].n - 1; m > at; m--)
+			kind[k].pick[m] = kind[k].pick[m - 1];
+		kind[k].pick[at] = (uint32_t)i;
+	}
+	memset(mask, 0, d->count);
+	for (size_t k = 0; k < nk; k++)
+		for (size_t m = 0; m < kind[k].n; m++)
+			mask[kind[k].pick[m]] = 1;
 }
 
 int sched_neural_choose(struct sched_policy *p, const struct sched_decision *d)
@@ -173,50 +312,48 @@ int sched_neural_choose(struct sched_policy *p, const struct sched_decision *d)
 		return SCHED_CHOOSE_FAILED;
 	}
 	if (d->count > n->cap) {
-		int8_t *q = realloc(n->q, d->count * SCHED_FEATURES);
-		if (q)
-			n->q = q;
-		int32_t *s = realloc(n->scores, d->count * sizeof(int32_t));
-		if (s)
-			n->scores = s;
-		if (!q || !s) {
+		size_t cap = 64;
+		while (cap < d->count)
+			cap *= 2;
+		if (neural_buffers(n, cap)) {
 			snprintf(n->err, sizeof(n->err), "out of memory");
 			return SCHED_CHOOSE_FAILED;
 		}
-		n->cap = d->count;
 	}
 	sched_quantize_features(d->features, d->count, n->q);
-	if (n->score(n->arg, n->q, d->feasible, d->count, n->scores, n->err, sizeof(n->err)))
-		return SCHED_CHOOSE_FAILED;
+	uint8_t *mask = n->mask;
+	shortlist(d, mask);
+	/* Each distinct row scored once, all feasible (the mask is applied below). */
+	size_t nu = distinct_rows(n, n->q, SCHED_FEATURES, mask, d->count);
+	if (nu == 0)
+		return -1;
+	for (size_t u = 0; u < nu; u++)
+		memcpy(n->uq + u * SCHED_FEATURES, n->q + (size_t)n->first[u] * SCHED_FEATURES,
+		       SCHED_FEATURES);
+	memset(n->ones, 1, sizeof(n->ones));
+	for (size_t at = 0; at < nu; at += sizeof(n->ones)) {
+		size_t c = nu - at < sizeof(n->ones) ? nu - at : sizeof(n->ones);
+		if (n->score(n->arg, n->uq + at * SCHED_FEATURES, n->ones, c, n->scores + at,
+			     n->err, sizeof(n->err)))
+			return SCHED_CHOOSE_FAILED;
+	}
 	int best = -1;
 	for (size_t i = 0; i < d->count; i++)
-		if (d->feasible[i] && (best < 0 || n->scores[i] > n->scores[best]))
+		if (mask[i] && (best < 0 || n->scores[n->row_of[i]] > n->scores[n->row_of[best]]))
 			best = (int)i;
-	if (n->fp32 && best >= 0) {
+	if (n->fp32) {
 		/* The fp32 network on the same inputs (q / gain: the features on the int8
 		 * grid, as it was trained), and on the raw features. */
-		int fb = -1, rb = -1;
-		float fs = 0, rs = 0;
-		for (size_t i = 0; i < d->count; i++) {
-			if (!d->feasible[i])
-				continue;
-			float x[SCHED_FEATURES];
-			for (int f = 0; f < SCHED_FEATURES; f++)
-				x[f] = (float)n->q[i * SCHED_FEATURES + f] / sched_feature_gain[f];
-			float s = sched_fp32_score(n->fp32, x);
-			float r = sched_fp32_score(n->fp32, d->features + i * SCHED_FEATURES);
-			if (fb < 0 || s > fs) {
-				fb = (int)i;
-				fs = s;
-			}
-			if (rb < 0 || r > rs) {
-				rb = (int)i;
-				rs = r;
-			}
-		}
+		int fb = fp32_choice(n, d, mask, 1);
 		n->compared++;
 		n->agree += d->cand[fb].node == d->cand[best].node;
-		n->agree_raw += d->cand[rb].node == d->cand[best].node;
+		/* The raw features rarely repeat: on decisions of many candidates that costs a
+		 * float network per candidate; those are left out of this one figure. */
+		if (nu <= SCHED_RAW_MAX_ROWS) {
+			int rb = fp32_choice(n, d, mask, 0);
+			n->compared_raw++;
+			n->agree_raw += d->cand[rb].node == d->cand[best].node;
+		}
 	}
 	return best;
 }

@@ -52,6 +52,7 @@ struct job {
 	double arrival; /* after compression */
 	double start, finish;
 	uint32_t node, gpu_mask;
+	uint32_t draw; /* its place in the drawn workload: ties of creation time in draw order */
 	int started;
 };
 
@@ -192,6 +193,73 @@ struct acct {
 	size_t ns, sk;
 };
 
+/*
+ * Fragmentation memo. F_n(M) depends on the node only through its GPU count, model and
+ * free resources, and FGD's change for a pod also on the pod's class and the GPU taken:
+ * a table keyed by exactly those (the whole key compared, so a hit is the value the
+ * computation would give) spares recomputing them for nodes alike (a cluster of 1,213
+ * nodes has a few dozen kinds, and most nodes' state repeats). Cleared when full.
+ */
+#define FMEMO_BITS 18
+#define FMEMO_NODE 0xffffu /* cls of a node's F_n(M) itself */
+struct fmemo_key {
+	struct sched_nstate st;
+	int32_t ngpu, model;
+	uint32_t cls, gpu; /* gpu: the GPU a share takes, else 0xff */
+};
+struct fmemo_slot {
+	struct fmemo_key k;
+	int64_t v;
+	uint8_t used;
+};
+struct fmemo {
+	struct fmemo_slot *slot;
+	size_t used;
+};
+
+static uint64_t fmemo_hash(const struct fmemo_key *k)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull * (1 + k->cls) ^ (uint64_t)k->gpu << 40;
+	h ^= (uint64_t)k->ngpu << 48 ^ (uint64_t)(uint32_t)k->model << 52;
+	h ^= (uint64_t)(uint32_t)k->st.cpu_free * 0xbf58476d1ce4e5b9ull;
+	h ^= (uint64_t)k->st.mem_free * 0x94d049bb133111ebull;
+	for (int g = 0; g < SCHED_MAX_GPUS; g++)
+		h = (h ^ (uint64_t)(uint32_t)k->st.gpu_free[g]) * 0x100000001b3ull;
+	return h ^ h >> 29;
+}
+
+/* The slot of k: its value when *hit, else where to store it. */
+static struct fmemo_slot *fmemo_find(struct fmemo *m, const struct fmemo_key *k, int *hit)
+{
+	size_t mask = ((size_t)1 << FMEMO_BITS) - 1;
+	if (m->used > mask / 4 * 3) { /* full enough: start again */
+		memset(m->slot, 0, ((size_t)1 << FMEMO_BITS) * sizeof(*m->slot));
+		m->used = 0;
+	}
+	for (size_t i = fmemo_hash(k) & mask;; i = (i + 1) & mask) {
+		struct fmemo_slot *sl = &m->slot[i];
+		if (!sl->used) {
+			*hit = 0;
+			return sl;
+		}
+		if (memcmp(&sl->k, k, sizeof(*k)) == 0) {
+			*hit = 1;
+			return sl;
+		}
+	}
+}
+
+static void fmemo_key_of(struct fmemo_key *k, const struct sched_node *n,
+			 const struct sched_nstate *st, uint32_t cls, uint32_t gpu)
+{
+	memset(k, 0, sizeof(*k)); /* padding too: keys are compared whole */
+	k->st = *st;
+	k->ngpu = n->ngpu;
+	k->model = n->model;
+	k->cls = cls;
+	k->gpu = gpu;
+}
+
 /* The replay's whole state; a rollout works on a copy (sim_copy). */
 struct sim {
 	const struct sched_config *cfg;
@@ -209,8 +277,13 @@ struct sim {
 	uint8_t *feasible;
 	float *features;
 	int64_t total_count; /* pods in the classes */
-	size_t *failed_scan; /* per class: the scan it last failed in */
-	size_t scan;
+	/* Per class: how long the release log was when its requests last fitted no node, or
+	 * (size_t)-1. Placements only take room, so until a node in the log after that point
+	 * is checked, the class cannot fit anywhere but there. */
+	size_t *failed_at;
+	uint32_t *released; /* nodes in the order pods left them */
+	size_t nreleased;
+	struct fmemo *memo; /* shared with the rollouts' copy */
 	size_t decisions;
 	struct heap h; /* running pods by finish time */
 	uint32_t *queue[SCHED_QOS_COUNT];
@@ -374,13 +447,69 @@ void sched_features(const struct sched_cluster *cl, const struct sched_pod *p, d
 	}
 }
 
+/* The memo's value of k into *v: 1, or 0 when it holds none. */
+static int fmemo_get(struct fmemo *m, const struct fmemo_key *k, int64_t *v)
+{
+	int hit;
+	struct fmemo_slot *sl = fmemo_find(m, k, &hit);
+	if (hit)
+		*v = sl->v;
+	return hit;
+}
+
+static void fmemo_put(struct fmemo *m, const struct fmemo_key *k, int64_t v)
+{
+	int hit;
+	struct fmemo_slot *sl = fmemo_find(m, k, &hit);
+	sl->k = *k;
+	sl->v = v;
+	if (!hit) {
+		sl->used = 1;
+		m->used++;
+	}
+}
+
+/* sched_frag_node of node i in state st, through the memo. */
+static int64_t node_frag(struct sim *s, uint32_t i, const struct sched_nstate *st)
+{
+	struct fmemo_key k;
+	int64_t v;
+	fmemo_key_of(&k, &s->nodes[i], st, FMEMO_NODE, 0xff);
+	if (!fmemo_get(s->memo, &k, &v)) {
+		v = sched_frag_node(&s->nodes[i], st, s->classes, s->nclasses);
+		fmemo_put(s->memo, &k, v);
+	}
+	return v;
+}
+
+/* sched_dfrag of pod j's candidates through the memo (the same values). */
+static void memo_dfrag(struct sim *s, const struct job *jb, size_t count)
+{
+	int share = jb->pod->ngpu == 1 && jb->pod->milli < SCHED_MILLI;
+	for (size_t i = 0; i < count; i++) {
+		if (!s->feasible[i])
+			continue;
+		struct sched_cand *c = &s->cand[i];
+		const struct sched_nstate *st = &s->state[c->node];
+		struct fmemo_key k;
+		fmemo_key_of(&k, &s->nodes[c->node], st, (uint32_t)jb->cls,
+			     share ? (uint32_t)__builtin_ctz(c->gpu_mask) : 0xff);
+		if (!fmemo_get(s->memo, &k, &c->dfrag)) {
+			struct sched_nstate after = *st;
+			apply(&after, jb->pod, c->gpu_mask, 1);
+			c->dfrag = node_frag(s, c->node, &after) - s->nfrag[c->node];
+			fmemo_put(s->memo, &k, c->dfrag);
+		}
+	}
+}
+
 static void place(struct sim *s, uint32_t j, const struct sched_cand *c, double now)
 {
 	struct job *jb = &s->jobs[j];
 	const struct sched_node *n = &s->nodes[c->node];
 	apply(&s->state[c->node], jb->pod, c->gpu_mask, 1);
 	s->cl.gpu_milli_alloc += (int64_t)jb->pod->ngpu * jb->pod->milli;
-	int64_t f = sched_frag_node(n, &s->state[c->node], s->classes, s->nclasses);
+	int64_t f = node_frag(s, c->node, &s->state[c->node]);
 	s->frag_sum += f - s->nfrag[c->node];
 	s->nfrag[c->node] = f;
 	jb->node = c->node;
@@ -395,12 +524,12 @@ static void place(struct sim *s, uint32_t j, const struct sched_cand *c, double 
 static void release(struct sim *s, uint32_t j)
 {
 	struct job *jb = &s->jobs[j];
-	const struct sched_node *n = &s->nodes[jb->node];
 	apply(&s->state[jb->node], jb->pod, jb->gpu_mask, -1);
 	s->cl.gpu_milli_alloc -= (int64_t)jb->pod->ngpu * jb->pod->milli;
-	int64_t f = sched_frag_node(n, &s->state[jb->node], s->classes, s->nclasses);
+	int64_t f = node_frag(s, jb->node, &s->state[jb->node]);
 	s->frag_sum += f - s->nfrag[jb->node];
 	s->nfrag[jb->node] = f;
+	s->released[s->nreleased++] = jb->node;
 }
 
 /* The fragmented share of the cluster's GPUs now. */
@@ -438,13 +567,16 @@ static void sim_copy(struct sim *d, const struct sim *s, uint32_t j)
 	memcpy(d->state, s->state, nc * sizeof(*s->state));
 	memcpy(d->nfrag, s->nfrag, nc * sizeof(*s->nfrag));
 	memcpy(d->jobs, s->jobs, s->njobs * sizeof(*s->jobs));
-	memcpy(d->failed_scan, s->failed_scan, s->nclasses * sizeof(*s->failed_scan));
+	/* The copy's release log starts empty: a class that failed after the last release
+	 * fails there until a release; one that failed before it is tried afresh. */
+	for (size_t c = 0; c < s->nclasses; c++)
+		d->failed_at[c] = s->failed_at[c] == s->nreleased ? 0 : (size_t)-1;
+	d->nreleased = 0;
 	memcpy(d->h.t, s->h.t, s->h.n * sizeof(*s->h.t));
 	memcpy(d->h.j, s->h.j, s->h.n * sizeof(*s->h.j));
 	d->h.n = s->h.n;
 	d->frag_sum = s->frag_sum;
 	d->cl.gpu_milli_alloc = s->cl.gpu_milli_alloc;
-	d->scan = s->scan;
 	d->next = s->next;
 	d->done = s->done;
 	d->t_prev = s->t_prev;
@@ -545,21 +677,34 @@ static int label(struct sim *s, uint32_t j, double now, const struct sched_decis
 static int try_place(struct sim *s, uint32_t j, double now, char *err, size_t errlen)
 {
 	struct job *jb = &s->jobs[j];
-	if (s->failed_scan[jb->cls] == s->scan)
-		return 0; /* the same requests found no room in this scan */
+	size_t *fa = &s->failed_at[jb->cls];
+	if (*fa != (size_t)-1) {
+		/* The same requests fitted no node then: only a node left since can hold them. */
+		int maybe = 0;
+		for (size_t k = *fa; k < s->nreleased && !maybe; k++) {
+			const struct sched_pod *p = jb->pod;
+			uint32_t n = s->released[k];
+			maybe = sched_fits(&s->nodes[n], &s->state[n], p->cpu, p->mem, p->ngpu,
+					   p->milli, p->spec);
+		}
+		if (!maybe) {
+			*fa = s->nreleased;
+			return 0;
+		}
+	}
 	size_t count, nfeas;
 	if (!(nfeas = sched_candidates(&s->cl, jb->pod, s->cand, s->feasible, &count))) {
-		s->failed_scan[jb->cls] = s->scan;
+		*fa = s->nreleased;
 		return 0;
 	}
+	*fa = (size_t)-1;
 	/* A decision is labelled with probability rate when it is a choice at all. */
 	int lab = 0;
 	if (s->cfg->label && !s->rollout && nfeas >= 2)
 		lab = (double)(sched_splitmix(&s->label_rng) >> 11) * 0x1p-53 < s->cfg->label->rate;
 	unsigned needs = s->policy->needs | (lab ? SCHED_NEED_FEATURES : 0);
 	if (needs & (SCHED_NEED_DFRAG | SCHED_NEED_FEATURES))
-		sched_dfrag(&s->cl, jb->pod, s->classes, s->nclasses, s->nfrag, s->cand,
-			    s->feasible, count);
+		memo_dfrag(s, jb, count);
 	if (needs & SCHED_NEED_FEATURES)
 		sched_features(&s->cl, jb->pod, now - jb->arrival, s->total_count, s->cand, count,
 			       s->features);
@@ -584,7 +729,6 @@ static int try_place(struct sim *s, uint32_t j, double now, char *err, size_t er
 /* One pass over the queue in order at time t, placing every pod that fits now. */
 static int pass(struct sim *s, double t, char *err, size_t errlen)
 {
-	s->scan++;
 	for (int q = 0; q < SCHED_QOS_COUNT; q++) {
 		size_t w = 0;
 		for (size_t i = 0; i < s->qlen[q]; i++) {
@@ -650,7 +794,7 @@ static int by_creation(const void *a, const void *b)
 	const struct job *x = a, *y = b;
 	if (x->pod->creation != y->pod->creation)
 		return x->pod->creation < y->pod->creation ? -1 : 1;
-	return x->pod < y->pod ? -1 : x->pod > y->pod;
+	return x->draw < y->draw ? -1 : x->draw > y->draw;
 }
 
 static int run(struct sim *s, struct sched_result *r, char *err, size_t errlen)
@@ -725,11 +869,12 @@ static int sim_alloc(struct sim *s, size_t nc, size_t npods)
 	s->feasible = malloc(nc * SCHED_MAX_GPUS);
 	s->features = malloc(nc * SCHED_MAX_GPUS * SCHED_FEATURES * sizeof(float));
 	s->jobs = calloc(npods, sizeof(*s->jobs));
-	s->failed_scan = calloc(npods, sizeof(size_t));
+	s->failed_at = calloc(npods, sizeof(size_t));
+	s->released = malloc(npods * sizeof(uint32_t));
 	s->h.t = malloc(npods * sizeof(double));
 	s->h.j = malloc(npods * sizeof(uint32_t));
 	int bad = !s->state || !s->nfrag || !s->cand || !s->feasible || !s->features || !s->jobs ||
-		  !s->failed_scan || !s->h.t || !s->h.j;
+		  !s->failed_at || !s->released || !s->h.t || !s->h.j;
 	for (int q = 0; q < SCHED_QOS_COUNT; q++)
 		bad |= !(s->queue[q] = malloc(npods * sizeof(uint32_t)));
 	return bad ? -1 : 0;
@@ -743,7 +888,8 @@ static void sim_free(struct sim *s)
 	free(s->feasible);
 	free(s->features);
 	free(s->jobs);
-	free(s->failed_scan);
+	free(s->failed_at);
+	free(s->released);
 	free(s->h.t);
 	free(s->h.j);
 	for (int q = 0; q < SCHED_QOS_COUNT; q++)
@@ -772,6 +918,7 @@ static int label_setup(struct sim *s, size_t npods, char *err, size_t errlen)
 	d->nodes = s->nodes;
 	d->classes = s->classes;
 	d->nclasses = s->nclasses;
+	d->memo = s->memo;
 	d->njobs = s->njobs;
 	d->total_count = s->total_count;
 	d->pass_q = -1;
@@ -780,26 +927,59 @@ static int label_setup(struct sim *s, size_t npods, char *err, size_t errlen)
 	return 0;
 }
 
-int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_node *nodes,
-		 size_t nnodes, const struct sched_models *m, const struct sched_config *cfg,
-		 struct sched_policy *p, struct sched_result *r, char *err, size_t errlen)
+/* What a run's setup needs beyond the sim: the node indices and the capacity. */
+struct setup {
+	double cap; /* speed-weighted GPU capacity */
+};
+
+static void sim_release_all(struct sim *s)
 {
-	struct sim s;
-	memset(&s, 0, sizeof(s));
-	memset(r, 0, sizeof(*r));
-	s.cfg = cfg;
-	s.policy = p;
-	s.pass_q = -1;
-	int rc = -1;
-	if (!(cfg->load > 0) || !(cfg->tau > 0) || cfg->max_gap < 0 || nnodes == 0 || npods == 0)
-		return sched_fail(err, errlen,
-				  "bad replay configuration (load, tau, gap, nodes, pods)");
+	free(s->nodes);
+	free(s->classes);
+	sim_free(s);
+	if (s->memo) {
+		free(s->memo->slot);
+		free(s->memo);
+	}
+	if (s->roll) {
+		sim_free(s->roll);
+		free(s->roll);
+	}
+	free(s->ro);
+	free(s->pick);
+	free(s->horizon);
+}
+
+/*
+ * The cluster sampled with cfg->seed, the pods replayed (scheduled in the trace, able to
+ * run on some empty node of it), drawn cfg->inflate times over with replacement when
+ * inflate > 1 (docs/sched.md, "Inflation"), in creation order, their classes and the
+ * nodes' fragmentation. 0, or -1 with err.
+ */
+static int sim_setup(struct sim *s, const struct sched_pod *pods, size_t npods,
+		     const struct sched_node *nodes, size_t nnodes, const struct sched_models *m,
+		     const struct sched_config *cfg, struct sched_result *r, struct setup *su,
+		     char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->pass_q = -1;
+	size_t k_inflate = cfg->inflate > 1 ? cfg->inflate : 1;
+	if (npods > (size_t)UINT32_MAX / k_inflate)
+		return sched_fail(err, errlen, "too many pods to inflate %zu times", k_inflate);
+	size_t cap_jobs = npods * k_inflate;
 	/* The cluster: nodes_count of the list, drawn without replacement, in list order. */
 	size_t nc = cfg->nodes_count && cfg->nodes_count < nnodes ? cfg->nodes_count : nnodes;
 	size_t *idx = malloc(nnodes * sizeof(size_t));
-	s.nodes = malloc(nc * sizeof(*s.nodes));
-	s.classes = calloc(npods, sizeof(*s.classes));
-	if (!idx || !s.nodes || !s.classes || sim_alloc(&s, nc, npods)) {
+	const struct sched_pod **base = malloc(npods * sizeof(*base));
+	s->nodes = malloc(nc * sizeof(*s->nodes));
+	s->classes = calloc(npods, sizeof(*s->classes));
+	s->memo = calloc(1, sizeof(*s->memo));
+	if (s->memo)
+		s->memo->slot = calloc((size_t)1 << FMEMO_BITS, sizeof(*s->memo->slot));
+	int rc = -1;
+	if (!idx || !base || !s->nodes || !s->classes || !s->memo || !s->memo->slot ||
+	    sim_alloc(s, nc, cap_jobs)) {
 		sched_fail(err, errlen, "out of memory");
 		goto out;
 	}
@@ -819,35 +999,36 @@ int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_
 			idx[k] = idx[k - 1];
 			idx[k - 1] = t;
 		}
-	s.cl.nodes = s.nodes;
-	s.cl.state = s.state;
-	s.cl.count = nc;
-	s.cl.models = m;
-	double cap = 0;
+	s->cl.nodes = s->nodes;
+	s->cl.state = s->state;
+	s->cl.count = nc;
+	s->cl.models = m;
+	su->cap = 0;
 	for (size_t i = 0; i < nc; i++) {
 		const struct sched_node *nd = &nodes[idx[i]];
-		s.nodes[i] = *nd;
-		s.state[i].cpu_free = nd->cpu;
-		s.state[i].mem_free = nd->mem;
+		s->nodes[i] = *nd;
+		s->state[i].cpu_free = nd->cpu;
+		s->state[i].mem_free = nd->mem;
 		for (int g = 0; g < nd->ngpu; g++)
-			s.state[i].gpu_free[g] = SCHED_MILLI;
-		s.cl.gpu_milli_total += (int64_t)nd->ngpu * SCHED_MILLI;
-		if (nd->cpu > s.cl.cpu_max)
-			s.cl.cpu_max = nd->cpu;
-		if (nd->mem > s.cl.mem_max)
-			s.cl.mem_max = nd->mem;
-		if (nd->ngpu > s.cl.gpu_max)
-			s.cl.gpu_max = nd->ngpu;
+			s->state[i].gpu_free[g] = SCHED_MILLI;
+		s->cl.gpu_milli_total += (int64_t)nd->ngpu * SCHED_MILLI;
+		if (nd->cpu > s->cl.cpu_max)
+			s->cl.cpu_max = nd->cpu;
+		if (nd->mem > s->cl.mem_max)
+			s->cl.mem_max = nd->mem;
+		if (nd->ngpu > s->cl.gpu_max)
+			s->cl.gpu_max = nd->ngpu;
 		if (nd->ngpu)
-			cap += nd->ngpu * m->speed[nd->model];
+			su->cap += nd->ngpu * m->speed[nd->model];
 		r->gpus += (size_t)nd->ngpu;
 	}
 	r->nodes = nc;
-	if (cap <= 0) {
+	if (su->cap <= 0) {
 		sched_fail(err, errlen, "the sampled cluster has no GPU: no GPU load to aim at");
 		goto out;
 	}
 	/* The pods replayed: scheduled in the trace, and able to run on some empty node. */
+	size_t nbase = 0;
 	for (size_t i = 0; i < npods; i++) {
 		const struct sched_pod *pd = &pods[i];
 		if (pd->scheduled < 0) {
@@ -856,58 +1037,152 @@ int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_
 		}
 		int ok = 0;
 		for (size_t k = 0; k < nc && !ok; k++) {
-			struct sched_nstate empty = {s.nodes[k].cpu, s.nodes[k].mem, {0}};
-			for (int g = 0; g < s.nodes[k].ngpu; g++)
+			struct sched_nstate empty = {s->nodes[k].cpu, s->nodes[k].mem, {0}};
+			for (int g = 0; g < s->nodes[k].ngpu; g++)
 				empty.gpu_free[g] = SCHED_MILLI;
-			ok = sched_fits(&s.nodes[k], &empty, pd->cpu, pd->mem, pd->ngpu, pd->milli,
+			ok = sched_fits(&s->nodes[k], &empty, pd->cpu, pd->mem, pd->ngpu, pd->milli,
 					pd->spec);
 		}
 		if (!ok) {
 			r->unplaceable++;
 			continue;
 		}
-		s.jobs[s.njobs].pod = pd;
-		s.jobs[s.njobs].dref = (double)(pd->deletion - pd->scheduled);
-		s.njobs++;
+		base[nbase++] = pd;
 	}
-	r->pods = s.njobs;
-	if (s.njobs < 2) {
+	if (nbase < 2) {
 		sched_fail(err, errlen, "%zu pods to replay (%zu never scheduled, %zu fit no node)",
-			   s.njobs, r->never_scheduled, r->unplaceable);
+			   nbase, r->never_scheduled, r->unplaceable);
 		goto out;
 	}
-	qsort(s.jobs, s.njobs, sizeof(*s.jobs), by_creation);
+	/* Inflated: k_inflate x nbase draws with replacement (a generator of its own, so the
+	 * cluster and the random policy draw as without inflation). */
+	uint64_t drng = cfg->seed ^ 0x1f1a7ed0d4a3500full;
+	size_t nj = k_inflate > 1 ? k_inflate * nbase : nbase;
+	for (size_t i = 0; i < nj; i++) {
+		const struct sched_pod *pd =
+		    k_inflate > 1 ? base[sched_splitmix(&drng) % nbase] : base[i];
+		s->jobs[i].pod = pd;
+		s->jobs[i].dref = (double)(pd->deletion - pd->scheduled);
+		s->jobs[i].draw = (uint32_t)i;
+	}
+	s->njobs = nj;
+	r->pods = nj;
+	qsort(s->jobs, s->njobs, sizeof(*s->jobs), by_creation);
 	/* The target workload of FGD: the classes of the replayed pods, by count. */
-	for (size_t i = 0; i < s.njobs; i++) {
-		s.jobs[i].cls = class_of(&s, s.jobs[i].pod);
-		s.classes[s.jobs[i].cls].count++;
+	for (size_t i = 0; i < s->njobs; i++) {
+		s->jobs[i].cls = class_of(s, s->jobs[i].pod);
+		s->classes[s->jobs[i].cls].count++;
 	}
-	s.total_count = (int64_t)s.njobs;
-	for (size_t i = 0; i < s.njobs; i++)
-		s.failed_scan[i] = (size_t)-1;
+	s->total_count = (int64_t)s->njobs;
+	for (size_t i = 0; i < s->njobs; i++)
+		s->failed_at[i] = (size_t)-1;
 	for (size_t i = 0; i < nc; i++) {
-		s.nfrag[i] = sched_frag_node(&s.nodes[i], &s.state[i], s.classes, s.nclasses);
-		s.frag_sum += s.nfrag[i];
+		s->nfrag[i] = sched_frag_node(&s->nodes[i], &s->state[i], s->classes, s->nclasses);
+		s->frag_sum += s->nfrag[i];
 	}
-	if (compress(s.jobs, s.njobs, cfg, cap, r, err, errlen))
-		goto out;
-	if (cfg->label && label_setup(&s, npods, err, errlen))
-		goto out;
-	p->rng = cfg->seed ^ 0x7a11d0c0ffee0001ull;
-	rc = run(&s, r, err, errlen);
-	if (rc)
-		sched_result_free(r);
+	rc = 0;
 out:
 	free(idx);
-	free(s.nodes);
-	free(s.classes);
-	sim_free(&s);
-	if (s.roll) {
-		sim_free(s.roll);
-		free(s.roll);
-	}
-	free(s.ro);
-	free(s.pick);
-	free(s.horizon);
+	free(base);
 	return rc;
+}
+
+int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_node *nodes,
+		 size_t nnodes, const struct sched_models *m, const struct sched_config *cfg,
+		 struct sched_policy *p, struct sched_result *r, char *err, size_t errlen)
+{
+	struct sim s;
+	struct setup su;
+	memset(r, 0, sizeof(*r));
+	if (!(cfg->load > 0) || !(cfg->tau > 0) || cfg->max_gap < 0 || nnodes == 0 || npods == 0)
+		return sched_fail(err, errlen,
+				  "bad replay configuration (load, tau, gap, nodes, pods)");
+	int rc = sim_setup(&s, pods, npods, nodes, nnodes, m, cfg, r, &su, err, errlen);
+	s.policy = p;
+	if (rc == 0)
+		rc = compress(s.jobs, s.njobs, cfg, su.cap, r, err, errlen);
+	if (rc == 0 && cfg->label)
+		rc = label_setup(&s, s.njobs, err, errlen);
+	if (rc == 0) {
+		p->rng = cfg->seed ^ 0x7a11d0c0ffee0001ull;
+		rc = run(&s, r, err, errlen);
+		if (rc)
+			sched_result_free(r);
+	}
+	sim_release_all(&s);
+	return rc;
+}
+
+int sched_saturate(const struct sched_pod *pods, size_t npods, const struct sched_node *nodes,
+		   size_t nnodes, const struct sched_models *m, const struct sched_config *cfg,
+		   double max_demand, size_t points, struct sched_policy *p,
+		   struct sched_saturation *out, char *err, size_t errlen)
+{
+	struct sim s;
+	struct setup su;
+	struct sched_result r;
+	memset(&r, 0, sizeof(r));
+	memset(out, 0, sizeof(*out));
+	if (!(max_demand > 0 && max_demand <= 10) || points < 1 || nnodes == 0 || npods == 0 ||
+	    cfg->label)
+		return sched_fail(err, errlen, "bad saturation configuration (demand, points)");
+	int rc = sim_setup(&s, pods, npods, nodes, nnodes, m, cfg, &r, &su, err, errlen);
+	s.policy = p;
+	out->nodes = r.nodes;
+	out->gpus = r.gpus;
+	out->points = points;
+	out->unalloc = calloc(points, sizeof(double));
+	out->frag = calloc(points, sizeof(double));
+	out->failed = calloc(points, sizeof(double));
+	if (rc == 0 && (!out->unalloc || !out->frag || !out->failed))
+		rc = sched_fail(err, errlen, "out of memory");
+	p->rng = cfg->seed ^ 0x7a11d0c0ffee0001ull;
+	double gpus = (double)s.cl.gpu_milli_total / SCHED_MILLI, arrived = 0, failed = 0;
+	size_t k = 0;
+	for (size_t j = 0; rc == 0 && j < s.njobs && k < points; j++) {
+		/* No departures: each pod is placed when it arrives, or fails (not queued). */
+		const struct sched_pod *pd = s.jobs[j].pod;
+		double g = (double)pd->ngpu * pd->milli / SCHED_MILLI;
+		int pr = try_place(&s, (uint32_t)j, 0.0, err, errlen);
+		if (pr < 0) {
+			rc = -1;
+			break;
+		}
+		out->arrived_pods++;
+		if (pr == 0) {
+			out->failed_pods++;
+			failed += g;
+		}
+		arrived += g;
+		/* Every grid point of arrived demand (point i at max_demand (i+1) / points) this
+		 * pod reached gets the state after it. */
+		while (k < points &&
+		       arrived >= max_demand * (double)(k + 1) / (double)points * gpus) {
+			out->unalloc[k] =
+			    1.0 - (double)s.cl.gpu_milli_alloc / (double)s.cl.gpu_milli_total;
+			out->frag[k] = frag_share(&s);
+			out->failed[k] = failed / gpus;
+			k++;
+		}
+	}
+	out->reached = k;
+	out->decisions = s.decisions;
+	if (rc == 0 && k < points)
+		rc = sched_fail(
+		    err, errlen,
+		    "the inflated workload (%zu pods) brought %.3g of the cluster's GPUs, "
+		    "not %.3g: inflate it more",
+		    s.njobs, arrived / gpus, max_demand);
+	if (rc)
+		sched_saturation_free(out);
+	sim_release_all(&s);
+	return rc;
+}
+
+void sched_saturation_free(struct sched_saturation *s)
+{
+	free(s->unalloc);
+	free(s->frag);
+	free(s->failed);
+	s->unalloc = s->frag = s->failed = NULL;
 }

@@ -223,14 +223,26 @@ struct sched_neural {
 	void *arg;
 	const struct sched_fp32 *fp32; /* may be NULL */
 	/* Decisions compared; the same node chosen by int8 and by fp32 on the int8 grid's
-	 * inputs (what it was trained on), and on the raw float features. */
-	size_t compared, agree, agree_raw;
-	int8_t *q;
-	int32_t *scores;
+	 * inputs (what it was trained on), and on the raw float features (compared_raw: only
+	 * decisions of at most SCHED_RAW_MAX_ROWS distinct int8 rows). */
+	size_t compared, agree, compared_raw, agree_raw;
+	int8_t *q, *uq;  /* the rows, the distinct ones */
+	int32_t *scores; /* of the distinct rows */
+	uint32_t *first, *row_of, *table;
+	float *fscores, xf[SCHED_FEATURES];
+	uint8_t *mask;      /* the candidates the network ranks (feasible, shortlisted) */
+	void *block;        /* where the buffers above are carved from */
+	uint8_t ones[1024]; /* feasibility of the distinct rows scored, a call at a time */
 	size_t cap;
 	char err[SCHED_ERR_LEN]; /* why choose() returned SCHED_CHOOSE_FAILED */
 };
 void sched_neural_free(struct sched_neural *n);
+#define SCHED_RAW_MAX_ROWS 64
+/* When more than SCHED_SHORTLIST_MAX nodes can take the pod, the network ranks a shortlist:
+ * of each node kind (GPU model and count) the SCHED_SHORTLIST_KIND candidates with the
+ * smallest FGD change. */
+#define SCHED_SHORTLIST_MAX  64
+#define SCHED_SHORTLIST_KIND 4
 
 /* What choose() returns when the policy failed (the replay stops with its error). */
 #define SCHED_CHOOSE_FAILED (-2)
@@ -240,10 +252,10 @@ void sched_neural_free(struct sched_neural *n);
 enum sched_part { SCHED_PART_ALL, SCHED_PART_TRAIN, SCHED_PART_SELECT, SCHED_PART_EVAL };
 /* "all", "train", "select", "eval"; -1 for another name. */
 int sched_part_parse(const char *name);
-/* The part of the pod on data row `row` (0: the first row after the header): row mod 10
- * in 0..5 train, 6..7 select, 8..9 eval (docs/sched.md). */
-int sched_part_of(size_t row);
-/* Keeps the pods of one part, in order (in place); returns how many are left. */
+/* The part of the row-th of count pods in creation order (ties in file order): the
+ * earliest 60% train, the next 20% select, the latest 20% eval (docs/sched.md). */
+int sched_part_of(size_t row, size_t count);
+/* Keeps the pods of one part, in creation order (in place); returns how many are left. */
 size_t sched_pods_part(struct sched_pod *pods, size_t count, int part);
 
 /* ---- Labels from lookahead rollouts ------------------------------------------------------- */
@@ -275,7 +287,10 @@ struct sched_label_config {
 struct sched_config {
 	size_t nodes_count; /* sampled; 0 or >= the list: all */
 	uint64_t seed;
-	double load;      /* target GPU load in the arrival window */
+	double load; /* target GPU load in the arrival window */
+	/* > 1: the replayed pods drawn inflate times over with replacement (docs/sched.md,
+	 * "Inflation"), so that a large cluster sees a load the trace alone cannot offer. */
+	size_t inflate;
 	double max_gap;   /* trace inter-arrival gaps are capped at this (s); 0: no cap */
 	double tau;       /* bounded slowdown's threshold (s) */
 	int qos_priority; /* queue ordered by QoS class, then arrival */
@@ -313,6 +328,26 @@ void sched_result_free(struct sched_result *r);
 int sched_replay(const struct sched_pod *pods, size_t npods, const struct sched_node *nodes,
 		 size_t nnodes, const struct sched_models *m, const struct sched_config *c,
 		 struct sched_policy *p, struct sched_result *r, char *err, size_t errlen);
+
+/* ---- The saturation experiment (FGD's, ATC'23) -------------------------------------------- */
+
+/* The cluster after each step of arrived GPU demand: pods arrive in creation order (the
+ * inflated workload of cfg->inflate), none leaves, each is placed at once or fails. Point
+ * k is the state when the arrived demand first reaches max_demand (k + 1) / points of the
+ * cluster's GPUs; shares are of the cluster's GPUs. */
+struct sched_saturation {
+	size_t nodes, gpus, points, reached;
+	size_t arrived_pods, failed_pods, decisions;
+	double *unalloc; /* GPUs left unallocated */
+	double *frag;    /* fragmented GPUs, F(M) */
+	double *failed;  /* GPU demand of the pods that failed so far */
+};
+/* 0, or non-zero with err (a workload too small for max_demand: inflate it more). */
+int sched_saturate(const struct sched_pod *pods, size_t npods, const struct sched_node *nodes,
+		   size_t nnodes, const struct sched_models *m, const struct sched_config *cfg,
+		   double max_demand, size_t points, struct sched_policy *p,
+		   struct sched_saturation *out, char *err, size_t errlen);
+void sched_saturation_free(struct sched_saturation *s);
 
 /* ---- One decision from outside a replay (quire sched place) ---------------------------- */
 

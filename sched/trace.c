@@ -437,21 +437,32 @@ int sched_part_parse(const char *name)
 	return -1;
 }
 
-/* Interleaved, not by time: each part spans the whole trace (its quiet weeks, its busy
- * month, its long pods) and the parts are disjoint. */
-int sched_part_of(size_t row)
+/* By time: the rows in creation order, the earliest 60% train, the next 20% select, the
+ * latest 20% eval; a part's cut depends on the row count only, never on a later row's
+ * content. */
+int sched_part_of(size_t row, size_t count)
 {
-	size_t r = row % 10;
-	return r < 6 ? SCHED_PART_TRAIN : r < 8 ? SCHED_PART_SELECT : SCHED_PART_EVAL;
+	return row < count * 6 / 10   ? SCHED_PART_TRAIN
+	       : row < count * 8 / 10 ? SCHED_PART_SELECT
+				      : SCHED_PART_EVAL;
+}
+
+static int by_creation_then_line(const void *a, const void *b)
+{
+	const struct sched_pod *x = a, *y = b;
+	if (x->creation != y->creation)
+		return x->creation < y->creation ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
 }
 
 size_t sched_pods_part(struct sched_pod *pods, size_t count, int part)
 {
 	if (part == SCHED_PART_ALL)
 		return count;
+	qsort(pods, count, sizeof(*pods), by_creation_then_line);
 	size_t n = 0;
 	for (size_t i = 0; i < count; i++)
-		if (sched_part_of(i) == part)
+		if (sched_part_of(i, count) == part)
 			pods[n++] = pods[i];
 	return n;
 }

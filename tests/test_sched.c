@@ -459,28 +459,64 @@ static void test_replay_by_hand(void **state)
 	}
 }
 
-/* The parts: data row mod 10, 0-5 train, 6-7 select, 8-9 eval; disjoint and complete. */
+/* The parts by time: the earliest 60% train, the next 20% select, the latest 20% eval, of
+ * the pods in creation order (ties in file order) whatever the file's order; disjoint and
+ * complete; and a part's pods do not depend on what the later rows hold. */
 static void test_parts(void **state)
 {
 	(void)state;
 	assert_int_equal(sched_part_parse("eval"), SCHED_PART_EVAL);
 	assert_int_equal(sched_part_parse("test"), -1);
-	assert_int_equal(sched_part_of(0), SCHED_PART_TRAIN);
-	assert_int_equal(sched_part_of(5), SCHED_PART_TRAIN);
-	assert_int_equal(sched_part_of(6), SCHED_PART_SELECT);
-	assert_int_equal(sched_part_of(17), SCHED_PART_SELECT);
-	assert_int_equal(sched_part_of(18), SCHED_PART_EVAL);
+	assert_int_equal(sched_part_of(0, 25), SCHED_PART_TRAIN);
+	assert_int_equal(sched_part_of(14, 25), SCHED_PART_TRAIN);
+	assert_int_equal(sched_part_of(15, 25), SCHED_PART_SELECT);
+	assert_int_equal(sched_part_of(19, 25), SCHED_PART_SELECT);
+	assert_int_equal(sched_part_of(20, 25), SCHED_PART_EVAL);
+	assert_int_equal(sched_part_of(24, 25), SCHED_PART_EVAL);
 	struct sched_pod pods[25];
 	size_t total = 0;
 	for (int part = SCHED_PART_TRAIN; part <= SCHED_PART_EVAL; part++) {
-		for (int i = 0; i < 25; i++)
-			pods[i].line = i;
+		/* File order reversed in time, two pods per creation time. */
+		for (int i = 0; i < 25; i++) {
+			memset(&pods[i], 0, sizeof(pods[i]));
+			pods[i].line = i + 2;
+			pods[i].creation = (25 - i) / 2;
+			pods[i].cpu = 1000;
+		}
 		size_t n = sched_pods_part(pods, 25, part);
-		for (size_t i = 0; i < n; i++)
-			assert_int_equal(sched_part_of((size_t)pods[i].line), part);
+		for (size_t i = 0; i < n; i++) {
+			/* Rank in time: creation, then line. */
+			size_t rank = 0;
+			for (int k = 0; k < 25; k++) {
+				int64_t c = (25 - k) / 2;
+				rank += c < pods[i].creation ||
+					(c == pods[i].creation && k + 2 < pods[i].line);
+			}
+			assert_int_equal(sched_part_of(rank, 25), part);
+			assert_true(i == 0 || pods[i - 1].creation <= pods[i].creation);
+		}
 		total += n;
 	}
 	assert_int_equal(total, 25);
+	/* The train and select pods are the same whatever the eval rows hold. */
+	struct sched_pod a[25], b[25];
+	for (int i = 0; i < 25; i++) {
+		memset(&a[i], 0, sizeof(a[i]));
+		a[i].line = i + 2;
+		a[i].creation = i;
+		a[i].cpu = 1000 + i;
+		b[i] = a[i];
+		if (i >= 20)
+			b[i].cpu = 7, b[i].creation = 1000000 + i;
+	}
+	for (int part = SCHED_PART_TRAIN; part <= SCHED_PART_SELECT; part++) {
+		struct sched_pod x[25], y[25];
+		memcpy(x, a, sizeof(a));
+		memcpy(y, b, sizeof(b));
+		size_t nx = sched_pods_part(x, 25, part), ny = sched_pods_part(y, 25, part);
+		assert_int_equal(nx, ny);
+		assert_memory_equal(x, y, nx * sizeof(*x));
+	}
 }
 
 struct label_log {
@@ -755,6 +791,57 @@ static void test_neural_golden(void **state)
 	unlink(path);
 }
 
+/* A scorer for the shortlist test: a row's score is its fragmentation feature. */
+static int score_by_dfrag(void *arg, const int8_t *q, const uint8_t *feasible, size_t count,
+			  int32_t *scores, char *err, size_t errlen)
+{
+	(void)arg, (void)feasible, (void)err, (void)errlen;
+	for (size_t i = 0; i < count; i++)
+		scores[i] = q[i * SCHED_FEATURES + SCHED_F_DFRAG];
+	return 0;
+}
+
+/* More than 64 nodes able to take the pod: the network ranks, of each node kind (GPU model
+ * and count), the 4 candidates with the smallest FGD change (lowest index first); on 64
+ * nodes or fewer, every candidate. */
+static void test_neural_shortlist(void **state)
+{
+	(void)state;
+	enum { N = 80 };
+	static struct sched_node nodes[N];
+	static struct sched_cand cand[N];
+	static uint8_t feas[N];
+	static float feat[N * SCHED_FEATURES];
+	for (int i = 0; i < N; i++) {
+		/* Kind A: nodes 0-39, model 0, 8 GPUs; kind B: 40-79, model 1, 2 GPUs. */
+		nodes[i] =
+		    (struct sched_node){"n", 64000, 1 << 20, i < 40 ? 8 : 2, i < 40 ? 0 : 1, 0};
+		cand[i] = (struct sched_cand){(uint32_t)i, 1, i % 7};
+		feas[i] = 1;
+		feat[i * SCHED_FEATURES + SCHED_F_DFRAG] = (float)i / 127.0f;
+	}
+	struct sched_cluster cl = {nodes, NULL, N, NULL, 0, 0, 0, 0, 0};
+	struct sched_neural nn;
+	memset(&nn, 0, sizeof(nn));
+	nn.score = score_by_dfrag;
+	struct sched_policy p;
+	assert_int_equal(sched_policy_get("neural", &p), 0);
+	p.state = &nn;
+	struct sched_decision d = {&cl, NULL, 0, 0, N, cand, feas, feat};
+	/* Kind A keeps 0, 7, 14, 21 (dfrag 0), kind B 42, 49, 56, 63: the best score is 63's. */
+	assert_int_equal(p.choose(&p, &d), 63);
+	/* 64 nodes: no shortlist, the best score of all. */
+	d.count = 64;
+	assert_int_equal(p.choose(&p, &d), 63);
+	d.count = 60;
+	assert_int_equal(p.choose(&p, &d), 59);
+	/* 65 nodes, but only 64 of them feasible: no shortlist. */
+	d.count = 65;
+	feas[3] = 0;
+	assert_int_equal(p.choose(&p, &d), 64);
+	sched_neural_free(&nn);
+}
+
 /* Model files that are missing, truncated, for another feature count, or corrupt. */
 static void test_model_errors(void **state)
 {
@@ -857,15 +944,15 @@ static void test_quantize_features(void **state)
 	(void)state;
 	/* Each feature times its gain, rounded half to even, saturated to int8. */
 	float f[2 * SCHED_FEATURES] = {0};
-	f[SCHED_F_CPU_FREE] = 0.5f;                                    /* 63.5 -> 64 (even) */
-	f[SCHED_F_MEM_FREE] = 0.25f;                                   /* 31.75 -> 32 */
-	f[SCHED_F_GPU_FREE] = 0.75f;                                   /* 95.25 -> 95 */
-	f[SCHED_F_NODE_GPUS] = 1.0f;                                   /* 127 */
-	f[SCHED_F_SPEED] = 3.0f;                                       /* 381 -> 127 */
-	f[SCHED_F_REQ_CPU] = 0.125f;                                   /* gain 508: 63.5 -> 64 */
-	f[SCHED_F_REQ_MEM] = 0.5f;                                     /* 254 -> 127 */
-	f[SCHED_F_REQ_GPU] = -1.0f;                                    /* -508 -> -128 */
-	f[SCHED_FEATURES + SCHED_F_CPU_FREE] = 0.5f / 127.0f * 125.0f; /* second row: 62.5 -> 62 */
+	f[SCHED_F_CPU_FREE] = 0.5f;                                 /* 63.5 -> 64 (even) */
+	f[SCHED_F_MEM_FREE] = 0.25f;                                /* 31.75 -> 32 */
+	f[SCHED_F_GPU_FREE] = 0.75f;                                /* 95.25 -> 95 */
+	f[SCHED_F_NODE_GPUS] = 1.0f;                                /* 127 */
+	f[SCHED_F_SPEED] = 3.0f;                                    /* 381 -> 127 */
+	f[SCHED_F_REQ_CPU] = 0.125f;                                /* gain 508: 63.5 -> 64 */
+	f[SCHED_F_REQ_MEM] = 0.5f;                                  /* 254 -> 127 */
+	f[SCHED_F_REQ_GPU] = -1.0f;                                 /* -508 -> -128 */
+	f[SCHED_FEATURES + SCHED_F_DFRAG] = 0.5f / 127.0f * 125.0f; /* second row: 62.5 -> 62 */
 	int8_t want[2 * SCHED_FEATURES] = {0};
 	want[SCHED_F_CPU_FREE] = 64;
 	want[SCHED_F_MEM_FREE] = 32;
@@ -875,7 +962,7 @@ static void test_quantize_features(void **state)
 	want[SCHED_F_REQ_CPU] = 64;
 	want[SCHED_F_REQ_MEM] = 127;
 	want[SCHED_F_REQ_GPU] = -128;
-	want[SCHED_FEATURES + SCHED_F_CPU_FREE] = 62;
+	want[SCHED_FEATURES + SCHED_F_DFRAG] = 62;
 	int8_t q[2 * SCHED_FEATURES];
 	sched_quantize_features(f, 2, q);
 	assert_memory_equal(q, want, sizeof(want));
@@ -884,13 +971,21 @@ static void test_quantize_features(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_frag_measure),  cmocka_unit_test(test_policies_choose),
-	    cmocka_unit_test(test_jain),          cmocka_unit_test(test_models),
-	    cmocka_unit_test(test_bad_pods),      cmocka_unit_test(test_bad_nodes),
-	    cmocka_unit_test(test_replay),        cmocka_unit_test(test_replay_by_hand),
-	    cmocka_unit_test(test_parts),         cmocka_unit_test(test_rollouts_by_hand),
-	    cmocka_unit_test(test_neural_golden), cmocka_unit_test(test_model_errors),
-	    cmocka_unit_test(test_fp32_file),     cmocka_unit_test(test_quantize_features),
+	    cmocka_unit_test(test_frag_measure),
+	    cmocka_unit_test(test_policies_choose),
+	    cmocka_unit_test(test_jain),
+	    cmocka_unit_test(test_models),
+	    cmocka_unit_test(test_bad_pods),
+	    cmocka_unit_test(test_bad_nodes),
+	    cmocka_unit_test(test_replay),
+	    cmocka_unit_test(test_replay_by_hand),
+	    cmocka_unit_test(test_parts),
+	    cmocka_unit_test(test_neural_shortlist),
+	    cmocka_unit_test(test_rollouts_by_hand),
+	    cmocka_unit_test(test_neural_golden),
+	    cmocka_unit_test(test_model_errors),
+	    cmocka_unit_test(test_fp32_file),
+	    cmocka_unit_test(test_quantize_features),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

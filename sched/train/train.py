@@ -6,7 +6,7 @@ Behaviour cloning of lookahead rollouts: each decision of the dataset (`quire sc
 dataset`, train part of the trace) is labelled with its best rolled-out candidate; one MLP
 scores every candidate, a softmax over the decision's feasible candidates is fitted to the
 label. Several candidates (training runs x label settings x epochs) are quantized to int8
-and replayed by `quire sched replay --part select`; one within the fragmentation bound whose
+and replayed by `quire sched replay` on the select part's file (`quire sched split`); one within the fragmentation bound whose
 int8 and fp32 choices differ too often is fine-tuned quantization-aware (qat()) and replayed
 again. The best is written as the model image (QMLP) and its fp32 reference.
 Deterministic: fixed seeds, one thread, deterministic algorithms; the same dataset gives
@@ -29,8 +29,8 @@ import dataset
 # One hidden layer: with two (17-64-32-1, the first shipped model) the second layer's 7-bit
 # activations reorder near-tied candidates and int8/fp32 agreement stayed under 99%.
 HIDDEN = (128,)  # 17-128-1: 2,304 weights, 2,304 MACs per candidate
-EPOCHS = (5, 10, 15, 20, 25, 30)  # checkpoints considered for selection
-RUNS = 5  # training runs per label setting; run r of setting k is seeded --seed + r + k
+EPOCHS = (10, 20)  # checkpoints considered for selection
+RUNS = 2  # training runs per label setting; run r of setting k is seeded --seed + r + k
 BATCH = 32  # decisions per step
 LR = 2e-3
 # Quantization-aware fine-tuning (qat()): epochs, learning rate, the weight of the hinge
@@ -303,7 +303,7 @@ def replay_select(args, model, out):
     the % of the neural policy's decisions where int8 and fp32 choose the same node, per
     load."""
     cmd = [args.quire, "sched", "replay", "--pods", args.pods, "--nodes", args.nodes,
-           "--part", "select", "--policy", "fgd,neural", "--model-file", model + ".qmlp",
+           "--policy", "fgd,neural", "--model-file", model + ".qmlp",
            "--fp32-file", model + ".fp32", "--load", SELECT_LOADS, "--seed", SELECT_SEEDS,
            "--quiet", "--no-plot", "--out", out]
     text = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
@@ -319,7 +319,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", required=True, help="dataset of the train part")
     ap.add_argument("--quire", required=True, help="the quire CLI")
-    ap.add_argument("--pods", required=True)
+    ap.add_argument("--pods", required=True, help="the select part's pods file")
     ap.add_argument("--nodes", required=True)
     ap.add_argument("--work", required=True, help="scratch directory")
     ap.add_argument("--out", required=True, help="directory of sched.qmlp, sched.fp32")

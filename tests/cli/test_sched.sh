@@ -118,5 +118,66 @@ assert all(x.feasible[x.base] and x.rolled[x.base] for x in d); print(len(d))" "
 		ko "sched dataset: wrote $n, read back '$got'"
 fi
 expect "dataset needs --out" 2 "are required" -- $DS
+
+# The split by time: 60/20/20 of the rows in creation order, disjoint and complete, each
+# file in creation order; a part's file is the same whatever the eval rows hold; and the
+# replay of --part eval is the replay of eval.csv.
+expect "split" 0 "eval.csv: 80 pods" -- "$Q" sched split --pods $D/pods-slice.csv --out "$T/sp"
+body() { tail -n +2 "$1"; }
+ct() { body "$1" | cut -d, -f9; }
+if [ "$(body "$T/sp/train.csv" | wc -l)" -eq 240 ] && [ "$(body "$T/sp/select.csv" | wc -l)" -eq 80 ] &&
+	[ "$(cat "$T/sp/train.csv" "$T/sp/select.csv" "$T/sp/eval.csv" | grep -v '^name,' | sort)" = \
+		"$(body $D/pods-slice.csv | sort)" ]; then
+	ok "split: 240, 80, 80 rows, together the file's"
+else
+	ko "split: parts are not 60/20/20 of the file's rows"
+fi
+[ "$(ct "$T/sp/train.csv"; ct "$T/sp/select.csv"; ct "$T/sp/eval.csv")" = "$(ct $D/pods-slice.csv | sort -n)" ] &&
+	ok "split: the parts follow each other in time" || ko "split: parts overlap in time"
+# Planted: every eval row changed (CPU and duration) leaves train.csv and select.csv as they were.
+last=$(ct "$T/sp/eval.csv" | head -1)
+awk -F, -v OFS=, -v last="$last" 'NR > 1 && $9 >= last { $2 = 1000; if ($11 + 0 > 0) $10 = $11 + 5 } { print }' \
+	$D/pods-slice.csv >"$T/planted.csv"
+"$Q" sched split --pods "$T/planted.csv" --parts train,select --out "$T/sp2" >/dev/null 2>&1
+if cmp -s "$T/sp/train.csv" "$T/sp2/train.csv" && cmp -s "$T/sp/select.csv" "$T/sp2/select.csv" &&
+	[ ! -e "$T/sp2/eval.csv" ] && ! cmp -s $D/pods-slice.csv "$T/planted.csv"; then
+	ok "split: train and select do not depend on the eval rows; --parts writes no eval.csv"
+else
+	ko "split: the eval rows changed train.csv or select.csv, or eval.csv was written"
+fi
+$R --part eval --policy fgd,random --seed 2 --out "$T/pe" --no-plot >/dev/null 2>&1
+$R --pods "$T/sp/eval.csv" --policy fgd,random --seed 2 --out "$T/fe" --no-plot >/dev/null 2>&1
+[ -s "$T/pe/runs.csv" ] && [ "$(rows "$T/pe")" = "$(rows "$T/fe")" ] &&
+	ok "--part eval replays as eval.csv" || ko "--part eval and eval.csv differ"
+expect "split: bad part" 2 "bad part 'test'" -- "$Q" sched split --pods $D/pods-slice.csv --parts test --out "$T/sp3"
+expect "split: malformed row" 1 "bad.csv:6:" -- "$Q" sched split --pods "$T/bad.csv" --out "$T/sp3"
+# make sched-train gives its steps the train and select files only: the pods file itself
+# reaches nothing but `quire sched split --parts train,select`.
+if command -v make >/dev/null 2>&1; then
+	recipe=$(make -n sched-train BUILD="$T/mk" 2>/dev/null)
+	if printf '%s' "$recipe" | grep -q "sched split --pods .*pods.csv --parts train,select" &&
+		[ "$(printf '%s\n' "$recipe" | grep -c 'pods\.csv')" -eq 1 ] &&
+		! printf '%s' "$recipe" | grep -q "eval"; then
+		ok "sched-train: only the split reads pods.csv, and no eval part"
+	else
+		ko "sched-train's recipe reads pods.csv or an eval part: $recipe"
+	fi
+fi
+
+# Inflation: K draws per pod, per seed; the saturation experiment's table, CSV and plot.
+expect "inflate: 3 x the pods" 0 "1161 pods replayed" -- $R --inflate 3 --policy fgd --load 0.9 --out "$T/inf" --no-plot
+expect "bad inflate" 2 "bad --inflate" -- $R --inflate 0
+expect "saturate" 0 "unallocated GPUs" -- $R --saturate 1.2 --policy fgd,first-fit,neural --seed 1,2 --out "$T/sat"
+n=$(grep -c '^fgd,' "$T/sat/saturate.csv" 2>/dev/null)
+[ "$n" = 240 ] && [ -s "$T/sat/saturate.gp" ] && ok "saturate.csv: 120 points x 2 seeds per policy, and its plot script" ||
+	ko "saturate.csv has $n fgd rows (want 240)"
+# No departures: the allocated share never falls as demand grows.
+if awk -F, 'NR > 1 { k = $1 "," $2; if (k in u && $7 > u[k] + 1e-9) bad = 1; u[k] = $7 } END { exit bad }' \
+	"$T/sat/saturate.csv"; then
+	ok "saturate: unallocated share never grows with demand"
+else
+	ko "saturate: the unallocated share grew (a pod left?)"
+fi
+expect "saturate: bad demand" 2 "bad --saturate" -- $R --saturate 0
 summary "sched cli"
 [ "$fail" -eq 0 ]
