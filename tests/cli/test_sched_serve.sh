@@ -224,4 +224,14 @@ else
 	ko "term: the server did not start"
 fi
 
+# ---- quire bench sched-serve: its rows (the figures are not judged here) -----------------
+"$Q" bench sched-serve --nodes 5,20 --requests 20 --clients 2 >"$T/bench" 2>&1
+rc=$?
+rows=$(awk '$1 ~ /^[0-9]+$/ && ($2 == "Nodes" || $2 == "NodeNames") && $6 > 0 && $9 >= $8' "$T/bench" | wc -l)
+[ $rc -eq 0 ] && [ "$rows" -eq 4 ] && ok "bench sched-serve: 4 rows of req/s and latency" ||
+	ko "bench sched-serve: exit $rc, $rows rows: $(cat "$T/bench")"
+"$Q" bench sched-serve --nodes 0 >"$T/bench" 2>&1
+[ $? -eq 2 ] && grep -q -- "--nodes: up to" "$T/bench" && ok "bench sched-serve: bad --nodes, exit 2" ||
+	ko "bench sched-serve --nodes 0: $(cat "$T/bench")"
+
 summary test_sched_serve
