@@ -3,9 +3,9 @@
  * quire bench sched-serve: requests per second and latency of `quire sched serve`'s POST
  * /prioritize on loopback, for 100 and 1,000 nodes, from concurrent clients (libcurl, one
  * kept-alive connection each). The server is this program's own `quire sched serve`,
- * started for the run; the requests are ExtenderArgs of generated nodes, as full node
- * objects (nodeCacheCapable: false) and as names of the node list the server is given
- * (nodeCacheCapable: true). docs/sched-serve.md.
+ * started for the run with the options given after "--"; the requests are ExtenderArgs of
+ * generated nodes, as full node objects (nodeCacheCapable: false) and as names of the node
+ * list the server is given (nodeCacheCapable: true). docs/sched-serve.md.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,22 +30,21 @@
 #define MAX_SIZES 8
 
 static const char help[] =
-    "Usage: quire bench sched-serve [--model-file FILE] [--backend URI] [--nodes N,...]\n"
-    "                               [--clients N] [--threads N] [--requests N]\n"
+    "Usage: quire bench sched-serve [--nodes N,...] [--clients N] [--requests N]\n"
+    "                               [-- SERVE-OPTION...]\n"
     "Requests per second and latency (p50, p99, max) of quire sched serve's POST\n"
     "/prioritize on loopback: a server started for the run, --clients clients each on its\n"
     "own kept-alive connection, every request the same ExtenderArgs of generated nodes\n"
     "(a GPU share of 500 milli-GPUs to place; nodes of 0 to 8 GPUs of the trace's models,\n"
     "partly allocated), once with the nodes' objects and once with their names\n"
     "(nodeCacheCapable, the server given the node list).\n\n"
-    "  -m, --model-file FILE  the model (default: a random one of the shipped shape,\n"
-    "                         17-128-1)\n"
-    "  -b, --backend URI      the server's backend (default cpu)\n"
     "  -n, --nodes LIST       nodes per request (default 100,1000)\n"
     "  -c, --clients N        concurrent clients (default 4)\n"
-    "  -t, --threads N        server threads (default 2)\n"
     "  -r, --requests N       requests timed per row, over all clients (default 2000)\n"
-    "  -h, --help             this text\n";
+    "  -h, --help             this text\n"
+    "  -- SERVE-OPTION...     the server's options (quire sched serve --help): --backend,\n"
+    "                         --threads, --model-file (without it, a random model of the\n"
+    "                         shipped model's shape, 17-128-1), ...\n";
 
 static uint64_t xorshift(uint64_t *s)
 {
@@ -220,14 +219,31 @@ static int bench_row(const char *url, const char *what, size_t nodes, size_t can
 
 /* The server: quire sched serve beside this program, port 0; its port read from its first
  * line. Its pid, or -1 (printed). */
-static pid_t start_server(const char *model, const char *uri, int threads, const char *nodes,
+static pid_t start_server(char **serve, int nserve, const char *model, const char *nodes,
 			  unsigned *port)
 {
-	char dir[PATH_MAX - 16], bin[PATH_MAX], th[16];
+	char dir[PATH_MAX - 16], bin[PATH_MAX];
 	if (bench_self_dir("bench sched-serve", dir, sizeof(dir)))
 		return -1;
 	snprintf(bin, sizeof(bin), "%s/quire", dir);
-	snprintf(th, sizeof(th), "%d", threads);
+	/* quire sched serve --port 0 --nodes FILE [--model-file FILE] SERVE-OPTION... */
+	const char **argv = calloc((size_t)nserve + 10, sizeof(*argv));
+	if (!argv)
+		return cli_fail("bench sched-serve: out of memory"), -1;
+	int n = 0;
+	argv[n++] = bin;
+	argv[n++] = "sched";
+	argv[n++] = "serve";
+	argv[n++] = "--port";
+	argv[n++] = "0";
+	argv[n++] = "--nodes";
+	argv[n++] = nodes;
+	if (model) {
+		argv[n++] = "--model-file";
+		argv[n++] = model;
+	}
+	for (int i = 0; i < nserve; i++)
+		argv[n++] = serve[i];
 	int fd[2];
 	if (pipe(fd))
 		return cli_fail("bench sched-serve: pipe: %s", strerror(errno)), -1;
@@ -237,13 +253,13 @@ static pid_t start_server(const char *model, const char *uri, int threads, const
 		dup2(fd[1], 1);
 		close(fd[0]);
 		close(fd[1]);
-		execl(bin, bin, "sched", "serve", "--port", "0", "--model-file", model, "--backend",
-		      uri, "--threads", th, "--nodes", nodes, (char *)NULL);
+		execv(bin, (char *const *)argv);
 		fprintf(stderr, "quire: bench sched-serve: cannot run %s: %s\n", bin,
 			strerror(errno));
 		_exit(127);
 	}
 	close(fd[1]);
+	free(argv);
 	if (pid < 0) {
 		close(fd[0]);
 		return cli_fail("bench sched-serve: fork: %s", strerror(errno)), -1;
@@ -252,6 +268,7 @@ static pid_t start_server(const char *model, const char *uri, int threads, const
 	char line[512];
 	*port = 0;
 	if (f && fgets(line, sizeof(line), f)) {
+		fputs(line, stdout); /* where, on which backend, how many threads, which model */
 		const char *p = strstr(line, "http://127.0.0.1:");
 		if (p)
 			*port = (unsigned)strtoul(p + strlen("http://127.0.0.1:"), NULL, 10);
@@ -270,27 +287,17 @@ static pid_t start_server(const char *model, const char *uri, int threads, const
 
 int bench_sched_serve(int argc, char **argv)
 {
-	static const struct option opts[] = {{"model-file", required_argument, 0, 'm'},
-					     {"backend", required_argument, 0, 'b'},
-					     {"nodes", required_argument, 0, 'n'},
+	static const struct option opts[] = {{"nodes", required_argument, 0, 'n'},
 					     {"clients", required_argument, 0, 'c'},
-					     {"threads", required_argument, 0, 't'},
 					     {"requests", required_argument, 0, 'r'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *model = NULL, *uri = "cpu";
-	long sizes[MAX_SIZES] = {100, 1000}, clients = 4, threads = 2, requests = 2000;
+	long sizes[MAX_SIZES] = {100, 1000}, clients = 4, requests = 2000;
 	int nsizes = 2, c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:b:n:c:t:r:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:c:r:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'm':
-			model = optarg;
-			break;
-		case 'b':
-			uri = optarg;
-			break;
 		case 'n': {
 			char buf[128], *save = NULL;
 			snprintf(buf, sizeof(buf), "%s", optarg);
@@ -310,10 +317,6 @@ int bench_sched_serve(int argc, char **argv)
 			if (cli_parse_long(optarg, 1, 256, &clients))
 				return cli_usage_error("bench sched-serve", "--clients: 1 to 256");
 			break;
-		case 't':
-			if (cli_parse_long(optarg, 1, 64, &threads))
-				return cli_usage_error("bench sched-serve", "--threads: 1 to 64");
-			break;
 		case 'r':
 			if (cli_parse_long(optarg, 1, 10000000, &requests))
 				return cli_usage_error("bench sched-serve",
@@ -326,9 +329,22 @@ int bench_sched_serve(int argc, char **argv)
 			return cli_bad_option("bench sched-serve", c, argv);
 		}
 	}
-	if (optind < argc)
-		return cli_usage_error("bench sched-serve", "unexpected argument '%s'",
+	/* What follows "--" is the server's; getopt has stepped over the "--". */
+	if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
+		return cli_usage_error("bench sched-serve",
+				       "unexpected argument '%s' (the server's options follow --)",
 				       argv[optind]);
+	char **serve = argv + optind;
+	int nserve = argc - optind, own_model = 0;
+	char given[512] = "";
+	size_t used = 0;
+	for (int i = 0; i < nserve; i++) {
+		own_model |= !strcmp(serve[i], "--model-file") || !strcmp(serve[i], "-m") ||
+			     !strncmp(serve[i], "--model-file=", 13);
+		if (used < sizeof(given))
+			used +=
+			    (size_t)snprintf(given + used, sizeof(given) - used, " %s", serve[i]);
+	}
 	if (requests < clients)
 		requests = clients;
 	char dir[] = "/tmp/quire-bench-serve-XXXXXX", path[PATH_MAX], nodes_path[PATH_MAX];
@@ -337,7 +353,8 @@ int bench_sched_serve(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/model.qmlp", dir);
 	snprintf(nodes_path, sizeof(nodes_path), "%s/nodes.json", dir);
 	int rc = 0;
-	if (!model) { /* a random model of the shipped model's shape */
+	const char *model = NULL;
+	if (!own_model) { /* a random model of the shipped model's shape */
 		uint8_t *img = malloc(QUIRE_MLP_MAX_IMAGE_BYTES);
 		uint32_t w[3] = {SCHED_FEATURES, 128, 1};
 		uint64_t seed = 0x5eed5e77ull;
@@ -366,16 +383,15 @@ int bench_sched_serve(int argc, char **argv)
 		rc = cli_fail("bench sched-serve: %s: cannot write", nodes_path);
 	json_decref(list);
 	unsigned port = 0;
-	pid_t pid = rc ? -1 : start_server(model, uri, (int)threads, nodes_path, &port);
+	pid_t pid = rc ? -1 : start_server(serve, nserve, model, nodes_path, &port);
 	if (pid < 0)
 		rc = 1;
 	char url[64];
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/prioritize", port);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (!rc) {
-		printf("POST /prioritize on loopback: backend %s, %ld server threads, %ld clients, "
-		       "model %s\n",
-		       uri, threads, clients, model == path ? "random 17-128-1" : model);
+		printf("POST /prioritize on loopback, %ld clients; quire sched serve%s%s\n",
+		       clients, model ? " (a random 17-128-1 model)" : "", given);
 		printf("%6s %-10s %9s %7s %8s %9s %9s %9s %9s\n", "nodes", "request", "body KiB",
 		       "cands", "requests", "req/s", "p50 us", "p99 us", "max us");
 	}

@@ -428,20 +428,26 @@ int cli_sched_serve(int argc, char **argv)
 	sigaddset(&stop, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	struct MHD_Daemon *d = MHD_start_daemon(
-	    flags, 0, NULL, NULL, on_request, &sv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
-	    MHD_OPTION_SOCK_ADDR, &addr.sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, &sv, MHD_OPTION_CONNECTION_TIMEOUT, 120u,
-	    MHD_OPTION_END);
+	/* The logger first (MHD logs while it reads the rest); a pool only of 2 threads or
+	 * more (1: the polling thread alone serves). */
+	struct MHD_OptionItem options[] = {
+	    {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_error, NULL},
+	    {MHD_OPTION_SOCK_ADDR, 0, &addr.sa},
+	    {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, &sv},
+	    {MHD_OPTION_CONNECTION_TIMEOUT, 120, NULL},
+	    {threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, NULL},
+	    {MHD_OPTION_END, 0, NULL}};
+	struct MHD_Daemon *d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &sv,
+						MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 	if (!d) {
 		rc = cli_fail("sched serve: cannot listen on %s port %ld", listen_addr, port);
 		goto out;
 	}
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	printf("quire sched serve: listening on http://%s%s%s:%u (backend %s, %ld threads, "
+	printf("quire sched serve: listening on http://%s%s%s:%u (backend %s, %ld thread%s, "
 	       "model %s)\n",
 	       flags & MHD_USE_IPv6 ? "[" : "", listen_addr, flags & MHD_USE_IPv6 ? "]" : "",
-	       info ? info->port : (unsigned)port, uri, threads, model);
+	       info ? info->port : (unsigned)port, uri, threads, threads == 1 ? "" : "s", model);
 	fflush(stdout);
 	int sig = 0;
 	sigwait(&stop, &sig);
