@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,6 +115,8 @@ struct client {
 	size_t len;
 	int count;
 	double *lat; /* seconds */
+	double *cpu; /* the server thread's, from Server-Timing (s) */
+	double last_cpu;
 	int failed;
 	char why[256];
 };
@@ -124,6 +127,17 @@ static size_t gather(char *data, size_t size, size_t n, void *arg)
 	size_t *bytes = arg;
 	*bytes += size * n;
 	return size * n;
+}
+
+/* A header line of the answer: the server's CPU time from "Server-Timing: cpu;dur=MS". */
+static size_t header(char *line, size_t size, size_t n, void *arg)
+{
+	struct client *c = arg;
+	static const char name[] = "Server-Timing: cpu;dur=";
+	size_t len = size * n;
+	if (len > sizeof(name) && strncasecmp(line, name, sizeof(name) - 1) == 0)
+		c->last_cpu = strtod(line + sizeof(name) - 1, NULL) / 1e3;
+	return len;
 }
 
 static void *client_run(void *arg)
@@ -143,16 +157,23 @@ static void *client_run(void *arg)
 		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
 		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, gather);
 		curl_easy_setopt(h, CURLOPT_WRITEDATA, &bytes);
+		curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header);
+		curl_easy_setopt(h, CURLOPT_HEADERDATA, c);
 		curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
 		curl_easy_setopt(h, CURLOPT_TIMEOUT, 60L);
 	}
 	for (int i = 0; i < c->count && !c->failed; i++) {
 		double t0 = bench_now();
+		c->last_cpu = -1;
 		CURLcode e = curl_easy_perform(h);
 		c->lat[i] = bench_now() - t0;
+		c->cpu[i] = c->last_cpu;
 		long status = 0;
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-		if (e != CURLE_OK || status != 200) {
+		if (e == CURLE_OK && status == 200 && c->last_cpu < 0) {
+			snprintf(c->why, sizeof(c->why), "no Server-Timing in the answer");
+			c->failed = 1;
+		} else if (e != CURLE_OK || status != 200) {
 			snprintf(c->why, sizeof(c->why), "%s",
 				 e != CURLE_OK ? curl_easy_strerror(e) : "");
 			if (e == CURLE_OK)
@@ -179,10 +200,12 @@ static int bench_row(const char *url, const char *what, size_t nodes, size_t can
 	struct client *c = calloc((size_t)clients, sizeof(*c));
 	pthread_t *t = calloc((size_t)clients, sizeof(*t));
 	double *lat = calloc((size_t)total + (size_t)clients, sizeof(double));
-	if (!c || !t || !lat) {
+	double *cpu = calloc((size_t)total + (size_t)clients, sizeof(double));
+	if (!c || !t || !lat || !cpu) {
 		free(c);
 		free(t);
 		free(lat);
+		free(cpu);
 		return cli_fail("bench sched-serve: out of memory");
 	}
 	int rc = 0;
@@ -191,9 +214,12 @@ static int bench_row(const char *url, const char *what, size_t nodes, size_t can
 		int per = round ? total / clients : 5, at = 0;
 		double t0 = bench_now();
 		for (int i = 0; i < clients; i++) {
-			c[i] = (struct client){
-			    url, body, strlen(body), per + (round && i < total % clients), lat + at,
-			    0,   ""};
+			c[i] = (struct client){.url = url,
+					       .body = body,
+					       .len = strlen(body),
+					       .count = per + (round && i < total % clients),
+					       .lat = lat + at,
+					       .cpu = cpu + at};
 			at += c[i].count;
 			pthread_create(&t[i], NULL, client_run, &c[i]);
 		}
@@ -206,14 +232,17 @@ static int bench_row(const char *url, const char *what, size_t nodes, size_t can
 		if (rc || !round)
 			continue;
 		qsort(lat, (size_t)at, sizeof(double), cmp_double);
-		printf("%6zu %-10s %9.1f %7zu %8d %9.0f %9.0f %9.0f %9.0f\n", nodes, what,
-		       strlen(body) / 1024.0, cands, at, at / wall, lat[at / 2] * 1e6,
-		       lat[(size_t)(at * 0.99)] * 1e6, lat[at - 1] * 1e6);
+		qsort(cpu, (size_t)at, sizeof(double), cmp_double);
+		size_t p99 = (size_t)(at * 0.99);
+		printf("%6zu %-10s %9.1f %7zu %8d %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f\n", nodes,
+		       what, strlen(body) / 1024.0, cands, at, at / wall, lat[at / 2] * 1e6,
+		       lat[p99] * 1e6, lat[at - 1] * 1e6, cpu[at / 2] * 1e6, cpu[p99] * 1e6);
 		fflush(stdout);
 	}
 	free(c);
 	free(t);
 	free(lat);
+	free(cpu);
 	return rc;
 }
 
@@ -392,8 +421,9 @@ int bench_sched_serve(int argc, char **argv)
 	if (!rc) {
 		printf("POST /prioritize on loopback, %ld clients; quire sched serve%s%s\n",
 		       clients, model ? " (a random 17-128-1 model)" : "", given);
-		printf("%6s %-10s %9s %7s %8s %9s %9s %9s %9s\n", "nodes", "request", "body KiB",
-		       "cands", "requests", "req/s", "p50 us", "p99 us", "max us");
+		printf("%6s %-10s %9s %7s %8s %9s %9s %9s %9s %9s %9s\n", "nodes", "request",
+		       "body KiB", "cands", "requests", "req/s", "p50 us", "p99 us", "max us",
+		       "cpu p50", "cpu p99");
 	}
 	json_t *pod = make_pod();
 	for (int s = 0; s < nsizes && !rc; s++) {
@@ -447,9 +477,11 @@ int bench_sched_serve(int argc, char **argv)
 			rc = cli_fail("bench sched-serve: the server ended with status %d", status);
 	}
 	if (!rc)
-		printf("latency: a client's wall time from sending the request to the whole "
-		       "answer; req/s: all clients' requests over the row's wall time; cands: "
-		       "the candidates the network scores per request\n");
+		printf("latency (p50, p99, max): a client's wall time from sending the request to "
+		       "the whole answer; cpu: the server thread's CPU time for the request, body "
+		       "read to answer written (its Server-Timing header), in us; req/s: all "
+		       "clients' requests over the row's wall time; cands: the candidates the "
+		       "network scores per request\n");
 	unlink(path);
 	unlink(nodes_path);
 	rmdir(dir);

@@ -21,17 +21,23 @@ int cli_decision_build(struct cli_decision *d, const struct sched_place *pl,
 		for (int g = 0; g < pl->nodes[i].ngpu; g++)
 			d->cl.gpu_milli_alloc += SCHED_MILLI - pl->state[i].gpu_free[g];
 	}
+	/* Room for every candidate there could be; the rows, once they are counted. */
 	size_t max = pl->count * SCHED_MAX_GPUS;
-	d->cand = calloc(max, sizeof(*d->cand));
-	d->feasible = calloc(max, 1);
-	d->features = calloc(max, SCHED_FEATURES * sizeof(float));
-	d->q = calloc(max, SCHED_FEATURES);
-	d->scores = calloc(max, sizeof(int32_t));
-	if (!d->cand || !d->feasible || !d->features || !d->q || !d->scores) {
+	d->cand = calloc(max ? max : 1, sizeof(*d->cand));
+	d->feasible = calloc(max ? max : 1, 1);
+	if (!d->cand || !d->feasible) {
 		cli_decision_free(d);
 		return -1;
 	}
 	sched_candidates(&d->cl, &pl->pod, d->cand, d->feasible, &d->count);
+	size_t n = d->count ? d->count : 1;
+	d->features = calloc(n, SCHED_FEATURES * sizeof(float));
+	d->q = calloc(n, SCHED_FEATURES);
+	d->scores = calloc(n, sizeof(int32_t));
+	if (!d->features || !d->q || !d->scores) {
+		cli_decision_free(d);
+		return -1;
+	}
 	if (!inputs)
 		return 0;
 	/* The target workload of the fragmentation feature: the classes, or the task. */

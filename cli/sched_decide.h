@@ -24,7 +24,7 @@ struct cli_decision {
 
 /* The candidates of pl's task on pl's nodes and their feasibility; with `inputs`, also
  * FGD's change against pl's classes (the task alone without any), the features and q.
- * The buffers hold pl->count * SCHED_MAX_GPUS candidates. 0, or -1 when out of memory. */
+ * 0, or -1 when out of memory. */
 int cli_decision_build(struct cli_decision *d, const struct sched_place *pl,
 		       const struct sched_models *models, int inputs);
 void cli_decision_free(struct cli_decision *d);
