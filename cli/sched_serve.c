@@ -80,7 +80,8 @@ struct request {
 	unsigned long long id;
 	char *body;
 	size_t len, cap;
-	int too_big;
+	int too_big;    /* 1: refused at its headers (Content-Length); 2: while it came */
+	size_t dropped; /* bytes of a body too big read and dropped */
 };
 
 enum verb { VERB_NONE, VERB_FILTER, VERB_PRIORITIZE, VERB_HEALTH };
@@ -229,16 +230,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (*upload_size) {
 		size_t n = *upload_size;
 		*upload_size = 0;
-		if (rq->too_big)
-			return MHD_YES;
-		if (n > sv->max_body - rq->len) {
-			rq->too_big = 1;
+		if (!rq->too_big && n > sv->max_body - rq->len) {
+			/* A body of no stated length (chunked) gone past the limit: the answer
+			 * can only follow its end. It is read and dropped, up to a bound. */
+			rq->too_big = 2;
 			free(rq->body);
 			rq->body = NULL;
-			return refuse(
-			    sv, conn, MHD_HTTP_CONTENT_TOO_LARGE,
-			    "quire sched serve: a body of more than %zu bytes (--max-body)",
-			    sv->max_body);
+		}
+		if (rq->too_big) {
+			rq->dropped += n;
+			if (rq->dropped / 4 > sv->max_body) {
+				fprintf(stderr,
+					"quire sched serve: request %llu: a body of more than %zu "
+					"bytes and no end: connection closed\n",
+					rq->id, 4 * sv->max_body);
+				return MHD_NO;
+			}
+			return MHD_YES;
 		}
 		if (rq->len + n + 1 > rq->cap) {
 			size_t cap = (rq->len + n + 1) * 2;
@@ -253,8 +261,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		rq->len += n;
 		return MHD_YES;
 	}
-	if (rq->too_big)
+	if (rq->too_big == 1)
 		return MHD_YES; /* answered already */
+	if (rq->too_big)
+		return refuse(sv, conn, MHD_HTTP_CONTENT_TOO_LARGE,
+			      "quire sched serve: a body of more than %zu bytes (--max-body)",
+			      sv->max_body);
 	if (v == VERB_NONE)
 		return refuse(sv, conn, MHD_HTTP_NOT_FOUND,
 			      "quire sched serve: no '%.100s' here: POST /filter, POST "

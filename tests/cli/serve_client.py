@@ -4,6 +4,8 @@
 
   serve_client.py request PORT METHOD PATH [BODY_FILE]
       one request; prints the status on the first line, then the body
+  serve_client.py chunked PORT METHOD PATH BODY_FILE
+      the same with the body sent in chunks of 1,000 bytes (no Content-Length)
   serve_client.py expect VERBOSE_FILE ANSWER_FILE filter|prioritize
       checks a filter or prioritize answer against `quire sched place --verbose` of the
       same input: filter keeps exactly the nodes with a feasible candidate, the others in
@@ -25,9 +27,13 @@ import sys
 import time
 
 
-def request(port, method, path, body=None):
+def request(port, method, path, body=None, chunked=False):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    c.request(method, path, body=body, headers={"Content-Type": "application/json"})
+    if chunked:
+        whole = body
+        body = (whole[i:i + 1000] for i in range(0, len(whole), 1000))
+    c.request(method, path, body=body, headers={"Content-Type": "application/json"},
+              encode_chunked=chunked)
     r = c.getresponse()
     data = r.read().decode()
     c.close()
@@ -131,6 +137,8 @@ def main():
     if len(a) >= 4 and a[0] == "request":
         body = open(a[4], "rb").read() if len(a) > 4 else None
         status, data = request(int(a[1]), a[2], a[3], body)
+    elif len(a) == 5 and a[0] == "chunked":
+        status, data = request(int(a[1]), a[2], a[3], open(a[4], "rb").read(), True)
     elif len(a) == 4 and a[0] == "expect":
         expect(a[1], a[2], a[3])
         return

@@ -158,6 +158,14 @@ bad time 'a["Pod"]["metadata"]["creationTimestamp"] = "yesterday"'
 refused "bad creationTimestamp" 400 "creationTimestamp: RFC 3339" POST /filter "$T/time.json"
 bad huge 'a["Pod"]["metadata"]["annotations"]["x"] = "y" * 20000'
 refused "body above --max-body" 413 "at most 16384 (--max-body)" POST /prioritize "$T/huge.json"
+$C chunked "$PORT" POST /prioritize "$T/huge.json" >"$T/answer" 2>&1
+[ "$(head -1 "$T/answer")" = 413 ] && grep -q "more than 16384 bytes (--max-body)" "$T/answer" &&
+	ok "chunked body above --max-body: 413 after its end" || ko "chunked too big: $(head -3 "$T/answer")"
+$C chunked "$PORT" POST /prioritize "$D/args_nodes.json" >"$T/answer" 2>&1
+head -1 "$T/answer" >"$T/status"
+tail -n +2 "$T/answer" >"$T/body"
+[ "$(cat "$T/status")" = 200 ] && $C expect "$T/v.random" "$T/body" prioritize 2>"$T/why" &&
+	ok "a chunked body: answered as the others" || ko "chunked: $(cat "$T/status" "$T/why")"
 refused "GET /filter" 405 "GET /filter: POST expected" GET /filter
 refused "unknown path" 404 "no '/bind' here" POST /bind "$D/args_nodes.json"
 ask bad GET /healthz
