@@ -279,8 +279,8 @@ static int pod_row(const json_t *pod, double now, struct sched_place_rows *rows,
 		return -1;
 	if (milli && !count)
 		snprintf(f[3], FIELD_LEN, "1");
-	else if (count && !milli)
-		snprintf(f[4], FIELD_LEN, "%d", SCHED_MILLI);
+	else if (count && !milli) /* whole GPUs, or none */
+		snprintf(f[4], FIELD_LEN, "%d", strcmp(f[3], "0") ? SCHED_MILLI : 0);
 	else if (!milli && !count) {
 		snprintf(f[3], FIELD_LEN, "%lld", (long long)req[2]);
 		snprintf(f[4], FIELD_LEN, "%d", req[2] ? SCHED_MILLI : 0);
