@@ -28,7 +28,7 @@ import time
 
 
 def request(port, method, path, body=None, chunked=False):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     if chunked:
         whole = body
         body = (whole[i:i + 1000] for i in range(0, len(whole), 1000))

@@ -29,7 +29,7 @@ start() {
 	"$Q" sched serve --port 0 --verbose "$@" >"$T/$name.out" 2>"$T/$name.log" &
 	PID=$!
 	PIDS="$PIDS $PID"
-	wait_until 60 grep -q '^quire sched serve: listening on ' "$T/$name.out" || {
+	wait_until 120 grep -q '^quire sched serve: listening on ' "$T/$name.out" || {
 		PORT=
 		return 1
 	}
