@@ -117,6 +117,7 @@ static const struct cli_command bench_commands[] = {
     {"codec", "codec throughput against memcpy", bench_codec},
     {"card", "command round trip and throughput of a backend against cpu", bench_card},
     {"allreduce", "all-reduce bandwidth over W ranks against OpenMPI", bench_allreduce},
+    {"sched-serve", "quire sched serve's prioritize: requests/s and latency", bench_sched_serve},
 };
 int cli_bench(int argc, char **argv)
 {

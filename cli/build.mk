@@ -11,11 +11,13 @@ QUIRE_CLI := $(BUILD)/bin/quire
 all: $(QUIRE_CLI)
 
 # The CLI links the shared library and finds it beside itself, built or installed, and the
-# scheduler's replay (sched/, not part of libquire).
+# scheduler's replay (sched/, not part of libquire); `quire sched serve` libmicrohttpd, and
+# `quire bench sched-serve`'s clients libcurl (mk/debian-packages.txt).
+SERVE_LIBS := -lmicrohttpd -lcurl -lpthread
 $(QUIRE_CLI): $(CLI_OBJS) $(SCHED_OBJS) $(LIBQUIRE_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SCHED_OBJS) -L$(BUILD)/lib -lquire \
-		-Wl,-rpath,'$$ORIGIN/../lib' $(SCHED_LIBS) $(LDLIBS)
+		-Wl,-rpath,'$$ORIGIN/../lib' $(SCHED_LIBS) $(SERVE_LIBS) $(LDLIBS)
 
 install: install-cli
 install-cli: all

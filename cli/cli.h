@@ -57,6 +57,8 @@ int cli_output_not_input(const char *out, const char *const *in, int n);
 
 /* "64MiB", "1G", "4096" -> bytes; 0 on a malformed value. */
 uint64_t cli_parse_size(const char *s);
+/* A whole decimal number in [lo, hi] into *v: 0, or -1 for anything else. */
+int cli_parse_long(const char *s, long lo, long hi, long *v);
 
 /*
  * Runs argv[0] (found on PATH) until it ends, and the program ends with the tool: a
@@ -88,5 +90,6 @@ int cli_sched_split(int argc, char **argv);
 /* quire sched place and quire sched bench (sched_place.c). */
 int cli_sched_place(int argc, char **argv);
 int cli_sched_bench(int argc, char **argv);
+int cli_sched_serve(int argc, char **argv);
 
 #endif /* QUIRE_CLI_H */

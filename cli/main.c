@@ -175,6 +175,14 @@ void cli_output_abort(struct cli_output *o)
 	o->tmp = NULL;
 }
 
+int cli_parse_long(const char *s, long lo, long hi, long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return errno || end == s || *end || *v < lo || *v > hi ? -1 : 0;
+}
+
 uint64_t cli_parse_size(const char *s)
 {
 	char *end;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * quire sched: the scheduler's commands (replay, dataset, split, place, bench), and the
- * trace options replay and dataset share: --pods, --nodes, --nodes-count, --seed, --load,
+ * quire sched: the scheduler's commands (replay, dataset, split, place, bench, serve), and
+ * the trace options replay and dataset share: --pods, --nodes, --nodes-count, --seed, --load,
  * --max-gap, --speed, --inflate and --part, and the trace they name, read. docs/sched.md describes
  * the model.
  */
@@ -121,6 +121,7 @@ static const struct cli_command sched_commands[] = {
     {"place", "one placement decision by the model (task and nodes as CSV on stdin)",
      cli_sched_place},
     {"bench", "decision latency of the scheduler API on each backend", cli_sched_bench},
+    {"serve", "a Kubernetes scheduler extender over HTTP (filter, prioritize)", cli_sched_serve},
 };
 
 int cli_sched(int argc, char **argv)

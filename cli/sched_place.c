@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "quire.h"
+#include "sched_decide.h"
 #include "sched_mlp.h"
 #include "sched/sched.h"
 
@@ -110,45 +111,20 @@ int cli_sched_place(int argc, char **argv)
 		free(image);
 		return cli_fail("%s", err);
 	}
-	struct sched_cluster cl = {
-	    .nodes = pl.nodes, .state = pl.state, .count = pl.count, .models = &models};
-	for (size_t i = 0; i < pl.count; i++) {
-		cl.gpu_milli_total += (int64_t)pl.nodes[i].ngpu * SCHED_MILLI;
-		for (int g = 0; g < pl.nodes[i].ngpu; g++)
-			cl.gpu_milli_alloc += SCHED_MILLI - pl.state[i].gpu_free[g];
-	}
-	/* The target workload of the fragmentation feature: the class rows, or the task. */
-	struct sched_class self = {pl.pod.cpu,   pl.pod.mem,  pl.pod.ngpu,
-				   pl.pod.milli, pl.pod.spec, 1};
-	const struct sched_class *classes = pl.nclasses ? pl.classes : &self;
-	size_t nclasses = pl.nclasses ? pl.nclasses : 1;
-	int64_t workload = 0;
-	for (size_t i = 0; i < nclasses; i++)
-		workload += classes[i].count;
-
-	size_t max = pl.count * SCHED_MAX_GPUS, count = 0;
-	struct sched_cand *cand = calloc(max, sizeof(*cand));
-	uint8_t *feasible = calloc(max, 1);
-	float *feat = calloc(max, SCHED_FEATURES * sizeof(float));
-	int8_t *q = calloc(max, SCHED_FEATURES);
-	int32_t *scores = calloc(max, sizeof(int32_t));
+	struct cli_decision d;
 	struct quire_ctx *ctx = NULL;
 	struct quire_model *model = NULL;
 	int rc = 1;
-	if (!cand || !feasible || !feat || !q || !scores) {
+	if (cli_decision_build(&d, &pl, &models, 1)) {
 		rc = cli_fail("sched place: out of memory");
 		goto out;
 	}
-	sched_candidates(&cl, &pl.pod, cand, feasible, &count);
-	if (count > QUIRE_MLP_MAX_CANDIDATES) {
+	if (d.count > QUIRE_MLP_MAX_CANDIDATES) {
 		rc =
 		    cli_fail("stdin: %zu candidates from %zu nodes; one decision scores at most %u",
-			     count, pl.count, QUIRE_MLP_MAX_CANDIDATES);
+			     d.count, pl.count, QUIRE_MLP_MAX_CANDIDATES);
 		goto out;
 	}
-	sched_dfrag(&cl, &pl.pod, classes, nclasses, NULL, cand, feasible, count);
-	sched_features(&cl, &pl.pod, pl.waited, workload, cand, count, feat);
-	sched_quantize_features(feat, count, q);
 
 	if (cli_open("sched place", uri, &ctx))
 		goto out;
@@ -158,23 +134,23 @@ int cli_sched_place(int argc, char **argv)
 		goto out;
 	}
 	uint32_t choice = 0;
-	st =
-	    quire_model_score(model, (uint32_t)count, q, SCHED_FEATURES, feasible, scores, &choice);
+	st = quire_model_score(model, (uint32_t)d.count, d.q, SCHED_FEATURES, d.feasible, d.scores,
+			       &choice);
 	if (st != QUIRE_OK && st != QUIRE_ERR_NO_FEASIBLE) {
 		rc = cli_fail("sched place: scoring on %s: %s", uri, quire_strerror(st));
 		goto out;
 	}
 	char gb[32];
 	if (verbose) {
-		printf("# %zu candidates from %zu nodes on %s (%u card cycles)\n", count, pl.count,
-		       uri, quire_model_cycles(model));
+		printf("# %zu candidates from %zu nodes on %s (%u card cycles)\n", d.count,
+		       pl.count, uri, quire_model_cycles(model));
 		printf("# cand node gpus feasible score features\n");
-		for (size_t i = 0; i < count; i++) {
-			printf("%zu %s %s %d %d", i, pl.nodes[cand[i].node].name,
-			       gpus_of(cand[i].gpu_mask, gb, sizeof(gb)), feasible[i] != 0,
-			       scores[i]);
+		for (size_t i = 0; i < d.count; i++) {
+			printf("%zu %s %s %d %d", i, pl.nodes[d.cand[i].node].name,
+			       gpus_of(d.cand[i].gpu_mask, gb, sizeof(gb)), d.feasible[i] != 0,
+			       d.scores[i]);
 			for (int f = 0; f < SCHED_FEATURES; f++)
-				printf("%c%d", f ? ',' : ' ', q[i * SCHED_FEATURES + f]);
+				printf("%c%d", f ? ',' : ' ', d.q[i * SCHED_FEATURES + f]);
 			printf("\n");
 		}
 	}
@@ -184,7 +160,7 @@ int cli_sched_place(int argc, char **argv)
 			pl.count);
 		rc = 3;
 	} else {
-		const struct sched_cand *ch = &cand[choice];
+		const struct sched_cand *ch = &d.cand[choice];
 		printf("%s", pl.nodes[ch->node].name);
 		if (ch->gpu_mask)
 			printf(" gpus=%s", gpus_of(ch->gpu_mask, gb, sizeof(gb)));
@@ -194,11 +170,7 @@ int cli_sched_place(int argc, char **argv)
 out:
 	quire_model_free(model);
 	quire_close(ctx);
-	free(cand);
-	free(feasible);
-	free(feat);
-	free(q);
-	free(scores);
+	cli_decision_free(&d);
 	free(image);
 	sched_place_free(&pl);
 	return rc;

@@ -322,6 +322,52 @@ static int place_json(struct sched_csv *c, const char *text, size_t len, struct 
 	return r;
 }
 
+/* ---- The same rows given as fields (quire sched serve) ------------------------------------- */
+
+struct sched_place_rows {
+	struct place_in in;
+	struct sched_csv c;
+};
+
+struct sched_place_rows *sched_place_rows_begin(struct sched_place *pl,
+						const struct sched_models *m)
+{
+	memset(pl, 0, sizeof(*pl));
+	struct sched_place_rows *r = calloc(1, sizeof(*r));
+	if (r)
+		r->in = (struct place_in){pl, m, 0, 0, 0, 0};
+	return r;
+}
+
+int sched_place_rows_add(struct sched_place_rows *r, const char *const *fields, int nfields,
+			 const char *where, char *err, size_t errlen)
+{
+	if (nfields < 1 || nfields > MAX_COLS)
+		return sched_fail(err, errlen, "%s: %d fields", where, nfields);
+	for (int i = 0; i < nfields; i++)
+		r->c.field[i] = (char *)fields[i];
+	r->c.nfields = nfields;
+	r->c.path = where;
+	r->c.line++; /* a task's row number marks that there is one */
+	snprintf(r->c.where, sizeof(r->c.where), "%s", where);
+	return place_row(&r->c, &r->in, err, errlen);
+}
+
+int sched_place_rows_end(struct sched_place_rows *r, const char *name, int failed, char *err,
+			 size_t errlen)
+{
+	struct sched_place *pl = r->in.pl;
+	int rc = failed ? -1 : 0;
+	if (rc == 0 && !r->in.task_line)
+		rc = sched_fail(err, errlen, "%s: no task", name);
+	if (rc == 0 && !pl->count)
+		rc = sched_fail(err, errlen, "%s: no node", name);
+	free(r);
+	if (rc)
+		sched_place_free(pl);
+	return rc;
+}
+
 int sched_read_place(FILE *f, const char *name, const struct sched_models *m,
 		     struct sched_place *pl, char *err, size_t errlen)
 {

@@ -369,6 +369,17 @@ struct sched_place {
 int sched_read_place(FILE *f, const char *name, const struct sched_models *m,
 		     struct sched_place *pl, char *err, size_t errlen);
 void sched_place_free(struct sched_place *pl);
+/* The same input built row by row (quire sched serve: rows made of Kubernetes objects):
+ * fields[0] the kind ("task", "node" or "class"), then the CSV row's fields, checked as
+ * sched_read_place checks them; errors name `where`. _end (failed: an _add failed) checks
+ * that there was a task and a node, frees the builder and, on an error, pl. */
+struct sched_place_rows;
+struct sched_place_rows *sched_place_rows_begin(struct sched_place *pl,
+						const struct sched_models *m);
+int sched_place_rows_add(struct sched_place_rows *r, const char *const *fields, int nfields,
+			 const char *where, char *err, size_t errlen);
+int sched_place_rows_end(struct sched_place_rows *r, const char *name, int failed, char *err,
+			 size_t errlen);
 
 /* Jain's index of x[0..n): (sum x)^2 / (n sum x^2); 1 for n == 0. */
 double sched_jain(const double *x, size_t n);

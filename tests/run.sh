@@ -111,6 +111,8 @@ if [ $unit_only -eq 0 ]; then
 	run sh tests/cli/test_sched.sh "$BUILD/bin/quire"
 	# One decision from the command line (quire sched place) on every backend at hand.
 	run sh tests/cli/test_sched_place.sh "$BUILD"
+	# quire sched serve, the Kubernetes scheduler extender: recorded requests, bad ones, SIGTERM.
+	run sh tests/cli/test_sched_serve.sh "$BUILD"
 	# The Python package (Debian's python3): API, errors, bits against the CLI, zero copy, torch.
 	run sh tests/python/run.sh "$BUILD"
 	# The documents: links, paths and the numeric contract all inside the repository.

@@ -3,7 +3,8 @@
 # fuzz_card, the firmware's validator and command loop on the card model (tests/fuzz/corpus);
 # fuzz_encoded, the encoded-file reader (tests/fuzz/corpus-encoded); fuzz_model, the model
 # image loader (seeds: the golden models, tests/data/mlp_golden); fuzz_place, the input of
-# quire sched place, CSV or JSON (tests/fuzz/corpus-place).
+# quire sched place, CSV or JSON (tests/fuzz/corpus-place); fuzz_serve, quire sched serve's
+# JSON (seeds: its recorded requests, tests/data/sched_serve).
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 comma := ,
@@ -26,6 +27,8 @@ FUZZ_MODEL_SRCS := tests/fuzz/fuzz_model.c host/src/core/model_check.c hls/mlp.c
 	host/src/format.c contract/status.c
 FUZZ_PLACE_BIN := build-fuzz/fuzz_place
 FUZZ_PLACE_SRCS := tests/fuzz/fuzz_place.c sched/place_input.c sched/trace.c
+FUZZ_SERVE_BIN := build-fuzz/fuzz_serve
+FUZZ_SERVE_SRCS := tests/fuzz/fuzz_serve.c cli/sched_serve_json.c cli/sched_decide.c $(SCHED_SRCS)
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_CODEC_OBJS) $(BOARDS_H) $(wildcard include/quire/*.h firmware/*.h hls/*.h codec/*.h sim/*.h sim/emu/*.h)
 	@mkdir -p $(dir $@)
@@ -44,9 +47,13 @@ $(FUZZ_PLACE_BIN): $(FUZZ_PLACE_SRCS) sched/sched.h sched/internal.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_PLACE_SRCS) $(SCHED_LIBS)
 
-fuzz: $(FUZZ_BIN) $(FUZZ_ENCODED_BIN) $(FUZZ_MODEL_BIN) $(FUZZ_PLACE_BIN)
+$(FUZZ_SERVE_BIN): $(FUZZ_SERVE_SRCS) cli/sched_serve.h cli/sched_decide.h sched/sched.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SERVE_SRCS) $(SCHED_LIBS) -lm
+
+fuzz: $(FUZZ_BIN) $(FUZZ_ENCODED_BIN) $(FUZZ_MODEL_BIN) $(FUZZ_PLACE_BIN) $(FUZZ_SERVE_BIN)
 	@mkdir -p build-fuzz/corpus build-fuzz/corpus-encoded build-fuzz/corpus-model \
-		build-fuzz/corpus-place
+		build-fuzz/corpus-place build-fuzz/corpus-serve
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
 		build-fuzz/corpus tests/fuzz/corpus
 	$(FUZZ_ENCODED_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
@@ -55,4 +62,6 @@ fuzz: $(FUZZ_BIN) $(FUZZ_ENCODED_BIN) $(FUZZ_MODEL_BIN) $(FUZZ_PLACE_BIN)
 		build-fuzz/corpus-model tests/data/mlp_golden
 	$(FUZZ_PLACE_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
 		build-fuzz/corpus-place tests/fuzz/corpus-place
+	$(FUZZ_SERVE_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 \
+		-max_len=65536 build-fuzz/corpus-serve tests/data/sched_serve
 .PHONY: fuzz
