@@ -4,14 +4,16 @@
 //   port A, 32-bit: the core's data port;
 //   port B, 32-bit: the DMA mover;
 //   port C, 512-bit: the engines (a line a cycle);
-//   port D, 512-bit: the network port (frames sent and received).
+//   port D, 512-bit: the network port (frames sent and received);
+//   port E, 512-bit, writes only: the engines' results while they stream (the
+//     write channel beside port C's reads, as AXI has).
 // The narrow ports address 32-bit words and reach their word of a line. On an
 // FPGA card memory is DDR or HBM behind an AXI interconnect that arbitrates
 // its masters; here each master has a port of its own, and writes of two
 // ports to one byte in the same cycle do not happen (the firmware waits for
 // the DMA mover and for an engine before it touches what they move, and a GO
 // or POP of the network port completes before the next instruction): port D's
-// bytes, then C's, then B's, win.
+// bytes, then E's, then C's, then B's, win.
 module quire_card_mem #(
   parameter int unsigned Lines = 1024
 ) (
@@ -43,7 +45,12 @@ module quire_card_mem #(
   input  logic [63:0]                d_be_i,
   input  logic [$clog2(Lines)-1:0]   d_line_i,
   input  logic [511:0]               d_wdata_i,
-  output logic [511:0]               d_rdata_o
+  output logic [511:0]               d_rdata_o,
+
+  input  logic                       e_req_i,
+  input  logic [63:0]                e_be_i,
+  input  logic [$clog2(Lines)-1:0]   e_line_i,
+  input  logic [511:0]               e_wdata_i
 );
 
   localparam int unsigned LineBits = $clog2(Lines);
@@ -83,6 +90,11 @@ module quire_card_mem #(
         end
       end else begin
         c_rdata_o <= mem[c_line_i];
+      end
+    end
+    if (e_req_i) begin
+      for (int unsigned lane = 0; lane < 64; lane++) begin
+        if (e_be_i[lane]) mem[e_line_i][8*lane +: 8] <= e_wdata_i[8*lane +: 8];
       end
     end
     if (d_req_i) begin

@@ -405,6 +405,10 @@ module quire_card_top
   logic [63:0]         qmem_be;
   logic [LineBits-1:0] qmem_line;
   logic [511:0]        qmem_wdata, qmem_rdata;
+  logic                qwr_req;
+  logic [63:0]         qwr_be;
+  logic [LineBits-1:0] qwr_line;
+  logic [511:0]        qwr_wdata;
 
   quire_card_quant #(
     .MemBytes (64'(MemBytes)),
@@ -423,6 +427,10 @@ module quire_card_top
     .mem_line_o  (qmem_line),
     .mem_wdata_o (qmem_wdata),
     .mem_rdata_i (qmem_rdata),
+    .wr_req_o    (qwr_req),
+    .wr_be_o     (qwr_be),
+    .wr_line_o   (qwr_line),
+    .wr_wdata_o  (qwr_wdata),
     .done_o      (eng_done[0]),
     .ops_o       (eng_ops[0]),
     .cycles_o    (eng_cycles[0])
@@ -571,7 +579,11 @@ module quire_card_top
     .d_be_i    (nmem_be),
     .d_line_i  (nmem_line),
     .d_wdata_i (nmem_wdata),
-    .d_rdata_o (nmem_rdata)
+    .d_rdata_o (nmem_rdata),
+    .e_req_i   (qwr_req),
+    .e_be_i    (qwr_be),
+    .e_line_i  (qwr_line),
+    .e_wdata_i (qwr_wdata)
   );
 
   // ---- the core's wake-up: a host write or a frame's arrival is an event until a wait takes it
