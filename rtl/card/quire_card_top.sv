@@ -447,6 +447,10 @@ module quire_card_top
   logic [63:0]         rmem_be;
   logic [LineBits-1:0] rmem_line;
   logic [511:0]        rmem_wdata;
+  logic                rwr_req;
+  logic [63:0]         rwr_be;
+  logic [LineBits-1:0] rwr_line;
+  logic [511:0]        rwr_wdata;
 
   quire_card_reduce #(
     .MemBytes (64'(MemBytes)),
@@ -465,6 +469,10 @@ module quire_card_top
     .mem_line_o  (rmem_line),
     .mem_wdata_o (rmem_wdata),
     .mem_rdata_i (qmem_rdata),
+    .wr_req_o    (rwr_req),
+    .wr_be_o     (rwr_be),
+    .wr_line_o   (rwr_line),
+    .wr_wdata_o  (rwr_wdata),
     .done_o      (eng_done[1]),
     .ops_o       (eng_ops[1]),
     .cycles_o    (eng_cycles[1])
@@ -585,10 +593,10 @@ module quire_card_top
     .d_line_i  (nmem_line),
     .d_wdata_i (nmem_wdata),
     .d_rdata_o (nmem_rdata),
-    .e_req_i   (qwr_req),
-    .e_be_i    (qwr_be),
-    .e_line_i  (qwr_line),
-    .e_wdata_i (qwr_wdata)
+    .e_req_i   (qwr_req || rwr_req),
+    .e_be_i    (rwr_req ? rwr_be : qwr_be),
+    .e_line_i  (rwr_req ? rwr_line : qwr_line),
+    .e_wdata_i (rwr_req ? rwr_wdata : qwr_wdata)
   );
 
   // ---- the core's wake-up: a host write or a frame's arrival is an event until a wait takes it
