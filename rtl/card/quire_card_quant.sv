@@ -10,13 +10,16 @@
 //              (16 bytes a beat for bfp8, 32 for bfp16 and fp16), resid;
 //   DECODE:    q, the block's exponent -> quire_quant_decode -> y (64 bytes);
 //              fp32 values are copied; with mean_w > 1 each beat then goes
-//              through quire_card_mean (y / (float)mean_w, 54 cycles a beat).
+//              through quire_card_mean (y / (float)mean_w, pipelined: a beat a
+//              cycle, 54 cycles late).
 // Before ENCODE and DECODE of bfp, every block exponent is checked (>= -126,
 // else QUIRE_ERR_RANGE with nothing written), as quire_bfp_exponents_valid.
-// Card memory is reached a line (64 bytes) a cycle through a wide port: a read
-// at any byte address takes its line and the next, a write its line and, when
-// it crosses, the next, with byte enables; a short last beat writes only its
-// elements. One beat at a time: read, compute, write (not yet overlapped).
+// Where the buffers are line-aligned and no output overlaps an input, the beats
+// stream (the section "the stream" below): reads, datapath and writes
+// overlapped, a beat a cycle. Otherwise card memory is reached a line (64
+// bytes) a cycle through the read port: a read at any byte address takes its
+// line and the next, a write its line and, when it crosses, the next, with byte
+// enables; a short last beat writes only its elements; one beat at a time.
 // EXPONENTS of a format without exponents (the firmware never asks):
 // QUIRE_ERR_FORMAT. The cycles reported (ENGINES record, CYCLES) are the
 // cycles from START to DONE.
@@ -248,19 +251,23 @@ module quire_card_quant
     .out_y_o     (dec_y)
   );
 
-  // DECODE's mean: a decoded beat divided by (float)mean_w before it is written.
-  logic         use_mean, mean_done;
-  logic [511:0] mean_y;
+  // DECODE's mean: a decoded beat divided by (float)mean_w before it is written (in the
+  // stream, each decoded beat, or fp32 beat as read, as it comes).
+  logic         use_mean, mean_done, mean_in;
+  logic [511:0] mean_y, mean_x;
   assign use_mean = is_dec && mean_w > 32'd1;
+  assign mean_in  = state_q == S_MEAN ||
+                    (state_q == S_STREAM && use_mean && (fmt_fp32 ? f2_valid_q : dec_out_valid));
+  assign mean_x   = state_q == S_MEAN ? o_buf_q : fmt_fp32 ? a_buf_q : dec_y;
 
   quire_card_mean u_mean (
-    .clk_i   (clk_i),
-    .rst_ni  (rst_ni),
-    .start_i (state_q == S_MEAN),
-    .w_i     (mean_w),
-    .y_i     (o_buf_q),
-    .done_o  (mean_done),
-    .y_o     (mean_y)
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (mean_in),
+    .w_i         (mean_w),
+    .y_i         (mean_x),
+    .out_valid_o (mean_done),
+    .y_o         (mean_y)
   );
 
   logic fed;
@@ -301,7 +308,8 @@ module quire_card_quant
   // bytes gathered into whole lines) that the write port drains a line a cycle. A beat
   // starts only when the queue has room for every write it can make (credits), so the
   // datapaths never wait: a beat a cycle where a beat needs one read.
-  localparam int unsigned WrDepth = 16;
+  // Room for every beat in flight through the mean's 54 stages at a beat a cycle.
+  localparam int unsigned WrDepth = 64;
 
   function automatic logic apart(logic [63:0] a, logic [63:0] alen, logic [63:0] b,
                                  logic [63:0] blen);
@@ -327,7 +335,7 @@ module quire_card_quant
                             (!ef_enc || apart(a_resid, x_len, a_exp, blocks))));
     end else begin
       stream_ok = a_q[5:0] == 6'd0 && a_y[5:0] == 6'd0 && apart(a_y, x_len, a_q, v_len) &&
-                  (!bfp || apart(a_y, x_len, a_exp, blocks)) && !use_mean;
+                  (!bfp || apart(a_y, x_len, a_exp, blocks));
     end
   end
 
@@ -337,7 +345,7 @@ module quire_card_quant
   logic [2:0]  sdone_q, sneed, stodo, spick;
   logic        etag_valid_q, s_active, s_rd, s_beat_done, credit_ok;
   logic [25:0] etag_q;
-  logic [5:0]  res_q, res_next;
+  logic [6:0]  res_q, res_next;
   logic [1:0]  w_beat;                       // the writes a beat can make
   rd_kind_e    rk_q, s_kind;
   logic [LineBits-1:0] s_line;
@@ -346,7 +354,7 @@ module quire_card_quant
   assign nbeats     = (n + 32'd15) >> 4;
   assign s_exp_addr = a_exp[31:0] + (sb_q >> 2);
   assign w_beat     = ef_enc ? 2'd2 : 2'd1;
-  assign credit_ok  = res_q + 6'(w_beat) <= 6'(WrDepth);
+  assign credit_ok  = res_q + 7'(w_beat) <= 7'(WrDepth);
   always_comb begin : stream_reads
     sneed[0] = bfp && !is_exp && !(etag_valid_q && etag_q == s_exp_addr[31:6]);
     sneed[1] = is_dec ? (sb_q & ((32'd1 << lpb_log) - 32'd1)) == 32'd0 : 1'b1;
@@ -390,8 +398,8 @@ module quire_card_quant
   logic [LineBits-1:0] fifo_line [WrDepth];
   logic [63:0]         fifo_be   [WrDepth];
   logic [511:0]        fifo_data [WrDepth];
-  logic [3:0]          fifo_wp_q, fifo_rp_q;
-  logic [4:0]          fifo_cnt_q;
+  logic [5:0]          fifo_wp_q, fifo_rp_q;
+  logic [6:0]          fifo_cnt_q;
   logic                pop, release_fed;
 
   assign o_left  = n - (ob_q << 4);
@@ -399,7 +407,7 @@ module quire_card_quant
   assign o_be4   = o_lanes >= 32'd16 ? 64'hffff_ffff_ffff_ffff : (64'd1 << (o_lanes << 2)) - 64'd1;
   assign o_last  = is_exp ? 32'(blocks) - 32'd1 : nbeats - 32'd1;
   assign out_event = streaming && (is_exp ? exp_out_valid : is_enc ? enc_out_valid :
-                                   fmt_fp32 ? f2_valid_q : dec_out_valid);
+                                   use_mean ? mean_done : fmt_fp32 ? f2_valid_q : dec_out_valid);
   assign o_byte  = is_exp ? a_exp[31:0] + ob_q : a_q[31:0] + ob_q * 32'd16 * eb;
   // An exponent pass's beat that ends no block has no result: its credit comes back at once.
   assign release_fed = streaming && f2_valid_q && is_exp && !block_last;
@@ -433,7 +441,7 @@ module quire_card_quant
         pushes       = 2'd1;
         push_line[0] = LineBits'(32'(a_y[31:6]) + ob_q);
         push_be[0]   = o_be4;
-        push_data[0] = fmt_fp32 ? a_buf_q : dec_y;
+        push_data[0] = use_mean ? mean_y : fmt_fp32 ? a_buf_q : dec_y;
       end else if (!wb_keep) begin
         pushes = 2'd1;
       end
@@ -448,7 +456,7 @@ module quire_card_quant
     end
   end
 
-  assign pop        = fifo_cnt_q != 5'd0;
+  assign pop        = fifo_cnt_q != 7'd0;
   assign wr_req_o   = pop;
   assign wr_be_o    = fifo_be[fifo_rp_q];
   assign wr_line_o  = fifo_line[fifo_rp_q];
@@ -456,10 +464,10 @@ module quire_card_quant
 
   always_comb begin : credits
     res_next = res_q;
-    if (s_beat_done) res_next = res_next + 6'(w_beat);
-    if (pop)         res_next = res_next - 6'd1;
-    if (out_event)   res_next = res_next - 6'(w_beat) + 6'(pushes);
-    if (release_fed) res_next = res_next - 6'(w_beat);
+    if (s_beat_done) res_next = res_next + 7'(w_beat);
+    if (pop)         res_next = res_next - 7'd1;
+    if (out_event)   res_next = res_next - 7'(w_beat) + 7'(pushes);
+    if (release_fed) res_next = res_next - 7'(w_beat);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : stream
@@ -468,7 +476,7 @@ module quire_card_quant
       sdone_q      <= 3'd0;
       etag_valid_q <= 1'b0;
       etag_q       <= '0;
-      res_q        <= 6'd0;
+      res_q        <= 7'd0;
       rk_q         <= RD_NONE;
       f1_valid_q   <= 1'b0;
       f1_beat_q    <= 32'd0;
@@ -478,22 +486,22 @@ module quire_card_quant
       ob_q         <= 32'd0;
       wb_be_q      <= 64'd0;
       wb_data_q    <= '0;
-      fifo_wp_q    <= 4'd0;
-      fifo_rp_q    <= 4'd0;
-      fifo_cnt_q   <= 5'd0;
+      fifo_wp_q    <= 6'd0;
+      fifo_rp_q    <= 6'd0;
+      fifo_cnt_q   <= 7'd0;
     end else if (state_q == S_IDLE) begin
       sb_q         <= 32'd0;
       sdone_q      <= 3'd0;
       etag_valid_q <= 1'b0;
-      res_q        <= 6'd0;
+      res_q        <= 7'd0;
       rk_q         <= RD_NONE;
       f1_valid_q   <= 1'b0;
       f2_valid_q   <= 1'b0;
       ob_q         <= 32'd0;
       wb_be_q      <= 64'd0;
-      fifo_wp_q    <= 4'd0;
-      fifo_rp_q    <= 4'd0;
-      fifo_cnt_q   <= 5'd0;
+      fifo_wp_q    <= 6'd0;
+      fifo_rp_q    <= 6'd0;
+      fifo_cnt_q   <= 7'd0;
     end else begin
       rk_q <= s_rd ? s_kind : RD_NONE;
       if (rk_q == RD_EXP) ex_line_q <= mem_rdata_i;
@@ -521,14 +529,14 @@ module quire_card_quant
       end
       for (int unsigned k = 0; k < 2; k++) begin
         if (2'(k) < pushes) begin
-          fifo_line[fifo_wp_q + 4'(k)] <= push_line[k];
-          fifo_be[fifo_wp_q + 4'(k)]   <= push_be[k];
-          fifo_data[fifo_wp_q + 4'(k)] <= push_data[k];
+          fifo_line[fifo_wp_q + 6'(k)] <= push_line[k];
+          fifo_be[fifo_wp_q + 6'(k)]   <= push_be[k];
+          fifo_data[fifo_wp_q + 6'(k)] <= push_data[k];
         end
       end
-      fifo_wp_q  <= fifo_wp_q + 4'(pushes);
-      fifo_rp_q  <= fifo_rp_q + 4'(pop);
-      fifo_cnt_q <= fifo_cnt_q + 5'(pushes) - 5'(pop);
+      fifo_wp_q  <= fifo_wp_q + 6'(pushes);
+      fifo_rp_q  <= fifo_rp_q + 6'(pop);
+      fifo_cnt_q <= fifo_cnt_q + 7'(pushes) - 7'(pop);
     end
   end
 
@@ -691,7 +699,7 @@ module quire_card_quant
             RD_RESID: r_buf_q <= mem_rdata_i;
             default: ;
           endcase
-          if (sb_q >= nbeats && res_q == 6'd0) state_q <= S_DONE;
+          if (sb_q >= nbeats && res_q == 7'd0) state_q <= S_DONE;
         end
         S_DONE: state_q <= S_IDLE;
         S_RD, S_WR: if (mv_done) state_q <= ret_state_q;
