@@ -35,7 +35,8 @@ CardHarness::CardHarness(uint64_t iova, uint32_t host_bytes)
 		if (*end == 0 && v >= 1 && v <= 100000)
 			link_latency_ = unsigned(v);
 		else
-			std::fprintf(stderr, "QUIRE_RTL_HOST_LATENCY=%s: not 1..100000 cycles, %u kept\n",
+			std::fprintf(stderr,
+				     "QUIRE_RTL_HOST_LATENCY=%s: not 1..100000 cycles, %u kept\n",
 				     lat, link_latency_);
 	}
 	if (gbs && *gbs) {
@@ -43,8 +44,8 @@ CardHarness::CardHarness(uint64_t iova, uint32_t host_bytes)
 		if (*end == 0 && v >= 0.1 && v <= 1000)
 			link_gbs_ = v;
 		else
-			std::fprintf(stderr, "QUIRE_RTL_HOST_GBS=%s: not 0.1..1000 GB/s, %g kept\n", gbs,
-				     link_gbs_);
+			std::fprintf(stderr, "QUIRE_RTL_HOST_GBS=%s: not 0.1..1000 GB/s, %g kept\n",
+				     gbs, link_gbs_);
 	}
 }
 
@@ -307,8 +308,8 @@ bool CardHarness::idle() const
 {
 	const auto *r = top_->rootp;
 	return r->quire_card_top__DOT__core_wfi && !r->quire_card_top__DOT__event_q &&
-	       !r->quire_card_top__DOT__host_event && !top_->host_req_o && host_pending_.empty() && !net_feeding() &&
-	       !r->quire_card_top__DOT__net_event && !top_->net_tx_valid_o;
+	       !r->quire_card_top__DOT__host_event && !top_->host_req_o && host_pending_.empty() &&
+	       !net_feeding() && !r->quire_card_top__DOT__net_event && !top_->net_tx_valid_o;
 }
 
 uint64_t CardHarness::wake_at() const
