@@ -11,8 +11,8 @@ from their tables, never copied here.
         no lower than the row's less MARGIN.
     rtl_figures.py card QUIRE_BENCH_RTL
         Runs the RTL card bench with the parameters docs/rtl-card.md names (--nops 200
-        --size 1048576) and holds its cycles (boot, NOP round trip, ENCODE and REDUCE per
-        MiB) to the rows of that document's "What is measured", less MARGIN.
+        --size 1048576) and holds its cycles (boot, NOP round trip, ENCODE, REDUCE and DECODE
+        per MiB) to the rows of that document's "What is measured", less MARGIN.
 
 Prints "ok"/"FAIL" per figure, then "rtl figures: N passed, N failed"; exit 1 on a failure.
 """
@@ -35,6 +35,7 @@ CARD_FIGURES = [
     (r"^nop round trip .* (\d+) cycles median", "NOP round trip, a NOP after"),
     (r"^encode bfp8, per MiB of fp32 +(\d+) cycles", "ENCODE bfp8 per MiB of fp32"),
     (r"^reduce int8 -> int16, W 4, per MiB of input +(\d+) cycles", "REDUCE int8 -> int16, W 4"),
+    (r"^decode bfp8, mean of 4, per MiB of fp32 +(\d+) cycles", "DECODE bfp8 (int8 values)"),
 ]
 
 passed = failed = 0

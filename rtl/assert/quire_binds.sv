@@ -43,4 +43,4 @@ bind quire_mlp quire_assert_stream #(.Width($bits(score_o)), .Name("quire_mlp sc
   u_assert_score (.clk_i, .rst_ni, .valid_i(score_valid_o), .ready_i(score_ready_i), .data_i(score_o), .done_i(1'b0));
 
 bind quire_card_top quire_assert_req_rsp #(.Name("quire_card_top host memory"))
-  u_assert_host (.clk_i, .rst_ni, .req_i(host_req_o), .rvalid_i(host_rvalid_i));
+  u_assert_host (.clk_i, .rst_ni, .req_i(host_req_o), .ready_i(host_ready_i), .rvalid_i(host_rvalid_i));

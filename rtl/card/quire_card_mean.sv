@@ -5,8 +5,10 @@
 // Inf stays Inf, a zero stays a zero of its sign). mean_w is an integer >= 2,
 // rounded to fp32 as C's conversion does (exact below 2^24).
 //
-// Sequential: a restoring divider per lane, one quotient bit a cycle, 52
-// cycles a beat; every lane in step. The dividend is the lane's 24-bit
+// Pipelined: a restoring divider per lane unrolled into 52 stages, one quotient
+// bit a stage, so that a beat goes in every cycle and comes out 54 cycles
+// later (an unpacking stage, 52 quotient stages, a rounding stage), in order.
+// Each beat carries its divisor along. The dividend is the lane's 24-bit
 // significand (normalized, for a subnormal too) followed by 28 zero bits, so
 // the quotient has 28 to 51 significant bits: enough for the 24 kept, a guard
 // bit and a sticky bit (with the remainder).
@@ -14,10 +16,10 @@ module quire_card_mean (
   input  logic         clk_i,
   input  logic         rst_ni,
 
-  input  logic         start_i,   // y_i and w_i taken now
-  input  logic [31:0]  w_i,       // the divisor, >= 2
-  input  logic [511:0] y_i,       // 16 fp32
-  output logic         done_o,    // a pulse: y_o holds the quotients from now on
+  input  logic         in_valid_i, // y_i and w_i taken now
+  input  logic [31:0]  w_i,        // the divisor, >= 2
+  input  logic [511:0] y_i,        // 16 fp32
+  output logic         out_valid_o, // y_o holds a beat's quotients in this cycle
   output logic [511:0] y_o
 );
 
@@ -47,17 +49,16 @@ module quire_card_mean (
     unused_w   = ^w_kept[31:24];  // 0: at most 24 bits are kept
   end
 
-  logic [23:0] wm_q;
-  logic [5:0]  wk_q;
-  logic [5:0]  count_q;
-  logic        busy_q;
-
-  // ---- per lane: the special values, the significand and exponent of the rest
-  logic [Lanes-1:0]              special_q, sign_q;
-  logic [Lanes-1:0][31:0]        special_val_q;
-  logic [Lanes-1:0][9:0]         ey_q;      // the dividend's biased exponent (<= 0 for subnormals)
-  logic [Lanes-1:0][NumBits-1:0] num_q, quo_q;
-  logic [Lanes-1:0][24:0]        rem_q;
+  // ---- the stages: 0 unpacked, 1..NumBits a quotient bit each
+  localparam int unsigned Stages = NumBits + 1;
+  logic [Stages-1:0]                          v_q;
+  logic [Stages-1:0][23:0]                    wm_q;
+  logic [Stages-1:0][5:0]                     wk_q;
+  logic [Stages-1:0][Lanes-1:0]               special_q, sign_q;
+  logic [Stages-1:0][Lanes-1:0][31:0]         special_val_q;
+  logic [Stages-1:0][Lanes-1:0][9:0]          ey_q;  // the dividend's biased exponent
+  logic [Stages-1:0][Lanes-1:0][NumBits-1:0]  num_q, quo_q;
+  logic [Stages-1:0][Lanes-1:0][24:0]         rem_q;
 
   // One lane, unpacked at start: a subnormal's significand is shifted up to its leading
   // one, and its exponent down by as much (a zero is a special value, never divided).
@@ -110,65 +111,79 @@ module quire_card_mean (
     return {sign, field};
   endfunction
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin : run
+  always_ff @(posedge clk_i or negedge rst_ni) begin : unpack
     if (!rst_ni) begin
-      wm_q          <= 24'd0;
-      wk_q          <= 6'd0;
-      count_q       <= 6'd0;
-      busy_q        <= 1'b0;
-      done_o        <= 1'b0;
-      special_q     <= '0;
-      sign_q        <= '0;
-      special_val_q <= '0;
-      ey_q          <= '0;
-      num_q         <= '0;
-      quo_q         <= '0;
-      rem_q         <= '0;
-      y_o           <= '0;
+      v_q[0] <= 1'b0;
     end else begin
-      done_o <= 1'b0;
-      if (start_i) begin
+      v_q[0] <= in_valid_i;
+      if (in_valid_i) begin
         // a carry of the divisor's rounding: 2^24 = 2^23 * 2
-        wm_q    <= wm_rounded[24] ? 24'h80_0000 : wm_rounded[23:0];
-        wk_q    <= 6'(wk_raw) + 6'(wm_rounded[24]);
-        count_q <= 6'd0;
-        busy_q  <= 1'b1;
+        wm_q[0] <= wm_rounded[24] ? 24'h80_0000 : wm_rounded[23:0];
+        wk_q[0] <= 6'(wk_raw) + 6'(wm_rounded[24]);
         for (int unsigned l = 0; l < Lanes; l++) begin
           logic [31:0] y;
           y = y_i[32*l +: 32];
-          sign_q[l]        <= y[31];
-          special_q[l]     <= y[30:23] == 8'hff || y[30:0] == 31'd0;
-          special_val_q[l] <= (y[30:23] == 8'hff && y[22:0] != 23'd0) ? (y | 32'h0040_0000) : y;
-          ey_q[l]          <= exponent(y[30:0]);
-          num_q[l]         <= {significand(y[30:0]), 28'd0};
-          quo_q[l]         <= '0;
-          rem_q[l]         <= 25'd0;
+          sign_q[0][l]        <= y[31];
+          special_q[0][l]     <= y[30:23] == 8'hff || y[30:0] == 31'd0;
+          special_val_q[0][l] <= (y[30:23] == 8'hff && y[22:0] != 23'd0) ? (y | 32'h0040_0000) : y;
+          ey_q[0][l]          <= exponent(y[30:0]);
+          num_q[0][l]         <= {significand(y[30:0]), 28'd0};
+          quo_q[0][l]         <= '0;
+          rem_q[0][l]         <= 25'd0;
         end
-      end else if (busy_q) begin
-        for (int unsigned l = 0; l < Lanes; l++) begin
-          logic [24:0] r;
-          r = {rem_q[l][23:0], num_q[l][NumBits-1]};
-          if (r >= 25'(wm_q)) begin
-            rem_q[l] <= r - 25'(wm_q);
-            quo_q[l] <= {quo_q[l][NumBits-2:0], 1'b1};
-          end else begin
-            rem_q[l] <= r;
-            quo_q[l] <= {quo_q[l][NumBits-2:0], 1'b0};
-          end
-          num_q[l] <= num_q[l] << 1;
-        end
-        count_q <= count_q + 6'd1;
-        if (count_q == 6'(NumBits - 1)) busy_q <= 1'b0;
       end
-      // The cycle after the last quotient bit: round every lane.
-      if (!busy_q && !start_i && count_q == 6'(NumBits)) begin
-        for (int unsigned l = 0; l < Lanes; l++) begin
-          y_o[32*l +: 32] <= special_q[l] ? special_val_q[l]
-                                          : round_quotient(sign_q[l], ey_q[l], wk_q,
-                                                           quo_q[l], rem_q[l]);
+    end
+  end
+
+  // Stage s takes stage s - 1's partial remainder one dividend bit further.
+  for (genvar s = 1; s < Stages; s++) begin : gen_stage
+    always_ff @(posedge clk_i or negedge rst_ni) begin : divide
+      if (!rst_ni) begin
+        v_q[s] <= 1'b0;
+      end else begin
+        v_q[s] <= v_q[s-1];
+        if (v_q[s-1]) begin
+          wm_q[s]          <= wm_q[s-1];
+          wk_q[s]          <= wk_q[s-1];
+          sign_q[s]        <= sign_q[s-1];
+          special_q[s]     <= special_q[s-1];
+          special_val_q[s] <= special_val_q[s-1];
+          ey_q[s]          <= ey_q[s-1];
+          for (int unsigned l = 0; l < Lanes; l++) begin
+            logic [24:0] r;
+            r = {rem_q[s-1][l][23:0], num_q[s-1][l][NumBits-1]};
+            if (r >= 25'(wm_q[s-1])) begin
+              rem_q[s][l] <= r - 25'(wm_q[s-1]);
+              quo_q[s][l] <= {quo_q[s-1][l][NumBits-2:0], 1'b1};
+            end else begin
+              rem_q[s][l] <= r;
+              quo_q[s][l] <= {quo_q[s-1][l][NumBits-2:0], 1'b0};
+            end
+            num_q[s][l] <= num_q[s-1][l] << 1;
+          end
         end
-        done_o  <= 1'b1;
-        count_q <= 6'd0;
+      end
+    end
+  end
+
+  // The last stage needs no divisor and no dividend bits any more.
+  logic unused_last;
+  assign unused_last = ^{wm_q[Stages-1], num_q[Stages-1]};
+
+  // The last stage's quotients rounded, every lane.
+  always_ff @(posedge clk_i or negedge rst_ni) begin : round
+    if (!rst_ni) begin
+      out_valid_o <= 1'b0;
+      y_o         <= '0;
+    end else begin
+      out_valid_o <= v_q[Stages-1];
+      if (v_q[Stages-1]) begin
+        for (int unsigned l = 0; l < Lanes; l++) begin
+          y_o[32*l +: 32] <= special_q[Stages-1][l] ? special_val_q[Stages-1][l]
+                           : round_quotient(sign_q[Stages-1][l], ey_q[Stages-1][l],
+                                            wk_q[Stages-1], quo_q[Stages-1][l],
+                                            rem_q[Stages-1][l]);
+        end
       end
     end
   end

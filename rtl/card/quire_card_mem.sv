@@ -2,16 +2,18 @@
 // Card memory: lines of 64 bytes (one 512-bit engine beat), four ports, read
 // data one cycle after the request, byte enables on every port.
 //   port A, 32-bit: the core's data port;
-//   port B, 32-bit: the DMA mover;
+//   port B, 512-bit: the DMA mover;
 //   port C, 512-bit: the engines (a line a cycle);
-//   port D, 512-bit: the network port (frames sent and received).
-// The narrow ports address 32-bit words and reach their word of a line. On an
+//   port D, 512-bit: the network port (frames sent and received);
+//   port E, 512-bit, writes only: the engines' results while they stream (the
+//     write channel beside port C's reads, as AXI has).
+// The narrow port addresses 32-bit words and reaches its word of a line. On an
 // FPGA card memory is DDR or HBM behind an AXI interconnect that arbitrates
 // its masters; here each master has a port of its own, and writes of two
 // ports to one byte in the same cycle do not happen (the firmware waits for
 // the DMA mover and for an engine before it touches what they move, and a GO
 // or POP of the network port completes before the next instruction): port D's
-// bytes, then C's, then B's, win.
+// bytes, then E's, then C's, then B's, win.
 module quire_card_mem #(
   parameter int unsigned Lines = 1024
 ) (
@@ -26,10 +28,10 @@ module quire_card_mem #(
 
   input  logic                       b_req_i,
   input  logic                       b_we_i,
-  input  logic [3:0]                 b_be_i,
-  input  logic [$clog2(Lines)+3:0]   b_index_i,  // a 32-bit word
-  input  logic [31:0]                b_wdata_i,
-  output logic [31:0]                b_rdata_o,
+  input  logic [63:0]                b_be_i,
+  input  logic [$clog2(Lines)-1:0]   b_line_i,
+  input  logic [511:0]               b_wdata_i,
+  output logic [511:0]               b_rdata_o,
 
   input  logic                       c_req_i,
   input  logic                       c_we_i,
@@ -43,19 +45,22 @@ module quire_card_mem #(
   input  logic [63:0]                d_be_i,
   input  logic [$clog2(Lines)-1:0]   d_line_i,
   input  logic [511:0]               d_wdata_i,
-  output logic [511:0]               d_rdata_o
+  output logic [511:0]               d_rdata_o,
+
+  input  logic                       e_req_i,
+  input  logic [63:0]                e_be_i,
+  input  logic [$clog2(Lines)-1:0]   e_line_i,
+  input  logic [511:0]               e_wdata_i
 );
 
   localparam int unsigned LineBits = $clog2(Lines);
 
   logic [511:0] mem [Lines];
 
-  logic [LineBits-1:0] a_line, b_line;
-  logic [3:0]          a_word, b_word;
+  logic [LineBits-1:0] a_line;
+  logic [3:0]          a_word;
   assign a_line = a_index_i[LineBits+3:4];
   assign a_word = a_index_i[3:0];
-  assign b_line = b_index_i[LineBits+3:4];
-  assign b_word = b_index_i[3:0];
 
   always_ff @(posedge clk_i) begin : ports
     if (a_req_i) begin
@@ -69,11 +74,11 @@ module quire_card_mem #(
     end
     if (b_req_i) begin
       if (b_we_i) begin
-        for (int unsigned lane = 0; lane < 4; lane++) begin
-          if (b_be_i[lane]) mem[b_line][32*b_word + 8*lane +: 8] <= b_wdata_i[8*lane +: 8];
+        for (int unsigned lane = 0; lane < 64; lane++) begin
+          if (b_be_i[lane]) mem[b_line_i][8*lane +: 8] <= b_wdata_i[8*lane +: 8];
         end
       end else begin
-        b_rdata_o <= mem[b_line][32*b_word +: 32];
+        b_rdata_o <= mem[b_line_i];
       end
     end
     if (c_req_i) begin
@@ -83,6 +88,11 @@ module quire_card_mem #(
         end
       end else begin
         c_rdata_o <= mem[c_line_i];
+      end
+    end
+    if (e_req_i) begin
+      for (int unsigned lane = 0; lane < 64; lane++) begin
+        if (e_be_i[lane]) mem[e_line_i][8*lane +: 8] <= e_wdata_i[8*lane +: 8];
       end
     end
     if (d_req_i) begin

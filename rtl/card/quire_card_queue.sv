@@ -9,16 +9,17 @@
 // core wakes up. A new CONSUMER or a new queue epoch makes what it holds stale, and it
 // fetches again; a new setup drops it. The completion writer: the firmware writes a
 // record's words to CPL and the ring index to CPL_POST; the engine writes the 32 bytes
-// at that slot, the phase word (from the index) last, one word after the other.
-// DESC_NONZERO marks the words of DESC that are not 0, as they arrive.
+// at that slot, the phase word (from the index) last: the record's other words as one
+// write, then the phase word. DESC_NONZERO marks the words of DESC that are not 0.
 //
 // Both run the DMA mover's checks (docs/registers/dma.md): the programmed epoch
 // against the queue epoch (QUIRE_ERR_PEER), then the host window in 64-bit arithmetic
 // (QUIRE_ERR_RANGE); a refused fetch holds a descriptor of zeros with its status, a
 // refused post writes nothing. The engine shares the mover's host-memory port: it starts
-// only while the mover is idle, and holds the mover's START while it runs (busy_o). It
-// keeps one request outstanding and asks for the next word in the cycle the last one is
-// answered: a word a cycle at the harness's latency.
+// only while the mover is idle, and holds the mover's START while it runs (busy_o). The
+// port moves 64-byte lines (a slot of the command ring is one, a completion slot half of
+// one): a descriptor is one line read, a record two writes, the phase word's asked for
+// in the cycle after the record's (the link keeps them in order).
 module quire_card_queue
   import quire_card_pkg::*;
 (
@@ -40,13 +41,15 @@ module quire_card_queue
   input  logic        mover_busy_i,      // the DMA mover has the host port
   output logic        busy_o,            // this engine has it
 
-  // Host memory: word requests, one outstanding.
-  output logic        host_req_o,
-  output logic        host_we_o,
-  output logic [63:0] host_addr_o,
-  output logic [31:0] host_wdata_o,
-  input  logic        host_rvalid_i,
-  input  logic [31:0] host_rdata_i
+  // Host memory: line requests (taken while host_ready_i), one outstanding.
+  output logic         host_req_o,
+  output logic         host_we_o,
+  output logic [63:0]  host_be_o,
+  output logic [63:0]  host_addr_o,
+  output logic [511:0] host_wdata_o,
+  input  logic         host_ready_i,
+  input  logic         host_rvalid_i,
+  input  logic [511:0] host_rdata_i
 );
 
   typedef enum logic [1:0] {
@@ -103,17 +106,32 @@ module quire_card_queue
   assign held       = held_q && held_index_q == cmdq_consumer_i && held_epoch_q == queue_epoch_i;
   assign want_fetch = (ctrl_q & QE_ARM) != 32'd0 && !held && cmdq_producer_i != cmdq_consumer_i;
 
-  // ---- the host port: the next word asked for as soon as the last one is answered
-  logic [4:0] words;
-  logic       ask, last_answer;
-  assign words       = state_q == FETCH ? 5'(DescWords) : 5'(CplWords);
-  assign ask         = state_q != IDLE && sent_q != words && (!inflight_q || host_rvalid_i);
+  // ---- the host port: the next request as soon as the last one is answered. A
+  // descriptor is one line; a record is its words but the phase word, then the phase word.
+  logic [4:0]   words;
+  logic         ask, take, last_answer;
+  logic [255:0] record;
+  logic [31:0]  record_be, phase_be;
+  assign words       = state_q == FETCH ? 5'd1 : 5'd2;
+  // the phase word follows the record without waiting: the link keeps writes in order
+  assign ask         = state_q != IDLE && sent_q != words &&
+                       (!inflight_q || host_rvalid_i || state_q == POST);
+  assign take        = ask && host_ready_i;
   assign last_answer = state_q != IDLE && host_rvalid_i && got_q == words - 5'd1;
+  always_comb begin : record_words
+    for (int unsigned w = 0; w < CplWords; w++) begin
+      record[32*w +: 32] = w == CPL_W_FLAGS ? phase : cpl_q[w];
+    end
+    phase_be  = 32'hf << (4 * CPL_W_FLAGS);
+    record_be = 32'hffff_ffff & ~phase_be;
+  end
 
   assign host_req_o   = ask;
   assign host_we_o    = state_q == POST;
-  assign host_addr_o  = at_q + {57'd0, sent_q, 2'b00};
-  assign host_wdata_o = sent_q == 5'(CPL_W_FLAGS) ? phase : cpl_q[sent_q[2:0]];
+  assign host_addr_o  = {at_q[63:6], 6'd0};
+  assign host_be_o    = state_q == FETCH ? 64'hffff_ffff_ffff_ffff
+                      : {32'd0, sent_q == 5'd0 ? record_be : phase_be} << at_q[5:0];
+  assign host_wdata_o = {256'd0, record} << {at_q[5:0], 3'b000};
   assign busy_o       = state_q != IDLE;
 
   // ---- registers
@@ -181,8 +199,8 @@ module quire_card_queue
       end
 
       // The host port's requests and answers.
-      if (ask) sent_q <= sent_q + 5'd1;
-      if (ask) begin
+      if (take) sent_q <= sent_q + 5'd1;
+      if (take) begin
         inflight_q <= 1'b1;
       end else if (host_rvalid_i) begin
         inflight_q <= 1'b0;
@@ -190,8 +208,10 @@ module quire_card_queue
       if (state_q != IDLE && host_rvalid_i) begin
         got_q <= got_q + 5'd1;
         if (state_q == FETCH) begin
-          desc_q[got_q[3:0]]    <= host_rdata_i;
-          nonzero_q[got_q[3:0]] <= host_rdata_i != 32'd0;
+          for (int unsigned w = 0; w < DescWords; w++) begin
+            desc_q[w]    <= host_rdata_i[32*w +: 32];
+            nonzero_q[w] <= host_rdata_i[32*w +: 32] != 32'd0;
+          end
         end
       end
 

@@ -19,7 +19,12 @@
 // through quire_card_line_mover (a line, 64 bytes, a cycle; a read at any byte
 // address takes its line and the next, a write its line and, when it crosses,
 // the next); a chunk's sums (up to 512 bytes) are written 64 bytes at a time.
-// One beat at a time (read, compute, write), not yet overlapped.
+// Where every buffer is line-aligned (and the workers a whole number of lines apart)
+// and the sums overwrite no input but their own accumulator input, the chunks stream:
+// a line read a cycle on the read port (a chunk's accumulator lines, then its W
+// input beats, each fed to the datapath as it comes), and the chunks' sums queued
+// and written a line a cycle on the write port while the next chunks are read.
+// Elsewhere one beat at a time (read, compute, write).
 // The cycles reported (ENGINES record, CYCLES) are the cycles from START
 // to DONE.
 module quire_card_reduce
@@ -46,6 +51,12 @@ module quire_card_reduce
   output logic [LineBits-1:0] mem_line_o,
   output logic [511:0]        mem_wdata_o,
   input  logic [511:0]        mem_rdata_i,
+
+  // Card memory's engine write port: a line a cycle, byte enables (the stream's sums).
+  output logic                wr_req_o,
+  output logic [63:0]         wr_be_o,
+  output logic [LineBits-1:0] wr_line_o,
+  output logic [511:0]        wr_wdata_o,
 
   // Statistics for the ENGINES record: a pulse at DONE, operations and busy cycles so far.
   output logic                done_o,
@@ -164,7 +175,7 @@ module quire_card_reduce
   // ---- the mover
   typedef enum logic [3:0] {
     S_IDLE, S_CHECK, S_CHUNK, S_ACC_RD, S_ACC_GOT, S_IN_RD, S_FEED, S_WAIT, S_OUT, S_OUT_NEXT,
-    S_DONE, S_RD, S_WR
+    S_DONE, S_RD, S_WR, S_STREAM
   } state_e;
 
   state_e       state_q, ret_state_q;
@@ -182,8 +193,19 @@ module quire_card_reduce
   assign total     = lanes << acc_sh;       // bytes of the chunk's sums (and of its acc_in)
   assign piece_off = {23'd0, piece_q, 6'd0};
 
+  // The lanes of a chunk starting at element i (all of a beat but in the last chunk).
+  function automatic logic [63:0] keep_of(logic [31:0] i, logic [31:0] n_, logic [31:0] pb);
+    logic [31:0] l;
+    l = n_ - i > pb ? pb : n_ - i;
+    return l >= 32'd64 ? {64{1'b1}} : (64'd1 << l) - 64'd1;
+  endfunction
+
+  logic        streaming;
+  logic        f_valid_q, f_first_q, f_last_q;
+  logic [31:0] f_i0_q;
   logic [63:0] keep;
-  assign keep = lanes >= 32'd64 ? {64{1'b1}} : (64'd1 << lanes) - 64'd1;
+  assign streaming = state_q == S_STREAM;
+  assign keep = keep_of(streaming ? f_i0_q : i0_q, n, per_beat);
 
   // The accumulator input's lanes, sign-extended from the accumulator format.
   logic [63:0][63:0] acc_lanes;
@@ -204,10 +226,14 @@ module quire_card_reduce
   logic              max_in_valid, max_in_ready, max_out_valid;
   logic [63:0][7:0]  max_out;
   logic              first, last;
-  assign first        = k_q == 32'd0;
-  assign last         = k_q == w - 32'd1;
-  assign sum_in_valid = state_q == S_FEED && sum_int;
-  assign max_in_valid = state_q == S_FEED && is_max;
+  logic         feeding;
+  logic [511:0] in_beat;
+  assign feeding      = streaming ? f_valid_q : state_q == S_FEED;
+  assign in_beat      = streaming ? mem_rdata_i : rd_buf_q;
+  assign first        = streaming ? f_first_q : k_q == 32'd0;
+  assign last         = streaming ? f_last_q : k_q == w - 32'd1;
+  assign sum_in_valid = feeding && sum_int;
+  assign max_in_valid = feeding && is_max;
 
   quire_reduce_sum u_sum (
     .clk_i          (clk_i),
@@ -217,7 +243,7 @@ module quire_card_reduce
     .acc_in_i       (acc_in),
     .in_valid_i     (sum_in_valid),
     .in_ready_o     (sum_in_ready),
-    .in_beat_i      (rd_buf_q),
+    .in_beat_i      (in_beat),
     .in_first_i     (first),
     .in_last_i      (last),
     .in_keep_i      (keep),
@@ -234,7 +260,7 @@ module quire_card_reduce
     .acc_in_i    (acc_in),
     .in_valid_i  (max_in_valid),
     .in_ready_o  (max_in_ready),
-    .in_exps_i   (rd_buf_q),
+    .in_exps_i   (in_beat),
     .in_first_i  (first),
     .in_last_i   (last),
     .in_acc_i    (acc_raw_q[511:0]),
@@ -246,7 +272,7 @@ module quire_card_reduce
   // The fp16 / fp32 sums (fp inputs: 16 or 32 lanes a beat, sums of 2 or 4 bytes).
   logic             fp_in_valid, fp_in_ready, fp_out_valid;
   logic [1023:0]    fp_out;
-  assign fp_in_valid = state_q == S_FEED && is_sum && in_fp;
+  assign fp_in_valid = feeding && is_sum && in_fp;
 
   quire_reduce_fp_sum u_fp_sum (
     .clk_i       (clk_i),
@@ -256,7 +282,7 @@ module quire_card_reduce
     .acc_in_i    (acc_in),
     .in_valid_i  (fp_in_valid),
     .in_ready_o  (fp_in_ready),
-    .in_beat_i   (rd_buf_q),
+    .in_beat_i   (in_beat),
     .in_first_i  (first),
     .in_last_i   (last),
     .in_acc_i    (acc_raw_q[1023:0]),
@@ -290,7 +316,9 @@ module quire_card_reduce
 
   // Card memory: a read of 64 bytes at any byte address, a write of up to 64
   // (quire_card_line_mover), while the state is S_RD or S_WR.
-  logic mv_done;
+  logic                mv_done, mv_req, mv_we;
+  logic [63:0]         mv_be;
+  logic [LineBits-1:0] mv_line;
   assign idle   = state_q == S_IDLE;
   assign finish = state_q == S_DONE;
 
@@ -305,13 +333,149 @@ module quire_card_reduce
     .wr_bytes_i  (wr_bytes_q),
     .done_o      (mv_done),
     .rd_data_o   (rd_buf_q),
-    .mem_req_o   (mem_req_o),
-    .mem_we_o    (mem_we_o),
-    .mem_be_o    (mem_be_o),
-    .mem_line_o  (mem_line_o),
+    .mem_req_o   (mv_req),
+    .mem_we_o    (mv_we),
+    .mem_be_o    (mv_be),
+    .mem_line_o  (mv_line),
     .mem_wdata_o (mem_wdata_o),
     .mem_rdata_i (mem_rdata_i)
   );
+
+  // ---- the stream: chunk c's reads (its accumulator lines, then worker 0 to W - 1) go
+  // out a line a cycle; an input line is fed to the datapath in the cycle it comes; each
+  // chunk's sums go to a queue of OutDepth chunks, written a line a cycle. A chunk starts
+  // only when the queue has room for its sums (credits), so the datapaths never wait.
+  localparam int unsigned OutDepth = 4;
+
+  function automatic logic apart(logic [63:0] a, logic [63:0] alen, logic [63:0] b,
+                                 logic [63:0] blen);
+    return alen == 64'd0 || blen == 64'd0 || a + alen <= b || b + blen <= a;
+  endfunction
+
+  logic        stream_ok;
+  logic [63:0] in_len, acc_len;
+  assign in_len  = ((w64 - 64'd1) * stride64 + n64) * in_b;
+  assign acc_len = n64 * acc_b;
+  assign stream_ok = ((per_beat << acc_sh) & 32'd63) == 32'd0 && a_in[5:0] == 6'd0 && (w == 32'd1 || (stride64 * in_b) % 64'd64 == 64'd0) &&
+                     (!acc_in || a_acc_in[5:0] == 6'd0) && a_out[5:0] == 6'd0 &&
+                     apart(a_out, acc_len, a_in, in_len) &&
+                     (!acc_in || a_out == a_acc_in || apart(a_out, acc_len, a_acc_in, acc_len));
+
+  // The read side: chunk si0_q, step sstep_q (accumulator pieces, then workers).
+  logic [31:0] si0_q, sk_q, s_in_off_q, s_total;
+  logic [2:0]  spiece_q;
+  logic        s_in_acc_q;      // the chunk is reading its accumulator input
+  logic        s_active, s_last_read, s_chunk_start;
+  logic [2:0]  res_q, res_next;
+  logic        rk_acc_q;
+  logic [2:0]  rk_piece_q;
+  logic [LineBits-1:0] s_line;
+  assign s_total  = (n - si0_q > per_beat ? per_beat : n - si0_q) << acc_sh;
+  assign s_chunk_start = s_in_acc_q ? spiece_q == 3'd0 : !acc_in && sk_q == 32'd0;
+  assign s_active = streaming && si0_q < n && (!s_chunk_start || res_q != 3'(OutDepth));
+  assign s_last_read = !s_in_acc_q && sk_q == w - 32'd1;
+  assign s_line   = s_in_acc_q ? LineBits'(32'(a_acc_in[31:6]) + ((si0_q << acc_sh) >> 6) + 32'(spiece_q))
+                               : LineBits'(32'(a_in[31:6]) + (s_in_off_q >> 6));
+  assign mem_req_o  = streaming ? s_active : mv_req;
+  assign mem_we_o   = !streaming && mv_we;
+  assign mem_be_o   = streaming ? 64'd0 : mv_be;
+  assign mem_line_o = streaming ? s_line : mv_line;
+
+  // The write side: OutDepth chunks' sums, the oldest written a line a cycle.
+  logic [4095:0]       oq_data [OutDepth];
+  logic [31:0]         oq_i0   [OutDepth];
+  logic [1:0]          oq_wp_q, oq_rp_q;
+  logic [2:0]          oq_cnt_q, dpiece_q;
+  logic [31:0]         o_i0_q, d_total, d_off;
+  logic                out_event, drain, drain_last;
+  assign out_event  = streaming && (sum_out_valid || max_out_valid || fp_out_valid);
+  assign d_total    = (n - oq_i0[oq_rp_q] > per_beat ? per_beat : n - oq_i0[oq_rp_q]) << acc_sh;
+  assign d_off      = {23'd0, dpiece_q, 6'd0};
+  assign drain      = oq_cnt_q != 3'd0;
+  assign drain_last = drain && d_off + 32'd64 >= d_total;
+  assign wr_req_o   = drain;
+  assign wr_line_o  = LineBits'(32'(a_out[31:6]) + ((oq_i0[oq_rp_q] << acc_sh) >> 6) + 32'(dpiece_q));
+  assign wr_be_o    = d_total - d_off >= 32'd64 ? 64'hffff_ffff_ffff_ffff
+                                                : (64'd1 << 6'(d_total - d_off)) - 64'd1;
+  assign wr_wdata_o = oq_data[oq_rp_q][512*dpiece_q +: 512];
+
+  always_comb begin : credits
+    res_next = res_q;
+    if (s_active && s_chunk_start) res_next = res_next + 3'd1;
+    if (drain_last)                res_next = res_next - 3'd1;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : stream
+    if (!rst_ni) begin
+      si0_q      <= 32'd0;
+      sk_q       <= 32'd0;
+      s_in_off_q <= 32'd0;
+      spiece_q   <= 3'd0;
+      s_in_acc_q <= 1'b0;
+      res_q      <= 3'd0;
+      rk_acc_q   <= 1'b0;
+      rk_piece_q <= 3'd0;
+      f_valid_q  <= 1'b0;
+      f_first_q  <= 1'b0;
+      f_last_q   <= 1'b0;
+      f_i0_q     <= 32'd0;
+      oq_wp_q    <= 2'd0;
+      oq_rp_q    <= 2'd0;
+      oq_cnt_q   <= 3'd0;
+      dpiece_q   <= 3'd0;
+      o_i0_q     <= 32'd0;
+    end else if (!streaming) begin
+      si0_q      <= 32'd0;
+      sk_q       <= 32'd0;
+      s_in_off_q <= 32'd0;
+      spiece_q   <= 3'd0;
+      s_in_acc_q <= acc_in;
+      res_q      <= 3'd0;
+      rk_acc_q   <= 1'b0;
+      f_valid_q  <= 1'b0;
+      oq_wp_q    <= 2'd0;
+      oq_rp_q    <= 2'd0;
+      oq_cnt_q   <= 3'd0;
+      dpiece_q   <= 3'd0;
+      o_i0_q     <= 32'd0;
+    end else begin
+      // the read of this cycle, and where the next one goes
+      rk_acc_q   <= s_active && s_in_acc_q;
+      rk_piece_q <= spiece_q;
+      f_valid_q  <= s_active && !s_in_acc_q;
+      f_first_q  <= sk_q == 32'd0;
+      f_last_q   <= s_last_read;
+      f_i0_q     <= si0_q;
+      if (s_active) begin
+        if (s_in_acc_q) begin
+          if (32'({spiece_q, 6'd0}) + 32'd64 >= s_total) begin
+            spiece_q   <= 3'd0;
+            s_in_acc_q <= 1'b0;
+          end else begin
+            spiece_q <= spiece_q + 3'd1;
+          end
+        end else if (s_last_read) begin
+          si0_q      <= si0_q + per_beat;
+          sk_q       <= 32'd0;
+          s_in_off_q <= (si0_q + per_beat) << in_sh;
+          s_in_acc_q <= acc_in;
+        end else begin
+          sk_q       <= sk_q + 32'd1;
+          s_in_off_q <= s_in_off_q + (stride << in_sh);
+        end
+      end
+      res_q <= res_next;
+      if (out_event) begin
+        oq_data[oq_wp_q] <= packed_out;
+        oq_i0[oq_wp_q]   <= o_i0_q;
+        o_i0_q           <= o_i0_q + per_beat;
+      end
+      if (drain) dpiece_q <= drain_last ? 3'd0 : dpiece_q + 3'd1;
+      oq_wp_q  <= oq_wp_q + 2'(out_event);
+      oq_rp_q  <= oq_rp_q + 2'(drain_last);
+      oq_cnt_q <= oq_cnt_q + 3'(out_event) - 3'(drain_last);
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : regs
     if (!rst_ni) begin
@@ -338,7 +502,7 @@ module quire_card_reduce
         end
         S_CHECK: begin
           status_q <= check_status;
-          state_q  <= check_status != OK ? S_DONE : S_CHUNK;
+          state_q  <= check_status != OK ? S_DONE : stream_ok ? S_STREAM : S_CHUNK;
         end
         S_CHUNK: begin
           piece_q  <= 3'd0;
@@ -401,6 +565,14 @@ module quire_card_reduce
           end else begin
             i0_q    <= i0_q + per_beat;
             state_q <= S_CHUNK;
+          end
+        end
+        S_STREAM: begin
+          if (rk_acc_q) acc_raw_q[512*rk_piece_q +: 512] <= mem_rdata_i;
+          if (sum_out_valid && sum_overflow) overflow_q <= 1'b1;
+          if (si0_q >= n && res_q == 3'd0) begin
+            if (overflow_q) status_q <= ERR_OVERFLOW;
+            state_q <= S_DONE;
           end
         end
         S_DONE: state_q <= S_IDLE;

@@ -51,13 +51,14 @@ module quire_card_top
   input  logic [63:0] host_win_size_i,
 
   // Host memory (quire_card_dma, quire_card_queue).
-  output logic        host_req_o,
-  output logic        host_we_o,
-  output logic [3:0]  host_be_o,
-  output logic [63:0] host_addr_o,
-  output logic [31:0] host_wdata_o,
-  input  logic        host_rvalid_i,
-  input  logic [31:0] host_rdata_i,
+  output logic         host_req_o,
+  output logic         host_we_o,
+  output logic [63:0]  host_be_o,
+  output logic [63:0]  host_addr_o,
+  output logic [511:0] host_wdata_o,
+  input  logic         host_ready_i,
+  input  logic         host_rvalid_i,
+  input  logic [511:0] host_rdata_i,
 
   // The interrupt to the host: a one-cycle pulse per raise of an enabled cause.
   output logic        irq_o,
@@ -327,12 +328,13 @@ module quire_card_top
     .timer_o         (timer)
   );
 
-  logic        dma_mem_req, dma_mem_we, dma_busy, dma_host_req, dma_host_we;
-  logic [3:0]  dma_host_be;
-  logic [63:0] dma_host_addr;
-  logic [31:0] dma_host_wdata;
-  logic [3:0]  dma_mem_be;
-  logic [31:0] dma_mem_addr, dma_mem_wdata, dma_mem_rdata;
+  logic         dma_mem_req, dma_mem_we, dma_busy, dma_host_req, dma_host_we;
+  logic [63:0]  dma_host_be;
+  logic [63:0]  dma_host_addr;
+  logic [511:0] dma_host_wdata;
+  logic [63:0]  dma_mem_be;
+  logic [31:0]  dma_mem_addr;
+  logic [511:0] dma_mem_wdata, dma_mem_rdata;
 
   quire_card_dma #(
     .MemBytes (64'(MemBytes))
@@ -360,14 +362,15 @@ module quire_card_top
     .host_be_o       (dma_host_be),
     .host_addr_o     (dma_host_addr),
     .host_wdata_o    (dma_host_wdata),
+    .host_ready_i    (host_ready_i),
     .host_rvalid_i   (host_rvalid_i),
     .host_rdata_i    (host_rdata_i)
   );
 
   // ---- the queue engine: descriptors in and completions out over the mover's host port
-  logic        qe_busy, qe_host_req, qe_host_we;
-  logic [63:0] qe_host_addr;
-  logic [31:0] qe_host_wdata;
+  logic         qe_busy, qe_host_req, qe_host_we;
+  logic [63:0]  qe_host_addr, qe_host_be;
+  logic [511:0] qe_host_wdata;
 
   quire_card_queue u_queue (
     .clk_i           (clk_i),
@@ -388,6 +391,8 @@ module quire_card_top
     .host_we_o       (qe_host_we),
     .host_addr_o     (qe_host_addr),
     .host_wdata_o    (qe_host_wdata),
+    .host_be_o       (qe_host_be),
+    .host_ready_i    (host_ready_i),
     .host_rvalid_i   (host_rvalid_i),
     .host_rdata_i    (host_rdata_i)
   );
@@ -396,7 +401,7 @@ module quire_card_top
   // to its own requests.
   assign host_req_o   = qe_busy ? qe_host_req : dma_host_req;
   assign host_we_o    = qe_busy ? qe_host_we : dma_host_we;
-  assign host_be_o    = qe_busy ? 4'hf : dma_host_be;
+  assign host_be_o    = qe_busy ? qe_host_be : dma_host_be;
   assign host_addr_o  = qe_busy ? qe_host_addr : dma_host_addr;
   assign host_wdata_o = qe_busy ? qe_host_wdata : dma_host_wdata;
 
@@ -405,6 +410,10 @@ module quire_card_top
   logic [63:0]         qmem_be;
   logic [LineBits-1:0] qmem_line;
   logic [511:0]        qmem_wdata, qmem_rdata;
+  logic                qwr_req;
+  logic [63:0]         qwr_be;
+  logic [LineBits-1:0] qwr_line;
+  logic [511:0]        qwr_wdata;
 
   quire_card_quant #(
     .MemBytes (64'(MemBytes)),
@@ -423,6 +432,10 @@ module quire_card_top
     .mem_line_o  (qmem_line),
     .mem_wdata_o (qmem_wdata),
     .mem_rdata_i (qmem_rdata),
+    .wr_req_o    (qwr_req),
+    .wr_be_o     (qwr_be),
+    .wr_line_o   (qwr_line),
+    .wr_wdata_o  (qwr_wdata),
     .done_o      (eng_done[0]),
     .ops_o       (eng_ops[0]),
     .cycles_o    (eng_cycles[0])
@@ -434,6 +447,10 @@ module quire_card_top
   logic [63:0]         rmem_be;
   logic [LineBits-1:0] rmem_line;
   logic [511:0]        rmem_wdata;
+  logic                rwr_req;
+  logic [63:0]         rwr_be;
+  logic [LineBits-1:0] rwr_line;
+  logic [511:0]        rwr_wdata;
 
   quire_card_reduce #(
     .MemBytes (64'(MemBytes)),
@@ -452,6 +469,10 @@ module quire_card_top
     .mem_line_o  (rmem_line),
     .mem_wdata_o (rmem_wdata),
     .mem_rdata_i (qmem_rdata),
+    .wr_req_o    (rwr_req),
+    .wr_be_o     (rwr_be),
+    .wr_line_o   (rwr_line),
+    .wr_wdata_o  (rwr_wdata),
     .done_o      (eng_done[1]),
     .ops_o       (eng_ops[1]),
     .cycles_o    (eng_cycles[1])
@@ -557,7 +578,7 @@ module quire_card_top
     .b_req_i   (dma_mem_req),
     .b_we_i    (dma_mem_we),
     .b_be_i    (dma_mem_be),
-    .b_index_i (dma_mem_addr[MemBits+1:2]),
+    .b_line_i  (dma_mem_addr[MemBits+1:6]),
     .b_wdata_i (dma_mem_wdata),
     .b_rdata_o (dma_mem_rdata),
     .c_req_i   (emem_req),
@@ -571,7 +592,11 @@ module quire_card_top
     .d_be_i    (nmem_be),
     .d_line_i  (nmem_line),
     .d_wdata_i (nmem_wdata),
-    .d_rdata_o (nmem_rdata)
+    .d_rdata_o (nmem_rdata),
+    .e_req_i   (qwr_req || rwr_req),
+    .e_be_i    (rwr_req ? rwr_be : qwr_be),
+    .e_line_i  (rwr_req ? rwr_line : qwr_line),
+    .e_wdata_i (rwr_req ? rwr_wdata : qwr_wdata)
   );
 
   // ---- the core's wake-up: a host write or a frame's arrival is an event until a wait takes it

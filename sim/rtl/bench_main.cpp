@@ -8,6 +8,9 @@
 //   firmware CPI      cycles / instructions retired over those round trips (the command loop)
 //   ENCODE bfp8       cycles per MiB of fp32 input, a --size tensor (firmware, DMA and engine)
 //   REDUCE int8       cycles per MiB of input, W 4 inputs of --size / 4 bytes into int16
+//   DECODE bfp8       cycles per MiB of fp32 output, the ENCODE's bfp8 (int8 values) decoded
+//                     with the mean of 4 (y / 4.0f)
+//   host link         the harness's PCIe-like link (QUIRE_RTL_HOST_LATENCY, _GBS)
 //   simulation speed  card cycles clocked per second of wall time over the whole run
 // Usage: quire-bench-rtl [--fw ELF] [--nops N] [--size BYTES]
 #include <algorithm>
@@ -196,12 +199,30 @@ int main(int argc, char **argv)
 	uint64_t red_cycles = b.run(red, cpl);
 	uint32_t red_engine = b.card.bar_read(rec) - r0;
 	int red_status = cpl.status;
+
+	quire_cmd dec{};
+	dec.opcode = QUIRE_OPC_DECODE;
+	dec.format = QUIRE_FMT_BFP8;
+	dec.val_format = QUIRE_FMT_INT8;
+	dec.workers = 4; // the mean of 4
+	dec.count = n;
+	dec.src = kIova + q;
+	dec.exp = kIova + e;
+	dec.dst = kIova + y;
+	rec = kEngines + QUIRE_ENG_RECORD(QUIRE_ENGINE_QUANT - 1) + QUIRE_ENG_CYCLES;
+	uint32_t d0 = b.card.bar_read(rec);
+	uint64_t dec_cycles = b.run(dec, cpl);
+	uint32_t dec_engine = b.card.bar_read(rec) - d0;
+	int dec_status = cpl.status;
 	double wall =
 	    std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
 	std::printf("quire bench card --model rtl: the RTL card (Verilator) running %s, in card "
 		    "cycles (250 MHz)\n",
 		    elf);
+	std::printf("host link (PCIe-like)                        %10u cycles latency, %.1f GB/s "
+		    "each way\n",
+		    b.card.host_link_latency(), b.card.host_link_gbs());
 	std::printf("boot to RUNNING                              %10" PRIu64 " cycles\n", boot);
 	std::printf("nop round trip (doorbell to completion)      %10" PRIu64
 		    " cycles median, %" PRIu64 " min, %" PRIu64 " max over %d\n",
@@ -221,8 +242,14 @@ int main(int argc, char **argv)
 			    per_mib(red_cycles, size), per_mib(red_engine, size));
 	else
 		std::printf("reduce int8 -> int16, W 4: status %d\n", red_status);
+	if (dec_status == QUIRE_OK)
+		std::printf("decode bfp8, mean of 4, per MiB of fp32      %10.0f cycles (QUANT engine "
+			    "%.0f)\n",
+			    per_mib(dec_cycles, size), per_mib(dec_engine, size));
+	else
+		std::printf("decode bfp8, mean of 4: status %d\n", dec_status);
 	std::printf("simulation speed                             %10.0f cycles per wall second "
 		    "(%" PRIu64 " cycles in %.2f s)\n",
 		    double(b.card.cycles()) / wall, b.card.cycles(), wall);
-	return enc_status == QUIRE_OK && red_status == QUIRE_OK ? 0 : 1;
+	return enc_status == QUIRE_OK && red_status == QUIRE_OK && dec_status == QUIRE_OK ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "Vquire_card_top.h"
@@ -25,6 +26,104 @@ CardHarness::CardHarness(uint64_t iova, uint32_t host_bytes)
 	top_->host_win_base_i = iova;
 	top_->host_win_size_i = host_bytes;
 	top_->net_tx_ready_i = 1; // the harness takes a beat every cycle
+	// The host link: QUIRE_RTL_HOST_LATENCY cycles, QUIRE_RTL_HOST_GBS GB/s each way.
+	const char *lat = std::getenv("QUIRE_RTL_HOST_LATENCY");
+	const char *gbs = std::getenv("QUIRE_RTL_HOST_GBS");
+	char *end = nullptr;
+	if (lat && *lat) {
+		unsigned long v = std::strtoul(lat, &end, 10);
+		if (*end == 0 && v >= 1 && v <= 100000)
+			link_latency_ = unsigned(v);
+		else
+			std::fprintf(stderr,
+				     "QUIRE_RTL_HOST_LATENCY=%s: not 1..100000 cycles, %u kept\n",
+				     lat, link_latency_);
+	}
+	if (gbs && *gbs) {
+		double v = std::strtod(gbs, &end);
+		if (*end == 0 && v >= 0.1 && v <= 1000)
+			link_gbs_ = v;
+		else
+			std::fprintf(stderr, "QUIRE_RTL_HOST_GBS=%s: not 0.1..1000 GB/s, %g kept\n",
+				     gbs, link_gbs_);
+	}
+}
+
+void CardHarness::set_host_link(unsigned latency_cycles, double gbs)
+{
+	link_latency_ = latency_cycles ? latency_cycles : 1;
+	link_gbs_ = gbs > 0 ? gbs : link_gbs_;
+}
+
+// Is [addr, addr + 64) of a request, the bytes of `be`, inside the host window?
+bool CardHarness::host_line_ok(uint64_t addr, uint64_t be) const
+{
+	for (unsigned b = 0; b < 64; b++) {
+		if (!(be >> b & 1))
+			continue;
+		uint64_t a = addr + b;
+		if (!host_mem_ || a < iova_ || a - iova_ >= host_size_)
+			return false;
+	}
+	return true;
+}
+
+// The host link's side of a cycle, before the edge: a request is taken when its
+// direction has a line's worth of credit (the rate), and answered link_latency_
+// cycles later, in order (a write lands in host memory then).
+void CardHarness::host_link_request()
+{
+	double per_cycle = link_gbs_ * 1e9 / kClockHz;
+	credit_read_ = std::min(credit_read_ + per_cycle, 128.0);
+	credit_write_ = std::min(credit_write_ + per_cycle, 128.0);
+	top_->host_ready_i = 0;
+	if (!top_->host_req_o)
+		return;
+	bool we = top_->host_we_o;
+	double &credit = we ? credit_write_ : credit_read_;
+	if (credit < 64.0)
+		return;
+	top_->host_ready_i = 1;
+	top_->eval(); // what the card does with the request taken
+	credit -= 64.0;
+	HostRequest r;
+	r.due = cycles_ + link_latency_;
+	r.write = we;
+	r.addr = top_->host_addr_o;
+	r.be = top_->host_be_o;
+	for (unsigned w = 0; w < 16; w++)
+		r.wdata[w] = top_->host_wdata_o[w];
+	host_pending_.push_back(r);
+}
+
+// After the edge: the oldest request whose time has come is answered in this cycle.
+void CardHarness::host_link_answer()
+{
+	top_->host_rvalid_i = 0;
+	if (host_pending_.empty() || host_pending_.front().due > cycles_)
+		return;
+	HostRequest r = host_pending_.front();
+	host_pending_.pop_front();
+	top_->host_rvalid_i = 1;
+	uint8_t line[64] = {0};
+	if (!host_line_ok(r.addr, r.be)) {
+		stray_++;
+	} else {
+		for (unsigned b = 0; b < 64; b++) {
+			uint64_t a = r.addr + b;
+			if (a < iova_ || a - iova_ >= host_size_)
+				continue;
+			uint8_t &m = host_mem_[a - iova_];
+			if (r.write && (r.be >> b & 1))
+				m = uint8_t(r.wdata[b / 4] >> (8 * (b % 4)));
+			line[b] = m;
+		}
+	}
+	for (unsigned w = 0; w < 16; w++) {
+		uint32_t v;
+		std::memcpy(&v, line + 4 * w, 4);
+		top_->host_rdata_i[w] = v;
+	}
 }
 
 CardHarness::~CardHarness()
@@ -86,23 +185,7 @@ void CardHarness::cycle()
 	top_->clk_i = 0;
 	top_->eval();
 	net_tx_take();
-	bool answer = false;
-	uint32_t rdata = 0;
-	if (top_->host_req_o) {
-		uint64_t addr = top_->host_addr_o;
-		answer = true;
-		if (!host_mem_ || addr < iova_ || addr - iova_ > host_size_ ||
-		    host_size_ - (addr - iova_) < 4) {
-			stray_++;
-		} else {
-			uint8_t *word = &host_mem_[addr - iova_];
-			for (unsigned lane = 0; lane < 4; lane++) {
-				if (top_->host_we_o && (top_->host_be_o >> lane & 1))
-					word[lane] = uint8_t(top_->host_wdata_o >> (8 * lane));
-				rdata |= uint32_t(word[lane]) << (8 * lane);
-			}
-		}
-	}
+	host_link_request();
 	if (top_->console_valid_o)
 		console_.push_back(char(top_->console_byte_o));
 	if (top_->exit_valid_o) {
@@ -115,9 +198,7 @@ void CardHarness::cycle()
 	top_->clk_i = 1;
 	top_->eval();
 	cycles_++;
-	// The host memory's answer, in the cycle after its request.
-	top_->host_rvalid_i = answer;
-	top_->host_rdata_i = rdata;
+	host_link_answer();
 	// The network's answer to a frame sent, in the cycle after its last beat.
 	top_->net_tx_done_i = tx_done_;
 	top_->net_tx_status_i = tx_status_;
@@ -227,8 +308,8 @@ bool CardHarness::idle() const
 {
 	const auto *r = top_->rootp;
 	return r->quire_card_top__DOT__core_wfi && !r->quire_card_top__DOT__event_q &&
-	       !r->quire_card_top__DOT__host_event && !top_->host_req_o && !net_feeding() &&
-	       !r->quire_card_top__DOT__net_event && !top_->net_tx_valid_o;
+	       !r->quire_card_top__DOT__host_event && !top_->host_req_o && host_pending_.empty() &&
+	       !net_feeding() && !r->quire_card_top__DOT__net_event && !top_->net_tx_valid_o;
 }
 
 uint64_t CardHarness::wake_at() const

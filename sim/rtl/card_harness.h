@@ -2,15 +2,18 @@
 // The RTL card (rtl/card/quire_card_top.sv) under Verilator, as a host sees
 // it: BAR0 register reads and writes (one C++ call each, one clock cycle
 // each), a window of host memory the card's DMA mover reaches, and the
-// interrupt pulses it sends. Host memory lives here: the card's host-memory
-// port asks for one word at a time and gets its answer in the next cycle.
+// interrupt pulses it sends. Host memory lives here, behind a link modelled as
+// PCIe is (a latency and a rate each way): the card's host port asks for 64-byte
+// lines, several in flight, and gets its answers in order.
 // Time moves only when the caller makes it: each access is a cycle, and
 // run() adds more. The host memory may be the harness's own (the constructor's)
 // or the caller's (attach_host: what rtl_device.cpp serves to quire-sim's hosts).
 #ifndef QUIRE_SIM_RTL_CARD_HARNESS_H
 #define QUIRE_SIM_RTL_CARD_HARNESS_H
 
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -39,6 +42,20 @@ class CardHarness
 	// (QUIRE_CAP_*) from then on, as a card without the others would; the firmware reads
 	// the caps once, when it starts.
 	void keep_caps(uint32_t keep);
+
+	// The host link: a request is answered `latency_cycles` after it is taken, and each
+	// direction takes a 64-byte line at `gbs` GB/s (at the card's 250 MHz). By default
+	// 16 cycles and 12 GB/s (PCIe Gen3 x16), or QUIRE_RTL_HOST_LATENCY and
+	// QUIRE_RTL_HOST_GBS from the environment.
+	void set_host_link(unsigned latency_cycles, double gbs);
+	unsigned host_link_latency() const
+	{
+		return link_latency_;
+	}
+	double host_link_gbs() const
+	{
+		return link_gbs_;
+	}
 
 	uint32_t bar_read(uint32_t offset);
 	void bar_write(uint32_t offset, uint32_t value);
@@ -110,7 +127,16 @@ class CardHarness
 	}
 
       private:
+	static constexpr double kClockHz = 250e6;
+	struct HostRequest {
+		uint64_t due, addr, be;
+		bool write;
+		std::array<uint32_t, 16> wdata;
+	};
 	void cycle();
+	void host_link_request();
+	void host_link_answer();
+	bool host_line_ok(uint64_t addr, uint64_t be) const;
 	void net_rx_present();
 	void net_tx_take();
 
@@ -120,6 +146,10 @@ class CardHarness
 	uint8_t *host_mem_;
 	uint64_t host_size_;
 	uint64_t iova_;
+	unsigned link_latency_ = 16;
+	double link_gbs_ = 12.0;
+	double credit_read_ = 0, credit_write_ = 0;
+	std::deque<HostRequest> host_pending_;
 	uint64_t cycles_ = 0, instructions_ = 0, irqs_ = 0, traps_ = 0, stray_ = 0;
 	std::string console_;
 	bool exited_ = false;

@@ -17,6 +17,9 @@ module tb_assert_top (
     .clk_i, .rst_ni, .valid_i, .ready_i, .data_i, .done_i
   );
 
-  quire_assert_req_rsp #(.Name("tb port")) u_port (.clk_i, .rst_ni, .req_i, .rvalid_i);
+  // A port that takes every request and lets one wait for its answer at a time.
+  quire_assert_req_rsp #(.Name("tb port"), .MaxOutstanding(1)) u_port (
+    .clk_i, .rst_ni, .req_i, .ready_i(1'b1), .rvalid_i
+  );
 
 endmodule

@@ -4,11 +4,13 @@
 // bit, on seeded beats of 16 lanes full of edges (zeros, subnormals, the
 // smallest normals, values near the top, NaN with payloads, Inf) and divisors
 // of five kinds: small, up to 2^16, any 32-bit, powers of two, and above 2^24
-// (where (float)mean_w rounds). Prints the cycles a beat and
-// "rtl mean: N passed, N failed" (one case per kind of divisor).
+// (where (float)mean_w rounds), a beat a cycle, each with its own divisor. Prints
+// the latency and "rtl mean: N passed, N failed" (one case per kind of divisor).
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "Vquire_card_mean.h"
 #include "verilated.h"
@@ -73,7 +75,7 @@ int main()
 	Vquire_card_mean m;
 	m.clk_i = 0;
 	m.rst_ni = 0;
-	m.start_i = 0;
+	m.in_valid_i = 0;
 	m.eval();
 	m.rst_ni = 1;
 	m.eval();
@@ -84,44 +86,61 @@ int main()
 		m.eval();
 	};
 	const char *kinds[] = {"2..31", "2..65535", "any 32-bit", "powers of two", "above 2^24"};
+	const int beats = 2000;
 	int passed = 0, failed = 0;
-	unsigned cycles = 0;
+	unsigned latency = 0, span = 0;
 	for (int kind = 0; kind < 5; kind++) {
-		unsigned lanes = 0, bad = 0;
-		for (int beat = 0; beat < 2000; beat++) {
-			uint32_t w = divisor(kind), y[16];
-			float want[16];
-			for (int l = 0; l < 16; l++) {
-				y[l] = edgy();
-				m.y_i[l] = y[l];
-			}
-			if (quire_quant_decode(QUIRE_FMT_FP32, QUIRE_FMT_FP32, 16, w,
-					       reinterpret_cast<const uint8_t *>(y), nullptr, want) != 0)
+		// Every beat with a divisor of its own, one beat a cycle: the stages must not mix them.
+		std::vector<std::array<uint32_t, 16>> y(beats), want(beats);
+		std::vector<uint32_t> w(beats);
+		for (int b = 0; b < beats; b++) {
+			w[b] = divisor(kind);
+			for (int l = 0; l < 16; l++)
+				y[b][l] = edgy();
+			float f[16];
+			if (quire_quant_decode(QUIRE_FMT_FP32, QUIRE_FMT_FP32, 16, w[b],
+					       reinterpret_cast<const uint8_t *>(y[b].data()), nullptr,
+					       f) != 0)
 				return std::printf("FAIL hls/ refused the decode\n"), 1;
-			m.w_i = w;
-			m.start_i = 1;
+			std::memcpy(want[b].data(), f, sizeof f);
+		}
+		unsigned lanes = 0, bad = 0, cycle = 0, first_out = 0;
+		int in = 0, out = 0;
+		while (out < beats && cycle < unsigned(beats) + 1000) {
+			m.in_valid_i = in < beats;
+			if (in < beats) {
+				m.w_i = w[in];
+				for (int l = 0; l < 16; l++)
+					m.y_i[l] = y[in][l];
+				in++;
+			}
 			tick();
-			m.start_i = 0;
-			unsigned c = 1;
-			for (; !m.done_o && c < 1000; c++)
-				tick();
-			cycles = c;
+			cycle++;
+			if (!m.out_valid_o)
+				continue;
+			if (out == 0)
+				first_out = cycle;
 			for (int l = 0; l < 16; l++) {
-				uint32_t wb;
-				std::memcpy(&wb, &want[l], 4);
 				lanes++;
-				if (m.y_o[l] != wb && bad++ < 5)
+				if (m.y_o[l] != want[out][l] && bad++ < 5)
 					std::printf("     y 0x%08" PRIx32 " / %" PRIu32 ": rtl 0x%08" PRIx32
 						    ", hls 0x%08" PRIx32 "\n",
-						    y[l], w, uint32_t(m.y_o[l]), wb);
+						    y[out][l], w[out], uint32_t(m.y_o[l]), want[out][l]);
 			}
+			out++;
 		}
+		if (out < beats)
+			bad++, std::printf("     %d of %d beats came out\n", out, beats);
+		latency = first_out;
+		span = cycle - first_out + 1;
 		std::printf("%s divisors %s: %u lanes, %u differ\n", bad ? "FAIL" : "ok  ", kinds[kind],
 			    lanes, bad);
 		(bad ? failed : passed)++;
 	}
 	m.final();
-	std::printf("     quire_card_mean: %u cycles a beat of 16 lanes, start to done\n", cycles);
+	std::printf("     quire_card_mean: %u cycles from a beat in to its quotients, %d beats out in "
+		    "%u cycles\n",
+		    latency, beats, span);
 	std::printf("rtl mean: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
