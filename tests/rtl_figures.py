@@ -36,6 +36,8 @@ CARD_FIGURES = [
     (r"^encode bfp8, per MiB of fp32 +(\d+) cycles", "ENCODE bfp8 per MiB of fp32"),
     (r"^reduce int8 -> int16, W 4, per MiB of input +(\d+) cycles", "REDUCE int8 -> int16, W 4"),
     (r"^decode bfp8, mean of 4, per MiB of fp32 +(\d+) cycles", "DECODE bfp8 (int8 values)"),
+    (r"^network port out, a 64 KiB frame \( *1025 beats\) +(\d+) cycles", "network port out, a 64 KiB"),
+    (r"^network port in, a 64 KiB frame \( *1025 beats\) +(\d+) cycles", "network port in, a 64 KiB"),
 ]
 
 passed = failed = 0

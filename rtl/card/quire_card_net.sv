@@ -5,7 +5,10 @@
 //     memory at TX_CARD, stamps this port's address as its source, computes
 //     the CRC-32 of the header (crc32 field zero) and payload, and streams it
 //     out a 64-byte beat a cycle with the CRC beside the last beat (the MAC
-//     puts it into the header's crc32 field, as a MAC appends its FCS); the
+//     puts it into the header's crc32 field, as a MAC appends its FCS): a line
+//     read is asked for every cycle, its beat made and its CRC folded in the
+//     cycle its data comes, and a two-beat buffer in front of the stream keeps
+//     the reads going while the MAC takes a beat a cycle; the
 //     MAC's answer (sent, peer busy, no such port) becomes TX_STATUS. The
 //     firmware's GO write completes only then.
 //   receive: frames stream in a beat a cycle into a buffer of Slots frames of
@@ -172,23 +175,40 @@ module quire_card_net
 
   // ---- transmit and POP: one operation at a time, the core waiting for its answer
   typedef enum logic [3:0] {
-    S_IDLE, S_ANSWER, S_TX_PRIME, S_TX_RD, S_TX_DATA, S_TX_OUT, S_TX_WAIT,
+    S_IDLE, S_ANSWER, S_TX_PRIME, S_TX_STREAM, S_TX_WAIT,
     S_POP, S_POP_RD, S_POP_LINE, S_POP_DONE
   } state_e;
   state_e state_q;
 
-  // TX_CARD's line and the byte offset in it; the beats sent so far.
+  // TX_CARD's byte offset in its line; the frame's beats; the next line to read and the reads
+  // left (an unaligned frame reads one line more: each beat is made of two lines); a read
+  // whose data comes this cycle; is it the unaligned frame's first line, kept for the next?
+  // The beats made (CRC folded in) and sent so far.
   logic [5:0]          tx_off;
-  logic [31:0]         tx_beats, tx_sent_q, tx_line_q;
-  logic [511:0]        prev_q, beat_q;
+  logic [31:0]         tx_beats, tx_sent_q, tx_made_q, rd_line_q, rd_left_q;
+  logic                rd_pend_q, rd_keep_q;
+  logic [511:0]        prev_q;
   logic [31:0]         crc_q;
   assign tx_off   = tx_card_q[5:0];
   assign tx_beats = (tx_len_q + 32'd63) >> 6;
 
   logic [31:0] tx_left;
   logic [6:0]  beat_bytes;
-  assign tx_left    = tx_len_q - (tx_sent_q << 6);
+  assign tx_left    = tx_len_q - (tx_made_q << 6);
   assign beat_bytes = tx_left >= 32'd64 ? 7'd64 : tx_left[6:0];
+
+  // The two-beat buffer in front of the transmit stream (its head is the stream's beat), and
+  // this cycle's moves: a beat leaves when the MAC takes it; a read is asked for when its
+  // beat will find room a cycle later even if the MAC takes nothing then.
+  logic [511:0] txq_data_q  [2];
+  logic [6:0]   txq_bytes_q [2];
+  logic [1:0]   txq_last_q;
+  logic         txq_head_q;
+  logic [1:0]   txq_count_q;
+  logic         tx_take, rd_issue;
+  assign tx_take  = state_q == S_TX_STREAM && txq_count_q != 2'd0 && tx_ready_i;
+  assign rd_issue = state_q == S_TX_STREAM && rd_left_q != 32'd0 &&
+                    {1'b0, txq_count_q} + {2'd0, rd_pend_q} < 3'd2 + {2'd0, tx_take};
 
   // The checks of GO: length, then alignment and card memory bounds.
   logic [31:0] tx_check;
@@ -281,9 +301,17 @@ module quire_card_net
       rx_status_q <= 32'd0;
       rx_comm_q   <= 32'd0;
       tx_sent_q   <= 32'd0;
-      tx_line_q   <= 32'd0;
+      tx_made_q   <= 32'd0;
+      rd_line_q   <= 32'd0;
+      rd_left_q   <= 32'd0;
+      rd_pend_q   <= 1'b0;
+      rd_keep_q   <= 1'b0;
+      txq_data_q  <= '{default: '0};
+      txq_bytes_q <= '{default: '0};
+      txq_last_q  <= '0;
+      txq_head_q  <= 1'b0;
+      txq_count_q <= '0;
       prev_q      <= '0;
-      beat_q      <= '0;
       crc_q       <= 32'd0;
       pop_slot_q  <= '0;
       pop_line_q  <= 32'd0;
@@ -316,48 +344,62 @@ module quire_card_net
             rvalid_o <= 1'b1;
           end
         end
-        // GO: the checks, then the lines of the frame; an unaligned frame's first line is
-        // kept, and each beat is made of it and the next.
+        // GO: the checks, then the lines of the frame streamed: a read asked for every cycle
+        // there is room, each line's data made into a beat with the line before it (an
+        // unaligned frame's first line is only kept), its CRC folded in, into the buffer.
         S_TX_PRIME: begin
-          tx_sent_q <= 32'd0;
-          tx_line_q <= tx_card_q >> 6;
-          crc_q     <= Crc32Init;
+          tx_sent_q   <= 32'd0;
+          tx_made_q   <= 32'd0;
+          rd_line_q   <= tx_card_q >> 6;
+          rd_left_q   <= tx_beats + (tx_off != 6'd0 ? 32'd1 : 32'd0);
+          rd_pend_q   <= 1'b0;
+          rd_keep_q   <= tx_off != 6'd0;
+          txq_head_q  <= 1'b0;
+          txq_count_q <= '0;
+          crc_q       <= Crc32Init;
           if (tx_check != OK) begin
             tx_status_q <= tx_check;
             state_q     <= S_ANSWER;
           end else begin
-            state_q <= S_TX_RD;
+            state_q <= S_TX_STREAM;
           end
         end
-        S_TX_RD: state_q <= S_TX_DATA;
-        S_TX_DATA: begin
+        S_TX_STREAM: begin
           // The next line's top half is beyond the beat.
           /* verilator lint_off UNUSEDSIGNAL */
           logic [1023:0] pair;
           /* verilator lint_on UNUSEDSIGNAL */
           logic [511:0]  beat;
-          if (tx_off != 6'd0 && tx_sent_q == 32'd0 && tx_line_q == (tx_card_q >> 6)) begin
-            // the first line of an unaligned frame: keep it, read the next
+          logic          made;
+          made      = rd_pend_q && !rd_keep_q;
+          rd_pend_q <= rd_issue;
+          if (rd_issue) begin
+            rd_line_q <= rd_line_q + 32'd1;
+            rd_left_q <= rd_left_q - 32'd1;
+          end
+          if (rd_pend_q) begin
             prev_q    <= mem_rdata_i;
-            tx_line_q <= tx_line_q + 32'd1;
-            state_q   <= S_TX_RD;
-          end else begin
+            rd_keep_q <= 1'b0;
+          end
+          if (made) begin
             pair = {mem_rdata_i, prev_q} >> (10'd8 * 10'(tx_off));
             beat = tx_off != 6'd0 ? pair[511:0] : mem_rdata_i;
-            if (tx_sent_q == 32'd0) begin
+            if (tx_made_q == 32'd0) begin
               beat[32 +: 16]  = port_addr_i;  // the port stamps its own address
               beat[224 +: 32] = 32'd0;        // crc32 is computed with the field zero
             end
-            prev_q    <= mem_rdata_i;
-            tx_line_q <= tx_line_q + 32'd1;
-            beat_q    <= beat;
+            txq_data_q[txq_head_q ^ txq_count_q[0]]  <= beat;
+            txq_bytes_q[txq_head_q ^ txq_count_q[0]] <= beat_bytes;
+            txq_last_q[txq_head_q ^ txq_count_q[0]]  <= tx_made_q + 32'd1 == tx_beats;
+            tx_made_q <= tx_made_q + 32'd1;
             crc_q     <= crc32_beat(crc_q, beat, beat_bytes);
-            state_q   <= S_TX_OUT;
           end
-        end
-        S_TX_OUT: if (tx_ready_i) begin
-          tx_sent_q <= tx_sent_q + 32'd1;
-          state_q   <= tx_sent_q + 32'd1 == tx_beats ? S_TX_WAIT : S_TX_RD;
+          if (tx_take) begin
+            txq_head_q <= !txq_head_q;
+            tx_sent_q  <= tx_sent_q + 32'd1;
+            if (tx_sent_q + 32'd1 == tx_beats) state_q <= S_TX_WAIT;
+          end
+          txq_count_q <= txq_count_q + {1'b0, made} - {1'b0, tx_take};
         end
         S_TX_WAIT: if (tx_done_i) begin
           tx_status_q <= tx_status_i;
@@ -448,10 +490,10 @@ module quire_card_net
     mem_req_o   = 1'b0;
     mem_we_o    = 1'b0;
     mem_be_o    = 64'd0;
-    mem_line_o  = tx_line_q[LineBits-1:0];
+    mem_line_o  = rd_line_q[LineBits-1:0];
     mem_wdata_o = pop_pair[511:0];
     unique case (state_q)
-      S_TX_RD: mem_req_o = 1'b1;
+      S_TX_STREAM: mem_req_o = rd_issue;
       S_POP_LINE: begin
         mem_req_o  = 1'b1;
         mem_we_o   = 1'b1;
@@ -462,10 +504,11 @@ module quire_card_net
     endcase
   end
 
-  assign tx_valid_o = state_q == S_TX_OUT;
-  assign tx_data_o  = beat_q;
-  assign tx_bytes_o = beat_bytes;
-  assign tx_last_o  = tx_sent_q + 32'd1 == tx_beats;
+  // The buffer's head; the CRC is whole once the last beat is in the buffer.
+  assign tx_valid_o = state_q == S_TX_STREAM && txq_count_q != 2'd0;
+  assign tx_data_o  = txq_data_q[txq_head_q];
+  assign tx_bytes_o = txq_bytes_q[txq_head_q];
+  assign tx_last_o  = txq_last_q[txq_head_q];
   assign tx_crc_o   = ~crc_q;
 
   // ---- the receiver: a frame into a free slot, its CRC and length checked on the last beat;
@@ -558,7 +601,7 @@ module quire_card_net
   end
 
   logic unused_bits;
-  assign unused_bits = ^{hdr_word[1:0], tx_line_q[31:LineBits], pop_line_q[31:LineBits], pop_lo[31:6],
+  assign unused_bits = ^{hdr_word[1:0], rd_line_q[31:LineBits], pop_line_q[31:LineBits], pop_lo[31:6],
                          pop_hi[31:7], pop_pair[1023:512]};
 
 endmodule

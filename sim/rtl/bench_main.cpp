@@ -11,8 +11,13 @@
 //   DECODE bfp8       cycles per MiB of fp32 output, the ENCODE's bfp8 (int8 values) decoded
 //                     with the mean of 4 (y / 4.0f)
 //   host link         the harness's PCIe-like link (QUIRE_RTL_HOST_LATENCY, _GBS)
+//   network port      with --net-elf, or quire-net-rate.elf beside the firmware (the program
+//                     of sim/rtl/net_rate.c): the cycles of a 64 KiB frame's 1025 beats each
+//                     way, its first beat to its last, on a fresh card
+//                     whose frames come back while the next goes out, and the cycles with a
+//                     beat each way at once
 //   simulation speed  card cycles clocked per second of wall time over the whole run
-// Usage: quire-bench-rtl [--fw ELF] [--nops N] [--size BYTES]
+// Usage: quire-bench-rtl [--fw ELF] [--nops N] [--size BYTES] [--net-elf ELF]
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -21,6 +26,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "card_harness.h"
 
@@ -32,7 +39,8 @@ extern "C" {
 #include "quire/status.h"
 }
 
-namespace {
+namespace
+{
 
 const uint64_t kIova = 0x200000000ull;
 const uint32_t kCmdRing = 0x0, kCplRing = 0x1000, kData = 0x10000;
@@ -45,7 +53,9 @@ struct Bench {
 	quire_rtl::CardHarness card;
 	uint32_t prod = 0;
 
-	explicit Bench(uint32_t host_bytes) : card(kIova, host_bytes) {}
+	explicit Bench(uint32_t host_bytes) : card(kIova, host_bytes)
+	{
+	}
 
 	bool start()
 	{
@@ -94,6 +104,33 @@ struct Bench {
 	}
 };
 
+// The network port at line rate: a fresh card running `elf` (sim/rtl/net_rate.c, frames sent
+// back to back to the card's own address) on a wire that brings every frame back the cycle
+// after it was sent; the streams' pace the harness counted. False when the program failed.
+bool net_rate(const char *elf, quire_rtl::CardHarness::NetPace &pace, std::string &error)
+{
+	quire_rtl::CardHarness card(kIova, 0x1000);
+	std::vector<std::vector<uint8_t>> wire;
+	size_t next = 0;
+	card.attach_net(1, [&wire](uint8_t *f, uint32_t len, bool &) -> uint32_t {
+		wire.emplace_back(f, f + len);
+		return QUIRE_OK;
+	});
+	if (!card.boot(elf, error))
+		return false;
+	uint32_t code = 1;
+	bool exited = false;
+	while (!exited && card.cycles() < 10000000) {
+		exited = card.run_to_exit(1, code);
+		if (next < wire.size() && card.net_feed(wire[next]))
+			next++;
+	}
+	pace = card.net_pace();
+	if (!exited || code != 0)
+		error = std::string(elf) + ": the program did not end with 0";
+	return exited && code == 0;
+}
+
 double per_mib(uint64_t cycles, uint64_t bytes)
 {
 	return double(cycles) * double(1u << 20) / double(bytes);
@@ -103,7 +140,7 @@ double per_mib(uint64_t cycles, uint64_t bytes)
 
 int main(int argc, char **argv)
 {
-	const char *fw = nullptr;
+	const char *fw = nullptr, *net_elf = nullptr;
 	int nops = 200;
 	uint64_t size = 1u << 20;
 	for (int i = 1; i < argc; i++) {
@@ -112,19 +149,24 @@ int main(int argc, char **argv)
 			fw = argv[++i];
 		} else if (a == "--nops" && i + 1 < argc) {
 			nops = std::atoi(argv[++i]);
+		} else if (a == "--net-elf" && i + 1 < argc) {
+			net_elf = argv[++i];
 		} else if (a == "--size" && i + 1 < argc) {
 			size = std::strtoull(argv[++i], nullptr, 0);
 		} else {
-			std::fprintf(stderr,
-				     "usage: quire-bench-rtl [--fw ELF] [--nops N] [--size BYTES]\n"
-				     "  --size: fp32 bytes of the ENCODE tensor and bytes of the REDUCE "
-				     "input, a multiple of 256 from 256 to 16MiB\n");
+			std::fprintf(
+			    stderr,
+			    "usage: quire-bench-rtl [--fw ELF] [--nops N] [--size BYTES] "
+			    "[--net-elf ELF]\n"
+			    "  --size: fp32 bytes of the ENCODE tensor and bytes of the REDUCE "
+			    "input, a multiple of 256 from 256 to 16MiB\n");
 			return 2;
 		}
 	}
 	if (nops < 1 || nops > 100000 || size < 256 || size > (16u << 20) || size % 256) {
-		std::fprintf(stderr, "quire-bench-rtl: --nops 1 to 100000, --size a multiple of 256 "
-				     "from 256 to 16MiB\n");
+		std::fprintf(stderr,
+			     "quire-bench-rtl: --nops 1 to 100000, --size a multiple of 256 "
+			     "from 256 to 16MiB\n");
 		return 2;
 	}
 	char elf[4096], why[8192];
@@ -133,6 +175,16 @@ int main(int argc, char **argv)
 	} else if (quire_fw_locate(elf, sizeof elf, why, sizeof why) != 0) {
 		std::fprintf(stderr, "quire-bench-rtl: %s\n", why);
 		return 1;
+	}
+	// The network program beside the firmware (make install puts both in share/quire).
+	std::string net_beside(elf);
+	if (!net_elf) {
+		size_t slash = net_beside.rfind('/');
+		net_beside =
+		    (slash == std::string::npos ? std::string(".") : net_beside.substr(0, slash)) +
+		    "/quire-net-rate.elf";
+		if (access(net_beside.c_str(), R_OK) == 0)
+			net_elf = net_beside.c_str();
 	}
 	auto wall0 = std::chrono::steady_clock::now();
 	// Host memory: the rings, then each tensor and its outputs.
@@ -227,29 +279,53 @@ int main(int argc, char **argv)
 	std::printf("nop round trip (doorbell to completion)      %10" PRIu64
 		    " cycles median, %" PRIu64 " min, %" PRIu64 " max over %d\n",
 		    rt[rt.size() / 2], rt.front(), rt.back(), nops);
-	std::printf("firmware CPI on the command loop (nops)      %10.2f (%.0f instructions per nop)\n",
-		    ins ? double(cyc) / double(ins) : 0.0, double(ins) / nops);
+	std::printf(
+	    "firmware CPI on the command loop (nops)      %10.2f (%.0f instructions per nop)\n",
+	    ins ? double(cyc) / double(ins) : 0.0, double(ins) / nops);
 	if (enc_status == QUIRE_OK)
-		std::printf("encode bfp8, per MiB of fp32                 %10.0f cycles (QUANT engine "
-			    "%.0f), %.1f MiB\n",
-			    per_mib(enc_cycles, size), per_mib(enc_engine, size),
-			    double(size) / (1 << 20));
+		std::printf(
+		    "encode bfp8, per MiB of fp32                 %10.0f cycles (QUANT engine "
+		    "%.0f), %.1f MiB\n",
+		    per_mib(enc_cycles, size), per_mib(enc_engine, size), double(size) / (1 << 20));
 	else
 		std::printf("encode bfp8: status %d\n", enc_status);
 	if (red_status == QUIRE_OK)
-		std::printf("reduce int8 -> int16, W 4, per MiB of input  %10.0f cycles (REDUCE engine "
-			    "%.0f)\n",
-			    per_mib(red_cycles, size), per_mib(red_engine, size));
+		std::printf(
+		    "reduce int8 -> int16, W 4, per MiB of input  %10.0f cycles (REDUCE engine "
+		    "%.0f)\n",
+		    per_mib(red_cycles, size), per_mib(red_engine, size));
 	else
 		std::printf("reduce int8 -> int16, W 4: status %d\n", red_status);
 	if (dec_status == QUIRE_OK)
-		std::printf("decode bfp8, mean of 4, per MiB of fp32      %10.0f cycles (QUANT engine "
-			    "%.0f)\n",
-			    per_mib(dec_cycles, size), per_mib(dec_engine, size));
+		std::printf(
+		    "decode bfp8, mean of 4, per MiB of fp32      %10.0f cycles (QUANT engine "
+		    "%.0f)\n",
+		    per_mib(dec_cycles, size), per_mib(dec_engine, size));
 	else
 		std::printf("decode bfp8, mean of 4: status %d\n", dec_status);
+	bool net_ok = true;
+	if (net_elf) {
+		quire_rtl::CardHarness::NetPace pace;
+		std::string why_net;
+		net_ok = net_rate(net_elf, pace, why_net);
+		if (net_ok && pace.tx.beats && pace.rx.beats) {
+			std::printf("network port out, a 64 KiB frame (%4" PRIu64
+				    " beats) %8" PRIu64 " cycles, first beat to last\n",
+				    pace.tx.beats, pace.tx.cycles);
+			std::printf("network port in, a 64 KiB frame (%4" PRIu64
+				    " beats)  %8" PRIu64 " cycles, first beat to last; %" PRIu64
+				    " cycles with a beat each way at once\n",
+				    pace.rx.beats, pace.rx.cycles, pace.both_ways);
+		} else {
+			std::printf("network port: %s\n",
+				    net_ok ? "no frame went each way" : why_net.c_str());
+		}
+		net_ok = net_ok && pace.tx.beats && pace.rx.beats;
+	}
 	std::printf("simulation speed                             %10.0f cycles per wall second "
 		    "(%" PRIu64 " cycles in %.2f s)\n",
 		    double(b.card.cycles()) / wall, b.card.cycles(), wall);
-	return enc_status == QUIRE_OK && red_status == QUIRE_OK && dec_status == QUIRE_OK ? 0 : 1;
+	return enc_status == QUIRE_OK && red_status == QUIRE_OK && dec_status == QUIRE_OK && net_ok
+		   ? 0
+		   : 1;
 }

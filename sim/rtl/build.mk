@@ -100,6 +100,16 @@ ifeq ($(HAVE_VERILATOR),1)
 test-programs: $(QUIRE_BENCH_RTL)
 endif
 
+# Its network program (--net-elf, or found beside the firmware): bare metal, linked like it.
+QUIRE_NET_RATE_ELF := $(BUILD)/firmware/quire-net-rate.elf
+$(QUIRE_NET_RATE_ELF): sim/rtl/net_rate.c firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
+	@mkdir -p $(dir $@)
+	$(RISCV_CC) $(FW_CROSS_FLAGS) -I. -T firmware/link.ld -o $@ firmware/crt0.S $< -lgcc
+rtl: $(QUIRE_NET_RATE_ELF)
+ifeq ($(HAVE_VERILATOR),1)
+test-programs: $(QUIRE_NET_RATE_ELF)
+endif
+
 # make install: the RTL card's programs and the firmware they run (quire_fw_locate finds it in
 # ../share/quire from the programs), where verilator and the cross compiler built them.
 ifeq ($(HAVE_VERILATOR),1)
@@ -107,13 +117,13 @@ ifneq ($(shell command -v $(RISCV_CC) 2>/dev/null),)
 install: install-rtl
 endif
 endif
-install-rtl: $(QUIRE_SIM_RTL) $(QUIRE_BENCH_RTL) $(FW_ELF)
+install-rtl: $(QUIRE_SIM_RTL) $(QUIRE_BENCH_RTL) $(FW_ELF) $(QUIRE_NET_RATE_ELF)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/quire
 	install -m 755 $(QUIRE_SIM_RTL) $(QUIRE_BENCH_RTL) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(FW_ELF) $(DESTDIR)$(PREFIX)/share/quire/
+	install -m 644 $(FW_ELF) $(QUIRE_NET_RATE_ELF) $(DESTDIR)$(PREFIX)/share/quire/
 uninstall: uninstall-rtl
 uninstall-rtl:
 	rm -f $(DESTDIR)$(PREFIX)/bin/quire-sim-rtl $(DESTDIR)$(PREFIX)/bin/quire-bench-rtl \
-		$(DESTDIR)$(PREFIX)/share/quire/quire-fw.elf
+		$(DESTDIR)$(PREFIX)/share/quire/quire-fw.elf $(DESTDIR)$(PREFIX)/share/quire/quire-net-rate.elf
 	-rmdir $(DESTDIR)$(PREFIX)/share/quire 2>/dev/null
 .PHONY: install-rtl uninstall-rtl

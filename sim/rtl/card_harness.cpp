@@ -163,10 +163,16 @@ void CardHarness::net_tx_take()
 {
 	if (!top_->net_tx_valid_o)
 		return;
+	tx_beat_ = true;
+	if (tx_beats_++ == 0)
+		tx_first_ = cycles_;
 	for (unsigned i = 0; i < top_->net_tx_bytes_o; i++)
 		tx_frame_.push_back(uint8_t(top_->net_tx_data_o[i / 4] >> (8 * (i % 4))));
 	if (!top_->net_tx_last_o)
 		return;
+	if (tx_beats_ >= pace_.tx.beats)
+		pace_.tx = NetSpan{tx_beats_, cycles_ - tx_first_ + 1};
+	tx_beats_ = 0;
 	uint32_t crc = top_->net_tx_crc_o;
 	for (unsigned i = 0; i < 4 && QUIRE_FRAME_OFF_CRC + i < tx_frame_.size(); i++)
 		tx_frame_[QUIRE_FRAME_OFF_CRC + i] = uint8_t(crc >> (8 * i));
@@ -182,6 +188,7 @@ void CardHarness::net_tx_take()
 void CardHarness::cycle()
 {
 	net_rx_present();
+	tx_beat_ = false;
 	top_->clk_i = 0;
 	top_->eval();
 	net_tx_take();
@@ -205,9 +212,15 @@ void CardHarness::cycle()
 	top_->net_tx_nobody_i = tx_nobody_;
 	tx_done_ = false;
 	if (rx_presented_) { // taken at this edge (the port had room)
+		pace_.both_ways += tx_beat_;
+		if (rx_beats_++ == 0)
+			rx_first_ = cycles_ - 1;
 		rx_off_ += rx_presented_ - 1;
 		rx_empty_ = false;
 		if (rx_off_ >= rx_frame_.size()) {
+			if (rx_beats_ >= pace_.rx.beats)
+				pace_.rx = NetSpan{rx_beats_, cycles_ - rx_first_};
+			rx_beats_ = 0;
 			rx_frame_.clear();
 			rx_off_ = 0;
 		}

@@ -91,6 +91,20 @@ class CardHarness
 	{
 		return rx_off_ < rx_frame_.size() || rx_empty_;
 	}
+	// The streams' pace: the longest frame each way so far (its beats, and the cycles from
+	// its first beat to its last, both counted), and the cycles in which a beat went each
+	// way at once. A port at line rate takes as many cycles as beats.
+	struct NetSpan {
+		uint64_t beats = 0, cycles = 0;
+	};
+	struct NetPace {
+		NetSpan tx, rx;
+		uint64_t both_ways = 0;
+	};
+	const NetPace &net_pace() const
+	{
+		return pace_;
+	}
 
 	uint8_t *host()
 	{
@@ -161,6 +175,10 @@ class CardHarness
 	unsigned rx_presented_ = 0; // bytes of the beat offered this cycle (+1: offered)
 	bool tx_done_ = false, tx_nobody_ = false;
 	uint32_t tx_status_ = 0;
+	bool tx_beat_ = false;                 // a transmit beat taken this cycle
+	uint64_t tx_first_ = 0, rx_first_ = 0; // the cycle of the frame's first beat
+	uint64_t tx_beats_ = 0, rx_beats_ = 0; // the frame's beats so far
+	NetPace pace_;
 };
 
 } // namespace quire_rtl

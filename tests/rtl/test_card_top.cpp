@@ -982,18 +982,33 @@ void net_program(const char *elf)
 	uint32_t code = 0;
 	bool ran = card.boot(elf, error);
 	bool exited = false;
+	// A frame sent comes back the cycle after its send (the wire fed every cycle), so that
+	// the program's back-to-back sends have a frame going each way at once.
 	while (ran && !exited && card.cycles() < kRtlCycleLimit) {
-		exited = card.run_to_exit(256, code);
+		exited = card.run_to_exit(1, code);
 		if (!wire.empty() && card.net_feed(wire.front()))
 			wire.pop_front();
 	}
-	char line[200];
+	char line[300];
 	std::snprintf(line, sizeof line,
 		      "the network port driven directly (%s): checks, CRC, filter, POP anywhere, "
 		      "faults, counters: sim-exit %" PRIu32 " after %" PRIu64 " cycles",
 		      elf, code, card.cycles());
 	check(ran && exited && code == 0 && card.traps() == 0,
 	      ran ? line : "the network program did not run: " + error);
+	// Line rate: the largest frame (64 KiB of payload, 1025 beats) out and in a beat a
+	// cycle, and, while the program sends it again, the copy before it coming in: a beat
+	// each way in every cycle of the two but the few between the program's two GOs.
+	const quire_rtl::CardHarness::NetPace &pace = card.net_pace();
+	const quire_rtl::CardHarness::NetSpan &tx = pace.tx, &rx = pace.rx;
+	std::snprintf(line, sizeof line,
+		      "the network port at a beat a cycle: the longest frame out %" PRIu64
+		      " beats in %" PRIu64 " cycles, in %" PRIu64 " beats in %" PRIu64
+		      " cycles; %" PRIu64 " cycles with a beat each way at once",
+		      tx.beats, tx.cycles, rx.beats, rx.cycles, pace.both_ways);
+	check(ran && exited && tx.beats == 1025 && tx.cycles == tx.beats && rx.beats == tx.beats &&
+		  rx.cycles == rx.beats && pace.both_ways + 40 >= tx.beats,
+	      line);
 }
 
 } // namespace
