@@ -198,6 +198,7 @@ if [ $unit_only -eq 0 ]; then
 		# A scheduler's decision's cycles held to docs/sched-api.md's.
 		cp "$log" "$RUN_TMP/card_top.out"
 		run /usr/bin/python3 tests/rtl_figures.py mlp "$RUN_TMP/card_top.out"
+		rm -f "$RUN_TMP/card_top.out"
 	else
 		rtl_missing "rtl card" riscv
 	fi
