@@ -13,6 +13,12 @@ from their tables, never copied here.
         Runs the RTL card bench with the parameters docs/rtl-card.md names (--nops 200
         --size 1048576) and holds its cycles (boot, NOP round trip, ENCODE, REDUCE and DECODE
         per MiB) to the rows of that document's "What is measured", less MARGIN.
+    rtl_figures.py mlp OUTPUT
+        The RTL card test's output (tests/rtl/test_card_top.cpp: a scheduler's decision of
+        17-64-32-1 and 17-128-1 on 1, 32 and 1,024 candidates, its command cycles and the
+        engine's) against docs/sched-api.md's table under "Where a decision's cycles go":
+        every decision printed has its cell, and neither count is more than the cell's
+        "command (engine)" plus MARGIN.
 
 Prints "ok"/"FAIL" per figure, then "rtl figures: N passed, N failed"; exit 1 on a failure.
 """
@@ -28,6 +34,7 @@ ENGINES_DOC = "docs/rtl-engines.md"
 CARD_DOC = "docs/rtl-card.md"
 # The card bench's run, as docs/rtl-card.md says CI runs it.
 CARD_ARGS = ["--nops", "200", "--size", "1048576"]
+SCHED_DOC = "docs/sched-api.md"
 # The card figures: the bench's line (a regex whose group 1 is the cycles) -> the start of
 # the first cell of its row in CARD_DOC's table. Fewer cycles are better.
 CARD_FIGURES = [
@@ -133,11 +140,37 @@ def card(bench):
                 ok(f"{label}: {got} cycles, {CARD_DOC} says {row[1]}")
 
 
+def mlp(output):
+    rows = {r[0]: r for r in table_rows(SCHED_DOC, "### Where a decision's cycles go")}
+    header = ["1", "32", "1,024"]  # the table's columns after the shape: candidates
+    got = re.findall(r"MLP (\S+), (\d+) candidates: (\d+) command cycles \(fetch to completion\), "
+                     r"(\d+) of them the engine's", Path(output).read_text())
+    if not got:
+        ko(f"{output}: no MLP decision's cycles printed: nothing to hold to {SCHED_DOC}")
+    for shape, c, cmd, eng in got:
+        row = rows.get(shape)
+        col = header.index(f"{int(c):,}") + 1 if f"{int(c):,}" in header else None
+        cell = row[col] if row and col and col < len(row) else None
+        m = re.fullmatch(r"\**([0-9,]+) \(([0-9,]+)\)\**", cell or "")
+        if not m:
+            ko(f"MLP {shape}, {c} candidates: no cell 'N (M)' for it in {SCHED_DOC}'s table "
+               "under Where a decision's cycles go")
+            continue
+        want_cmd, want_eng = (int(g.replace(",", "")) for g in m.groups())
+        what = f"MLP {shape}, {c} candidates: {cmd} command cycles ({eng} the engine's)"
+        if int(cmd) > want_cmd * (1 + MARGIN) or int(eng) > want_eng * (1 + MARGIN):
+            ko(f"WORSE: {what}, {SCHED_DOC} says {cell} (at most {MARGIN:.0%} more)")
+        else:
+            ok(f"{what}, {SCHED_DOC} says {cell}")
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "engines":
         engines(argv[2:])
     elif len(argv) == 3 and argv[1] == "card":
         card(argv[2])
+    elif len(argv) == 3 and argv[1] == "mlp":
+        mlp(argv[2])
     else:
         print(__doc__, file=sys.stderr)
         return 2

@@ -195,6 +195,10 @@ if [ $unit_only -eq 0 ]; then
 		run "$BUILD/tests/rtl/test_card_top" "$BUILD/firmware/quire-fw.elf" \
 			"$BUILD/tests/rtl/card/card_dma.elf" "$BUILD/tests/rtl/card/card_mlp.elf" \
 			"$BUILD/tests/rtl/card/card_net.elf"
+		# A scheduler's decision's cycles held to docs/sched-api.md's.
+		cp "$log" "$RUN_TMP/card_top.out"
+		run /usr/bin/python3 tests/rtl_figures.py mlp "$RUN_TMP/card_top.out"
+		rm -f "$RUN_TMP/card_top.out"
 	else
 		rtl_missing "rtl card" riscv
 	fi

@@ -20,13 +20,20 @@
 // one a candidate of the group; each array accumulates the chunks of an output
 // from its bias, and hidden outputs are requantized (quire_mlp_requant, one per
 // candidate) into that candidate's next activations; the output layer's single
-// accumulator is the score. A layer waits 4 cycles for the previous one to
-// drain. The group's scores leave on score_valid_o one a cycle, in candidate
+// accumulator is the score. A hidden layer of at most SegLanes (21) inputs
+// packs Pack (3) outputs into a row: output o's weights in lanes 0..20, o+1's
+// in 21..41, o+2's in 42..62 (read from their three rows at once), the
+// candidate's inputs repeated in each segment, and the array's three segment
+// sums (quire_mlp_dot) are the three outputs' dot products: ceil(n_{l+1} / 3)
+// rows instead of n_{l+1}, three requantizers a candidate. Every output's sum
+// is the same number either way (int32, exact). A layer waits 4 cycles for the
+// previous one to drain. The group's scores leave on score_valid_o one a cycle, in candidate
 // order; the choice (the feasible candidate of the largest score, ties to the
 // lowest index) and the status (OK or NO_FEASIBLE) at done. Slots of a short
 // last group compute on stale activations and are never given out.
 // Cycles per group of g candidates: g * ceil(n_0/64) + sum over layers of
-// (n_{l+1} * ceil(n_l/64) + 4) + g, with the features and scores taken at once.
+// (rows_l + 4) + g, with the features and scores taken at once, where rows_l
+// is ceil(n_{l+1} / 3) for a hidden layer of n_l <= 21, else n_{l+1} * ceil(n_l/64).
 module quire_mlp
   import quire_mlp_pkg::*;
 #(
@@ -113,6 +120,10 @@ module quire_mlp
 
   // ---- the scoring walk: group from candidate base_q, layer l, output o, chunk j
   localparam int unsigned SlotBits = Cands > 1 ? $clog2(Cands) : 1;
+  // A narrow hidden layer's row: Pack outputs of SegLanes inputs each.
+  localparam int unsigned Pack = 3;
+  localparam int unsigned SegLanes = 21;
+  localparam int unsigned SegBits = 8 * SegLanes;
   logic [31:0]  c_q, base_q, best_q, status_q;
   logic signed [31:0] best_score_q;
   logic         found_q;
@@ -125,16 +136,21 @@ module quire_mlp
   logic [2047:0] act_q [Cands][2];
   logic [31:0]  score_q [Cands];
 
-  logic [8:0] in_w, out_w;
+  logic [8:0] in_w, out_w, o_step, o1, o2;
   logic [2:0] nch, nch0;         // chunks of 64 inputs: 1..4
-  logic       hidden, last_chunk, last_out;
+  logic       hidden, last_chunk, last_out, pack;
   assign in_w       = width_q[{1'b0, l_q}];
   assign out_w      = width_q[{1'b0, l_q} + 3'd1];
   assign nch        = 3'((in_w + 9'd63) >> 6);
   assign nch0       = 3'((width_q[0] + 9'd63) >> 6);
   assign hidden     = 3'(l_q) + 3'd1 < layers_q;
   assign last_chunk = 3'(j_q) + 3'd1 == nch;
-  assign last_out   = o_q + 9'd1 == out_w;
+  // A hidden layer of at most SegLanes inputs: Pack outputs a row (o, o1, o2).
+  assign pack       = hidden && in_w <= 9'(SegLanes);
+  assign o_step     = pack ? 9'(Pack) : 9'd1;
+  assign o1         = o_q + 9'd1;
+  assign o2         = o_q + 9'd2;
+  assign last_out   = o_q + o_step >= out_w;
 
   // The size of the group that starts at candidate `base` of c.
   function automatic logic [SlotBits:0] group_size(logic [31:0] c, logic [31:0] base);
@@ -149,62 +165,74 @@ module quire_mlp
 
   // Stage 1: the row, each candidate's activation chunk and the output's parameters, read.
   logic         issue;
-  logic         s1_valid_q, s1_first_q, s1_last_q, s1_hidden_q, s1_buf_q;
+  logic         s1_valid_q, s1_first_q, s1_last_q, s1_hidden_q, s1_buf_q, s1_pack_q;
+  logic [1:0]   s1_more_q;  // a packed row's outputs o + 1, o + 2 exist
   logic [7:0]   s1_o_q;
-  logic [511:0] s1_w_q;
+  logic [511:0] s1_w_q, s1_row;
+  logic [SegBits-1:0] s1_w1_q, s1_w2_q;  // a packed row's outputs o + 1, o + 2
   logic [511:0] s1_x_q [Cands];
   logic [63:0]  s1_keep_q;
-  logic [31:0]  s1_bias_q, s1_mult_q;
-  logic [5:0]   s1_shift_q;
-  assign issue = state_q == E_LAYER;
+  logic [Pack-1:0][31:0] s1_bias_q, s1_mult_q;
+  logic [Pack-1:0][5:0]  s1_shift_q;
+  assign issue  = state_q == E_LAYER;
+  assign s1_row = s1_pack_q ? {8'd0, s1_w2_q, s1_w1_q, s1_w_q[SegBits-1:0]} : s1_w_q;
 
   // Stages 2, 3: the MAC arrays, one a candidate; the tags follow them.
   logic [Cands-1:0] dot_valid;
   logic [31:0]  dot_sum [Cands];
+  logic [2:0][31:0] dot_seg [Cands];
   for (genvar g = 0; g < Cands; g++) begin : gen_dot
     quire_mlp_dot u_dot (
       .clk_i       (clk_i),
       .rst_ni      (rst_ni),
       .in_valid_i  (s1_valid_q),
-      .in_w_i      (s1_w_q),
+      .in_w_i      (s1_row),
       .in_x_i      (s1_x_q[g]),
       .in_keep_i   (s1_keep_q),
       .out_valid_o (dot_valid[g]),
-      .out_sum_o   (dot_sum[g])
+      .out_sum_o   (dot_sum[g]),
+      .out_seg_o   (dot_seg[g])
     );
   end
   // The arrays run in lock step: array 0's valid speaks for all.
   logic unused_valid;
   assign unused_valid = ^dot_valid;
-  logic         s2_first_q, s2_last_q, s2_hidden_q, s2_buf_q;
-  logic         s3_first_q, s3_last_q, s3_hidden_q, s3_buf_q;
+  logic         s2_first_q, s2_last_q, s2_hidden_q, s2_buf_q, s2_pack_q;
+  logic         s3_first_q, s3_last_q, s3_hidden_q, s3_buf_q, s3_pack_q;
+  logic [1:0]   s2_more_q, s3_more_q;
   logic [7:0]   s2_o_q, s3_o_q;
-  logic [31:0]  s2_bias_q, s2_mult_q, s3_bias_q, s3_mult_q;
-  logic [5:0]   s2_shift_q, s3_shift_q;
+  logic [Pack-1:0][31:0] s2_bias_q, s2_mult_q, s3_bias_q, s3_mult_q;
+  logic [Pack-1:0][5:0]  s2_shift_q, s3_shift_q;
 
   // Stage 4: the accumulators; an output's last chunk makes them final.
   logic [31:0]  acc_q [Cands];
   logic [31:0]  acc_next [Cands];
   logic         fin_valid_q, fin_hidden_q, fin_buf_q;
+  logic [1:0]   fin_more_q;
   logic [7:0]   fin_o_q;
-  logic [31:0]  fin_acc_q [Cands];
-  logic [31:0]  fin_mult_q;
-  logic [5:0]   fin_shift_q;
+  logic [Pack-1:0][31:0] fin_acc_q [Cands];
+  logic [Pack-1:0][31:0] fin_mult_q;
+  logic [Pack-1:0][5:0]  fin_shift_q;
+  // A packed row is its outputs' only chunk: each segment's sum from its bias.
   always_comb begin : accumulate
     for (int unsigned g = 0; g < Cands; g++) begin
-      acc_next[g] = (s3_first_q ? s3_bias_q : acc_q[g]) + dot_sum[g];
+      acc_next[g] = (s3_first_q ? s3_bias_q[0] : acc_q[g])
+                    + (s3_pack_q ? dot_seg[g][0] : dot_sum[g]);
     end
   end
 
-  // Stage 5: requantized into each candidate's next activations, or its score.
-  logic [7:0] y [Cands];
+  // Stage 5: requantized into each candidate's next activations (Pack of them from
+  // a packed row), or its score.
+  logic [Pack-1:0][7:0] y [Cands];
   for (genvar g = 0; g < Cands; g++) begin : gen_requant
-    quire_mlp_requant u_requant (
-      .acc_i   (fin_acc_q[g]),
-      .mult_i  (fin_mult_q),
-      .shift_i (fin_shift_q),
-      .y_o     (y[g])
-    );
+    for (genvar k = 0; k < Pack; k++) begin : gen_out
+      quire_mlp_requant u_requant (
+        .acc_i   (fin_acc_q[g][k]),
+        .mult_i  (fin_mult_q[k]),
+        .shift_i (fin_shift_q[k]),
+        .y_o     (y[g][k])
+      );
+    end
   end
 
   logic [31:0] k_out, score_out;
@@ -228,9 +256,15 @@ module quire_mlp
     if (s_we) shift_q[p_addr] <= p_data[5:0];
     // Read only when a row is issued: idle cycles move nothing (a simulator's cost too).
     if (issue) s1_w_q <= wmem_q[{l_q, o_q[7:0], j_q}];
-    s1_bias_q  <= bias_q[{l_q, o_q[7:0]}];
-    s1_mult_q  <= mult_q[{l_q, o_q[7:0]}];
-    s1_shift_q <= shift_q[{l_q, o_q[7:0]}];
+    // A packed row's other outputs (past the layer's last one: read, never written).
+    if (issue && pack) begin
+      s1_w1_q <= wmem_q[{l_q, o1[7:0], 2'd0}][SegBits-1:0];
+      s1_w2_q <= wmem_q[{l_q, o2[7:0], 2'd0}][SegBits-1:0];
+    end
+    s1_bias_q  <= {bias_q[{l_q, o2[7:0]}], bias_q[{l_q, o1[7:0]}], bias_q[{l_q, o_q[7:0]}]};
+    s1_mult_q  <= {mult_q[{l_q, o2[7:0]}], mult_q[{l_q, o1[7:0]}], mult_q[{l_q, o_q[7:0]}]};
+    s1_shift_q <= {shift_q[{l_q, o2[7:0]}], shift_q[{l_q, o1[7:0]}],
+                   shift_q[{l_q, o_q[7:0]}]};
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : pipeline
@@ -240,55 +274,72 @@ module quire_mlp
       s1_last_q   <= 1'b0;
       s1_hidden_q <= 1'b0;
       s1_buf_q    <= 1'b0;
+      s1_pack_q   <= 1'b0;
+      s1_more_q   <= 2'd0;
       s1_o_q      <= 8'd0;
       for (int unsigned g = 0; g < Cands; g++) begin
         s1_x_q[g]     <= '0;
         acc_q[g]      <= 32'd0;
-        fin_acc_q[g]  <= 32'd0;
+        fin_acc_q[g]  <= '0;
       end
       s1_keep_q   <= 64'd0;
       s2_first_q  <= 1'b0;
       s2_last_q   <= 1'b0;
       s2_hidden_q <= 1'b0;
       s2_buf_q    <= 1'b0;
+      s2_pack_q   <= 1'b0;
+      s2_more_q   <= 2'd0;
       s2_o_q      <= 8'd0;
-      s2_bias_q   <= 32'd0;
-      s2_mult_q   <= 32'd0;
-      s2_shift_q  <= 6'd0;
+      s2_bias_q   <= '0;
+      s2_mult_q   <= '0;
+      s2_shift_q  <= '0;
       s3_first_q  <= 1'b0;
       s3_last_q   <= 1'b0;
       s3_hidden_q <= 1'b0;
       s3_buf_q    <= 1'b0;
+      s3_pack_q   <= 1'b0;
+      s3_more_q   <= 2'd0;
       s3_o_q      <= 8'd0;
-      s3_bias_q   <= 32'd0;
-      s3_mult_q   <= 32'd0;
-      s3_shift_q  <= 6'd0;
+      s3_bias_q   <= '0;
+      s3_mult_q   <= '0;
+      s3_shift_q  <= '0;
       fin_valid_q <= 1'b0;
       fin_hidden_q <= 1'b0;
       fin_buf_q   <= 1'b0;
+      fin_more_q  <= 2'd0;
       fin_o_q     <= 8'd0;
-      fin_mult_q  <= 32'd0;
-      fin_shift_q <= 6'd0;
+      fin_mult_q  <= '0;
+      fin_shift_q <= '0;
     end else begin
       s1_valid_q  <= issue;
       s1_first_q  <= j_q == 2'd0;
       s1_last_q   <= last_chunk;
       s1_hidden_q <= hidden;
       s1_buf_q    <= ~l_q[0];
+      s1_pack_q   <= pack;
+      s1_more_q   <= {pack && o2 < out_w, pack && o1 < out_w};
       s1_o_q      <= o_q[7:0];
       for (int unsigned g = 0; g < Cands; g++) begin
-        if (issue) s1_x_q[g] <= act_q[g][l_q[0]][512*j_q +: 512];
+        // A packed row: the inputs (chunk 0) once in each segment.
+        if (issue) begin
+          s1_x_q[g] <= pack ? {8'd0, {Pack{act_q[g][l_q[0]][SegBits-1:0]}}}
+                            : act_q[g][l_q[0]][512*j_q +: 512];
+        end
         if (dot_valid[0]) begin
-          acc_q[g]     <= acc_next[g];
-          fin_acc_q[g] <= acc_next[g];
+          acc_q[g]        <= acc_next[g];
+          fin_acc_q[g][0] <= acc_next[g];
+          fin_acc_q[g][1] <= s3_bias_q[1] + dot_seg[g][1];
+          fin_acc_q[g][2] <= s3_bias_q[2] + dot_seg[g][2];
         end
       end
-      s1_keep_q   <= keep;
+      s1_keep_q   <= pack ? {1'b0, {Pack{keep[SegLanes-1:0]}}} : keep;
       // The MAC arrays' two stages.
       s2_first_q  <= s1_first_q;
       s2_last_q   <= s1_last_q && s1_valid_q;
       s2_hidden_q <= s1_hidden_q;
       s2_buf_q    <= s1_buf_q;
+      s2_pack_q   <= s1_pack_q;
+      s2_more_q   <= s1_more_q;
       s2_o_q      <= s1_o_q;
       s2_bias_q   <= s1_bias_q;
       s2_mult_q   <= s1_mult_q;
@@ -297,6 +348,8 @@ module quire_mlp
       s3_last_q   <= s2_last_q;
       s3_hidden_q <= s2_hidden_q;
       s3_buf_q    <= s2_buf_q;
+      s3_pack_q   <= s2_pack_q;
+      s3_more_q   <= s2_more_q;
       s3_o_q      <= s2_o_q;
       s3_bias_q   <= s2_bias_q;
       s3_mult_q   <= s2_mult_q;
@@ -304,6 +357,7 @@ module quire_mlp
       fin_valid_q  <= dot_valid[0] && s3_last_q;
       fin_hidden_q <= s3_hidden_q;
       fin_buf_q    <= s3_buf_q;
+      fin_more_q   <= s3_more_q;
       fin_o_q      <= s3_o_q;
       fin_mult_q   <= s3_mult_q;
       fin_shift_q  <= s3_shift_q;
@@ -318,14 +372,39 @@ module quire_mlp
   // Nothing observable reads an activation before it is written: lanes past a
   // layer's inputs are cleared by keep, and slots past the group's size are scored
   // but never given out.
+  // A row's outputs fin_o + k (k < Pack; those of a packed row that exist), each a byte
+  // of the line its bits 7:6 name: per line the bytes written and, per candidate, their values.
   logic         feat_we, hid_we;
-  logic [63:0]  hid_byte;  // the byte of its line the output lands in, one-hot
-  logic [511:0] hid_mask;
+  logic [Pack-1:0]       hid_out;
+  logic [Pack-1:0][7:0]  hid_o;
+  logic [Pack-1:0][63:0] hid_byte;  // the byte of its line output k lands in, one-hot
+  logic [3:0][Pack-1:0][511:0] hid_mask;  // per line, output k's byte there (or none)
+  logic [3:0][511:0] line_mask;
+  logic [511:0] line_data [Cands][4];
   assign feat_we  = state_q == E_FEAT && feat_valid_i;
   assign hid_we   = fin_valid_q && fin_hidden_q;
-  assign hid_byte = 64'd1 << fin_o_q[5:0];
-  for (genvar i = 0; i < 64; i++) begin : gen_hid_mask
-    assign hid_mask[8*i +: 8] = {8{hid_byte[i]}};
+  assign hid_out  = {fin_more_q, 1'b1};
+  for (genvar k = 0; k < Pack; k++) begin : gen_hid_out
+    assign hid_o[k]    = fin_o_q + 8'(k);
+    assign hid_byte[k] = 64'd1 << hid_o[k][5:0];
+    for (genvar l = 0; l < 4; l++) begin : gen_line
+      for (genvar i = 0; i < 64; i++) begin : gen_byte
+        assign hid_mask[l][k][8*i +: 8] =
+            {8{hid_out[k] && 32'(hid_o[k][7:6]) == l && hid_byte[k][i]}};
+      end
+    end
+  end
+  always_comb begin : hid_lines
+    for (int unsigned l = 0; l < 4; l++) begin
+      line_mask[l] = '0;
+      for (int unsigned k = 0; k < Pack; k++) line_mask[l] = line_mask[l] | hid_mask[l][k];
+      for (int unsigned g = 0; g < Cands; g++) begin
+        line_data[g][l] = '0;
+        for (int unsigned k = 0; k < Pack; k++) begin
+          line_data[g][l] = line_data[g][l] | ({64{y[g][k]}} & hid_mask[l][k]);
+        end
+      end
+    end
   end
 
   always_ff @(posedge clk_i) begin : activations
@@ -336,9 +415,9 @@ module quire_mlp
           // last assignment did when both were in one process.
           if (b == 0 && feat_we && 32'(fs_q) == g && 32'(fj_q) == l) begin
             act_q[g][b][512*l +: 512] <= feat_data_i;
-          end else if (hid_we && 32'(fin_buf_q) == b && 32'(fin_o_q[7:6]) == l) begin
-            act_q[g][b][512*l +: 512] <= (act_q[g][b][512*l +: 512] & ~hid_mask)
-                                         | ({64{y[g]}} & hid_mask);
+          end else if (hid_we && 32'(fin_buf_q) == b && |line_mask[l]) begin
+            act_q[g][b][512*l +: 512] <= (act_q[g][b][512*l +: 512] & ~line_mask[l])
+                                         | line_data[g][l];
           end
         end
       end
@@ -373,7 +452,7 @@ module quire_mlp
       done_o <= 1'b0;
       if (fin_valid_q) begin
         for (int unsigned g = 0; g < Cands; g++) begin
-          if (!fin_hidden_q) score_q[g] <= fin_acc_q[g];
+          if (!fin_hidden_q) score_q[g] <= fin_acc_q[g][0];
         end
       end
       unique case (state_q)
@@ -430,7 +509,7 @@ module quire_mlp
             j_q <= j_q + 2'd1;
           end else begin
             j_q <= 2'd0;
-            o_q <= o_q + 9'd1;
+            o_q <= o_q + o_step;
             if (last_out) begin
               drain_q <= 3'd0;
               state_q <= E_DRAIN;

@@ -178,7 +178,7 @@ expect "missing model" 1 "No such file" "$IN" -- $P "$T/none.qmlp"
 expect "--model-file required" 2 "is required" "$IN" -- "$Q" sched place
 expect "place help" 0 "gpu_free" "" -- "$Q" sched place --help
 # quire sched bench: a row per backend and size (the figures themselves are not checked).
-expect "bench: cpu, 32 and 1024 candidates" 0 "^cpu  *1024  *[0-9.][0-9.]*  *- " "" -- \
+expect "bench: cpu, 32, 1024 and 1213 candidates" 0 "^cpu  *1213  *[0-9.][0-9.]*  *[0-9.][0-9.]*  *- " "" -- \
 	"$Q" sched bench --backend cpu --repeat 3
 expect "bench: --widths" 0 "model: 17-8-1 (" "" -- "$Q" sched bench --backend cpu --repeat 1 \
 	--widths 17,8,1

@@ -136,7 +136,7 @@ fi
 timeout 120 "$Q" sched bench --backend "sim:$T/card.sock" --repeat 1 >"$T/sbench" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -q "^sim:.* 32 .* [0-9][0-9]* .*[0-9.]$" "$T/sbench" &&
-	grep -q "^sim:.* 1024 " "$T/sbench"; then
+	grep -q "^sim:.* 1024 " "$T/sbench" && grep -q "^sim:.* 1213 .* [0-9][0-9]* .*[0-9.]$" "$T/sbench"; then
 	ok "quire sched bench on the RTL card: $(grep "^sim:.* 32 " "$T/sbench" | tr -s ' ')"
 else
 	ko "quire sched bench on the RTL card (exit $rc): $(tail -3 "$T/sbench")"

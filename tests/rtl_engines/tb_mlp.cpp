@@ -443,6 +443,29 @@ int main(int argc, char **argv)
 		net_case(tally, b, rng, name, layers, widths, ANY, 1 + rng.below(60), ANY, 50);
 	}
 
+	// Narrow hidden layers (at most 21 inputs) pack 3 outputs into a row: the scheduler's
+	// 17-128-1 and 17-64-32-1, outputs not a multiple of 3 (the row's last outputs absent),
+	// 21 inputs (every segment full) and 256 outputs (the last row's o + 1 past the
+	// memory's 256), 22 inputs (not packed), and a packed second hidden layer.
+	{
+		struct Packed {
+			const char *name;
+			uint32_t layers;
+			uint32_t w[5];
+			uint32_t c;
+		} packed[] = {
+		    {"mlp packed 17-128-1, c 32", 2, {17, 128, 1}, 32},
+		    {"mlp packed 17-64-32-1, c 33", 3, {17, 64, 32, 1}, 33},
+		    {"mlp packed 21-256-1, c 9", 2, {21, 256, 1}, 9},
+		    {"mlp packed 21-254-1, c 17", 2, {21, 254, 1}, 17},
+		    {"mlp packed 1-1-1, c 3", 2, {1, 1, 1}, 3},
+		    {"mlp packed 5-7-2-20-1, c 20", 4, {5, 7, 2, 20, 1}, 20},
+		    {"mlp not packed 22-5-1, c 10", 2, {22, 5, 1}, 10},
+		};
+		for (const Packed &p : packed)
+			net_case(tally, b, rng, p.name, p.layers, p.w, ANY, p.c, ANY, 50);
+	}
+
 	// Corrupt images, each after a good load: the status, and no model left behind.
 	// The image of 3-255-5-1: layer 0's weights at 32 (768 bytes), biases at 800,
 	// multipliers at 1820, shifts at 2840; layer 1's weights at 3096, biases at 4372,
