@@ -63,6 +63,7 @@ struct quire_fw {
 	uint32_t queues_up; /* both queues ENABLED */
 	uint32_t qe;        /* the card has a queue engine (QUIRE_CARD_QUEUE): it fetches
 			     * descriptors and writes completions instead of the DMA mover */
+	uint32_t qe_serves; /* and it serves MLP_SCOREs itself (QUIRE_QE_SERVE took) */
 	uint32_t cmds_ok, cmds_err;
 	uint64_t dma_bytes;
 	uint32_t mlp_width0; /* input width of the loaded model, 0 when none is loaded */
