@@ -81,8 +81,11 @@ static __attribute__((noinline)) void qe_resync(struct quire_fw *fw)
 	fw->cpl_prod = hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_PRODUCER);
 	fw->cmds_ok = hal_bar_read(fw, fw->bar.counters, QUIRE_CNT_CMDS_OK);
 	fw->cmds_err = hal_bar_read(fw, fw->bar.counters, QUIRE_CNT_CMDS_ERR);
-	fw->dma_bytes = (uint64_t)hal_bar_read(fw, fw->bar.counters, QUIRE_CNT_DMA_BYTES_HI) << 32 |
-			hal_bar_read(fw, fw->bar.counters, QUIRE_CNT_DMA_BYTES_LO);
+	/* The firmware's own bytes not yet in DMA_BYTES (its last record's) are kept. */
+	uint64_t bar = (uint64_t)hal_bar_read(fw, fw->bar.counters, QUIRE_CNT_DMA_BYTES_HI) << 32 |
+		       hal_bar_read(fw, fw->bar.counters, QUIRE_CNT_DMA_BYTES_LO);
+	fw->dma_bytes += bar - fw->dma_published;
+	fw->dma_published = bar;
 }
 
 /* The queue engine stops serving and finishes what it serves; the firmware's copies are
@@ -111,7 +114,7 @@ int quire_fw_init(struct quire_fw *fw)
 {
 	fw->cmd_cons = fw->cpl_prod = fw->cpl_cons = 0;
 	fw->cmds_ok = fw->cmds_err = 0;
-	fw->dma_bytes = 0;
+	fw->dma_bytes = fw->dma_published = 0;
 	fw->mlp_width0 = 0;
 	fw->heartbeat = 0;
 	int st = fw_find_blocks(fw);
@@ -132,8 +135,7 @@ int quire_fw_init(struct quire_fw *fw)
 	for (uint32_t i = 0; i < QUIRE_FW_MAX_COMMS; i++)
 		fw->comm[i].id = 0; /* before the first epoch check: nothing to drain yet */
 	fw->qe = find_queue_engine(fw);
-	fw->qe_serves = 0;
-	fw_qe_serve_update(fw); /* off: no model yet */
+	fw->qe_serves = 0; /* QUIRE_QE_SERVE is 0 from reset until a model is loaded */
 	read_queues(fw);
 	/* The completion's reserved words stay 0: post() writes only the others. */
 	for (uint32_t i = 0; i < QUIRE_CPL_WORDS; i++) {
@@ -218,10 +220,7 @@ static __attribute__((noinline)) int write_cpl(struct quire_fw *fw, uint32_t seq
 					       uint32_t detail)
 {
 	/* Counted before the record can be seen: a host that has its completion also sees it
-	 * in the counters. The queue engine's record bytes too (taken back if its post fails):
-	 * a queue engine that serves commands has the firmware read the counters back. */
-	if (fw->qe)
-		fw->dma_bytes += QUIRE_CPL_BYTES;
+	 * in the counters. */
 	update_counters(fw, status);
 	/* The record, where the queue engine or the mover takes it (its reserved words are 0
 	 * since quire_fw_init). */
@@ -239,9 +238,12 @@ static __attribute__((noinline)) int write_cpl(struct quire_fw *fw, uint32_t seq
 		while (qe_read(fw, QUIRE_QE_CPL_POST) != QUIRE_QE_DONE)
 			;
 		st = (int)qe_read(fw, QUIRE_QE_CPL_STATUS);
-		if (st != QUIRE_OK)
-			fw->dma_bytes -=
-			    QUIRE_CPL_BYTES; /* (the mover's transfers count their own) */
+		/* What DMA_BYTES holds now (update_counters): a queue engine that serves adds to
+		 * it, and qe_resync takes what it added from there. */
+		fw->dma_published = fw->dma_bytes;
+		if (st == QUIRE_OK)
+			fw->dma_bytes +=
+			    QUIRE_CPL_BYTES; /* the mover's transfers count their own */
 	} else {
 		st = post_by_mover(fw);
 	}
