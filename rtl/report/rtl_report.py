@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Resource estimate of quire's RTL: Yosys synth_xilinx per module, cells counted.
 
-Usage: rtl_report.py [--timeout S] [--jobs N] [--work DIR] [--out FILE] [--optional TOP]...
+Usage: rtl_report.py [--timeout S] [--jobs N] [--cached-only] [--work DIR] [--out FILE]
+                     [--optional TOP]...
                      --top NAME SRC... [--top NAME SRC...] [--param TOP:NAME=VALUE]...
                      [--blackbox TOP:MODULE]... [--sum NAME=TOP+TOP...]...
 
@@ -24,7 +25,9 @@ resource sharing pass runs for many minutes over the 16 lanes of adders); but a 
 two tops is synthesized once, and the runs go side by side. Each result is kept in
 DIR/cache under a hash of the module's elaborated RTLIL (the names Yosys makes up
 numbered in order, source positions left out), its submodules' ports, the script and
-Yosys's version, so a run after a change synthesizes only the modules it changed. The
+Yosys's version, so a run after a change synthesizes only the modules it changed (and
+each top's elaboration under a hash of its flattened file; --cached-only reports what the
+cache holds and synthesizes nothing). The
 mapped cells are counted as LUT (LUT1..LUT6), FF (FD*), DSP (DSP48E2), BRAM (RAMB36E2 +
 RAMB18E2/2, in BRAM36) and URAM (URAM288); LUTs used as memory (RAM*M, RAM*X1*) and shift
 registers (SRL*) are counted apart. The shares are of the devices of the boards quire
@@ -461,7 +464,8 @@ def module_label(name):
         return f"{m.group(1)}(params)"
     m = re.match(r"\$paramod\\([^\\]+)\\(.+)$", name)
     if m:
-        return f"{m.group(1)}({m.group(2).replace(chr(92), ' ')})"
+        params = re.sub(r"\b\d+'([01]+)\b", lambda v: str(int(v.group(1), 2)), m.group(2))
+        return f"{m.group(1)}({params.replace(chr(92), ' ')})"
     return name
 
 
@@ -478,6 +482,8 @@ def main():
                          "boxes plus the tops synthesized for them)")
     ap.add_argument("--timeout", type=int, default=600, help="bound of one module's synthesis (s)")
     ap.add_argument("--jobs", type=int, default=2, help="Yosys runs at once")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="synthesize nothing: report what the cache holds, the rest as not synthesized")
     ap.add_argument("--work", default="build/rtl/report")
     ap.add_argument("--out", default=None)
     ap.add_argument("--yosys", default="yosys")
@@ -502,8 +508,16 @@ def main():
             f.write(text)
         chparam = "".join(f"chparam -set {p.split('=')[0]} {p.split('=')[1]} {top}; " for p in params)
         il = os.path.join(args.work, f"{top}.il")
-        status, log, _ = run_yosys(args.yosys, f"read_verilog -sv {flat}; {chparam}hierarchy -check -top {top}; "
-                                   f"write_rtlil {il}", os.path.join(args.work, f"{top}.elab.log"), args.timeout)
+        # The elaboration is kept too (the card top's takes minutes), under a hash of what
+        # it read and did.
+        elab_key = hashlib.sha256("\0".join([version, chparam, text]).encode()).hexdigest()
+        status = 0
+        if not (os.path.exists(il) and os.path.exists(il + ".key") and read(il + ".key") == elab_key):
+            status, log, _ = run_yosys(args.yosys, f"read_verilog -sv {flat}; {chparam}hierarchy -check -top {top}; "
+                                       f"write_rtlil {il}", os.path.join(args.work, f"{top}.elab.log"), args.timeout)
+            if status == 0:
+                with open(il + ".key", "w", encoding="utf-8") as f:
+                    f.write(elab_key)
         if status != 0:
             elab_failed[top] = why_failed(status, log, args.timeout)
             tops.append((top, params, boxes, None))
@@ -536,6 +550,8 @@ def main():
         path = os.path.join(args.work, "cache", f"{key}.json")
         if os.path.exists(path):
             results[key] = dict(json.loads(read(path)), cached=True)
+        elif args.cached_only:
+            results[key] = {"module": module_label(m), "error": "not in the cache (--cached-only)", "cached": True}
         else:
             todo.append((len(mods[m]["body"]), key, m, mods))
     todo.sort(reverse=True)
@@ -585,7 +601,7 @@ def main():
                 for k in KINDS:
                     counts[k] += n * res["counts"][k]
                 took += res["time"]
-                entry = per_module.setdefault(res["module"], [res, []])
+                entry = per_module.setdefault(module_label(m), [res, []])
                 entry[1].append(f"{top} x{n}")
         if why:
             lines.append(f"{top:<22} not synthesized: {why}")
