@@ -208,6 +208,12 @@ if [ $unit_only -eq 0 ]; then
 	else
 		rtl_missing "rtl mean"
 	fi
+	# The network port's CRC-32 of a beat (quire_crc32_pkg.sv) against hls/crc32.c.
+	if has_verilator && built "$BUILD/tests/rtl/tb_crc32"; then
+		run "$BUILD/tests/rtl/tb_crc32"
+	else
+		rtl_missing "rtl crc32"
+	fi
 	# The checkers of rtl/assert/ (bound to every Verilator model above): each stops what
 	# breaks its rule and lets through what keeps it.
 	if has_verilator && built "$BUILD/tests/rtl/tb_assert"; then

@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: MIT
 # `make rtl-report`: a resource estimate of the RTL, Yosys synth_xilinx for
 # UltraScale+ (-family xcup) on each engine top, the core and the card top,
-# with the share of an AWS F1 VU9P and of an Alveo U55C (rtl/report/rtl_report.py,
-# docs/rtl-report.md). A Yosys estimate, not a vendor synthesis; no Fmax claimed.
-# Needs yosys; not part of `make test`: each top is synthesized in turn, the card top
-# the longest (over an hour in all on 2 loaded CPUs, docs/rtl-report.md). Written to
-# $(BUILD)/rtl-report.txt. RTL_REPORT_TIMEOUT bounds each top (seconds).
+# with the share of the devices of the boards quire names (AWS F1's VU9P, the
+# Alveo U250's and U55C's; rtl/report/rtl_report.py, docs/rtl-report.md). A Yosys
+# estimate, not a vendor synthesis; no Fmax claimed. Needs yosys; not part of `make
+# test`. Each distinct module is synthesized once, on its own (its submodules as
+# boxes), RTL_REPORT_JOBS at once, and kept in $(BUILD)/rtl/report/cache: a run after
+# a change synthesizes only the modules it changed. Written to $(BUILD)/rtl-report.txt.
+# RTL_REPORT_TIMEOUT bounds each module's synthesis (seconds).
 YOSYS ?= yosys
 RTL_REPORT_TIMEOUT ?= 5400
+RTL_REPORT_JOBS ?= 2
 # The card top's card memory size is a parameter (128 MiB in the RTL); the report
 # gives it RTL_REPORT_CARD_MEM bytes, which only sizes the card's line addresses here.
 RTL_REPORT_CARD_MEM ?= 65536
@@ -18,7 +21,7 @@ RTL_REPORT_CARD_MEM ?= 65536
 # and the card's line is the sum: the card top's own modules plus those tops' lines.
 # Past RTL_REPORT_TIMEOUT the card top is reported as not synthesized without failing.
 RTL_REPORT_BOXES := $(RTLE_TOPS) quire_rv32_core
-RTL_REPORT_ARGS = --yosys $(YOSYS) --timeout $(RTL_REPORT_TIMEOUT) --work $(BUILD)/rtl/report \
+RTL_REPORT_ARGS = --yosys $(YOSYS) --timeout $(RTL_REPORT_TIMEOUT) --jobs $(RTL_REPORT_JOBS) --work $(BUILD)/rtl/report \
 	--out $(BUILD)/rtl-report.txt \
 	$(foreach t,$(RTLE_TOPS),--top $(t) $(RTLE_SRCS) $(RTLE_EXTRA_$(t)) rtl/engines/$(t).sv) \
 	--top quire_rv32_core $(RTL_CORE_SRCS) \

@@ -100,6 +100,46 @@ ifeq ($(HAVE_VERILATOR),1)
 test-programs: $(RTL_MEAN_TB)
 endif
 
+# The network port's CRC-32 of a beat (rtl/card/quire_crc32_pkg.sv) alone against hls/crc32.c.
+RTL_CRC_VDIR := $(BUILD)/rtl/verilated-crc32
+RTL_CRC_TB := $(BUILD)/tests/rtl/tb_crc32
+RTL_CRC_SRCS := rtl/card/quire_crc32_pkg.sv tests/rtl/tb_crc32_top.sv
+# $(1): the model's directory, $(2): the testbench, $(3): the package it is built from
+# (Crc32Init, unused by the wrapper, is the port's).
+define rtl_crc_tb
+$(1)/Vtb_crc32_top.mk: $(3) tests/rtl/tb_crc32_top.sv
+	@mkdir -p $$(dir $$@)
+	$$(VERILATOR) --cc -Wall -Wno-UNUSEDPARAM -O3 --Mdir $(1) --top-module tb_crc32_top $(3) tests/rtl/tb_crc32_top.sv
+$(1)/Vtb_crc32_top__ALL.a: $(1)/Vtb_crc32_top.mk
+	$$(MAKE) -s -C $(1) -f Vtb_crc32_top.mk OPT_FAST=-O2 Vtb_crc32_top__ALL.a
+$(2): tests/rtl/tb_crc32.cpp $(1)/Vtb_crc32_top__ALL.a $$(RTL_VERILATED_OBJS) $$(BUILD)/hls/crc32.o
+	@mkdir -p $$(dir $$@)
+	$$(CXX) $$(RTL_CXXFLAGS) -I$(1) -o $$@ $$< $(1)/Vtb_crc32_top__ALL.a \
+		$$(RTL_VERILATED_OBJS) $$(BUILD)/hls/crc32.o -lz -pthread
+endef
+$(eval $(call rtl_crc_tb,$(RTL_CRC_VDIR),$(RTL_CRC_TB),rtl/card/quire_crc32_pkg.sv))
+rtl: $(RTL_CRC_TB)
+rtl-test: rtl-crc-test
+rtl-crc-test: $(RTL_CRC_TB)
+	$(RTL_CRC_TB)
+.PHONY: rtl-crc-test
+ifeq ($(HAVE_VERILATOR),1)
+test-programs: $(RTL_CRC_TB)
+endif
+# `make rtl-crc-fault`: the same testbench on a copy of the package with one bit of its
+# matrix flipped (row 7, beat bit 300); it must fail, or the target does.
+RTL_CRC_FAULT_PKG := $(BUILD)/rtl/crc32-fault/quire_crc32_pkg.sv
+$(RTL_CRC_FAULT_PKG): rtl/card/quire_crc32_pkg.sv
+	@mkdir -p $(dir $@)
+	sed 's/^\([[:space:]]*\)crc32_beat_rows = rows;/\1rows[512*7 + 300] = !rows[512*7 + 300];\n&/' $< >$@.tmp
+	grep -q 'rows\[512\*7 + 300\] = !' $@.tmp
+	mv $@.tmp $@
+$(eval $(call rtl_crc_tb,$(BUILD)/rtl/crc32-fault/verilated,$(BUILD)/rtl/crc32-fault/tb_crc32,$(RTL_CRC_FAULT_PKG)))
+rtl-crc-fault: $(BUILD)/rtl/crc32-fault/tb_crc32
+	if $(BUILD)/rtl/crc32-fault/tb_crc32; then echo "rtl-crc-fault: the flipped bit went unseen"; exit 1; \
+	else echo "rtl-crc-fault: the testbench caught the flipped matrix bit"; fi
+.PHONY: rtl-crc-fault
+
 # The checkers of rtl/assert/ alone (tests/rtl/tb_assert_top.sv): they stop what breaks
 # their rules and let through what keeps them.
 RTL_ASSERT_VDIR := $(BUILD)/rtl/verilated-assert
