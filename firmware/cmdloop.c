@@ -55,6 +55,52 @@ static void read_queues(struct quire_fw *fw)
 	qe_write(fw, QUIRE_QE_CTRL, fw->queues_up ? QUIRE_QE_ARM : 0);
 }
 
+/* The queue engine serves MLP_SCOREs itself (QUIRE_QE_SERVE) while a model is loaded on a
+ * card with the MLP engine; fw->qe_serves says whether it took the bit (an engine without
+ * the serve path reads it 0, as the emu's). */
+void fw_qe_serve_update(struct quire_fw *fw)
+{
+	if (!fw->qe)
+		return;
+	uint32_t on = (fw->caps & QUIRE_CAP_MLP) && fw->mlp_width0 ? QUIRE_QE_SERVE_SCORE : 0;
+	qe_write(fw, QUIRE_QE_SERVE, on);
+	fw->qe_serves = qe_read(fw, QUIRE_QE_SERVE) == QUIRE_QE_SERVE_SCORE;
+}
+
+/*
+ * The queue engine served commands since the firmware last looked (DESC_STATE said
+ * QUIRE_QE_SERVED_SINCE):
+ * it advanced the command queue's CONSUMER, the completion queue's PRODUCER and the
+ * counters in the BAR itself, so the firmware's copies are read back from there. It serves
+ * only while every command the firmware took has its completion posted, so nothing the
+ * firmware is doing is in those words.
+ */
+static __attribute__((noinline)) void qe_resync(struct quire_fw *fw)
+{
+	fw->cmd_cons = hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_CONSUMER);
+	fw->cpl_prod = hal_bar_read(fw, fw->bar.cplq, QUIRE_Q_PRODUCER);
+	fw->cmds_ok = hal_bar_read(fw, fw->bar.counters, QUIRE_CNT_CMDS_OK);
+	fw->cmds_err = hal_bar_read(fw, fw->bar.counters, QUIRE_CNT_CMDS_ERR);
+	/* The firmware's own bytes not yet in DMA_BYTES (its last record's) are kept. */
+	uint64_t bar = (uint64_t)hal_bar_read(fw, fw->bar.counters, QUIRE_CNT_DMA_BYTES_HI) << 32 |
+		       hal_bar_read(fw, fw->bar.counters, QUIRE_CNT_DMA_BYTES_LO);
+	fw->dma_bytes += bar - fw->dma_published;
+	fw->dma_published = bar;
+}
+
+/* The queue engine stops serving and finishes what it serves; the firmware's copies are
+ * current then. 0 when it was not serving (nothing to do). */
+static __attribute__((noinline)) int qe_pause(struct quire_fw *fw)
+{
+	if (!fw->qe_serves)
+		return 0;
+	qe_write(fw, QUIRE_QE_SERVE, 0);
+	while ((qe_read(fw, QUIRE_QE_DESC_STATE) & ~QUIRE_QE_SERVED_SINCE) == QUIRE_QE_BUSY)
+		;
+	qe_resync(fw);
+	return 1;
+}
+
 /* A queue engine of a version this firmware knows, found by its header. A card without one
  * answers all ones (the RTL card's trap handler, the emu's unmapped reads). */
 static uint32_t find_queue_engine(struct quire_fw *fw)
@@ -68,7 +114,7 @@ int quire_fw_init(struct quire_fw *fw)
 {
 	fw->cmd_cons = fw->cpl_prod = fw->cpl_cons = 0;
 	fw->cmds_ok = fw->cmds_err = 0;
-	fw->dma_bytes = 0;
+	fw->dma_bytes = fw->dma_published = 0;
 	fw->mlp_width0 = 0;
 	fw->heartbeat = 0;
 	int st = fw_find_blocks(fw);
@@ -89,6 +135,7 @@ int quire_fw_init(struct quire_fw *fw)
 	for (uint32_t i = 0; i < QUIRE_FW_MAX_COMMS; i++)
 		fw->comm[i].id = 0; /* before the first epoch check: nothing to drain yet */
 	fw->qe = find_queue_engine(fw);
+	fw->qe_serves = 0; /* QUIRE_QE_SERVE is 0 from reset until a model is loaded */
 	read_queues(fw);
 	/* The completion's reserved words stay 0: post() writes only the others. */
 	for (uint32_t i = 0; i < QUIRE_CPL_WORDS; i++) {
@@ -191,6 +238,9 @@ static __attribute__((noinline)) int write_cpl(struct quire_fw *fw, uint32_t seq
 		while (qe_read(fw, QUIRE_QE_CPL_POST) != QUIRE_QE_DONE)
 			;
 		st = (int)qe_read(fw, QUIRE_QE_CPL_STATUS);
+		/* What DMA_BYTES holds now (update_counters): a queue engine that serves adds to
+		 * it, and qe_resync takes what it added from there. */
+		fw->dma_published = fw->dma_bytes;
 		if (st == QUIRE_OK)
 			fw->dma_bytes +=
 			    QUIRE_CPL_BYTES; /* the mover's transfers count their own */
@@ -242,6 +292,10 @@ static __attribute__((noinline)) void unpack(struct quire_fw *fw, uint32_t desc,
 	cmd->reserved[1] = quire_cpu_to_le32(w[QUIRE_CMD_W_RESERVED + 1]);
 }
 
+/* fetch(): the queue engine served the descriptors up to the one the firmware looked for
+ * (its copies are current again): nothing to run, the loop starts again. */
+#define FW_QE_SERVED (-2)
+
 /* Where a fetched descriptor's words are (card memory, or the queue engine's DESC), its
  * first word, and which of its words after seq are not 0. */
 struct fetched {
@@ -274,6 +328,12 @@ static int fetch(struct quire_fw *fw, struct quire_cmd *cmd, struct fetched *f, 
 			fw->dma_bytes += QUIRE_CMD_BYTES;
 			nonzero = qe_read(fw, QUIRE_QE_DESC_NONZERO);
 		}
+	} else if (state & QUIRE_QE_SERVED_SINCE) {
+		/* The queue engine served descriptors since the last look (it reads BUSY until
+		 * each is counted): the firmware's indices and counters are read back, and the
+		 * loop looks again. */
+		qe_resync(fw);
+		return FW_QE_SERVED;
 	} else {
 		desc = QUIRE_CARD_MEM + FW_MAILBOX;
 		uint64_t slot = (uint64_t)(fw->cmd_cons & ((1u << fw->cmd_log2) - 1));
@@ -349,7 +409,15 @@ static int serve(struct quire_fw *fw, int wait)
 		if (fw->queues_up && !(changed && batch))
 			pending = hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_PRODUCER) - fw->cmd_cons;
 		if (pending > size) {
-			if (overrun(fw, pending - size) == 0)
+			/* Not while the queue engine serves: what it served is no overrun. */
+			int paused = qe_pause(fw);
+			if (paused)
+				pending =
+				    hal_bar_read(fw, fw->bar.cmdq, QUIRE_Q_PRODUCER) - fw->cmd_cons;
+			int lost = pending > size ? overrun(fw, pending - size) : 0;
+			if (paused)
+				fw_qe_serve_update(fw);
+			if (lost == 0)
 				continue;
 		} else if (pending) {
 			/* The completion's cycles fit 32 bits: the low word of the counter is
@@ -361,6 +429,8 @@ static int serve(struct quire_fw *fw, int wait)
 			struct fetched f;
 			int plain_nop;
 			int status = fetch(fw, &cmd, &f, &plain_nop);
+			if (status == FW_QE_SERVED)
+				continue;
 			if (plain_nop)
 				detail = QUIRE_DETAIL_NONE;
 			else if (status == QUIRE_OK)
@@ -374,7 +444,13 @@ static int serve(struct quire_fw *fw, int wait)
 				continue;
 			}
 		}
-		/* Nothing to do, or a completion that could not be posted: wait for the host. */
+		/* Nothing to do, or a completion that could not be posted: wait for the host. A
+		 * queue engine that serves waits for the firmware to read DESC_STATE after its last
+		 * command (quire_card_queue.sv): read it once before sleeping. */
+		if (fw->qe_serves && (qe_read(fw, QUIRE_QE_DESC_STATE) & QUIRE_QE_SERVED_SINCE)) {
+			qe_resync(fw);
+			continue;
+		}
 		if (!wait || fw_idle(fw))
 			return served;
 		batch = 0;

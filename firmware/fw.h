@@ -63,11 +63,13 @@ struct quire_fw {
 	uint32_t queues_up; /* both queues ENABLED */
 	uint32_t qe;        /* the card has a queue engine (QUIRE_CARD_QUEUE): it fetches
 			     * descriptors and writes completions instead of the DMA mover */
+	uint32_t qe_serves; /* and it serves MLP_SCOREs itself (QUIRE_QE_SERVE took) */
 	uint32_t cmds_ok, cmds_err;
 	uint64_t dma_bytes;
-	uint32_t mlp_width0; /* input width of the loaded model, 0 when none is loaded */
-	uint32_t mem_bytes;  /* card memory size */
-	uint32_t caps;       /* QUIRE_CAP_* of the ID block: the engines this card has */
+	uint64_t dma_published; /* dma_bytes as last written to QUIRE_CNT_DMA_BYTES */
+	uint32_t mlp_width0;    /* input width of the loaded model, 0 when none is loaded */
+	uint32_t mem_bytes;     /* card memory size */
+	uint32_t caps;          /* QUIRE_CAP_* of the ID block: the engines this card has */
 	uint32_t cycles_per_ms;
 	uint32_t net_addr; /* this card's network address; net_up 0 without a network */
 	uint32_t net_up;

@@ -50,6 +50,9 @@ static inline int fw_mlp_score_may_be_quick(const struct quire_fw *fw, uint32_t 
 }
 int fw_mlp_score_quick(struct quire_fw *fw, uint32_t desc, uint32_t w0, uint32_t nonzero,
 		       uint32_t *result, uint32_t *detail);
+/* cmdloop.c: the queue engine serves MLP_SCOREs itself while a model is loaded on a card
+ * with the MLP engine (a card's queue engine may lack it: fw->qe_serves says). */
+void fw_qe_serve_update(struct quire_fw *fw);
 
 /* alive.c: liveness. fw_wait_until waits for an event or until the cycle counter reaches
  * `deadline` (waking sooner for the heartbeat and keepalives); 0, or -1 when the firmware

@@ -193,10 +193,12 @@ static int op_mlp_load(struct quire_fw *fw, const struct quire_cmd *d, uint32_t 
 		st = mlp(fw, QUIRE_MLP_OP_LOAD, quire_le32_to_cpu(d->count), 0);
 	if (st) {
 		*detail = QUIRE_DETAIL_ENGINE;
+		fw_qe_serve_update(fw);
 		return st;
 	}
 	fw->mlp_width0 =
 	    hal_mem_read32(fw, FW_MODEL + QUIRE_MLP_HDR_WIDTH) & 0xffffu; /* width[0] */
+	fw_qe_serve_update(fw);
 	return QUIRE_OK;
 }
 

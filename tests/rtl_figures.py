@@ -15,7 +15,7 @@ from their tables, never copied here.
         per MiB) to the rows of that document's "What is measured", less MARGIN.
     rtl_figures.py mlp OUTPUT
         The RTL card test's output (tests/rtl/test_card_top.cpp: a scheduler's decision of
-        17-64-32-1 and 17-128-1 on 1, 32 and 1,024 candidates, its command cycles and the
+        17-64-32-1 and 17-128-1 on 1, 32, 1,024 and 1,213 candidates, its command cycles and the
         engine's) against docs/sched-api.md's table under "Where a decision's cycles go":
         every decision printed has its cell, and neither count is more than the cell's
         "command (engine)" plus MARGIN.
@@ -142,7 +142,7 @@ def card(bench):
 
 def mlp(output):
     rows = {r[0]: r for r in table_rows(SCHED_DOC, "### Where a decision's cycles go")}
-    header = ["1", "32", "1,024"]  # the table's columns after the shape: candidates
+    header = ["1", "32", "1,024", "1,213"]  # the table's columns after the shape: candidates
     got = re.findall(r"MLP (\S+), (\d+) candidates: (\d+) command cycles \(fetch to completion\), "
                      r"(\d+) of them the engine's", Path(output).read_text())
     if not got:

@@ -119,7 +119,7 @@
  * and records with the DMA mover. docs/registers/queue-engine.md.
  */
 #define QUIRE_QE_TYPE         0x51430001u /* "QC": a block inside the card, not in BAR0 */
-#define QUIRE_QE_VERSION      QUIRE_RB_MAKE_VERSION(1, 0)
+#define QUIRE_QE_VERSION      QUIRE_RB_MAKE_VERSION(1, 1)
 #define QUIRE_QE_CTRL         0x10 /* QUIRE_QE_ARM: fetch descriptors; 0: stop */
 #define QUIRE_QE_EPOCH        0x14 /* the queue epoch of the rings below (as QUIRE_DMA_EPOCH) */
 #define QUIRE_QE_CMD_BASE_LO  0x18 /* the command ring, as the firmware read it at the epoch */
@@ -134,12 +134,16 @@
 #define QUIRE_QE_CPL_STATUS   0x3c /* of the last post: OK, ERR_PEER, ERR_RANGE */
 #define QUIRE_QE_CPL0         0x40 /* the record's 8 words (QUIRE_CPL_W_*); FLAGS is the phase */
 #define QUIRE_QE_DESC_NONZERO 0x60 /* bit i set: DESC word i is not 0 (unpack only what is set) */
+#define QUIRE_QE_SERVE        0x64 /* QUIRE_QE_SERVE_SCORE: MLP_SCOREs served here; reads 0 without */
+#define QUIRE_QE_SERVED       0x68 /* MLP_SCOREs served here since reset (wraps) */
 #define QUIRE_QE_DESC0        0x80 /* the held descriptor's 16 words (QUIRE_CMD_W_*) */
 #define QUIRE_QE_BYTES        0x100
 #define QUIRE_QE_ARM          1u
+#define QUIRE_QE_SERVE_SCORE  1u
 #define QUIRE_QE_IDLE         0u
 #define QUIRE_QE_BUSY         1u
 #define QUIRE_QE_HELD         2u
+#define QUIRE_QE_SERVED_SINCE 4u /* DESC_STATE: MLP_SCOREs served here since the last read */
 #define QUIRE_QE_DONE         2u
 
 /*

@@ -14,6 +14,8 @@
 //   - a raise from the control block sets IRQ STATUS bits, counts in IRQ
 //     COUNT, and sends an interrupt (one-cycle pulse, like an MSI) when a
 //     raised cause is enabled in MASK.
+// The command counters (CMDS_OK, CMDS_ERR, DMA_BYTES) and the queue indices also move when
+// the queue engine serves a command itself.
 // The words the firmware alone writes are a RAM (a word not yet written reads its reset
 // value: headers and ID from quire_card_pkg, else 0), so that they need no list; the few
 // that the host or the card's blocks write are registers.
@@ -60,9 +62,18 @@ module quire_card_bar
   input  logic [31:0] net_rx_errors_i,
   input  logic [63:0] net_tx_bytes_i,
   input  logic [31:0] net_tx_drops_i,
+  // A command the queue engine served itself (quire_card_queue): at its end the command
+  // queue's CONSUMER and CMDS_OK or CMDS_ERR advance and DMA_BYTES grows by its bytes;
+  // once its record is written the completion queue's PRODUCER advances.
+  input  logic        served_i,
+  input  logic        served_ok_i,
+  input  logic [31:0] served_bytes_i,
+  input  logic        posted_i,
   output logic [31:0] queue_epoch_o,
   output logic [31:0] cmdq_producer_o,   // for the queue engine's descriptor fetcher
   output logic [31:0] cmdq_consumer_o,
+  output logic [31:0] cplq_producer_o,   // and for the commands it serves
+  output logic [31:0] cplq_consumer_o,
   output logic        irq_o
 );
 
@@ -102,7 +113,9 @@ module quire_card_bar
   localparam int unsigned LCaps  = LIrq + IrqWords;
   localparam int unsigned LNet   = LCaps + 1;
   localparam int unsigned LEng   = LNet + NetWords;
-  localparam int unsigned NumLive = LEng + 2 * NumEngines;
+  localparam int unsigned LCnt   = LEng + 2 * NumEngines;  // CMDS_OK .. DMA_BYTES_HI
+  localparam int unsigned CntWords = (CNT_DMA_BYTES_HI - CNT_CMDS_OK) / 4 + 1;
+  localparam int unsigned NumLive = LCnt + CntWords;
 
 
   // The word each live register stands for.
@@ -121,6 +134,7 @@ module quire_card_bar
       w[LEng + 2 * i]     = word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_OPS);
       w[LEng + 2 * i + 1] = word(RbEngines, ENG_RECORD0 + ENG_RECORD_STEP * i + ENG_CYCLES);
     end
+    for (int unsigned i = 0; i < CntWords; i++) w[LCnt + i] = word(RbCounters, CNT_CMDS_OK + 4 * i);
     live_words = w;
   endfunction
   localparam logic [NumLive-1:0][8:0] LiveAt = live_words();
@@ -269,6 +283,14 @@ module quire_card_bar
   assign q_status   = word(host_block, Q_STATUS);
   logic [NumLive-1:0][31:0] live_d;
   logic [NetWords-1:0][31:0] net_record;
+  localparam int unsigned QProducer = (Q_PRODUCER - Q_BASE_LO) / 4;
+  localparam int unsigned QConsumer = (Q_CONSUMER - Q_BASE_LO) / 4;
+  localparam int unsigned COk       = (CNT_CMDS_OK - CNT_CMDS_OK) / 4;
+  localparam int unsigned CErr      = (CNT_CMDS_ERR - CNT_CMDS_OK) / 4;
+  localparam int unsigned CBytesLo  = (CNT_DMA_BYTES_LO - CNT_CMDS_OK) / 4;
+  localparam int unsigned CBytesHi  = (CNT_DMA_BYTES_HI - CNT_CMDS_OK) / 4;
+  logic [63:0] bytes_sum;
+  assign bytes_sum = {live_q[LCnt + CBytesHi], live_q[LCnt + CBytesLo]} + {32'd0, served_bytes_i};
   always_comb begin : next_live
     net_record = '0;
     net_record[(NET_LINK - NET_LINK) / 4]        = 32'd1;
@@ -293,6 +315,12 @@ module quire_card_bar
       for (int unsigned n = 0; n < NetWords; n++) begin
         if (net_link_i && k == LNet + n) live_d[k] = net_record[n];
       end
+      if (served_i && k == LCmdq + QConsumer) live_d[k] = live_q[k] + 32'd1;
+      if (posted_i && k == LCplq + QProducer) live_d[k] = live_q[k] + 32'd1;
+      if (served_i && served_ok_i && k == LCnt + COk) live_d[k] = live_q[k] + 32'd1;
+      if (served_i && !served_ok_i && k == LCnt + CErr) live_d[k] = live_q[k] + 32'd1;
+      if (served_i && k == LCnt + CBytesLo) live_d[k] = bytes_sum[31:0];
+      if (served_i && k == LCnt + CBytesHi) live_d[k] = bytes_sum[63:32];
       if (host_queue_store && host_at == LiveAt[k]) live_d[k] = host_wdata_i;
       if (host_queue_ctrl) begin
         if (q_ctrl == LiveAt[k])     live_d[k] = host_wdata_i & Q_CTRL_ENABLE;
@@ -332,11 +360,11 @@ module quire_card_bar
     if (fw_write) ram_q[fw_at] <= fw_wdata_i;
   end
 
-  localparam int unsigned QProducer = (Q_PRODUCER - Q_BASE_LO) / 4;
-  localparam int unsigned QConsumer = (Q_CONSUMER - Q_BASE_LO) / 4;
   assign queue_epoch_o   = epoch_q;
   assign cmdq_producer_o = live_q[LCmdq + QProducer];
   assign cmdq_consumer_o = live_q[LCmdq + QConsumer];
+  assign cplq_producer_o = live_q[LCplq + QProducer];
+  assign cplq_consumer_o = live_q[LCplq + QConsumer];
   assign irq_o           = irq_q;
 
   logic unused_bits;

@@ -262,7 +262,15 @@ module quire_card_top
 
   // ---- BAR blocks, control block, DMA mover
   logic [31:0] bar_fw_rdata, ctl_rdata, dma_rdata, quant_rdata, reduce_rdata, mlp_rdata, queue_epoch, irq_causes;
-  logic [31:0] qe_rdata, cmdq_producer, cmdq_consumer;
+  logic [31:0] qe_rdata, cmdq_producer, cmdq_consumer, cplq_producer, cplq_consumer;
+  // The MLP_SCOREs the queue engine serves: its bookkeeping in the BAR, the MLP engine's run.
+  logic        qe_served, qe_served_ok, qe_posted, ctl_irq_raise;
+  logic [31:0] qe_served_bytes, ctl_irq_causes;
+  logic        qmlp_start, qmlp_done, qmlp_ready, qmlp_host_req, qmlp_host_we;
+  logic [31:0] qmlp_c, qmlp_status, qmlp_choice;
+  logic [63:0] qmlp_feat, qmlp_feas, qmlp_scores, qmlp_host_be, qmlp_host_addr;
+  logic [511:0] qmlp_host_wdata;
+  logic [8:0]  qmlp_width0;
   // The network port's answers, events and counters (its instance is below).
   logic [31:0] net_rdata, net_tx_frames, net_rx_frames, net_rx_errors, net_tx_drops;
   logic [63:0] net_tx_bytes;
@@ -305,9 +313,15 @@ module quire_card_top
     .net_rx_errors_i (net_rx_errors),
     .net_tx_bytes_i  (net_tx_bytes),
     .net_tx_drops_i  (net_tx_drops),
+    .served_i        (qe_served),
+    .served_ok_i     (qe_served_ok),
+    .served_bytes_i  (qe_served_bytes),
+    .posted_i        (qe_posted),
     .queue_epoch_o (queue_epoch),
     .cmdq_producer_o (cmdq_producer),
     .cmdq_consumer_o (cmdq_consumer),
+    .cplq_producer_o (cplq_producer),
+    .cplq_consumer_o (cplq_consumer),
     .irq_o         (irq_o)
   );
 
@@ -323,10 +337,13 @@ module quire_card_top
     .host_win_base_i (host_win_base_i),
     .host_win_size_i (host_win_size_i),
     .cycles_o        (cycles),
-    .irq_raise_o     (irq_raise),
-    .irq_causes_o    (irq_causes),
+    .irq_raise_o     (ctl_irq_raise),
+    .irq_causes_o    (ctl_irq_causes),
     .timer_o         (timer)
   );
+  // The firmware's raises, and QUIRE_IRQ_CPL for each record the queue engine posts itself.
+  assign irq_raise  = ctl_irq_raise || qe_posted;
+  assign irq_causes = (ctl_irq_raise ? ctl_irq_causes : 32'd0) | (qe_posted ? IRQ_CPL : 32'd0);
 
   logic         dma_mem_req, dma_mem_we, dma_busy, dma_host_req, dma_host_we;
   logic [63:0]  dma_host_be;
@@ -385,6 +402,9 @@ module quire_card_top
     .host_win_size_i (host_win_size_i),
     .cmdq_producer_i (cmdq_producer),
     .cmdq_consumer_i (cmdq_consumer),
+    .cplq_producer_i (cplq_producer),
+    .cplq_consumer_i (cplq_consumer),
+    .cycles_i        (cycles[31:0]),
     .mover_busy_i    (dma_busy),
     .busy_o          (qe_busy),
     .host_req_o      (qe_host_req),
@@ -394,7 +414,26 @@ module quire_card_top
     .host_be_o       (qe_host_be),
     .host_ready_i    (host_ready_i),
     .host_rvalid_i   (host_rvalid_i),
-    .host_rdata_i    (host_rdata_i)
+    .host_rdata_i    (host_rdata_i),
+    .mlp_ready_i      (qmlp_ready),
+    .mlp_width0_i     (qmlp_width0),
+    .mlp_start_o      (qmlp_start),
+    .mlp_c_o          (qmlp_c),
+    .mlp_feat_o       (qmlp_feat),
+    .mlp_feas_o       (qmlp_feas),
+    .mlp_scores_o     (qmlp_scores),
+    .mlp_done_i       (qmlp_done),
+    .mlp_status_i     (qmlp_status),
+    .mlp_choice_i     (qmlp_choice),
+    .mlp_host_req_i   (qmlp_host_req),
+    .mlp_host_we_i    (qmlp_host_we),
+    .mlp_host_be_i    (qmlp_host_be),
+    .mlp_host_addr_i  (qmlp_host_addr),
+    .mlp_host_wdata_i (qmlp_host_wdata),
+    .served_o         (qe_served),
+    .served_ok_o      (qe_served_ok),
+    .served_bytes_o   (qe_served_bytes),
+    .posted_o         (qe_posted)
   );
 
   // One of the two has the port at a time (busy_o / hold_i); each takes only the answers
@@ -503,7 +542,25 @@ module quire_card_top
     .mem_rdata_i (qmem_rdata),
     .done_o      (eng_done[2]),
     .ops_o       (eng_ops[2]),
-    .cycles_o    (eng_cycles[2])
+    .cycles_o    (eng_cycles[2]),
+    .hw_start_i   (qmlp_start),
+    .hw_c_i       (qmlp_c),
+    .hw_feat_i    (qmlp_feat),
+    .hw_feas_i    (qmlp_feas),
+    .hw_scores_i  (qmlp_scores),
+    .hw_done_o    (qmlp_done),
+    .hw_status_o  (qmlp_status),
+    .hw_choice_o  (qmlp_choice),
+    .ready_o      (qmlp_ready),
+    .width0_o     (qmlp_width0),
+    .host_req_o   (qmlp_host_req),
+    .host_we_o    (qmlp_host_we),
+    .host_be_o    (qmlp_host_be),
+    .host_addr_o  (qmlp_host_addr),
+    .host_wdata_o (qmlp_host_wdata),
+    .host_ready_i (host_ready_i),
+    .host_rvalid_i (host_rvalid_i),
+    .host_rdata_i (host_rdata_i)
   );
 
   logic                emem_req, emem_we;

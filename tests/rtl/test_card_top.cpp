@@ -782,10 +782,29 @@ uint64_t mlp_score(Host &rh, Host &eh, const char *what, uint32_t seq, uint32_t 
 	return mlp_case(rh, eh, what, cmd, area, cmd_cycles);
 }
 
+// What a command moves in the BAR besides its completion: the counters, the interrupts
+// raised, the queues' indices (once the last command's PRODUCER and IRQ, which follow its
+// record, have come).
+std::vector<uint32_t> bookkeeping(Host &h)
+{
+	for (int i = 0; i < 500; i++)
+		h.card.wait();
+	return {h.card.rd(h.counters + QUIRE_CNT_CMDS_OK),
+		h.card.rd(h.counters + QUIRE_CNT_CMDS_ERR),
+		h.card.rd(h.counters + QUIRE_CNT_DMA_BYTES_LO),
+		h.card.rd(h.counters + QUIRE_CNT_DMA_BYTES_HI),
+		h.card.rd(h.irq + QUIRE_IRQ_COUNT),
+		h.card.rd(h.cmdq + QUIRE_Q_CONSUMER),
+		h.card.rd(h.cplq + QUIRE_Q_PRODUCER)};
+}
+
 void mlp_tests(Host &rh, Host &eh)
 {
 	uint32_t seq = 300;
 	uint32_t refused = 0;
+	// The RTL card's queue engine serves the SCOREs it can itself; the counters, interrupts
+	// and indices move on both cards by the same amounts (checked at the end).
+	std::vector<uint32_t> r0 = bookkeeping(rh), e0 = bookkeeping(eh);
 	mlp_score(rh, eh, "MLP SCORE before any LOAD (firmware: SHAPE)", seq++, 16, 4, 50,
 		  &refused);
 	// The command path alone: fetched, unpacked, validated, refused before anything moves.
@@ -857,6 +876,20 @@ void mlp_tests(Host &rh, Host &eh)
 				    " of them the engine's (START to DONE)\n",
 				    sh.name, c, total, cyc);
 		}
+		// Every GPU node of nodes-gpu.csv, 1,213 candidates: a decision of two commands,
+		// 1,024 and 189 candidates (quire sched bench's), their cycles summed.
+		uint32_t part[2] = {0, 0};
+		uint64_t eng = 0;
+		const uint32_t parts[2] = {1024, 189};
+		for (int i = 0; i < 2; i++) {
+			std::string what = std::string("MLP SCORE ") + sh.name + ", " +
+					   std::to_string(parts[i]) + " of 1213 candidates";
+			eng += mlp_score(rh, eh, what.c_str(), seq++, 17, parts[i], 60, &part[i]);
+		}
+		std::printf("     MLP %s, 1213 candidates: %" PRIu32
+			    " command cycles (fetch to completion), %" PRIu64
+			    " of them the engine's (START to DONE)\n",
+			    sh.name, part[0] + part[1], eng);
 	}
 	// With a model loaded, an MLP_SCORE that breaks a rule is refused as the general path
 	// refuses it (the firmware's quick path for scores passes it on): the status, the field
@@ -914,6 +947,17 @@ void mlp_tests(Host &rh, Host &eh)
 	mlp_case(rh, eh, "MLP LOAD 16-8-1", mlp_load(seq++, uint32_t(img.size())), img);
 	cyc = mlp_score(rh, eh, "MLP SCORE 16-8-1, 1024 candidates", seq++, 16, 1024, 30);
 	std::printf("     MLP engine, 16-8-1: %" PRIu64 " cycles a score\n", cyc / 1024);
+	std::vector<uint32_t> r1 = bookkeeping(rh), e1 = bookkeeping(eh);
+	std::string moved;
+	bool alike = true;
+	for (size_t i = 0; i < r1.size(); i++) {
+		alike = alike && r1[i] - r0[i] == e1[i] - e0[i];
+		moved += (i ? " " : "") + std::to_string(r1[i] - r0[i]) + "/" +
+			 std::to_string(e1[i] - e0[i]);
+	}
+	check(alike, "MLP commands: CMDS_OK, CMDS_ERR, DMA_BYTES lo and hi, IRQ COUNT, CONSUMER, "
+		     "PRODUCER moved alike on both cards (rtl/emu): " +
+			 moved);
 }
 
 // The bare-metal DMA program: host memory holds byte i = (i * 7 + 3) & 0xff.
