@@ -107,6 +107,7 @@ module quire_card_queue
   logic        inflight_q;
   logic        serve_q, hw_post_q;    // QE_SERVE; the post under way is a served command's
   logic        owned_q;              // the firmware has the held descriptor (see claim)
+  logic        reclaim_q;            // the post under way interrupted a CLAIM: back to it
   logic        unseen_q;             // served a command since the last DESC_STATE read
   logic        mlp_start_q;
   logic [31:0] served_q, t0_q;       // QE_SERVED; the cycle the fetch began
@@ -204,6 +205,8 @@ module quire_card_queue
   logic [255:0] record;
   logic [31:0]  record_be, phase_be;
   logic         moving;  // FETCH or POST: this engine's own requests
+  logic         start_post;  // the firmware's CPL_POST taken in this cycle
+  assign start_post  = post_pending_q && !mover_busy_i && (state_q == IDLE || state_q == CLAIM);
   assign moving      = state_q == FETCH || state_q == POST;
   assign words       = state_q == FETCH ? 5'd1 : 5'd2;
   // the phase word follows the record without waiting: the link keeps writes in order
@@ -270,6 +273,7 @@ module quire_card_queue
       owned_q        <= 1'b0;
       unseen_q       <= 1'b0;
       hw_post_q      <= 1'b0;
+      reclaim_q      <= 1'b0;
       mlp_start_q    <= 1'b0;
       served_q       <= 32'd0;
       t0_q           <= 32'd0;
@@ -326,21 +330,26 @@ module quire_card_queue
         end
       end
 
+      // The firmware's post, from IDLE or from a CLAIM it then returns to (below).
+      if (start_post) begin
+        post_pending_q <= 1'b0;
+        if (post_status != OK) begin
+          cpl_status_q <= post_status;
+          cpl_state_q  <= QE_DONE;
+        end else begin
+          at_q      <= cpl_slot;
+          reclaim_q <= state_q == CLAIM;
+        end
+      end
+
       unique case (state_q)
         IDLE: begin
           sent_q <= 5'd0;
           got_q  <= 5'd0;
-          if (mover_busy_i) begin
+          if (start_post) begin
+            if (post_status == OK) state_q <= POST;
+          end else if (mover_busy_i || post_pending_q) begin
             // the mover has the port
-          end else if (post_pending_q) begin
-            post_pending_q <= 1'b0;
-            if (post_status != OK) begin
-              cpl_status_q <= post_status;
-              cpl_state_q  <= QE_DONE;
-            end else begin
-              at_q    <= cpl_slot;
-              state_q <= POST;
-            end
           end else if (want_fetch && !setup_write) begin
             held_index_q <= cmdq_consumer_i;
             held_epoch_q <= queue_epoch_i;
@@ -366,8 +375,17 @@ module quire_card_queue
           end
         end
         // Served here, or held for the firmware (which waits while this reads BUSY).
+        // The firmware may still post its last command's completion (it wrote CONSUMER,
+        // which let this fetch, before CPL_POST): that post goes first, so the ring keeps
+        // the commands' order and the firmware, waiting on CPL_POST, gets to DESC_STATE.
         CLAIM: begin
-          if (owned_q && !state_read) begin
+          sent_q <= 5'd0;
+          got_q  <= 5'd0;
+          if (start_post) begin
+            if (post_status == OK) state_q <= POST;
+          end else if (post_pending_q) begin
+            // the mover has the port; the post goes first
+          end else if (owned_q && !state_read) begin
             // the firmware is still at its last command
           end else if (claim) begin
             mlp_start_q <= 1'b1;
@@ -410,7 +428,8 @@ module quire_card_queue
               cpl_status_q <= OK;
               cpl_state_q  <= QE_DONE;
             end
-            state_q <= IDLE;
+            reclaim_q <= 1'b0;
+            state_q   <= reclaim_q ? CLAIM : IDLE;
           end
         end
         default: state_q <= IDLE;
@@ -440,7 +459,7 @@ module quire_card_queue
         // (BUSY from the fetch until a served command's record is written and counted;
         // SERVED_SINCE once one is, until the firmware has read it)
         QE_DESC_STATE:   rdata_o = ((state_q == CLAIM || state_q == SERVE || state_q == RECORD ||
-                                     hw_post_q) ? QE_BUSY :
+                                     hw_post_q || reclaim_q) ? QE_BUSY :
                                     held ? QE_HELD :
                                     (state_q == FETCH || want_fetch) ? QE_BUSY : QE_IDLE) |
                                    (unseen_q ? QE_SERVED_SINCE : 32'd0);

@@ -321,8 +321,9 @@ bool CardHarness::idle() const
 {
 	const auto *r = top_->rootp;
 	return r->quire_card_top__DOT__core_wfi && !r->quire_card_top__DOT__event_q &&
-	       !r->quire_card_top__DOT__host_event && !top_->host_req_o && host_pending_.empty() &&
-	       !net_feeding() && !r->quire_card_top__DOT__net_event && !top_->net_tx_valid_o;
+	       !r->quire_card_top__DOT__host_event && !r->quire_card_top__DOT__qe_busy &&
+	       !top_->host_req_o && host_pending_.empty() && !net_feeding() &&
+	       !r->quire_card_top__DOT__net_event && !top_->net_tx_valid_o;
 }
 
 uint64_t CardHarness::wake_at() const

@@ -798,6 +798,56 @@ std::vector<uint32_t> bookkeeping(Host &h)
 		h.card.rd(h.cplq + QUIRE_Q_PRODUCER)};
 }
 
+// A backlog of NOPs (the firmware's) and SCOREs (the queue engine's, with a 16-input model
+// loaded) posted at once, so a descriptor is fetched while the firmware still posts the
+// completion of the one before: every completion in order and as the emu's, and every
+// score written where the emu writes it.
+void score_backlog(Host &rh, Host &eh, uint32_t &seq)
+{
+	const char pattern[] = "NSNNSSNSNNSSSN"; // 14 of the ring's 16 slots
+	std::vector<uint8_t> area(kDataEnd - kSrc, 0x3c);
+	for (uint32_t i = 0; i < 8 * 16; i++)
+		area[i] = uint8_t(rnd());
+	for (uint32_t k = 0; k < 8; k++)
+		area[kAux - kSrc + k] = uint8_t(k % 3 ? 1 : 0);
+	for (Host *h : {&rh, &eh})
+		std::memcpy(h->card.host() + kSrc, area.data(), area.size());
+	std::vector<quire_cmd> cmds;
+	for (uint32_t i = 0; pattern[i]; i++) {
+		quire_cmd c = nop(seq++);
+		if (pattern[i] == 'S') {
+			c.opcode = QUIRE_OPC_MLP_SCORE;
+			c.count = 8;
+			c.src = kIova + kSrc;
+			c.aux = kIova + kAux;
+			c.dst = kIova + kDst + 64 * i; // each its own scores
+		}
+		cmds.push_back(c);
+	}
+	for (Host *h : {&rh, &eh})
+		for (const quire_cmd &c : cmds)
+			h->submit(c);
+	bool ok = true;
+	std::string first;
+	for (size_t i = 0; i < cmds.size(); i++) {
+		quire_cpl rc, ec;
+		bool got = rh.reap(rc) && eh.reap(ec);
+		bool good = got && same(rc, ec) && rc.seq == cmds[i].seq && rc.status == QUIRE_OK;
+		if (!good && ok)
+			first = "; first wrong: #" + std::to_string(i) + " rtl " + describe(rc) +
+				"; emu " + describe(ec);
+		ok = ok && good;
+		if (!got)
+			break;
+	}
+	uint32_t diff = 0;
+	for (uint32_t i = kSrc; i < kDataEnd; i++)
+		diff += rh.card.host()[i] != eh.card.host()[i];
+	check(ok && diff == 0, "MLP SCOREs and NOPs posted at once (" + std::string(pattern) +
+				   "): completions in order as the emu's, " + std::to_string(diff) +
+				   " bytes of scores differ" + first);
+}
+
 void mlp_tests(Host &rh, Host &eh)
 {
 	uint32_t seq = 300;
@@ -947,6 +997,7 @@ void mlp_tests(Host &rh, Host &eh)
 	mlp_case(rh, eh, "MLP LOAD 16-8-1", mlp_load(seq++, uint32_t(img.size())), img);
 	cyc = mlp_score(rh, eh, "MLP SCORE 16-8-1, 1024 candidates", seq++, 16, 1024, 30);
 	std::printf("     MLP engine, 16-8-1: %" PRIu64 " cycles a score\n", cyc / 1024);
+	score_backlog(rh, eh, seq);
 	std::vector<uint32_t> r1 = bookkeeping(rh), e1 = bookkeeping(eh);
 	std::string moved;
 	bool alike = true;
