@@ -77,6 +77,7 @@ struct quire_device {
 	 */
 	atomic_t bos;  /* buffer objects alive, those imported from dma-bufs included */
 	atomic_t jobs; /* struct quire_job alive */
+	atomic64_t pinned; /* bytes of this card's own buffer objects (quire_pin.c) */
 };
 
 static inline struct quire_device *to_quire(struct drm_device *drm)
@@ -84,9 +85,20 @@ static inline struct quire_device *to_quire(struct drm_device *drm)
 	return container_of(drm, struct quire_device, drm);
 }
 
-/* Per open file: its submissions not yet waited for, by seqno. */
+/*
+ * The bytes of buffer objects one open file created and that are still alive
+ * (quire_pin.c): each object holds a reference, so the count outlives the file
+ * for as long as its objects do (an exported dma-buf, a job in flight).
+ */
+struct quire_pin_account {
+	struct kref ref;
+	atomic64_t bytes;
+};
+
+/* Per open file: its submissions not yet waited for, by seqno; what it pins. */
 struct quire_file {
 	struct xarray jobs;
+	struct quire_pin_account *pinned;
 };
 
 struct quire_job {
@@ -124,12 +136,22 @@ irqreturn_t quire_irq_thread(int irq, void *arg);
 
 /* quire_gem.c */
 struct drm_gem_object *quire_gem_create_object(struct drm_device *drm, size_t size);
-struct drm_gem_object *quire_bo_create(struct drm_device *drm, u64 size);
+struct drm_gem_object *quire_bo_create(struct drm_device *drm, struct quire_pin_account *acct,
+				       u64 size);
 int quire_bo_dma_span(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
 		      u64 bytes, dma_addr_t *dma);
 
 int quire_bo_read(struct quire_device *qdev, struct drm_gem_object *obj, u64 offset,
 		  void *buf, size_t len);
+
+/* quire_pin.c */
+u64 quire_pin_global_cap(void);
+u64 quire_pin_file_cap(void);
+u64 quire_pin_global_bytes(void);
+struct quire_pin_account *quire_pin_account_new(void);
+void quire_pin_account_put(struct quire_pin_account *acct);
+int quire_pin_charge(struct quire_device *qdev, struct quire_pin_account *acct, u64 bytes);
+void quire_pin_uncharge(struct quire_device *qdev, struct quire_pin_account *acct, u64 bytes);
 
 /* quire_mlp.c */
 u32 quire_mlp_width(struct quire_device *qdev);

@@ -4,6 +4,13 @@
  * buffer, so the driver's own objects are contiguous in the card's address space:
  * memory from dma_alloc_coherent, kept for the object's life (zeroed, never
  * swapped), mmap'able by user space and exported to other devices as dma-bufs.
+ * Each counts against its file's and the global cap on pinned memory
+ * (quire_pin.c) until it is freed, and its pages are allocated with
+ * __GFP_ACCOUNT: the DMA API hands the flag to the page allocator on the paths it
+ * takes here (dma-direct's alloc_pages_node, dma-iommu's pages), which charges
+ * them to the memory cgroup of the process that creates the object (kmem, in
+ * memory.current) until they are freed. Memory from CMA or a device's own
+ * coherent pool would not be charged: the flag does not reach those allocators.
  * Behind an IOMMU that memory is one IOVA range of any size; without one it is
  * physically contiguous, which the page allocator gives up to 4 MiB on Debian 12's
  * kernel (MAX_ORDER; that kernel has no CMA): larger objects then fail to allocate
@@ -29,11 +36,12 @@
 
 QUIRE_IMPORT_NS_DMA_BUF();
 
-/* An object of ours: the coherent memory behind it. */
+/* An object of ours: the coherent memory behind it, and whose cap it counts in. */
 struct quire_bo {
 	struct drm_gem_object base;
 	void *vaddr;
 	dma_addr_t dma;
+	struct quire_pin_account *pinned;
 };
 
 static const struct drm_gem_object_funcs quire_bo_funcs;
@@ -50,6 +58,7 @@ static void quire_bo_free(struct drm_gem_object *obj)
 
 	atomic_dec(&to_quire(obj->dev)->bos);
 	dma_free_coherent(obj->dev->dev, obj->size, bo->vaddr, bo->dma);
+	quire_pin_uncharge(to_quire(obj->dev), bo->pinned, obj->size);
 	drm_gem_object_release(obj);
 	kfree(bo);
 }
@@ -136,26 +145,41 @@ struct drm_gem_object *quire_gem_create_object(struct drm_device *drm, size_t si
 	return &shmem->base;
 }
 
-/* BO_CREATE: coherent memory, zeroed; no warning when a large one cannot be had. */
-struct drm_gem_object *quire_bo_create(struct drm_device *drm, u64 size)
+/*
+ * BO_CREATE for the file whose pinned bytes are acct: within the caps (-EDQUOT
+ * otherwise), coherent memory, zeroed, charged to the caller's memory cgroup
+ * (-ENOMEM when that is full); no warning when a large one cannot be had.
+ */
+struct drm_gem_object *quire_bo_create(struct drm_device *drm, struct quire_pin_account *acct,
+				       u64 size)
 {
 	struct quire_bo *bo;
+	int ret;
 
 	if (size == 0 || size > QUIRE_BO_MAX_SIZE)
 		return ERR_PTR(-EINVAL);
 	size = PAGE_ALIGN(size);
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	ret = quire_pin_charge(to_quire(drm), acct, size);
+	if (ret)
+		return ERR_PTR(ret);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
-		return ERR_PTR(-ENOMEM);
-	bo->vaddr = dma_alloc_coherent(drm->dev, size, &bo->dma, GFP_KERNEL | __GFP_NOWARN);
+		goto no_mem;
+	bo->vaddr = dma_alloc_coherent(drm->dev, size, &bo->dma,
+				       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!bo->vaddr) {
 		kfree(bo);
-		return ERR_PTR(-ENOMEM);
+		goto no_mem;
 	}
+	bo->pinned = acct; /* quire_pin_charge took a reference for the object */
 	bo->base.funcs = &quire_bo_funcs;
 	drm_gem_private_object_init(drm, &bo->base, size);
 	atomic_inc(&to_quire(drm)->bos);
 	return &bo->base;
+
+no_mem:
+	quire_pin_uncharge(to_quire(drm), acct, size);
+	return ERR_PTR(-ENOMEM);
 }
 
 /* An imported object's scatter list, mapped for this card at import. */

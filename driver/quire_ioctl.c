@@ -66,13 +66,14 @@ static int quire_ioctl_get_info(struct drm_device *drm, void *data, struct drm_f
 static int quire_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct drm_quire_bo_create *args = data;
+	struct quire_file *qfile = file->driver_priv;
 	struct drm_gem_object *obj;
 	u32 handle;
 	int ret;
 
 	if (args->flags || args->handle)
 		return -EINVAL;
-	obj = quire_bo_create(drm, args->size);
+	obj = quire_bo_create(drm, qfile->pinned, args->size);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	ret = drm_gem_handle_create(file, obj, &handle);
@@ -334,12 +335,21 @@ int quire_open(struct drm_device *drm, struct drm_file *file)
 
 	if (!qfile)
 		return -ENOMEM;
+	qfile->pinned = quire_pin_account_new();
+	if (!qfile->pinned) {
+		kfree(qfile);
+		return -ENOMEM;
+	}
 	xa_init(&qfile->jobs);
 	file->driver_priv = qfile;
 	return 0;
 }
 
-/* Submissions still in flight run on: the ring holds them and their buffers. */
+/*
+ * Submissions still in flight run on: the ring holds them and their buffers. The
+ * file's objects went with its handles (the DRM core closes them before this); the
+ * ones still held elsewhere keep their bytes counted to this file until freed.
+ */
 void quire_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct quire_file *qfile = file->driver_priv;
@@ -351,6 +361,7 @@ void quire_postclose(struct drm_device *drm, struct drm_file *file)
 		quire_job_put(job);
 	}
 	xa_destroy(&qfile->jobs);
+	quire_pin_account_put(qfile->pinned); /* objects still alive hold it on */
 	kfree(qfile);
 }
 

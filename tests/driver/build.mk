@@ -9,7 +9,7 @@
 # (they do not link static), with the project's warnings and -ffp-contract=off (hls/'s bits).
 DRIVER_GUEST := $(BUILD)/tests/driver/guest
 DRIVER_GUEST_BINS := $(DRIVER_GUEST)/ioctl_fuzz $(DRIVER_GUEST)/ioctl_race \
-	$(DRIVER_GUEST)/prime_check
+	$(DRIVER_GUEST)/prime_check $(DRIVER_GUEST)/pin_cap
 DRIVER_GUEST_CFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off $(WARN) -O2 -static \
 	-Iinclude -Ihost/include -I. $(LIBDRM_CFLAGS)
 DRIVER_GUEST_DEPS := tests/driver/guest_util.h include/quire/quire_drm.h
@@ -20,6 +20,9 @@ $(DRIVER_GUEST)/ioctl_fuzz: tests/driver/ioctl_fuzz.c $(DRIVER_GUEST_DEPS)
 $(DRIVER_GUEST)/ioctl_race: tests/driver/ioctl_race.c $(DRIVER_GUEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(DRIVER_GUEST_CFLAGS) -pthread -o $@ $<
+$(DRIVER_GUEST)/pin_cap: tests/driver/pin_cap.c $(DRIVER_GUEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(DRIVER_GUEST_CFLAGS) -o $@ $<
 $(DRIVER_GUEST)/prime_check: tests/driver/prime_check.c hls/quant.c $(DRIVER_GUEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(DRIVER_GUEST_CFLAGS) $(HLS_CFLAGS) -o $@ tests/driver/prime_check.c hls/quant.c -lm

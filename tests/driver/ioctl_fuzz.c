@@ -592,12 +592,8 @@ int main(int argc, char **argv)
 	long n = strtol(argv[2], NULL, 0);
 	rng = seed * 0x9e3779b97f4a7c15ull | 1;
 	char path[64];
-	int probe = open_drm("/dev/dri/renderD*", "quire", path, sizeof(path));
-	if (probe < 0) {
-		printf("FAIL no render node of quire\n");
+	if (find_quire_node(path, sizeof(path)) != 0)
 		return 1;
-	}
-	close(probe);
 	node = path;
 	struct quire_objects before;
 	if (read_objects(node, &before) != 0) {

@@ -53,48 +53,6 @@ static int check(int cond, const char *what)
 	return cond;
 }
 
-static int bo_create(int fd, uint64_t size, uint32_t *handle)
-{
-	struct drm_quire_bo_create c;
-	memset(&c, 0, sizeof(c));
-	c.size = size;
-	int ret = gioctl(fd, DRM_IOCTL_QUIRE_BO_CREATE, &c);
-	*handle = c.handle;
-	return ret;
-}
-
-/* A mapping of a quire buffer object on fd; NULL on error. */
-static void *bo_map(int fd, uint32_t handle, uint64_t *size)
-{
-	struct drm_quire_bo_info in;
-	memset(&in, 0, sizeof(in));
-	in.handle = handle;
-	if (gioctl(fd, DRM_IOCTL_QUIRE_BO_INFO, &in) != 0)
-		return NULL;
-	void *p =
-	    mmap(NULL, in.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)in.mmap_offset);
-	*size = in.size;
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void gem_close(int fd, uint32_t handle)
-{
-	struct drm_gem_close c = {.handle = handle};
-	(void)gioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
-}
-
-static int export_fd(int fd, uint32_t handle, int *dmabuf)
-{
-	struct drm_prime_handle ph;
-	memset(&ph, 0, sizeof(ph));
-	ph.handle = handle;
-	ph.flags = DRM_CLOEXEC | DRM_RDWR;
-	ph.fd = -1;
-	int ret = gioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph);
-	*dmabuf = ph.fd;
-	return ret;
-}
-
 static int import_fd(int fd, int dmabuf, uint32_t *handle)
 {
 	struct drm_prime_handle ph;
@@ -103,20 +61,6 @@ static int import_fd(int fd, int dmabuf, uint32_t *handle)
 	int ret = gioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph);
 	*handle = ph.handle;
 	return ret;
-}
-
-/* Run one descriptor on fd and wait for it: the completion's status, or -errno. */
-static int run(int fd, struct drm_quire_submit *s)
-{
-	int ret = gioctl(fd, DRM_IOCTL_QUIRE_SUBMIT, s);
-	if (ret)
-		return ret;
-	struct drm_quire_wait w;
-	memset(&w, 0, sizeof(w));
-	w.seqno = s->seqno;
-	w.timeout_ns = 10ull * 1000 * 1000 * 1000;
-	ret = gioctl(fd, DRM_IOCTL_QUIRE_WAIT, &w);
-	return ret ? ret : (int)w.status;
 }
 
 static void fill(float *x, uint32_t seed)
@@ -136,11 +80,11 @@ static void encode_from(int fd, uint32_t src, const float *x, const char *what)
 	uint32_t q, e;
 	uint64_t qs, es;
 	char msg[160];
-	if (bo_create(fd, N, &q) || bo_create(fd, BLOCKS, &e)) {
+	if (guest_bo_create(fd, N, &q) || guest_bo_create(fd, BLOCKS, &e)) {
 		check(0, "BO_CREATE for the encode's outputs");
 		return;
 	}
-	int8_t *qp = bo_map(fd, q, &qs), *ep = bo_map(fd, e, &es);
+	int8_t *qp = guest_bo_map(fd, q, &qs), *ep = guest_bo_map(fd, e, &es);
 	struct drm_quire_submit s;
 	memset(&s, 0, sizeof(s));
 	s.opcode = QUIRE_OPC_ENCODE;
@@ -149,7 +93,7 @@ static void encode_from(int fd, uint32_t src, const float *x, const char *what)
 	s.bufs[QUIRE_DRM_BUF_SRC].handle = src;
 	s.bufs[QUIRE_DRM_BUF_DST].handle = q;
 	s.bufs[QUIRE_DRM_BUF_EXP].handle = e;
-	int st = run(fd, &s);
+	int st = guest_run(fd, &s);
 	snprintf(msg, sizeof(msg), "%s: the card's ENCODE completes with status %d", what, st);
 	check(st == QUIRE_OK, msg);
 	int8_t want_e[BLOCKS];
@@ -165,8 +109,8 @@ static void encode_from(int fd, uint32_t src, const float *x, const char *what)
 		munmap(qp, qs);
 	if (ep)
 		munmap(ep, es);
-	gem_close(fd, q);
-	gem_close(fd, e);
+	guest_gem_close(fd, q);
+	guest_gem_close(fd, e);
 }
 
 /* 1: file A's buffer, exported, imported by file B, read by the card through B. */
@@ -177,15 +121,16 @@ static void between_files(const char *node)
 	uint64_t size;
 	static float x[N];
 	fill(x, 1);
-	check(a >= 0 && b >= 0 && bo_create(a, 4 * N, &ha) == 0, "two files, a buffer object in A");
-	float *pa = bo_map(a, ha, &size);
+	check(a >= 0 && b >= 0 && guest_bo_create(a, 4 * N, &ha) == 0,
+	      "two files, a buffer object in A");
+	float *pa = guest_bo_map(a, ha, &size);
 	check(pa != NULL, "A maps it");
 	if (!pa)
 		return;
 	memcpy(pa, x, sizeof(x));
 	munmap(pa, size);
 	int dmabuf;
-	check(export_fd(a, ha, &dmabuf) == 0, "A exports it (PRIME_HANDLE_TO_FD)");
+	check(guest_export_fd(a, ha, &dmabuf) == 0, "A exports it (PRIME_HANDLE_TO_FD)");
 	off_t bytes = lseek(dmabuf, 0, SEEK_END);
 	check(bytes == 4 * N, "the dma-buf's size is the object's");
 	uint32_t again;
@@ -194,14 +139,14 @@ static void between_files(const char *node)
 	check(import_fd(b, dmabuf, &hb) == 0 && hb != 0, "B imports it (PRIME_FD_TO_HANDLE)");
 	/* From here only B's handle holds the object. */
 	close(dmabuf);
-	gem_close(a, ha);
-	float *pb = bo_map(b, hb, &size);
+	guest_gem_close(a, ha);
+	float *pb = guest_bo_map(b, hb, &size);
 	check(pb && size == 4 * N && memcmp(pb, x, sizeof(x)) == 0,
 	      "B maps the import and reads what A wrote");
 	if (pb)
 		munmap(pb, size);
 	encode_from(b, hb, x, "A's buffer imported by B");
-	gem_close(b, hb);
+	guest_gem_close(b, hb);
 	close(a);
 	close(b);
 }
@@ -242,7 +187,7 @@ static void from_vgem(const char *node)
 	memcpy(vp, x, sizeof(x));
 	int dmabuf;
 	uint32_t hv;
-	check(export_fd(v, cd.handle, &dmabuf) == 0, "vgem exports it");
+	check(guest_export_fd(v, cd.handle, &dmabuf) == 0, "vgem exports it");
 	struct quire_objects o0, o1;
 	read_objects(node, &o0);
 	check(import_fd(b, dmabuf, &hv) == 0, "quire imports vgem's dma-buf");
@@ -261,9 +206,9 @@ static void from_vgem(const char *node)
 	quire_quant_encode(QUIRE_FMT_BFP8, N, 0, x, NULL, want_e, (uint8_t *)want_q);
 	quire_quant_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, N, 0, (const uint8_t *)want_q, want_e,
 			   want_y);
-	bo_create(b, N, &q);
-	bo_create(b, BLOCKS, &e);
-	int8_t *qp = bo_map(b, q, &qs), *ep = bo_map(b, e, &es);
+	guest_bo_create(b, N, &q);
+	guest_bo_create(b, BLOCKS, &e);
+	int8_t *qp = guest_bo_map(b, q, &qs), *ep = guest_bo_map(b, e, &es);
 	if (qp && ep) {
 		memcpy(qp, want_q, N);
 		memcpy(ep, want_e, BLOCKS);
@@ -278,7 +223,7 @@ static void from_vgem(const char *node)
 	s.bufs[QUIRE_DRM_BUF_SRC].handle = q;
 	s.bufs[QUIRE_DRM_BUF_EXP].handle = e;
 	s.bufs[QUIRE_DRM_BUF_DST].handle = hv;
-	int st = run(b, &s);
+	int st = guest_run(b, &s);
 	snprintf(msg, sizeof(msg),
 		 "the card's DECODE into vgem's buffer: status %d, vgem's mapping has hls/'s "
 		 "%u fp32",
@@ -288,9 +233,9 @@ static void from_vgem(const char *node)
 		munmap(qp, qs);
 	if (ep)
 		munmap(ep, es);
-	gem_close(b, q);
-	gem_close(b, e);
-	gem_close(b, hv);
+	guest_gem_close(b, q);
+	guest_gem_close(b, e);
+	guest_gem_close(b, hv);
 	munmap(vp, cd.size);
 	struct drm_mode_destroy_dumb dd = {.handle = cd.handle};
 	(void)gioctl(v, DRM_IOCTL_MODE_DESTROY_DUMB, &dd);
@@ -339,15 +284,15 @@ static void vgem_in_pieces(const char *node)
 	int dmabuf;
 	uint32_t hv = 0, q = 0, e = 0;
 	if (!check(vp != MAP_FAILED && cd.size == PAGES * 4096 &&
-		       export_fd(v, cd.handle, &dmabuf) == 0,
+		       guest_export_fd(v, cd.handle, &dmabuf) == 0,
 		   "vgem: a 64 KiB buffer, mapped and exported"))
 		goto out;
 	for (unsigned i = 0; i < PAGES * 1024; i++)
 		vp[i] = (float)(i % 251) - 125.0f;
 	int imported = import_fd(b, dmabuf, &hv) == 0;
 	close(dmabuf);
-	if (!check(imported && bo_create(b, 2 * 1024, &q) == 0 &&
-		       bo_create(b, 2 * 1024 / QUIRE_BFP_BLOCK, &e) == 0,
+	if (!check(imported && guest_bo_create(b, 2 * 1024, &q) == 0 &&
+		       guest_bo_create(b, 2 * 1024 / QUIRE_BFP_BLOCK, &e) == 0,
 		   "quire imports it"))
 		goto out;
 	int gaps = 0, joins = 0, other = 0;
@@ -382,11 +327,11 @@ static void vgem_in_pieces(const char *node)
 	check(gaps > 0 && other == 0, msg);
 out:
 	if (q)
-		gem_close(b, q);
+		guest_gem_close(b, q);
 	if (e)
-		gem_close(b, e);
+		guest_gem_close(b, e);
 	if (hv)
-		gem_close(b, hv);
+		guest_gem_close(b, hv);
 	if (vp != MAP_FAILED)
 		munmap(vp, cd.size);
 	if (cd.handle) {
@@ -414,9 +359,9 @@ static uint32_t bo_with(int fd, const void *data, size_t bytes)
 {
 	uint32_t h;
 	uint64_t size;
-	if (bo_create(fd, bytes, &h) != 0)
+	if (guest_bo_create(fd, bytes, &h) != 0)
 		return 0;
-	void *p = bo_map(fd, h, &size);
+	void *p = guest_bo_map(fd, h, &size);
 	if (!p)
 		return 0;
 	memcpy(p, data, bytes);
@@ -470,7 +415,7 @@ static void mlp_from_vgem(const char *node, const char *model, const char *vec)
 	if (vp != MAP_FAILED) {
 		memcpy(vp, img, ilen);
 		munmap(vp, cd.size);
-		if (export_fd(g, cd.handle, &dmabuf) == 0)
+		if (guest_export_fd(g, cd.handle, &dmabuf) == 0)
 			import_fd(b, dmabuf, &hm);
 	}
 	check(hm != 0, "the model image in a buffer of vgem, imported by quire");
@@ -483,13 +428,13 @@ static void mlp_from_vgem(const char *node, const char *model, const char *vec)
 	s.opcode = QUIRE_OPC_MLP_LOAD;
 	s.count = (uint32_t)ilen;
 	s.bufs[QUIRE_DRM_BUF_SRC].handle = hm;
-	int st = run(b, &s);
+	int st = guest_run(b, &s);
 	snprintf(msg, sizeof(msg), "MLP_LOAD from vgem's buffer: status %d", st);
 	check(st == QUIRE_OK, msg);
 
 	uint32_t hf = bo_with(b, feat, (size_t)c * n0), ha = bo_with(b, feas, c), hs;
 	uint64_t ss;
-	bo_create(b, 4ull * c, &hs);
+	guest_bo_create(b, 4ull * c, &hs);
 	memset(&s, 0, sizeof(s));
 	s.opcode = QUIRE_OPC_MLP_SCORE;
 	s.count = c;
@@ -503,7 +448,7 @@ static void mlp_from_vgem(const char *node, const char *model, const char *vec)
 	w.timeout_ns = 10ull * 1000 * 1000 * 1000;
 	if (!ret)
 		ret = gioctl(b, DRM_IOCTL_QUIRE_WAIT, &w);
-	uint8_t *sp = bo_map(b, hs, &ss);
+	uint8_t *sp = guest_bo_map(b, hs, &ss);
 	int want_st = choice < 0 ? QUIRE_ERR_NO_FEASIBLE : QUIRE_OK;
 	snprintf(msg, sizeof(msg),
 		 "MLP_SCORE with that model: status %u, choice %d (golden %d), %u scores as the "
@@ -514,10 +459,10 @@ static void mlp_from_vgem(const char *node, const char *model, const char *vec)
 	      msg);
 	if (sp)
 		munmap(sp, ss);
-	gem_close(b, hf);
-	gem_close(b, ha);
-	gem_close(b, hs);
-	gem_close(b, hm);
+	guest_gem_close(b, hf);
+	guest_gem_close(b, ha);
+	guest_gem_close(b, hs);
+	guest_gem_close(b, hm);
 out:
 	if (g >= 0) {
 		struct drm_mode_destroy_dumb dd = {.handle = cd.handle};
@@ -538,7 +483,7 @@ static void refused(const char *node)
 	check(gioctl(b, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph) == -ENOENT,
 	      "export of a handle that names nothing: ENOENT");
 	uint32_t h;
-	bo_create(b, 4096, &h);
+	guest_bo_create(b, 4096, &h);
 	memset(&ph, 0, sizeof(ph));
 	ph.handle = h;
 	ph.flags = 0x100;
@@ -553,7 +498,7 @@ static void refused(const char *node)
 	ph.fd = nul; /* closed now */
 	check(gioctl(b, DRM_IOCTL_PRIME_FD_TO_HANDLE, &ph) == -EBADF,
 	      "import of a closed fd: EBADF");
-	gem_close(b, h);
+	guest_gem_close(b, h);
 	close(b);
 }
 

@@ -169,11 +169,12 @@ for size in 1M 1M 32K 1M; do
 	devs="$devs -device ivshmem-plain,memdev=shm$i,addr=0x1$i"
 done
 
-# The PRIME and fuzz checks (checks_prime.sh, sourced by init.sh): their programs, and vgem,
-# a second DRM device to share buffers with (it needs only drm and drm_shmem_helper, which
-# quire.ko loads too).
+# The PRIME, fuzz and pinned-memory checks (checks_prime.sh, checks_pincap.sh, sourced by
+# init.sh): their programs, and vgem, a second DRM device to share buffers with (it needs
+# only drm and drm_shmem_helper, which quire.ko loads too).
 cp "$here/checks_prime.sh" "$root/checks_prime.sh"
-for p in ioctl_fuzz ioctl_race prime_check prime_api; do
+cp "$here/checks_pincap.sh" "$root/checks_pincap.sh"
+for p in ioctl_fuzz ioctl_race prime_check prime_api pin_cap; do
 	if [ -f "$B/tests/driver/guest/$p" ]; then
 		cp "$B/tests/driver/guest/$p" "$root/bin/$p"
 	else

@@ -177,6 +177,7 @@ static int errno_status(int err)
 	case ETIMEDOUT:
 		return QUIRE_ERR_TIMEOUT;
 	case ENOMEM:
+	case EDQUOT: /* BO_CREATE past quire.ko's cap on pinned memory (kdrv_buf_alloc says so) */
 		return QUIRE_ERR_NOMEM;
 	case EBUSY:
 	case EAGAIN:
@@ -344,6 +345,14 @@ static int kdrv_buf_alloc(struct quire_ctx *ctx, size_t bytes, void **p, uint64_
 	cr.size = bytes;
 	int st = kioctl(k->fd, DRM_IOCTL_QUIRE_BO_CREATE, &cr);
 	if (st != QUIRE_OK) {
+		/* Out of memory and over a cap share a status: the message tells them apart. */
+		if (errno == EDQUOT)
+			fprintf(
+			    stderr,
+			    "quire: kdrv: a buffer of %zu bytes is over quire.ko's cap on pinned "
+			    "memory (per open file or for all cards: "
+			    "/sys/module/quire/parameters/pinned_file_max_mib, pinned_max_mib)\n",
+			    bytes);
 		free(bo);
 		return st;
 	}
