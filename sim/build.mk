@@ -2,7 +2,11 @@
 # The card models and quire-sim. The emu model and the native firmware also make
 # libquire_sim (below), which libquire loads for sim:inproc.
 SIM_SRCS := sim/emu/emu.c sim/emu/queue.c sim/emu/engines.c sim/emu/netport.c sim/reliable_link.c sim/wire.c sim/wire_udp.c \
-	sim/wire_udp_rendezvous.c sim/clock.c sim/crc32_fast.c
+	sim/wire_udp_rendezvous.c sim/wire_udp_rdv_auth.c sim/job_key.c sim/frame_auth.c sim/clock.c \
+	sim/crc32_fast.c
+# The UDP network's tags and the rendezvous' proofs: HMAC-SHA256 of OpenSSL's libcrypto
+# (libssl-dev, mk/debian-packages.txt), in every program that links the card models.
+LDLIBS += -lcrypto
 SIM_OBJS := $(SIM_SRCS:%.c=$(BUILD)/%.o)
 QUIRE_HW_BUILD := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
 EXTRA_CFLAGS_sim/emu/emu.c := -DQUIRE_FW_NATIVE -DQUIRE_HW_BUILD_ID=$(QUIRE_HW_BUILD)u
@@ -46,7 +50,9 @@ install-sim: $(QUIRE_SIM) $(QUIRE_CLUSTER)
 .PHONY: install-sim
 
 # The simulated cluster's launcher: W quire-sim cards around one command.
-$(QUIRE_CLUSTER): $(BUILD)/sim/cluster.o $(BUILD)/sim/wire_udp_rendezvous.o $(BUILD)/sim/clock.o
+$(QUIRE_CLUSTER): $(BUILD)/sim/cluster.o $(BUILD)/sim/wire_udp_rendezvous.o \
+		$(BUILD)/sim/wire_udp_rdv_auth.o $(BUILD)/sim/job_key.o $(BUILD)/sim/frame_auth.o \
+		$(BUILD)/sim/clock.o
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 all: $(QUIRE_CLUSTER)

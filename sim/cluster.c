@@ -4,7 +4,9 @@
  * (quire-sim) on one simulated network, runs the command (typically mpirun
  * with W ranks, each opening "sim:cluster"), and ends the cards when the
  * command ends, or when this launcher is interrupted or killed: the cards die
- * with it (PDEATHSIG), and the network directory is removed.
+ * with it (PDEATHSIG), and the network directory is removed. On a UDP network it gives
+ * the cards the job's key (sim/job_key.h): the user's, or one it makes, in the cards'
+ * environment only, and a fresh run identity.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,9 +28,11 @@
 #include <unistd.h>
 #include "sim/locate.h"
 #include "quire/status.h"
+#include "sim/job_key.h"
 #include "sim/wire_udp_rendezvous.h"
 
 #define MAX_CARDS 64
+#define KEY_FILE  "job-key" /* --rank-card: rank 0's key for the others, in the shared directory */
 
 static const char usage[] =
     "Usage: quire-cluster -n W [OPTIONS] -- COMMAND [ARGS...]\n"
@@ -65,6 +69,10 @@ static const char usage[] =
     "                       (the cards' link sends them again: docs/network.md)\n"
     "      --net-seed S     seed of those faults (default: fixed)\n"
     "      --verbose        the cards say when hosts come and go\n"
+    "On a UDP network the cards prove and tag with the job's key: QUIRE_JOB_KEY (32 hex\n"
+    "digits) or QUIRE_JOB_KEY_FILE (a file of mode 0600) if set, else a random one made here\n"
+    "(with --rank-card, by rank 0's launcher, in $QUIRE_CLUSTER_DIR/job-key); it reaches\n"
+    "the cards in their environment, never their command line (docs/network.md).\n"
     "Example:\n"
     "  quire-cluster -n 4 -- mpirun -np 4 quire-train-dp --backend sim:cluster\n";
 
@@ -78,6 +86,7 @@ static const char *net_name;   /* --net: udp:..., else the directory */
 static char net_buf[1024];     /* --net with what the rendezvous forms leave to us filled in */
 static char *netns[MAX_CARDS]; /* --netns: card i's namespace (or netns[0] for all) */
 static int n_netns;
+static int key_shared; /* --rank-card, rank 0: the key file in the shared directory is ours */
 
 /* Enters card i's network namespace (ip netns's /run/netns/NAME); in the card's child. */
 static int enter_netns(int i)
@@ -194,6 +203,10 @@ static void stop_cards(void)
 		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 			int n = snprintf(f, sizeof(f), "%s/", dir);
 			snprintf(f + n, sizeof(f) - (size_t)n, names[k], first);
+			unlink(f);
+		}
+		if (key_shared) { /* rank 0's launcher made the key it shared (job_key) */
+			snprintf(f, sizeof(f), "%s/" KEY_FILE, dir);
 			unlink(f);
 		}
 		return;
@@ -314,6 +327,102 @@ static int complete_net(int rank_card, int *ready_ms)
 	*ready_ms += 2 * (int)spec.timeout_ms + 2000;
 	net_name = net_buf;
 	return 0;
+}
+
+/* Rank 0's launcher (--rank-card): the key it made, for the other ranks' launchers, written
+ * aside (mode 0600) and renamed in, so that a reader sees all of it or nothing. */
+static int share_key(const struct quire_job_key *k)
+{
+	char path[QUIRE_SIM_DIR_MAX + 16], tmp[QUIRE_SIM_DIR_MAX + 40], hex[80];
+	snprintf(path, sizeof(path), "%s/" KEY_FILE, dir);
+	snprintf(tmp, sizeof(tmp), "%s/." KEY_FILE ".%ld", dir, (long)getpid());
+	quire_job_hex(k->bytes, k->len, hex);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	size_t n = strlen(hex);
+	int ok = fd >= 0 && write(fd, hex, n) == (ssize_t)n;
+	if (fd >= 0)
+		close(fd);
+	ok = ok && rename(tmp, path) == 0;
+	key_shared = ok;
+	if (!ok) {
+		fprintf(stderr, "quire-cluster: cannot write the job key in %s: %s\n", dir,
+			strerror(errno));
+		unlink(tmp);
+	}
+	return ok ? 0 : -1;
+}
+
+/* Another rank's launcher (--rank-card): rank 0's key, waiting for it at most wait_ms. */
+static int shared_key(struct quire_job_key *k, int wait_ms)
+{
+	char path[QUIRE_SIM_DIR_MAX + 16], why[512];
+	snprintf(path, sizeof(path), "%s/" KEY_FILE, dir);
+	for (int waited = 0;; waited += 20) {
+		int st = quire_job_key_load_file(path, k, why, sizeof(why));
+		if (st == QUIRE_OK)
+			return 0;
+		if (st != QUIRE_ERR_NO_DEVICE || waited >= wait_ms) {
+			fprintf(stderr, "quire-cluster: rank %d: %s%s\n", first, why,
+				st == QUIRE_ERR_NO_DEVICE ? " (rank 0's launcher writes it)" : "");
+			return -1;
+		}
+		usleep(20000);
+	}
+}
+
+/*
+ * The job's key for the cards of a UDP network, put in this process's environment (which
+ * the cards inherit; the command gets it back out when the key was made here): the user's
+ * (QUIRE_JOB_KEY or QUIRE_JOB_KEY_FILE), else a random one, with --rank-card rank 0's
+ * through the shared directory. And, without --rank-card, a fresh run identity
+ * (QUIRE_JOB_RUN), so that frames of an earlier run with the same key fail their tags.
+ * 1 when the key was made or shared here (the command is not to see it), 0 when the user's,
+ * -1 said on stderr.
+ */
+static int job_key(int rank_card, int wait_ms)
+{
+	struct quire_job_key k;
+	char why[512], hex[80];
+	if (quire_job_key_from_env(&k, why, sizeof(why)) != QUIRE_OK) {
+		fprintf(stderr, "quire-cluster: %s\n", why);
+		return -1;
+	}
+	int made = 0;
+	if (!k.len) {
+		if (rank_card && !shared_dir) {
+			fprintf(
+			    stderr,
+			    "quire-cluster: --rank-card --net %s: the ranks' cards need one job "
+			    "key: set QUIRE_JOB_KEY or QUIRE_JOB_KEY_FILE (e.g. mpirun -x), or "
+			    "QUIRE_CLUSTER_DIR, where rank 0's launcher leaves one\n",
+			    net_name);
+			return -1;
+		}
+		k.len = QUIRE_JOB_KEY_BYTES;
+		if (rank_card && first != 0) {
+			if (shared_key(&k, wait_ms) != 0)
+				return -1;
+		} else if (quire_job_random(k.bytes, k.len) != QUIRE_OK ||
+			   (rank_card && share_key(&k) != 0)) {
+			fprintf(stderr, "quire-cluster: no job key made\n");
+			return -1;
+		}
+		quire_job_hex(k.bytes, k.len, hex);
+		setenv(QUIRE_JOB_KEY_ENV, hex, 1);
+		explicit_bzero(hex, sizeof(hex));
+		made = 1;
+	}
+	explicit_bzero(&k, sizeof(k));
+	if (!rank_card) {
+		uint8_t run[QUIRE_JOB_RUN_BYTES];
+		if (quire_job_random(run, sizeof(run)) != QUIRE_OK) {
+			fprintf(stderr, "quire-cluster: no run identity made\n");
+			return -1;
+		}
+		quire_job_hex(run, sizeof(run), hex);
+		setenv(QUIRE_JOB_RUN_ENV, hex, 1);
+	}
+	return made;
 }
 
 static int probability_ok(const char *s)
@@ -459,6 +568,12 @@ int main(int argc, char **argv)
 			rmdir(dir);
 		return 2;
 	}
+	int key_made = net_name ? job_key(rank_card, ready_ms) : 0;
+	if (key_made < 0) {
+		if (!shared_dir)
+			rmdir(dir);
+		return 2;
+	}
 	char bin[PATH_MAX];
 	quire_sim_locate(bin, sizeof(bin));
 	for (int i = first; i < n_cards; i++) {
@@ -480,6 +595,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (key_made) /* the cards have it; the command's processes need not */
+		unsetenv(QUIRE_JOB_KEY_ENV);
 	setenv("QUIRE_CLUSTER_DIR", dir, 1);
 	if (rank_card) {
 		char r[16];

@@ -24,6 +24,13 @@
  * shaped link a full window waits in the queue, and ACKs wait behind the
  * receiver's own frames, far longer than the minimum.
  * The wire's faults hit every datagram, recovery's own included.
+ *
+ * On a UDP network every datagram carries a tag (frame_auth.h) under a key derived from the
+ * job's key and the run's identity, over its link header (session and number included) and
+ * what follows it; one whose CRCs hold and tag fails is forged or of another job or run, and
+ * is dropped and counted, never delivered nor answered. Replays of the job's own datagrams
+ * are refused by number: a frame already delivered is a duplicate, a session this port has
+ * left is not taken again, and each ACK or NACK carries a number of its own, which must grow.
  */
 #include "sim/reliable_link.h"
 
@@ -31,6 +38,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,16 +46,21 @@
 #include "quire/status.h"
 #include "sim/clock.h"
 #include "sim/crc32_fast.h"
+#include "sim/frame_auth.h"
+#include "sim/job_key.h"
 #include "sim/le.h"
 #include "sim/wire.h"
+#include "sim/wire_udp.h"
 
-#define LINK_HELD        64u         /* frames kept per destination until acknowledged */
-#define LINK_RTO_MIN_NS  10000000ll  /* 10 ms: first retransmission timeout */
-#define LINK_RTO_MAX_NS  200000000ll /* 200 ms: the longest, after doublings */
-#define LINK_NACK_GAP_NS 2000000ll   /* 2 ms between two NACKs for one frame, at least */
-#define LINK_REORDER     3u          /* frames kept past a gap before it is taken for a loss */
-#define LINK_TICK_MS     10          /* the control thread looks at its timers this often */
-#define LINK_SPARE       LINK_HELD   /* acknowledged frames' buffers kept for the next ones */
+#define LINK_HELD         64u         /* frames kept per destination until acknowledged */
+#define LINK_RTO_MIN_NS   10000000ll  /* 10 ms: first retransmission timeout */
+#define LINK_RTO_MAX_NS   200000000ll /* 200 ms: the longest, after doublings */
+#define LINK_NACK_GAP_NS  2000000ll   /* 2 ms between two NACKs for one frame, at least */
+#define LINK_REORDER      3u          /* frames kept past a gap before it is taken for a loss */
+#define LINK_TICK_MS      10          /* the control thread looks at its timers this often */
+#define LINK_SPARE        LINK_HELD   /* acknowledged frames' buffers kept for the next ones */
+#define LINK_PAST         32u         /* sessions a source left, remembered to refuse them again */
+#define LINK_ANSWER_BYTES 4u          /* an ACK's or NACK's own number, after its tag (tagged) */
 
 /* A sent frame kept until acknowledged. */
 struct held {
@@ -67,6 +80,7 @@ struct tx_peer {
 	int64_t srtt_ns, rttvar_ns; /* the round trip, smoothed, and its variation (0: none yet) */
 	uint32_t back_seq;          /* the last frame sent again for a NACK, and when */
 	int64_t back_ns;
+	uint32_t answer; /* tagged: the number of the last ACK or NACK taken in this session */
 };
 
 /* A frame that came ahead of a gap, kept until the gap is filled. */
@@ -81,8 +95,10 @@ struct rx_peer {
 	uint32_t session, expected;
 	uint32_t nack_seq, ctl_sent;
 	int64_t nack_ns;
-	struct early *early; /* LINK_HELD places, frame seq at seq % LINK_HELD, or NULL */
-	uint32_t n_early;    /* frames kept there */
+	struct early *early;      /* LINK_HELD places, frame seq at seq % LINK_HELD, or NULL */
+	uint32_t n_early;         /* frames kept there */
+	uint32_t past[LINK_PAST]; /* tagged: sessions of this source it left, most recent ... */
+	uint32_t n_past;          /* ... at (n_past - 1) % LINK_PAST */
 };
 
 struct quire_reliable_link {
@@ -95,6 +111,11 @@ struct quire_reliable_link {
 	void *ctx;
 	uint16_t addr;
 	uint64_t seed;
+	/* Tags, on a UDP network (else NULL): one MAC per thread that uses it, the senders'
+	 * under the lock, the receive thread's, the control thread's. */
+	struct quire_frame_auth *auth_tx, *auth_rx, *auth_ctl;
+	uint32_t hdr_bytes;   /* what comes before a frame: the link header, and its tag */
+	int told_forged;      /* the first forged datagram was said on stderr */
 	pthread_mutex_t lock; /* tx peers, sends with a frame, stats */
 	struct tx_peer *tx;
 	uint32_t n_tx;
@@ -117,36 +138,63 @@ uint32_t quire_net_frame_crc(const uint8_t *f, uint32_t len)
 	return quire_sim_crc32(crc, f + QUIRE_FRAME_HDR_BYTES, len - QUIRE_FRAME_HDR_BYTES);
 }
 
-static void link_hdr(uint8_t h[QUIRE_LINK_HDR_BYTES], uint32_t kind, uint16_t src, uint32_t session,
-		     uint32_t seq)
+static void link_hdr(uint8_t h[QUIRE_LINK_HDR_BYTES], uint32_t version, uint32_t kind, uint16_t src,
+		     uint32_t session, uint32_t seq)
 {
-	quire_st32(h, QUIRE_LINK_VERSION | kind << 8 | (uint32_t)src << 16);
+	quire_st32(h, version | kind << 8 | (uint32_t)src << 16);
 	quire_st32(h + 4, session);
 	quire_st32(h + 8, seq);
 	quire_st32(h + 12, quire_sim_crc32(0, h, 12));
 }
 
-/* A header that came whole: its kind, else 0. */
-static uint32_t link_hdr_ok(const uint8_t *h, size_t len)
+/* A header that came whole (of this link's version: tagged or not): its kind, else 0. */
+static uint32_t link_hdr_ok(const struct quire_reliable_link *l, const uint8_t *h, size_t len)
 {
-	if (len < QUIRE_LINK_HDR_BYTES || (h[0] != QUIRE_LINK_VERSION) ||
+	uint32_t version = l->auth_rx ? QUIRE_LINK_VERSION_TAGGED : QUIRE_LINK_VERSION;
+	if (len < l->hdr_bytes || h[0] != version ||
 	    quire_ld32(h + 12) != quire_sim_crc32(0, h, 12))
 		return 0;
 	return h[1];
 }
 
-/* Send one datagram of the link, its header (kind, session, seq) then the frame (or none,
- * len 0), to channel ch of address dst, through the wire's faults. Called with the lock held
- * when a frame goes with it (the wire damages a copy of it in a buffer of its own). */
-static int link_send(struct quire_reliable_link *l, enum quire_wire_chan ch, uint32_t dst,
-		     uint32_t kind, uint32_t session, uint32_t seq, const uint8_t *frame,
-		     uint32_t len, uint32_t attempt, enum quire_wire_fate *fate)
+/* Whether the tag after the header h is that of h and the len bytes that follow the tag
+ * (untagged: always); a forged datagram is counted, and the first one said. */
+static int tag_ok(struct quire_reliable_link *l, struct quire_frame_auth *a, const uint8_t *h,
+		  uint32_t len)
 {
-	uint8_t hdr[QUIRE_LINK_HDR_BYTES];
-	link_hdr(hdr, kind, l->addr, session, seq);
+	if (!a || quire_frame_auth_check(a, h, QUIRE_LINK_HDR_BYTES, h + l->hdr_bytes, len,
+					 h + QUIRE_LINK_HDR_BYTES))
+		return 1;
+	pthread_mutex_lock(&l->lock);
+	l->st.rx_forged++;
+	int tell = !l->told_forged;
+	l->told_forged = 1;
+	pthread_mutex_unlock(&l->lock);
+	if (tell)
+		fprintf(stderr,
+			"quire card %u: refusing datagrams whose tag fails (not this job's key, or "
+			"not this run's): the first claims address %u\n",
+			l->addr, quire_ld32(h) >> 16);
+	return 0;
+}
+
+/* Send one datagram of the link, its header (kind, session, seq), its tag when a is set
+ * (over the header and the body), then the body (a frame, an answer's number, or none: len
+ * 0), to channel ch of address dst, through the wire's faults. Called with the lock held
+ * when a frame goes with it (the wire damages a copy of it in a buffer of its own). */
+static int link_send(struct quire_reliable_link *l, struct quire_frame_auth *a,
+		     enum quire_wire_chan ch, uint32_t dst, uint32_t kind, uint32_t session,
+		     uint32_t seq, const uint8_t *body, uint32_t len, uint32_t attempt,
+		     enum quire_wire_fate *fate)
+{
+	uint8_t hdr[QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_AUTH_TAG_BYTES];
+	link_hdr(hdr, a ? QUIRE_LINK_VERSION_TAGGED : QUIRE_LINK_VERSION, kind, l->addr, session,
+		 seq);
+	if (a)
+		quire_frame_auth_tag(a, hdr, QUIRE_LINK_HDR_BYTES, body, len,
+				     hdr + QUIRE_LINK_HDR_BYTES);
 	struct quire_wire_name name = {.kind = kind, .seq = seq, .attempt = attempt};
-	return quire_wire_send(l->wire, ch, dst, hdr, QUIRE_LINK_HDR_BYTES, frame, len, &name,
-			       fate);
+	return quire_wire_send(l->wire, ch, dst, hdr, l->hdr_bytes, body, len, &name, fate);
 }
 
 /* ---- sending side ------------------------------------------------------------ */
@@ -200,6 +248,7 @@ static void tx_restart(struct quire_reliable_link *l, struct tx_peer *p)
 	p->rto_ns = LINK_RTO_MIN_NS;
 	p->srtt_ns = p->rttvar_ns = 0;
 	p->back_seq = 0;
+	p->answer = 0;
 }
 
 static struct tx_peer *tx_peer(struct quire_reliable_link *l, uint32_t dst, int make)
@@ -225,8 +274,8 @@ static int tx_frame(struct quire_reliable_link *l, struct tx_peer *p, const stru
 		    uint32_t attempt)
 {
 	enum quire_wire_fate fate;
-	int st = link_send(l, QUIRE_WIRE_FRAMES, p->dst, QUIRE_LINK_DATA, p->session, h->seq,
-			   h->frame, h->len, attempt, &fate);
+	int st = link_send(l, l->auth_tx, QUIRE_WIRE_FRAMES, p->dst, QUIRE_LINK_DATA, p->session,
+			   h->seq, h->frame, h->len, attempt, &fate);
 	if (fate == QUIRE_WIRE_LOST)
 		l->st.wire_lost++;
 	else if (fate == QUIRE_WIRE_DAMAGED)
@@ -340,7 +389,10 @@ static void tx_acked(struct quire_reliable_link *l, struct tx_peer *p, uint32_t 
 
 static void ctl_datagram(struct quire_reliable_link *l, const uint8_t *h, uint32_t n)
 {
-	uint32_t kind = n == QUIRE_LINK_HDR_BYTES ? link_hdr_ok(h, (size_t)n) : 0;
+	uint32_t body = l->auth_ctl ? LINK_ANSWER_BYTES : 0;
+	uint32_t kind = n == l->hdr_bytes + body ? link_hdr_ok(l, h, (size_t)n) : 0;
+	if (kind && !tag_ok(l, l->auth_ctl, h, body))
+		return;
 	pthread_mutex_lock(&l->lock);
 	struct tx_peer *p = kind ? tx_peer(l, quire_ld32(h) >> 16, 0) : NULL;
 	if (!kind)
@@ -348,6 +400,15 @@ static void ctl_datagram(struct quire_reliable_link *l, const uint8_t *h, uint32
 	if (!p || quire_ld32(h + 4) != p->session) { /* damaged, or of an earlier session */
 		pthread_mutex_unlock(&l->lock);
 		return;
+	}
+	if (body) { /* tagged: an answer's number grows; an older one is replayed or overtaken */
+		uint32_t number = quire_ld32(h + l->hdr_bytes);
+		if ((int32_t)(number - p->answer) <= 0) {
+			l->st.rx_replayed++;
+			pthread_mutex_unlock(&l->lock);
+			return;
+		}
+		p->answer = number;
 	}
 	uint32_t seq = quire_ld32(h + 8);
 	if (kind == QUIRE_LINK_ACK) {
@@ -391,7 +452,8 @@ static void ctl_timers(struct quire_reliable_link *l)
 static void *ctl_main(void *arg)
 {
 	struct quire_reliable_link *l = arg;
-	uint8_t h[QUIRE_WIRE_HEADROOM + QUIRE_LINK_HDR_BYTES + 1];
+	uint8_t h[QUIRE_WIRE_HEADROOM + QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_AUTH_TAG_BYTES +
+		  LINK_ANSWER_BYTES + 1];
 	const uint8_t *d;
 	for (;;) {
 		struct pollfd fds[2] = {{l->ctl_fd, POLLIN, 0}, {l->stop_pipe[0], POLLIN, 0}};
@@ -432,7 +494,10 @@ static struct rx_peer *rx_peer(struct quire_reliable_link *l, uint32_t src)
 static void rx_answer(struct quire_reliable_link *l, struct rx_peer *r, uint32_t kind, uint32_t seq)
 {
 	enum quire_wire_fate fate;
-	(void)link_send(l, QUIRE_WIRE_LINK, r->src, kind, r->session, seq, NULL, 0, ++r->ctl_sent,
+	uint8_t number[LINK_ANSWER_BYTES];
+	quire_st32(number, ++r->ctl_sent);
+	(void)link_send(l, l->auth_rx, QUIRE_WIRE_LINK, r->src, kind, r->session, seq,
+			l->auth_rx ? number : NULL, l->auth_rx ? LINK_ANSWER_BYTES : 0, r->ctl_sent,
 			&fate);
 }
 
@@ -513,10 +578,23 @@ static void rx_in_order(struct quire_reliable_link *l, struct rx_peer *r, const 
 		rx_nack(l, r);
 }
 
+/* Whether r has left session before (tagged links: a replay of an earlier session); when not,
+ * r's current session is remembered as left. */
+static int rx_left_before(struct rx_peer *r, uint32_t session)
+{
+	uint32_t kept = r->n_past < LINK_PAST ? r->n_past : LINK_PAST;
+	for (uint32_t i = 0; i < kept; i++)
+		if (r->past[i] == session)
+			return 1;
+	if (r->session)
+		r->past[r->n_past++ % LINK_PAST] = r->session;
+	return 0;
+}
+
 /* A datagram from the port of address src (-1: unknown) to this one. */
 static void rx_datagram(struct quire_reliable_link *l, const uint8_t *h, size_t n, int64_t src)
 {
-	uint32_t kind = link_hdr_ok(h, n);
+	uint32_t kind = link_hdr_ok(l, h, n);
 	if (kind != QUIRE_LINK_DATA) {
 		/* Damaged on the way: whose it was, the transport says. */
 		rx_count(l, &l->st.rx_damaged);
@@ -525,25 +603,38 @@ static void rx_datagram(struct quire_reliable_link *l, const uint8_t *h, size_t 
 			rx_nack(l, r);
 		return;
 	}
+	const uint8_t *f = h + l->hdr_bytes;
+	size_t len = n - l->hdr_bytes;
+	int whole = frame_whole(f, len);
+	/* Tagged: a whole frame (a damaged one is no forgery: its loss is asked for again) must
+	 * carry the tag before anything it says is believed. */
+	if (whole && !tag_ok(l, l->auth_rx, h, (uint32_t)len))
+		return;
 	struct rx_peer *r = rx_peer(l, quire_ld32(h) >> 16);
 	if (!r)
 		return;
 	uint32_t session = quire_ld32(h + 4), seq = quire_ld32(h + 8);
+	if (session != r->session && !whole && l->auth_rx) {
+		rx_count(l, &l->st.rx_damaged); /* an untagged claim of a new session: dropped */
+		return;
+	}
 	if (session != r->session) { /* a sender new to this port, or started over */
+		if (l->auth_rx && rx_left_before(r, session)) {
+			rx_count(l, &l->st.rx_replayed);
+			return;
+		}
 		r->session = session;
 		r->expected = 1;
 		r->nack_seq = 0;
 		early_clear(r);
 	}
-	const uint8_t *f = h + QUIRE_LINK_HDR_BYTES;
-	size_t len = n - QUIRE_LINK_HDR_BYTES;
 	int32_t ahead = (int32_t)(seq - r->expected);
 	if (ahead < 0) { /* had it: its ACK was lost, or late */
 		rx_count(l, &l->st.rx_duplicates);
 		rx_answer(l, r, QUIRE_LINK_ACK, r->expected - 1);
 		return;
 	}
-	if (!frame_whole(f, len)) {
+	if (!whole) {
 		rx_count(l, &l->st.rx_damaged);
 		if (ahead == 0) /* the very frame wanted (a later one: the gap shows it) */
 			rx_nack(l, r);
@@ -583,6 +674,46 @@ static void *rx_main(void *arg)
 
 /* ---- the link ---------------------------------------------------------------- */
 
+/* The tags' MACs of a UDP network: the job key from the environment, the run's identity from
+ * the wire's rendezvous or QUIRE_JOB_RUN (none: zero, and the key alone tells jobs apart).
+ * What is wrong is said on stderr, as the rendezvous' failures are. */
+static int link_auth(struct quire_reliable_link *l, const struct quire_job_key *key)
+{
+	uint8_t run[QUIRE_JOB_RUN_BYTES], link_key[QUIRE_FRAME_AUTH_MAC_BYTES];
+	if (!quire_wire_run(l->wire, run) && quire_job_run_from_env(run) < 0) {
+		fprintf(stderr, "quire card %u: %s is not 32 hex digits\n", l->addr,
+			QUIRE_JOB_RUN_ENV);
+		return QUIRE_ERR_INVALID;
+	}
+	int st = quire_frame_auth_derive(key, run, link_key);
+	if (st == QUIRE_OK)
+		st = quire_frame_auth_new(link_key, &l->auth_tx);
+	if (st == QUIRE_OK)
+		st = quire_frame_auth_new(link_key, &l->auth_rx);
+	if (st == QUIRE_OK)
+		st = quire_frame_auth_new(link_key, &l->auth_ctl);
+	explicit_bzero(link_key, sizeof(link_key));
+	l->hdr_bytes = QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_AUTH_TAG_BYTES;
+	return st;
+}
+
+/* The job key a UDP network needs, from the environment; what is wrong, on stderr. */
+static int link_key(uint16_t addr, struct quire_job_key *key)
+{
+	char why[512];
+	int st = quire_job_key_from_env(key, why, sizeof(why));
+	if (st == QUIRE_OK && !key->len) {
+		snprintf(why, sizeof(why),
+			 "the cards' UDP network needs the job's key: set %s (32 hex digits) or %s "
+			 "(a file of mode 0600); quire-cluster makes one",
+			 QUIRE_JOB_KEY_ENV, QUIRE_JOB_KEY_FILE_ENV);
+		st = QUIRE_ERR_INVALID;
+	}
+	if (st != QUIRE_OK)
+		fprintf(stderr, "quire card %u: %s\n", addr, why);
+	return st;
+}
+
 int quire_reliable_link_open(const struct quire_netport_config *cfg,
 			     const struct quire_reliable_link_rx_ops *rx, void *ctx,
 			     struct quire_reliable_link **out)
@@ -599,8 +730,16 @@ int quire_reliable_link_open(const struct quire_netport_config *cfg,
 	l->addr = cfg->addr;
 	l->seed = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ull;
 	l->stop_pipe[0] = l->stop_pipe[1] = -1;
+	l->hdr_bytes = QUIRE_LINK_HDR_BYTES;
 	pthread_mutex_init(&l->lock, NULL);
-	int st = quire_wire_open(cfg, &l->wire);
+	struct quire_job_key key = {{0}, 0};
+	int udp = quire_wire_udp_is(cfg->dir);
+	int st = udp ? link_key(cfg->addr, &key) : QUIRE_OK;
+	if (st == QUIRE_OK)
+		st = quire_wire_open(cfg, udp ? &key : NULL, &l->wire);
+	if (st == QUIRE_OK && udp)
+		st = link_auth(l, &key);
+	explicit_bzero(&key, sizeof(key));
 	if (st == QUIRE_OK) {
 		l->fd = quire_wire_fd(l->wire, QUIRE_WIRE_FRAMES);
 		l->ctl_fd = quire_wire_fd(l->wire, QUIRE_WIRE_LINK);
@@ -638,6 +777,16 @@ void quire_reliable_link_close(struct quire_reliable_link *l)
 		pthread_join(l->rx_thread, NULL);
 	if (l->have_ctl)
 		pthread_join(l->ctl_thread, NULL);
+	if (l->st.rx_forged || l->st.rx_replayed)
+		fprintf(stderr,
+			"quire card %u: refused %llu forged datagrams (tag failed) and %llu "
+			"replayed (a session left, an old answer); %llu frames came again\n",
+			l->addr, (unsigned long long)l->st.rx_forged,
+			(unsigned long long)l->st.rx_replayed,
+			(unsigned long long)l->st.rx_duplicates);
+	quire_frame_auth_free(l->auth_tx);
+	quire_frame_auth_free(l->auth_rx);
+	quire_frame_auth_free(l->auth_ctl);
 	quire_wire_close(l->wire);
 	if (l->stop_pipe[0] >= 0)
 		close(l->stop_pipe[0]);

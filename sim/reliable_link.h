@@ -24,6 +24,9 @@ extern "C" {
 #endif
 
 #define QUIRE_NET_FRAME_MAX (QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
+/* The link header's version on a UDP network, whose datagrams carry a tag after the header
+ * (docs/wire-format.md); QUIRE_LINK_VERSION (include/quire/frame.h) on the Unix sockets. */
+#define QUIRE_LINK_VERSION_TAGGED 2u
 
 struct quire_reliable_link;
 
@@ -36,6 +39,8 @@ struct quire_reliable_link_stats {
 	uint64_t rx_damaged;      /* datagrams that arrived damaged (dropped, asked for again) */
 	uint64_t rx_duplicates;   /* frames that arrived again (dropped, acknowledged again) */
 	uint64_t rx_out_of_order; /* frames that came ahead of a gap (kept until it is filled) */
+	uint64_t rx_forged;       /* datagrams whose CRCs held but tag failed (dropped) */
+	uint64_t rx_replayed;     /* tagged datagrams of a session left, or old answers (dropped) */
 };
 
 /* What the receive thread calls: room(ctx) before each read, blocking while the owner is
@@ -47,7 +52,9 @@ struct quire_reliable_link_rx_ops {
 	void (*deliver)(void *ctx, const uint8_t *frame, uint32_t len);
 };
 
-/* Binds this port's socket and starts the receive thread. A QUIRE_ status. */
+/* Binds this port's socket and starts the receive thread. On a UDP network the job's key
+ * comes from the environment (sim/job_key.h), without which the link is refused
+ * (QUIRE_ERR_INVALID, said on stderr). A QUIRE_ status. */
 int quire_reliable_link_open(const struct quire_netport_config *cfg,
 			     const struct quire_reliable_link_rx_ops *rx, void *ctx,
 			     struct quire_reliable_link **out);

@@ -77,10 +77,11 @@ static int bind_at(const struct sockaddr_un *sa)
 
 /* Binds the port's two channels: UDP sockets for a network named "udp:...", else Unix
  * sockets in the directory. */
-static int bind_channels(struct quire_wire *w, const struct quire_netport_config *cfg)
+static int bind_channels(struct quire_wire *w, const struct quire_netport_config *cfg,
+			 const struct quire_job_key *key)
 {
 	if (quire_wire_udp_is(cfg->dir)) {
-		int st = quire_wire_udp_open(cfg->dir, cfg->addr, &w->udp);
+		int st = quire_wire_udp_open(cfg->dir, cfg->addr, key, &w->udp);
 		if (st == QUIRE_OK)
 			for (int c = 0; c < 2; c++)
 				w->fd[c] = quire_wire_udp_fd(w->udp, (enum quire_wire_chan)c);
@@ -97,7 +98,8 @@ static int bind_channels(struct quire_wire *w, const struct quire_netport_config
 	return w->fd[QUIRE_WIRE_LINK] < 0 ? QUIRE_ERR_IO : QUIRE_OK;
 }
 
-int quire_wire_open(const struct quire_netport_config *cfg, struct quire_wire **out)
+int quire_wire_open(const struct quire_netport_config *cfg, const struct quire_job_key *key,
+		    struct quire_wire **out)
 {
 	*out = NULL;
 	struct quire_wire *w = calloc(1, sizeof(*w));
@@ -108,7 +110,7 @@ int quire_wire_open(const struct quire_netport_config *cfg, struct quire_wire **
 	w->drop = cfg->drop;
 	w->corrupt = cfg->corrupt;
 	w->seed = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ull;
-	int st = bind_channels(w, cfg);
+	int st = bind_channels(w, cfg, key);
 	if (st != QUIRE_OK) {
 		quire_wire_close(w);
 		return st;
@@ -131,6 +133,11 @@ void quire_wire_close(struct quire_wire *w)
 			}
 	}
 	free(w);
+}
+
+int quire_wire_run(const struct quire_wire *w, uint8_t run[QUIRE_JOB_RUN_BYTES])
+{
+	return w->udp ? quire_wire_udp_run(w->udp, run) : 0;
 }
 
 int quire_wire_fd(const struct quire_wire *w, enum quire_wire_chan ch)

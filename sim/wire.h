@@ -16,14 +16,18 @@
 #include <stdint.h>
 
 #include "quire/frame.h"
+#include "sim/frame_auth.h"
+#include "sim/job_key.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The longest datagram the wire carries: a link header and the longest frame. */
+/* The longest datagram the wire carries: a link header, its tag (on a network with a job
+ * key) and the longest frame. */
 #define QUIRE_WIRE_DATAGRAM_MAX                                                                    \
-	(QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
+	(QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_AUTH_TAG_BYTES + QUIRE_FRAME_HDR_BYTES +               \
+	 QUIRE_FRAME_MAX_PAYLOAD)
 /* Receive buffers' room before the datagram (quire_wire_recv): where the UDP wire joins the
  * two pieces of a long datagram without copying the long one. */
 #define QUIRE_WIRE_HEADROOM 1024u
@@ -54,10 +58,13 @@ struct quire_wire_name {
 	uint32_t attempt; /* how often it was sent before */
 };
 
-/* Binds the port's two channels (cfg->dir, cfg->addr) and keeps cfg's faults. A QUIRE_
- * status: QUIRE_ERR_NO_DEVICE when the directory is missing or not this host's; the UDP
- * wire's statuses (wire_udp.h). */
-int quire_wire_open(const struct quire_netport_config *cfg, struct quire_wire **out);
+/* Binds the port's two channels (cfg->dir, cfg->addr) and keeps cfg's faults; key is the
+ * job's, for a UDP rendezvous (NULL: none). A QUIRE_ status: QUIRE_ERR_NO_DEVICE when the
+ * directory is missing or not this host's; the UDP wire's statuses (wire_udp.h). */
+int quire_wire_open(const struct quire_netport_config *cfg, const struct quire_job_key *key,
+		    struct quire_wire **out);
+/* The run's identity a UDP rendezvous gave into run: 1, else 0. */
+int quire_wire_run(const struct quire_wire *w, uint8_t run[QUIRE_JOB_RUN_BYTES]);
 /* Closes the channels (and unbinds the Unix sockets). */
 void quire_wire_close(struct quire_wire *w);
 

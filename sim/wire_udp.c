@@ -51,6 +51,8 @@ struct chan {
 };
 
 struct quire_wire_udp {
+	uint8_t run[QUIRE_JOB_RUN_BYTES]; /* the run's identity, from the rendezvous */
+	int have_run;
 	uint32_t n;   /* entries: addresses 0..n-1, or with one_host, every address */
 	int one_host; /* "udp:HOST[:BASE]": one entry, every address on it */
 	struct entry tab[N_ADDR];
@@ -195,18 +197,21 @@ static int bind_any(void *ctx, uint32_t ip, uint16_t port[2])
 
 /* The table from the rendezvous the network's name describes; what failed, on stderr (the
  * card's process says it; the link's caller only sees the status). */
-static int join(struct quire_wire_udp *u, const char *net, uint16_t addr)
+static int join(struct quire_wire_udp *u, const char *net, uint16_t addr,
+		const struct quire_job_key *key)
 {
 	struct quire_wire_udp_rdv_spec spec;
 	struct quire_wire_udp_ep tab[QUIRE_WIRE_UDP_RDV_MAX_CARDS];
 	char why[QUIRE_WIRE_UDP_RDV_ERR_MAX];
 	int st = quire_wire_udp_rdv_parse(net, &spec, why, sizeof(why));
 	if (st == QUIRE_OK)
-		st = quire_wire_udp_rdv_join(&spec, addr, bind_any, u, tab, why, sizeof(why));
+		st = quire_wire_udp_rdv_join(&spec, addr, key, bind_any, u, tab, u->run, why,
+					     sizeof(why));
 	if (st != QUIRE_OK) {
 		fprintf(stderr, "quire card %u: %s\n", addr, why);
 		return st;
 	}
+	u->have_run = 1;
 	u->n = spec.cards;
 	u->one_host = 0;
 	for (uint32_t a = 0; a < u->n; a++) {
@@ -217,7 +222,8 @@ static int join(struct quire_wire_udp *u, const char *net, uint16_t addr)
 	return QUIRE_OK;
 }
 
-int quire_wire_udp_open(const char *net, uint16_t addr, struct quire_wire_udp **out)
+int quire_wire_udp_open(const char *net, uint16_t addr, const struct quire_job_key *key,
+			struct quire_wire_udp **out)
 {
 	*out = NULL;
 	struct quire_wire_udp *u = calloc(1, sizeof(*u));
@@ -228,7 +234,7 @@ int quire_wire_udp_open(const char *net, uint16_t addr, struct quire_wire_udp **
 		pthread_mutex_init(&u->ch[c].send_lock, NULL);
 	int st = load(u, net, addr);
 	if (st == QUIRE_OK && quire_wire_udp_rdv_is(net)) {
-		st = join(u, net, addr);
+		st = join(u, net, addr, key);
 	} else {
 		struct sockaddr_in self;
 		for (int c = 0; c < 2 && st == QUIRE_OK; c++) {
@@ -256,6 +262,13 @@ void quire_wire_udp_close(struct quire_wire_udp *u)
 			free(u->ch[c].from[i]);
 	}
 	free(u);
+}
+
+int quire_wire_udp_run(const struct quire_wire_udp *u, uint8_t run[QUIRE_JOB_RUN_BYTES])
+{
+	if (u->have_run)
+		memcpy(run, u->run, QUIRE_JOB_RUN_BYTES);
+	return u->have_run;
 }
 
 int quire_wire_udp_fd(const struct quire_wire_udp *u, enum quire_wire_chan ch)

@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "sim/job_key.h"
 #include "sim/wire.h" /* enum quire_wire_chan, QUIRE_WIRE_HEADROOM */
 
 #define QUIRE_WIRE_UDP_PORT_BASE 47100u
@@ -54,8 +55,12 @@ int quire_wire_udp_check(const char *net, uint16_t addr);
  * for a rendezvous form, binds them on free ports and waits (bounded) for the table, saying
  * on stderr what failed. A QUIRE_ status: INVALID for a bad table, RANGE for an address it
  * has no entry for, NO_DEVICE when the host is not one of this machine's (namespace's)
- * addresses; the rendezvous' statuses (wire_udp_rendezvous.h). */
-int quire_wire_udp_open(const char *net, uint16_t addr, struct quire_wire_udp **out);
+ * addresses; the rendezvous' statuses (wire_udp_rendezvous.h). key: the job's, which a
+ * rendezvous makes every card prove (NULL: a rendezvous is refused). */
+int quire_wire_udp_open(const char *net, uint16_t addr, const struct quire_job_key *key,
+			struct quire_wire_udp **out);
+/* The run's identity the rendezvous gave into run: 1, or 0 for a list (no rendezvous). */
+int quire_wire_udp_run(const struct quire_wire_udp *u, uint8_t run[QUIRE_JOB_RUN_BYTES]);
 void quire_wire_udp_close(struct quire_wire_udp *u);
 
 /* A channel's socket, for the link's threads to poll. */

@@ -32,9 +32,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/job_key.h"
+
 /* Every message: an 8-byte header, then len bytes of body. */
 #define QUIRE_WIRE_UDP_RDV_MAGIC       0x56445251u /* "QRDV" as its little-endian bytes */
-#define QUIRE_WIRE_UDP_RDV_VERSION     1u
+#define QUIRE_WIRE_UDP_RDV_VERSION     2u
 #define QUIRE_WIRE_UDP_RDV_HDR_BYTES   8u
 #define QUIRE_WIRE_UDP_RDV_OFF_MAGIC   0u /* u32 */
 #define QUIRE_WIRE_UDP_RDV_OFF_VERSION 4u /* u8 */
@@ -42,32 +44,53 @@
 #define QUIRE_WIRE_UDP_RDV_OFF_LEN     6u /* u16: body bytes */
 
 enum quire_wire_udp_rdv_type {
-	QUIRE_WIRE_UDP_RDV_ANNOUNCE = 1, /* a card to the rendezvous: who it is, where */
-	QUIRE_WIRE_UDP_RDV_TABLE = 2,    /* the rendezvous to every card: all W entries */
-	QUIRE_WIRE_UDP_RDV_ERROR = 3,    /* the rendezvous to every card: why it failed (text) */
+	QUIRE_WIRE_UDP_RDV_ANNOUNCE = 1,  /* a card to the rendezvous: who it is, where */
+	QUIRE_WIRE_UDP_RDV_TABLE = 2,     /* the rendezvous to every card: all W entries */
+	QUIRE_WIRE_UDP_RDV_ERROR = 3,     /* the rendezvous to every card: why it failed (text) */
+	QUIRE_WIRE_UDP_RDV_CHALLENGE = 4, /* the rendezvous to a card that connects: its nonce */
 };
 
-/* An endpoint: 8 bytes, in ANNOUNCE (after addr and cards) and TABLE (W of them). */
-#define QUIRE_WIRE_UDP_RDV_EP_BYTES    8u
-#define QUIRE_WIRE_UDP_RDV_EP_OFF_IP   0u /* 4 bytes: the IPv4 address, in network order */
-#define QUIRE_WIRE_UDP_RDV_EP_OFF_PORT 4u /* u16 x 2: the UDP ports of the frames, link channels   \
-					   */
+/* Proofs of the job key (sim/job_key.h): HMAC-SHA256 under it (sim/frame_auth.h). */
+#define QUIRE_WIRE_UDP_RDV_NONCE_BYTES 16u
+#define QUIRE_WIRE_UDP_RDV_RUN_BYTES   16u /* the run's identity (QUIRE_JOB_RUN_BYTES) */
+#define QUIRE_WIRE_UDP_RDV_MAC_BYTES   32u
 
-/* ANNOUNCE body: addr (u16), cards (u16: the W it was given), its endpoint. */
+/* CHALLENGE body: the rendezvous' fresh nonce for this connection. */
+#define QUIRE_WIRE_UDP_RDV_CHAL_BYTES QUIRE_WIRE_UDP_RDV_NONCE_BYTES
+
+/* An endpoint: 8 bytes, in ANNOUNCE (after addr and cards) and TABLE (W of them). */
+#define QUIRE_WIRE_UDP_RDV_EP_BYTES  8u
+#define QUIRE_WIRE_UDP_RDV_EP_OFF_IP 0u /* 4 bytes: the IPv4 address, in network order */
+#define QUIRE_WIRE_UDP_RDV_EP_OFF_PORT                                                             \
+	4u /* u16 x 2: the UDP ports of the frames, link channels                                  \
+	    */
+
+/* ANNOUNCE body: addr (u16), cards (u16: the W it was given), its endpoint, the card's fresh
+ * nonce, the run's identity (a file of address 0; else zero), then the MAC: HMAC(key,
+ * "quire rdv announce v2" || the CHALLENGE's nonce (a file: zero) || the body before it). */
 #define QUIRE_WIRE_UDP_RDV_ANN_OFF_ADDR  0u
 #define QUIRE_WIRE_UDP_RDV_ANN_OFF_CARDS 2u
 #define QUIRE_WIRE_UDP_RDV_ANN_OFF_EP    4u
-#define QUIRE_WIRE_UDP_RDV_ANN_BYTES     (4u + QUIRE_WIRE_UDP_RDV_EP_BYTES)
+#define QUIRE_WIRE_UDP_RDV_ANN_OFF_NONCE 12u
+#define QUIRE_WIRE_UDP_RDV_ANN_OFF_RUN   28u
+#define QUIRE_WIRE_UDP_RDV_ANN_OFF_MAC   44u
+#define QUIRE_WIRE_UDP_RDV_ANN_BYTES     76u
 
-/* TABLE body: cards (u16), 0 (u16), then the endpoint of each address 0..cards-1. */
+/* TABLE body: cards (u16), 0 (u16), the endpoint of each address 0..cards-1, the run's
+ * identity, then the MAC: HMAC(key, "quire rdv table v2" || the card's nonce || the
+ * CHALLENGE's nonce || the body before it): the rendezvous too proves the key. */
 #define QUIRE_WIRE_UDP_RDV_TAB_OFF_CARDS 0u
 #define QUIRE_WIRE_UDP_RDV_TAB_OFF_EP    4u
+#define QUIRE_WIRE_UDP_RDV_TAB_BYTES(w)                                                            \
+	(QUIRE_WIRE_UDP_RDV_TAB_OFF_EP + (w)*QUIRE_WIRE_UDP_RDV_EP_BYTES +                         \
+	 QUIRE_WIRE_UDP_RDV_RUN_BYTES + QUIRE_WIRE_UDP_RDV_MAC_BYTES)
 
 /* ERROR body: at most this many bytes of text, no terminating zero. */
 #define QUIRE_WIRE_UDP_RDV_ERR_MAX       1024u
 
 #define QUIRE_WIRE_UDP_RDV_MAX_CARDS     256u /* the UDP network's addresses, 0-255 */
 #define QUIRE_WIRE_UDP_RDV_TIMEOUT_S     30u
+#define QUIRE_WIRE_UDP_RDV_CONN_MS       5000u /* a connection announces within this, or goes */
 #define QUIRE_WIRE_UDP_RDV_MAX_TIMEOUT_S 600u
 
 /* Where one address's two channels are. */
@@ -97,15 +120,29 @@ int quire_wire_udp_rdv_parse(const char *net, struct quire_wire_udp_rdv_spec *s,
 typedef int (*quire_wire_udp_rdv_bind_fn)(void *ctx, uint32_t ip, uint16_t port[2]);
 
 /*
- * Takes part in the rendezvous as address addr (< s->cards): finds the address to bind
- * on, calls bind, announces the endpoint it gives, and fills table[0..cards-1]. Returns
+ * Takes part in the rendezvous as address addr (< s->cards), proving the job's key (and,
+ * over TCP, the rendezvous proving it back): finds the address to bind on, calls bind,
+ * announces the endpoint it gives, and fills table[0..cards-1] and run (the run's identity,
+ * made by the card of address 0). A connection that fails the proof, says nothing within
+ * QUIRE_WIRE_UDP_RDV_CONN_MS or is malformed is refused (told why, and said and counted on
+ * stderr), and the rendezvous goes on. With no key (NULL), QUIRE_ERR_INVALID. Returns
  * within the timeout (and a connection's 2 s more): QUIRE_OK; QUIRE_ERR_TIMEOUT (peers
  * missing, named), QUIRE_ERR_INVALID (an address twice, another W, a malformed message),
  * QUIRE_ERR_PEER (the rendezvous failed or went away), QUIRE_ERR_NO_DEVICE (the host is
  * not this machine's), QUIRE_ERR_IO otherwise, with why saying what happened.
  */
 int quire_wire_udp_rdv_join(const struct quire_wire_udp_rdv_spec *s, uint16_t addr,
-			    quire_wire_udp_rdv_bind_fn bind, void *ctx,
-			    struct quire_wire_udp_ep *table, char *why, size_t why_len);
+			    const struct quire_job_key *key, quire_wire_udp_rdv_bind_fn bind,
+			    void *ctx, struct quire_wire_udp_ep *table,
+			    uint8_t run[QUIRE_WIRE_UDP_RDV_RUN_BYTES], char *why, size_t why_len);
+
+/* The MACs above: of an ANNOUNCE message m (header and body) under the challenge's nonce
+ * (NULL: zero), and of a TABLE message m of len bytes under the card's and the challenge's
+ * nonces; into mac. QUIRE_OK or QUIRE_ERR_NOMEM. */
+int quire_wire_udp_rdv_announce_mac(const struct quire_job_key *key, const uint8_t *challenge,
+				    const uint8_t *m, uint8_t mac[QUIRE_WIRE_UDP_RDV_MAC_BYTES]);
+int quire_wire_udp_rdv_table_mac(const struct quire_job_key *key, const uint8_t *card_nonce,
+				 const uint8_t *challenge, const uint8_t *m, uint32_t len,
+				 uint8_t mac[QUIRE_WIRE_UDP_RDV_MAC_BYTES]);
 
 #endif

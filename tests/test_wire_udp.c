@@ -88,6 +88,8 @@ static int setup(void **state)
 	(void)state;
 	base = 30000u + (unsigned)getpid() % 20000u; /* another run may share the machine */
 	snprintf(net, sizeof(net), "udp:127.0.0.1:%u", base);
+	/* The links of a UDP network take the job's key from the environment. */
+	setenv("QUIRE_JOB_KEY", "000102030405060708090a0b0c0d0e0f", 1);
 	return 0;
 }
 
@@ -213,7 +215,7 @@ static void pieces(void **state)
 {
 	(void)state;
 	struct quire_wire_udp *u;
-	assert_int_equal(quire_wire_udp_open(net, 0, &u), QUIRE_OK);
+	assert_int_equal(quire_wire_udp_open(net, 0, NULL, &u), QUIRE_OK);
 	int p1 = udp_at(base + 1), l1 = udp_at(base + QUIRE_WIRE_UDP_LINK_OFF + 1),
 	    stranger = udp_at(base + 300);
 	char buf[QUIRE_WIRE_HEADROOM + 64];

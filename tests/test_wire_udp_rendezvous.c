@@ -4,8 +4,11 @@
  * parsed and refused; four ports opened through udp:rdv= and through udp:dir= learn each other's
  * free ports and reach one another, each datagram named by its sender; and every way it
  * can fail ends within its timeout with a message saying why: a card that never comes
- * (named), no rendezvous, a rendezvous that goes away, a malformed or foreign-version
- * announcement, another W, an address twice, a malformed or taken file.
+ * (named), no rendezvous, a rendezvous that goes away, another W, an address twice, a
+ * malformed or taken file, a file or a rendezvous of another key. Every card proves the
+ * job's key: strangers (a malformed or foreign-version message, no proof, a wrong key, a
+ * connection that says nothing) are refused, each told why, while the rendezvous goes on
+ * and the cards that hold the key meet.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -26,11 +29,18 @@
 #include <cmocka.h>
 
 #include "quire/status.h"
+#include "sim/job_key.h"
 #include "sim/le.h"
 #include "sim/wire_udp_rendezvous.h"
 #include "sim/wire_udp.h"
 
 #define W 4
+
+/* The job's key, and another job's. */
+static const struct quire_job_key key = {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+					 16};
+static const struct quire_job_key other_key = {
+    {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17}, 16};
 
 static char tmpdir[64];
 
@@ -131,7 +141,7 @@ struct opener {
 static void *open_main(void *arg)
 {
 	struct opener *o = arg;
-	o->st = quire_wire_udp_open(o->net, o->addr, &o->u);
+	o->st = quire_wire_udp_open(o->net, o->addr, &key, &o->u);
 	return NULL;
 }
 
@@ -164,10 +174,15 @@ static void meet_and_talk(const char *net)
 		assert_int_equal(pthread_create(&t[a], NULL, open_main, &o[a]), 0);
 		usleep(20000);
 	}
+	uint8_t run[W][QUIRE_JOB_RUN_BYTES];
 	for (int a = 0; a < W; a++) {
 		pthread_join(t[a], NULL);
 		assert_int_equal(o[a].st, QUIRE_OK);
+		assert_int_equal(quire_wire_udp_run(o[a].u, run[a]), 1);
+		assert_memory_equal(run[a], run[0], QUIRE_JOB_RUN_BYTES); /* one run, card 0's */
 	}
+	static const uint8_t zero[QUIRE_JOB_RUN_BYTES];
+	assert_memory_not_equal(run[0], zero, QUIRE_JOB_RUN_BYTES);
 	for (int ch = 0; ch < 2; ch++)
 		for (int from = 0; from < W; from++)
 			for (int to = 0; to < W; to++) {
@@ -220,6 +235,8 @@ struct joiner {
 	int st;
 	char why[QUIRE_WIRE_UDP_RDV_ERR_MAX];
 	struct quire_wire_udp_ep tab[QUIRE_WIRE_UDP_RDV_MAX_CARDS];
+	uint8_t run[QUIRE_WIRE_UDP_RDV_RUN_BYTES];
+	const struct quire_job_key *key; /* NULL: the job's */
 };
 
 /* A bind that binds nothing: the failures below never get as far as sending. */
@@ -235,8 +252,8 @@ static int bind_fake(void *ctx, uint32_t ip, uint16_t port[2])
 static void *join_main(void *arg)
 {
 	struct joiner *j = arg;
-	j->st = quire_wire_udp_rdv_join(&j->spec, j->addr, bind_fake, NULL, j->tab, j->why,
-					sizeof(j->why));
+	j->st = quire_wire_udp_rdv_join(&j->spec, j->addr, j->key ? j->key : &key, bind_fake, NULL,
+					j->tab, j->run, j->why, sizeof(j->why));
 	return NULL;
 }
 
@@ -354,10 +371,12 @@ static void wait_taken(int fd)
 	fail_msg("the rendezvous never read the first announcement");
 }
 
-/* An announcement of address addr given cards=w, protocol version ver, magic magic. */
-static size_t announce(uint8_t *m, uint16_t addr, uint16_t w, uint8_t ver, uint32_t magic)
+/* An announcement of address addr given cards=w, protocol version ver, magic magic, with
+ * its MAC under k over the challenge (k NULL: no MAC, zeros). */
+static size_t announce(uint8_t *m, uint16_t addr, uint16_t w, uint8_t ver, uint32_t magic,
+		       const struct quire_job_key *k, const uint8_t *challenge)
 {
-	memset(m, 0, 64);
+	memset(m, 0, QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_ANN_BYTES);
 	quire_st32(m + QUIRE_WIRE_UDP_RDV_OFF_MAGIC, magic);
 	m[QUIRE_WIRE_UDP_RDV_OFF_VERSION] = ver;
 	m[QUIRE_WIRE_UDP_RDV_OFF_TYPE] = QUIRE_WIRE_UDP_RDV_ANNOUNCE;
@@ -369,10 +388,29 @@ static size_t announce(uint8_t *m, uint16_t addr, uint16_t w, uint8_t ver, uint3
 	ep[0] = 127, ep[3] = 1;
 	quire_st16(ep + QUIRE_WIRE_UDP_RDV_EP_OFF_PORT, 5000);
 	quire_st16(ep + QUIRE_WIRE_UDP_RDV_EP_OFF_PORT + 2, 5001);
+	b[QUIRE_WIRE_UDP_RDV_ANN_OFF_NONCE] = (uint8_t)(addr + 1);
+	if (k)
+		assert_int_equal(quire_wire_udp_rdv_announce_mac(
+				     k, challenge, m, b + QUIRE_WIRE_UDP_RDV_ANN_OFF_MAC),
+				 QUIRE_OK);
 	return QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_ANN_BYTES;
 }
 
-/* The ERROR a stranger's connection receives, as text. */
+/* The rendezvous' challenge on a new connection fd, into c. */
+static void challenge_of(int fd, uint8_t c[QUIRE_WIRE_UDP_RDV_NONCE_BYTES])
+{
+	uint8_t m[QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_CHAL_BYTES];
+	size_t have = 0;
+	for (ssize_t k; have < sizeof(m) && (k = recv(fd, m + have, sizeof(m) - have, 0)) > 0;)
+		have += (size_t)k;
+	assert_int_equal(have, sizeof(m));
+	assert_int_equal(quire_ld32(m), QUIRE_WIRE_UDP_RDV_MAGIC);
+	assert_int_equal(m[QUIRE_WIRE_UDP_RDV_OFF_VERSION], QUIRE_WIRE_UDP_RDV_VERSION);
+	assert_int_equal(m[QUIRE_WIRE_UDP_RDV_OFF_TYPE], QUIRE_WIRE_UDP_RDV_CHALLENGE);
+	memcpy(c, m + QUIRE_WIRE_UDP_RDV_HDR_BYTES, QUIRE_WIRE_UDP_RDV_NONCE_BYTES);
+}
+
+/* The ERROR a connection receives, as text. */
 static void error_reply(int fd, char *text, size_t cap)
 {
 	uint8_t m[QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_ERR_MAX];
@@ -389,13 +427,12 @@ static void error_reply(int fd, char *text, size_t cap)
 	text[len] = '\0';
 }
 
-/* Card 0 of 3 serves; the test sends it `m` from one connection (and, if m2, a second
- * message from another); it fails at once saying `what`, and tells the connections.
- * "At once": well under its timeout, which is long (LONG_S) so that a card that waited
- * for it cannot pass, however slow the machine. */
+/* Card 0 of 3 serves; the test sends it, as cards that prove the key, `m` from one
+ * connection (and, if m2, a second message from another); it fails at once saying `what`,
+ * and tells the connections. "At once": well under its timeout, which is long (LONG_S) so
+ * that a card that waited for it cannot pass, however slow the machine. */
 #define LONG_S 60
-static void bad_announcement(const uint8_t *m, size_t n, const uint8_t *m2, size_t n2,
-			     const char *what)
+static void bad_announcement(uint16_t addr, uint16_t w, uint16_t addr2, const char *what)
 {
 	unsigned port = free_port();
 	char net[96], text[QUIRE_WIRE_UDP_RDV_ERR_MAX + 1];
@@ -405,18 +442,25 @@ static void bad_announcement(const uint8_t *m, size_t n, const uint8_t *m2, size
 	spec_of(&j, net, 0);
 	double t0 = now_s();
 	assert_int_equal(pthread_create(&t, NULL, join_main, &j), 0);
+	uint8_t m[128], c[QUIRE_WIRE_UDP_RDV_NONCE_BYTES];
 	int fd = dial(port), fd2 = -1;
+	challenge_of(fd, c);
+	size_t n =
+	    announce(m, addr, w, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC, &key, c);
 	assert_int_equal(send(fd, m, n, 0), (ssize_t)n);
-	if (m2) {
+	if (addr2 != 0xffff) {
 		wait_taken(fd); /* the first counted before the second comes */
 		fd2 = dial(port);
-		assert_int_equal(send(fd2, m2, n2, 0), (ssize_t)n2);
+		challenge_of(fd2, c);
+		n = announce(m, addr2, w, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC,
+			     &key, c);
+		assert_int_equal(send(fd2, m, n, 0), (ssize_t)n);
 	}
 	pthread_join(t, NULL);
 	assert_true(now_s() - t0 < LONG_S / 2); /* at once, not at the timeout */
 	assert_int_equal(j.st, QUIRE_ERR_INVALID);
 	says(j.why, what);
-	error_reply(m2 ? fd2 : fd, text, sizeof(text));
+	error_reply(fd2 >= 0 ? fd2 : fd, text, sizeof(text));
 	assert_string_equal(text, j.why);
 	close(fd);
 	if (fd2 >= 0)
@@ -426,26 +470,154 @@ static void bad_announcement(const uint8_t *m, size_t n, const uint8_t *m2, size
 static void bad_messages(void **state)
 {
 	(void)state;
-	uint8_t m[64], m2[64];
-	size_t n = announce(m, 1, 3, QUIRE_WIRE_UDP_RDV_VERSION, 0x12345678);
-	bad_announcement(m, n, NULL, 0, "a malformed announcement from 127.0.0.1:");
-	bad_announcement(m, n, NULL, 0, "not a rendezvous message (magic 0x12345678)");
-	n = announce(m, 1, 3, 2, QUIRE_WIRE_UDP_RDV_MAGIC);
-	bad_announcement(m, n, NULL, 0, "rendezvous protocol version 2, this card speaks 1");
-	n = announce(m, 1, 3, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
-	m[QUIRE_WIRE_UDP_RDV_OFF_TYPE] = QUIRE_WIRE_UDP_RDV_TABLE;
-	bad_announcement(m, n, NULL, 0, "a message of type 2 where 1 was due");
-	n = announce(m, 1, 3, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
-	quire_st16(m + QUIRE_WIRE_UDP_RDV_OFF_LEN, 4);
-	bad_announcement(m, n, NULL, 0, "a message of type 1 with 4 bytes of body");
-	n = announce(m, 1, 4, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
-	bad_announcement(m, n, NULL, 0,
+	bad_announcement(1, 4, 0xffff,
 			 "the card of address 1 was given cards=4, this rendezvous 3");
-	n = announce(m, 3, 3, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
-	bad_announcement(m, n, NULL, 0, "address 3 announced, outside 0-2");
-	n = announce(m, 2, 3, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
-	size_t n2 = announce(m2, 2, 3, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC);
-	bad_announcement(m, n, m2, n2, "address 2 announced twice");
+	bad_announcement(3, 3, 0xffff, "address 3 announced, outside 0-2");
+	bad_announcement(2, 3, 2, "address 2 announced twice");
+}
+
+/* A stranger's connection: what it sends (the challenge read first when it waits for one),
+ * and the reason it is refused for. */
+struct stranger {
+	int fd;
+	const char *why;
+};
+
+/*
+ * Card 0 of 2 serves with a long timeout; strangers connect and send what is no proof of
+ * the key: a foreign magic, a foreign version, a TABLE, a short body, an announcement with
+ * no MAC, one under another key, a MAC over another challenge, nothing at all. Each is
+ * refused, told why, within QUIRE_WIRE_UDP_RDV_CONN_MS (the silent one) or at once; then
+ * card 1, which holds the key, joins and both meet. A card given another key is refused
+ * too, and says so.
+ */
+static void strangers_refused(void **state)
+{
+	(void)state;
+	unsigned port = free_port();
+	char net[96], text[QUIRE_WIRE_UDP_RDV_ERR_MAX + 1];
+	snprintf(net, sizeof(net), "udp:rdv=127.0.0.1:%u,cards=2,timeout=%d", port, LONG_S);
+	struct joiner j0, j1, wrong;
+	pthread_t t0, t1;
+	spec_of(&j0, net, 0);
+	double start = now_s();
+	assert_int_equal(pthread_create(&t0, NULL, join_main, &j0), 0);
+	struct stranger s[8];
+	uint8_t m[128], c[QUIRE_WIRE_UDP_RDV_NONCE_BYTES];
+	static const char *const why[8] = {
+	    "a malformed announcement: not a rendezvous message (magic 0x12345678)",
+	    "a malformed announcement: rendezvous protocol version 1, this card speaks 2",
+	    "a malformed announcement: a message of type 2 where 1 was due",
+	    "a malformed announcement: a message of type 1 with 4 bytes of body",
+	    "it did not prove the job's key",
+	    "it did not prove the job's key",
+	    "it did not prove the job's key",
+	    "no announcement within 5000 ms"};
+	for (int i = 0; i < 8; i++) {
+		s[i].fd = dial(port);
+		s[i].why = why[i];
+		challenge_of(s[i].fd, c);
+		size_t n = announce(m, 1, 2, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC,
+				    i == 5   ? &other_key
+				    : i == 4 ? NULL
+					     : &key,
+				    c);
+		if (i == 0)
+			quire_st32(m, 0x12345678);
+		if (i == 1)
+			m[QUIRE_WIRE_UDP_RDV_OFF_VERSION] = 1;
+		if (i == 2)
+			m[QUIRE_WIRE_UDP_RDV_OFF_TYPE] = QUIRE_WIRE_UDP_RDV_TABLE;
+		if (i == 3)
+			quire_st16(m + QUIRE_WIRE_UDP_RDV_OFF_LEN, 4);
+		if (i == 6) { /* a proof made for another connection's challenge: replayed */
+			c[0] ^= 1;
+			n = announce(m, 1, 2, QUIRE_WIRE_UDP_RDV_VERSION, QUIRE_WIRE_UDP_RDV_MAGIC,
+				     &key, c);
+		}
+		if (i < 7)
+			assert_int_equal(send(s[i].fd, m, n, 0), (ssize_t)n);
+	}
+	for (int i = 0; i < 8; i++) {
+		error_reply(s[i].fd, text, sizeof(text));
+		says(text, "refused by the rendezvous: ");
+		says(text, s[i].why);
+		close(s[i].fd);
+	}
+	/* The silent one waited its 5 s; nothing has failed the rendezvous. */
+	assert_true(now_s() - start < LONG_S / 2);
+	/* A card of another job (another key) is refused, and says so. */
+	spec_of(&wrong, net, 1);
+	wrong.key = &other_key;
+	join_main(&wrong);
+	assert_int_equal(wrong.st, QUIRE_ERR_PEER);
+	says(wrong.why, "refused by the rendezvous: it did not prove the job's key");
+	/* The card that holds the key: both meet, one run. */
+	spec_of(&j1, net, 1);
+	assert_int_equal(pthread_create(&t1, NULL, join_main, &j1), 0);
+	pthread_join(t1, NULL);
+	pthread_join(t0, NULL);
+	assert_int_equal(j0.st, QUIRE_OK);
+	assert_int_equal(j1.st, QUIRE_OK);
+	assert_memory_equal(j0.run, j1.run, QUIRE_WIRE_UDP_RDV_RUN_BYTES);
+	assert_int_equal(j1.tab[1].port[0], 1); /* bind_fake's */
+}
+
+/* A rendezvous of another job: it challenges, takes the announcement and answers with a
+ * table whose MAC is not the key's. */
+static void *impostor_main(void *arg)
+{
+	int lfd = *(int *)arg;
+	int fd = accept(lfd, NULL, NULL);
+	uint8_t m[256] = {0};
+	quire_st32(m + QUIRE_WIRE_UDP_RDV_OFF_MAGIC, QUIRE_WIRE_UDP_RDV_MAGIC);
+	m[QUIRE_WIRE_UDP_RDV_OFF_VERSION] = QUIRE_WIRE_UDP_RDV_VERSION;
+	m[QUIRE_WIRE_UDP_RDV_OFF_TYPE] = QUIRE_WIRE_UDP_RDV_CHALLENGE;
+	quire_st16(m + QUIRE_WIRE_UDP_RDV_OFF_LEN, QUIRE_WIRE_UDP_RDV_CHAL_BYTES);
+	(void)!send(fd, m, QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_CHAL_BYTES, 0);
+	(void)!recv(fd, m, QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_ANN_BYTES,
+		    MSG_WAITALL);
+	memset(m, 0, sizeof(m));
+	quire_st32(m + QUIRE_WIRE_UDP_RDV_OFF_MAGIC, QUIRE_WIRE_UDP_RDV_MAGIC);
+	m[QUIRE_WIRE_UDP_RDV_OFF_VERSION] = QUIRE_WIRE_UDP_RDV_VERSION;
+	m[QUIRE_WIRE_UDP_RDV_OFF_TYPE] = QUIRE_WIRE_UDP_RDV_TABLE;
+	quire_st16(m + QUIRE_WIRE_UDP_RDV_OFF_LEN, QUIRE_WIRE_UDP_RDV_TAB_BYTES(2));
+	quire_st16(m + QUIRE_WIRE_UDP_RDV_HDR_BYTES, 2);
+	(void)!send(fd, m, QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_TAB_BYTES(2), 0);
+	close(fd);
+	return NULL;
+}
+
+/* A listening socket on loopback, any port, into *port. */
+static int listener(unsigned *port)
+{
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t l = sizeof(a);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &l), 0);
+	*port = ntohs(a.sin_port);
+	return lfd;
+}
+
+static void impostor_refused(void **state)
+{
+	(void)state;
+	unsigned port;
+	int lfd = listener(&port);
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, impostor_main, &lfd), 0);
+	char net[96];
+	snprintf(net, sizeof(net), "udp:rdv=127.0.0.1:%u,cards=2,timeout=%d", port, LONG_S);
+	struct joiner j;
+	spec_of(&j, net, 1);
+	join_main(&j);
+	pthread_join(t, NULL);
+	close(lfd);
+	assert_int_equal(j.st, QUIRE_ERR_INVALID);
+	says(j.why, "did not prove the job's key (its table's MAC fails");
 }
 
 /* A rendezvous that takes the announcement and goes away: the card says so at once. */
@@ -453,7 +625,12 @@ static void *vanish_main(void *arg)
 {
 	int lfd = *(int *)arg;
 	int fd = accept(lfd, NULL, NULL);
-	uint8_t m[64];
+	uint8_t m[128] = {0};
+	quire_st32(m + QUIRE_WIRE_UDP_RDV_OFF_MAGIC, QUIRE_WIRE_UDP_RDV_MAGIC);
+	m[QUIRE_WIRE_UDP_RDV_OFF_VERSION] = QUIRE_WIRE_UDP_RDV_VERSION;
+	m[QUIRE_WIRE_UDP_RDV_OFF_TYPE] = QUIRE_WIRE_UDP_RDV_CHALLENGE;
+	quire_st16(m + QUIRE_WIRE_UDP_RDV_OFF_LEN, QUIRE_WIRE_UDP_RDV_CHAL_BYTES);
+	(void)!send(fd, m, QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_CHAL_BYTES, 0);
 	(void)!recv(fd, m, sizeof(m), 0);
 	close(fd);
 	return NULL;
@@ -462,18 +639,12 @@ static void *vanish_main(void *arg)
 static void rendezvous_dies(void **state)
 {
 	(void)state;
-	int lfd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t l = sizeof(a);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(lfd, 4), 0);
-	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &l), 0);
+	unsigned port;
+	int lfd = listener(&port);
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, vanish_main, &lfd), 0);
 	char net[96];
-	snprintf(net, sizeof(net), "udp:rdv=127.0.0.1:%u,cards=2,timeout=%d", ntohs(a.sin_port),
-		 LONG_S);
+	snprintf(net, sizeof(net), "udp:rdv=127.0.0.1:%u,cards=2,timeout=%d", port, LONG_S);
 	struct joiner j;
 	spec_of(&j, net, 1);
 	double t0 = now_s();
@@ -516,6 +687,19 @@ static void dir_failures(void **state)
 	join_main(&j);
 	assert_int_equal(j.st, QUIRE_ERR_INVALID);
 	says(j.why, "udp-2 is malformed: 5 bytes, a message cut short");
+	/* A card given another key refuses the files of the job's (and they its file). */
+	assert_int_equal(unlink(f), 0);
+	spec_of(&j, net, 2);
+	j.key = &other_key;
+	join_main(&j); /* writes udp-2, then finds udp-0 of the job's key */
+	assert_int_equal(j.st, QUIRE_ERR_INVALID);
+	says(j.why, "udp-0 does not prove the job's key");
+	/* No key at all: refused before anything. */
+	spec_of(&j, net, 0);
+	j.st = quire_wire_udp_rdv_join(&j.spec, 0, NULL, bind_fake, NULL, j.tab, j.run, j.why,
+				       sizeof(j.why));
+	assert_int_equal(j.st, QUIRE_ERR_INVALID);
+	says(j.why, "the rendezvous needs the job's key");
 	/* No such directory. */
 	snprintf(net, sizeof(net), "udp:dir=%s/none,cards=2,timeout=1", d);
 	spec_of(&j, net, 0);
@@ -527,9 +711,14 @@ static void dir_failures(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(forms),        cmocka_unit_test(rdv_meets),
-	    cmocka_unit_test(dir_meets),    cmocka_unit_test(missing_card),
-	    cmocka_unit_test(bad_messages), cmocka_unit_test(rendezvous_dies),
+	    cmocka_unit_test(forms),
+	    cmocka_unit_test(rdv_meets),
+	    cmocka_unit_test(dir_meets),
+	    cmocka_unit_test(missing_card),
+	    cmocka_unit_test(bad_messages),
+	    cmocka_unit_test(strangers_refused),
+	    cmocka_unit_test(impostor_refused),
+	    cmocka_unit_test(rendezvous_dies),
 	    cmocka_unit_test(dir_failures),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -9,8 +9,15 @@
 # naming them; through 2% loss and 2% corruption the link above UDP gives the loss-free bits.
 # As root, two network namespaces joined by a veth pair shaped with tc tbf stand in for
 # two machines, two cards in each, with a list and with a rendezvous: the same bytes again,
-# and neither namespace, veth nor process is left afterwards. Not root: that part is
-# skipped, and says so (SKIP); missing MPI or iproute2 is a failure naming the package.
+# and neither namespace, veth nor process is left afterwards. The job's key
+# (docs/network.md): a rendezvous connection without the key, and a card given another
+# key, are refused while the job's cards meet and sum exactly; as root, a foreign sender on
+# loopback (raw sockets, the cards' own source ports) replays frames captured in an earlier
+# run with the same key and of the running one, and sends forged frames (valid CRCs, a
+# wrong or zero tag) during repeated 4-card all-reduces: every one gives the loss-free
+# bytes, and the cards count as forged exactly the datagrams injected as such. Not root:
+# those parts are skipped, and say so (SKIP); missing MPI or iproute2 is a failure naming
+# the package.
 # Usage: test_net_udp.sh BUILD
 set -u
 B=$1
@@ -86,6 +93,7 @@ if [ $? -ne 0 ] && grep -q "card 0 did not start" "$T/out"; then ok "quire-clust
 "$SIM" --socket "$T/c.sock" --net udp:127.0.0.1,127.0.0.1 --addr 2 --quiet >"$T/out" 2>&1
 if [ $? -eq 2 ] && grep -q "no entry for --addr 2" "$T/out"; then ok "quire-sim: an address outside the UDP table refused ($(head -1 "$T/out"))"; else ko "address outside the table: $(cat "$T/out")"; fi
 
+KEY=00112233445566778899aabbccddeeff # a job key given by the user, where one is needed
 BASE=$((20000 + ($$ % 20000))) # UDP ports of this run: another run may share the machine
 RDV=$BASE                      # and the TCP port of its rendezvous
 for fmt in fp32 bfp8; do
@@ -100,12 +108,12 @@ run_as dirv "UDP on loopback, addresses from files in the cluster's directory" f
 rank_cards rlo "UDP on loopback" fp32 --net "udp:127.0.0.1:$BASE"
 rank_cards rrdv "UDP on loopback, a TCP rendezvous" fp32 --net "udp:rdv=127.0.0.1:$RDV,cards=4"
 rank_cards rdir "UDP on loopback, files in the directory the ranks share" bfp8 --net "udp:dir,cards=4"
-QUIRE_RANK=0 "$CL" --rank-card --net "udp:dir,cards=2" -- true >"$T/out" 2>&1
+QUIRE_RANK=0 QUIRE_JOB_KEY=$KEY "$CL" --rank-card --net "udp:dir,cards=2" -- true >"$T/out" 2>&1
 if [ $? -eq 2 ] && grep -q "QUIRE_CLUSTER_DIR, which is not set" "$T/out"; then ok "--rank-card --net udp:dir without a shared directory refused"; else ko "rank-card udp:dir alone: $(cat "$T/out")"; fi
 
 # The rendezvous' failures: bounded, and saying who is missing.
 t0=$(now)
-"$SIM" --socket "$T/c.sock" --net "udp:rdv=127.0.0.1:$RDV,cards=3,timeout=1" --addr 0 --quiet >"$T/out" 2>&1
+QUIRE_JOB_KEY=$KEY "$SIM" --socket "$T/c.sock" --net "udp:rdv=127.0.0.1:$RDV,cards=3,timeout=1" --addr 0 --quiet >"$T/out" 2>&1
 rc=$?
 t1=$(now)
 if [ $rc -eq 1 ] && grep -q "after 1 s, 2 of 3 cards have not come: addresses 1, 2" "$T/out" && [ ! -e "$T/c.sock" ]; then
@@ -113,7 +121,7 @@ if [ $rc -eq 1 ] && grep -q "after 1 s, 2 of 3 cards have not come: addresses 1,
 else
 	ko "rendezvous with missing peers: exit $rc: $(cat "$T/out")"
 fi
-QUIRE_RANK=1 "$CL" --rank-card --net "udp:rdv=127.0.0.1:$RDV,cards=2,timeout=1" -- true >"$T/out" 2>&1
+QUIRE_RANK=1 QUIRE_JOB_KEY=$KEY "$CL" --rank-card --net "udp:rdv=127.0.0.1:$RDV,cards=2,timeout=1" -- true >"$T/out" 2>&1
 if [ $? -eq 1 ] && grep -q "no rendezvous at 127.0.0.1:$RDV within 1 s" "$T/out" && grep -q "card 1 did not start" "$T/out"; then
 	ok "a card with no rendezvous to reach: the launcher fails, saying why"
 else
@@ -123,6 +131,194 @@ fi
 if [ $? -eq 2 ] && grep -q "cards=3, but -n 4" "$T/out"; then ok "quire-cluster: a rendezvous for 3 cards with -n 4 refused"; else ko "cards=3 -n 4: $(cat "$T/out")"; fi
 "$SIM" --socket "$T/c.sock" --net "udp:rdv=127.0.0.1:$RDV" --addr 0 >"$T/out" 2>&1
 if [ $? -eq 2 ] && grep -q "no cards=W" "$T/out"; then ok "quire-sim: a rendezvous without cards= refused"; else ko "no cards=: $(cat "$T/out")"; fi
+
+# The job's key: without one, a card on UDP is refused (quire-cluster makes one; a bad one
+# given is refused by it).
+QUIRE_JOB_KEY= QUIRE_JOB_KEY_FILE= "$SIM" --socket "$T/c.sock" --net "udp:127.0.0.1:$BASE" --addr 0 --quiet >"$T/out" 2>&1
+if [ $? -ne 0 ] && grep -q "needs the job's key: set QUIRE_JOB_KEY" "$T/out"; then ok "quire-sim on UDP without the job's key refused"; else ko "no key: $(cat "$T/out")"; fi
+echo "$KEY" >"$T/key" && chmod 644 "$T/key"
+QUIRE_JOB_KEY_FILE="$T/key" "$CL" -n 2 --net "udp:127.0.0.1:$BASE" -- true >"$T/out" 2>&1
+if [ $? -eq 2 ] && grep -q "mode 0644 lets others read or write it" "$T/out"; then ok "a job key file others may read refused ($(head -1 "$T/out"))"; else ko "key file 0644: $(cat "$T/out")"; fi
+QUIRE_JOB_KEY=0011 "$CL" -n 2 --net "udp:127.0.0.1:$BASE" -- true >"$T/out" 2>&1
+if [ $? -eq 2 ] && grep -q "4 hex digits" "$T/out"; then ok "a job key of 4 hex digits refused"; else ko "short key: $(cat "$T/out")"; fi
+# The key reaches the cards in their environment, not on their command line (world-readable).
+chmod 600 "$T/key"
+QUIRE_JOB_KEY_FILE="$T/key" "$CL" -n 2 --net "udp:127.0.0.1:$BASE" -- sh -c 'for p in $(cat "$QUIRE_CLUSTER_DIR"/card-*.pid); do tr "\0" " " </proc/$p/cmdline; echo; done; env' >"$T/out" 2>&1
+if [ $? -eq 0 ] && grep -q "quire-sim" "$T/out" && ! grep -q "$KEY" "$T/out"; then ok "the cards' command lines and the command's environment hold no key"; else ko "key seen: $(grep -n "$KEY\|quire-sim" "$T/out")"; fi
+
+# A rendezvous admits only cards that prove the key. Card 0 (rank 0's launcher) serves
+# while a client without the key (a TCP connection that answers the challenge with no MAC)
+# and a card given another key try to join; both are refused, and the job's cards meet and
+# sum exactly.
+RDVK=$((BASE + 1))
+mkdir -p "$T/shared-key"
+cat >"$T/nokey.py" <<'PY'
+import socket, struct, sys, time
+port = int(sys.argv[1])
+end = time.time() + 30
+while True:
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        break
+    except OSError:
+        if time.time() > end:
+            sys.exit("no rendezvous")
+        time.sleep(0.05)
+def recv_msg():
+    h = b""
+    while len(h) < 8:
+        h += s.recv(8 - len(h))
+    n = struct.unpack("<H", h[6:8])[0]
+    b = b""
+    while len(b) < n:
+        b += s.recv(n - len(b))
+    return h, b
+h, chal = recv_msg()
+assert h[5] == 4, "no challenge"
+ann = struct.pack("<HH", 1, 4) + bytes([127, 0, 0, 1]) + struct.pack("<HH", 5000, 5001) + bytes(64)
+s.sendall(struct.pack("<IBBH", 0x56445251, 2, 1, len(ann)) + ann)
+h, text = recv_msg()
+print("type %d: %s" % (h[5], text.decode()))
+PY
+QUIRE_JOB_KEY=$KEY QUIRE_RANK=0 QUIRE_CLUSTER_DIR="$T/shared-key" "$CL" --rank-card --net "udp:rdv=127.0.0.1:$RDVK,cards=4" -- \
+	"$DUMP" 4 fp32 $N $ROUNDS "$T/rk-fp32-0" >"$T/rk-0.log" 2>&1 &
+p0=$!
+timeout 60 python3 "$T/nokey.py" "$RDVK" >"$T/nokey.out" 2>&1
+if grep -q "type 3: refused by the rendezvous: it did not prove the job's key" "$T/nokey.out"; then ok "a rendezvous connection without the key refused ($(cat "$T/nokey.out"))"; else ko "no-key connection: $(cat "$T/nokey.out")"; fi
+QUIRE_JOB_KEY=ffeeddccbbaa99887766554433221100 QUIRE_RANK=1 "$CL" --rank-card --net "udp:rdv=127.0.0.1:$RDVK,cards=4" -- true >"$T/wrong.log" 2>&1
+if [ $? -ne 0 ] && grep -q "refused by the rendezvous: it did not prove the job's key" "$T/wrong.log"; then ok "a card given another key refused by the rendezvous, and says so"; else ko "wrong-key card: $(cat "$T/wrong.log")"; fi
+p=
+for r in 1 2 3; do
+	QUIRE_JOB_KEY=$KEY QUIRE_RANK=$r QUIRE_CLUSTER_DIR="$T/shared-key" "$CL" --rank-card --net "udp:rdv=127.0.0.1:$RDVK,cards=4" -- \
+		"$DUMP" 4 fp32 $N $ROUNDS "$T/rk-fp32-$r" >"$T/rk-$r.log" 2>&1 &
+	p="$p $!"
+done
+bad=0
+for i in $p0 $p; do wait "$i" || bad=1; done
+if [ $bad -eq 0 ] && same_as_unix rk fp32 && grep -q "(2 refused)" "$T/rk-0.log"; then
+	ok "the job's 4 cards met past the 2 refused and summed: the same bytes as over Unix sockets ($(grep -c 'refused 127' "$T/rk-0.log") refusals logged by card 0)"
+else
+	ko "rendezvous with strangers: $(tail -3 "$T/rk-0.log")"
+fi
+
+# A foreign sender on loopback during 4-card all-reduces (as root: raw sockets). Run 1, with
+# the key K, is captured; in run 2, with the same K, the sender waits for traffic, then
+# injects (from the cards' own source ports) run 1's datagrams, run 2's replayed, and run
+# 2's DATA frames with their payload changed and CRCs made valid, tagged with the old tag or
+# zeros, numbered as the next frame, before the ranks end.
+if [ "$(id -u)" -ne 0 ]; then
+	skip "a foreign sender replaying and forging frames: needs root (raw sockets on lo)"
+else
+	cat >"$T/intruder.py" <<'PY'
+import os, socket, struct, sys, time, zlib
+mode, base, capfile, marker = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+ports = [base + a for a in range(4)] + [base + 256 + a for a in range(4)]
+frames_ports = ports[:4]
+def sniff(enough, limit_s):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(0x0800))
+    s.bind(("lo", 0))
+    s.settimeout(0.2)
+    open(marker + ".listening", "w").close()
+    got, end = [], time.time() + limit_s
+    while not enough(got) and time.time() < end:
+        try:
+            pkt, addr = s.recvfrom(70000)
+        except socket.timeout:
+            continue
+        if addr[2] != socket.PACKET_HOST or pkt[9] != 17:
+            continue
+        ihl = (pkt[0] & 15) * 4
+        sport, dport = struct.unpack("!HH", pkt[ihl:ihl + 4])
+        d = pkt[ihl + 8:]
+        # single-piece datagrams of the cards' wire (tag 'q', piece 0 of 1)
+        if sport in ports and dport in ports and len(d) >= 8 + 32 and d[0] == 0x71 and d[2] == 1 and len(got) < 300:
+            got.append((sport, dport, bytes(d)))
+    s.close()
+    return got
+def is_data(g):
+    return g[1] in frames_ports and g[2][8 + 1] == 1 and len(g[2]) > 8 + 32 + 32 + 4
+if mode == "capture":
+    got = sniff(lambda g: os.path.exists(marker), 120)
+    with open(capfile, "w") as f:
+        for sp, dp, d in got:
+            f.write("%d %d %s\n" % (sp, dp, d.hex()))
+    print("captured", len(got))
+    sys.exit(0)
+old = []
+for line in open(capfile):
+    sp, dp, h = line.split()
+    old.append((int(sp), int(dp), bytes.fromhex(h)))
+old = old[:300]
+now = sniff(lambda g: sum(map(is_data, g)) >= 12 and len(g) >= 60, 60)
+r = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+lo = socket.inet_aton("127.0.0.1")
+def send(sp, dp, d):
+    udp = struct.pack("!HHHH", sp, dp, 8 + len(d), 0) + d
+    r.sendto(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0, lo, lo) + udp, ("127.0.0.1", 0))
+forged = replayed = 0
+for sp, dp, d in old:          # an earlier run's datagrams, same key: another run's tag
+    send(sp, dp, d)
+    forged += 1
+for sp, dp, d in now[:200]:    # the running job's, replayed as they were
+    send(sp, dp, d)
+    replayed += 1
+for sp, dp, d in [g for g in now if is_data(g)][:40]:
+    for tag in ("old", "zero"):
+        b = bytearray(d)
+        L, F = 8, 8 + 32
+        seq = struct.unpack("<I", b[L + 8:L + 12])[0]
+        b[L + 8:L + 12] = struct.pack("<I", seq + 1)          # the next frame's number
+        b[L + 12:L + 16] = struct.pack("<I", zlib.crc32(bytes(b[L:L + 12])))
+        for i in range(F + 32, min(len(b), F + 64)):           # other numbers to sum
+            b[i] ^= 0x5a
+        f = bytes(b[F:])
+        b[F + 28:F + 32] = struct.pack("<I", zlib.crc32(f[:28] + bytes(4) + f[32:]))
+        if tag == "zero":
+            b[L + 16:L + 32] = bytes(16)
+        send(sp, dp, bytes(b))
+        forged += 1
+print("injected forged=%d replayed=%d (captured %d of an earlier run, %d of this one) done at %.6f" % (forged, replayed, len(old), len(now), time.time()))
+open(marker, "w").close()
+PY
+	UK=$BASE # list form: fixed ports, the same in both runs
+	# 500 all-reduces of 20,001 values (every frame one UDP datagram), long enough for the
+	# sender to join in; the command keeps the cards up until it is done.
+	n_keep=$N r_keep=$ROUNDS
+	N=20001 ROUNDS=500
+	long="$(ranks uref fp32)"
+	"$CL" -n 4 -- sh -c "$long" >"$T/uref.log" 2>&1
+	rr=$?
+	timeout 150 python3 "$T/intruder.py" capture "$UK" "$T/cap" "$T/run1-done" >"$T/cap.out" 2>&1 &
+	pc=$!
+	wait_file() { echo "k=0; while [ ! -e $1 ] && [ \$k -lt 600 ]; do sleep 0.1; k=\$((k+1)); done"; }
+	QUIRE_JOB_KEY=$KEY "$CL" -n 4 --net "udp:127.0.0.1:$UK" -- sh -c "$(wait_file "$T/run1-done.listening"); $(ranks run1 fp32)" >"$T/run1.log" 2>&1
+	r1=$?
+	touch "$T/run1-done"
+	wait $pc
+	timeout 150 python3 "$T/intruder.py" attack "$UK" "$T/cap" "$T/injected" >"$T/attack.out" 2>&1 &
+	pa=$!
+	QUIRE_JOB_KEY=$KEY timeout 300 "$CL" -n 4 --net "udp:127.0.0.1:$UK" -- sh -c "$(wait_file "$T/injected.listening")
+		( $(ranks run2 fp32) ); rc=\$?; date +%s.%N >$T/ranks-end; $(wait_file "$T/injected"); exit \$rc" >"$T/run2.log" 2>&1
+	r2=$?
+	wait $pa
+	N=$n_keep ROUNDS=$r_keep
+	exact=0
+	for r in 0 1 2 3; do
+		cmp -s "$T/uref-fp32-$r" "$T/run1-fp32-$r" && cmp -s "$T/uref-fp32-$r" "$T/run2-fp32-$r" && exact=$((exact + 1))
+	done
+	rm -f "$T"/uref-fp32-? "$T"/run1-fp32-? "$T"/run2-fp32-?
+	want=$(sed -n 's/^injected forged=\([0-9]*\).*/\1/p' "$T/attack.out")
+	inj_end=$(sed -n 's/.* done at \([0-9.]*\)$/\1/p' "$T/attack.out")
+	during=$(awk -v a="${inj_end:-9e18}" -v b="$(cat "$T/ranks-end" 2>/dev/null || echo 0)" 'BEGIN { print (a < b) ? 1 : 0 }')
+	counted=$(sed -n 's/.*refused \([0-9]*\) forged datagrams.*/\1/p' "$T/run2.log" | awk '{ s += $1 } END { print s + 0 }')
+	again=$(sed -n 's/.*and \([0-9]*\) replayed.*; \([0-9]*\) frames came again/\1 \2/p' "$T/run2.log" | awk '{ s += $1 + $2 } END { print s + 0 }')
+	if [ $rr -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ $exact -eq 4 ] && [ "$during" = 1 ] &&
+		[ "${want:-0}" -gt 0 ] && [ "$counted" -eq "$want" ] && [ "$again" -gt 0 ]; then
+		ok "a foreign sender during 500 4-card fp32 all-reduces over UDP (same key, a second run): all 500 the loss-free bytes on every rank; $(sed 's/ done at.*//' "$T/attack.out"), all before the ranks ended; the cards refused $counted as forged (tag failed) and $again replays or duplicates"
+	else
+		ko "foreign sender: runs $rr $r1 $r2, $exact of 4 ranks exact, injected during: $during, '${want:-none}' forged, counted $counted, replays $again: $(cat "$T/cap.out" "$T/attack.out"; tail -5 "$T/run2.log")"
+	fi
+fi
 
 # Under mpirun: one quire-cluster per rank, no list typed, W from mpirun's world size.
 if ! has_mpi; then
