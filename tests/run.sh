@@ -233,6 +233,8 @@ if [ $unit_only -eq 0 ]; then
 	# quire-sim --model rtl: the RTL card as a card process for libquire and the CLI.
 	if has_verilator && has_riscv && built "$BUILD/bin/quire-sim-rtl" "$BUILD/firmware/quire-fw.elf"; then
 		run sh tests/cli/test_sim_rtl.sh "$BUILD"
+		# A slow card (the RTL card) waited for by its own clock; the same card stopped: a timeout.
+		run sh tests/cli/test_card_slow.sh "$BUILD"
 		# The card's cycles (boot, NOP round trip, ENCODE, REDUCE) held to docs/rtl-card.md's.
 		run /usr/bin/python3 tests/rtl_figures.py card "$BUILD/bin/quire-bench-rtl"
 		# RTL cards on the card network: all-reduces bit for bit against emu cards.

@@ -132,8 +132,10 @@ static void test_async_beyond_ring(void **state)
 		struct quire_op nop = {.opcode = QUIRE_OPC_NOP};
 		for (int i = 0; i < N; i++)
 			assert_int_equal(quire_submit(ctx, &nop, &req[i]), QUIRE_OK);
-		for (int i = N - 1; i >= 0; i--) /* any order of waiting */
-			assert_int_equal(quire_wait(req[i], 5000), QUIRE_OK);
+		/* Any order of waiting; as long as the card makes progress (its own clock judges
+		 * that: an RTL card on a loaded machine takes many seconds for these NOPs). */
+		for (int i = N - 1; i >= 0; i--)
+			assert_int_equal(quire_wait(req[i], QUIRE_WAIT_DEFAULT), QUIRE_OK);
 		for (int i = 0; i < N; i++) {
 			assert_int_equal(quire_test(req[i]), QUIRE_OK);
 			quire_req_free(req[i]);
@@ -157,11 +159,9 @@ static void test_timeout_then_done(void **state)
 	assert_int_equal(quire_open(card_uri(), &ctx), QUIRE_OK);
 	/* 32 MiB of fp32: several chunks, long enough to catch in flight; 64 KiB keeps an RTL
 	 * card (a few hundred thousand cycles a second, some 1.2 M cycles a MiB) busy long
-	 * enough. The wait below is 10 s, a minute for a card process: an RTL card on a machine
-	 * loaded by a parallel build can slow to a tenth of its pace (a missed wait there also
-	 * left the card busy for the next test). */
+	 * enough. The wait below lasts as long as the card makes progress, judged by its own
+	 * clock: an RTL card on a loaded machine slows to a tenth of its pace or less. */
 	size_t n = getenv("QUIRE_TEST_CARD") ? 16u << 10 : 8u << 20;
-	int done_ms = getenv("QUIRE_TEST_CARD") ? 60000 : 10000;
 	struct quire_buf *x = buf_of(ctx, 4 * n), *q = buf_of(ctx, n), *e = buf_of(ctx, n / 64);
 	struct quire_op op = {.opcode = QUIRE_OPC_ENCODE,
 			      .format = QUIRE_FMT_BFP8,
@@ -173,7 +173,7 @@ static void test_timeout_then_done(void **state)
 	assert_int_equal(quire_submit(ctx, &op, &req), QUIRE_OK);
 	int st = quire_wait(req, 0);
 	assert_true(st == QUIRE_ERR_TIMEOUT || st == QUIRE_OK);
-	assert_int_equal(quire_wait(req, done_ms), QUIRE_OK);
+	assert_int_equal(quire_wait(req, QUIRE_WAIT_DEFAULT), QUIRE_OK);
 	assert_true(quire_req_cycles(req) > 0);
 	quire_req_free(req);
 	/* Freeing a request in flight waits for it; the context stays usable. */

@@ -197,22 +197,23 @@ class RtlDevice {
 	}
 
 	// The core waits in WFI and nothing is pending for it: sleep until a host access, or
-	// until its wake-up time comes at the card's clock in real time, when the counter is
-	// moved there (nothing else changes while the card sleeps).
+	// until its wake-up time comes at the card's clock in real time. The counter is then
+	// moved on by the time slept, wake-up time or not: it is the free-running clock a host
+	// measures the card's standstill by (nothing else changes while the card sleeps).
 	void sleep(quire_rtl::CardHarness &card, std::unique_lock<std::mutex> &lk,
 		   uint32_t clock_hz)
 	{
 		auto pred = [this] { return req_ != Req::None || mail_full_; };
 		uint64_t wake = card.wake_at(), now = card.card_cycles();
+		auto t0 = std::chrono::steady_clock::now();
 		if (!wake) {
 			sim_cv_.wait(lk, pred);
-			return;
+		} else {
+			if (wake <= now || wake - now < kMinSleepCycles)
+				return; // near: clocked to
+			double secs = double(wake - now) / clock_hz;
+			sim_cv_.wait_for(lk, std::chrono::duration<double>(secs), pred);
 		}
-		if (wake <= now || wake - now < kMinSleepCycles)
-			return; // near: clocked to
-		auto t0 = std::chrono::steady_clock::now();
-		double secs = double(wake - now) / clock_hz;
-		sim_cv_.wait_for(lk, std::chrono::duration<double>(secs), pred);
 		double slept = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
 				   .count();
 		uint64_t before = card.card_cycles();

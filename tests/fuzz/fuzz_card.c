@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!card.dev) {
 		struct quire_device *dev = quire_emu_create(NULL);
-		if (!dev || fuzz_host_setup(&card, dev, 2000))
+		if (!dev || fuzz_host_setup(&card, dev, FUZZ_HANG_CYCLES_EMU))
 			abort();
 	}
 	struct fuzz_result r;

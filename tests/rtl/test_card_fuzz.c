@@ -2,14 +2,18 @@
 /*
  * The fuzz corpus (tests/fuzz/corpus) replayed on the RTL card (quire-sim's rtl device:
  * the firmware ELF on the core) and on the emu, each input as fuzz_card.c runs it
- * (tests/fuzz/fuzz_host.c): the RTL card must answer every descriptor, in order, within
- * the time limit (no hang), serve a NOP after each input, and give each descriptor the
- * emu's completion: status, detail, opcode and result. The emu is made the RTL card's
- * twin: its caps do not name the engines the RTL card lacks. No difference is allowed.
+ * (tests/fuzz/fuzz_host.c): the RTL card must answer every descriptor, in order, each
+ * within FUZZ_HANG_CYCLES of its own clock (no hang; no wall-clock limit, so an input
+ * passes or fails alike on a machine of any speed or load), serve a NOP after each input,
+ * and give each descriptor the emu's completion: status, detail, opcode and result. The emu is made
+ * the RTL card's twin: its caps do not name the engines the RTL card lacks. No difference is
+ * allowed.
  *
  * Usage: test_card_fuzz FIRMWARE.elf [--every K] FILE|DIR...
  * --every K replays every K-th input of the sorted list (the whole list by default).
- * Prints "rtl fuzz replay: N passed, N failed" (one case per input).
+ * Prints the longest wait for a completion in the RTL card's cycles (the figure
+ * FUZZ_HANG_CYCLES is chosen against), and "rtl fuzz replay: N passed, N failed" (one
+ * case per input).
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -27,7 +31,6 @@
 #include "quire/status.h"
 
 #define INPUT_BYTES 4096
-#define TIMEOUT_MS  120000 /* a completion the RTL card has not posted by then: a hang */
 #define MAX_FILES   4096
 #define ALL_ENGINES (QUIRE_CAP_CODEC | QUIRE_CAP_REDUCE | QUIRE_CAP_MLP)
 
@@ -106,12 +109,14 @@ int main(int argc, char **argv)
 	struct quire_emu_config ecfg = {.caps_off = ALL_ENGINES & ~caps};
 	struct quire_device *emu = quire_emu_create(&ecfg);
 	struct fuzz_host rh, eh;
-	if (!emu || fuzz_host_setup(&rh, rtl, TIMEOUT_MS) || fuzz_host_setup(&eh, emu, TIMEOUT_MS))
+	if (!emu || fuzz_host_setup(&rh, rtl, FUZZ_HANG_CYCLES) ||
+	    fuzz_host_setup(&eh, emu, FUZZ_HANG_CYCLES_EMU))
 		return fprintf(stderr, "cannot set up the cards\n"), 1;
 
 	int passed = 0, failed = 0;
 	unsigned descriptors = 0, refused = 0;
 	double t0 = now();
+	const char *longest = "none";
 	static uint8_t data[INPUT_BYTES];
 	for (size_t f = 0; f < nfiles; f += (size_t)every) {
 		FILE *in = fopen(files[f], "rb");
@@ -124,9 +129,14 @@ int main(int argc, char **argv)
 		if (fuzz_host_run(&eh, data, size, &er, &why)) {
 			printf("FAIL %s: emu: %s\n", files[f], why);
 			ok = 0;
-		} else if (fuzz_host_run(&rh, data, size, &rr, &why)) {
-			printf("FAIL %s: rtl: %s\n", files[f], why);
-			ok = 0;
+		} else {
+			uint64_t before = rh.longest_wait;
+			if (fuzz_host_run(&rh, data, size, &rr, &why)) {
+				printf("FAIL %s: rtl: %s\n", files[f], why);
+				ok = 0;
+			}
+			if (rh.longest_wait > before)
+				longest = files[f];
 		}
 		for (size_t i = 0; ok && i < rr.n; i++) {
 			const struct quire_cpl *r = &rr.cpls[i], *e = &er.cpls[i];
@@ -151,8 +161,10 @@ int main(int argc, char **argv)
 	uint64_t clocked = 0, skipped = 0;
 	quire_rtl_device_stats(rtl, &clocked, &skipped);
 	printf("rtl fuzz replay: %d inputs (every %d of %zu), %u descriptors (%u refused); %.1f s, "
-	       "%" PRIu64 " cycles clocked\n",
-	       passed + failed, every, nfiles, descriptors, refused, now() - t0, clocked);
+	       "%" PRIu64 " cycles clocked; longest wait for a completion %" PRIu64
+	       " cycles (%s; a hang: %llu)\n",
+	       passed + failed, every, nfiles, descriptors, refused, now() - t0, clocked,
+	       rh.longest_wait, longest, FUZZ_HANG_CYCLES);
 	fuzz_host_free(&rh);
 	fuzz_host_free(&eh);
 	rtl->ops->destroy(rtl);

@@ -535,16 +535,17 @@ static void kdrv_abandon(struct quire_ctx *ctx, struct quire_req *req)
 }
 
 /*
- * uAPI 1.0 has no heartbeat: this checks that the device still answers (GET_INFO; a
- * removed card is QUIRE_ERR_PEER) and reports the beat unchanged, so the core's
- * liveness check counts completions only.
+ * uAPI 1.0 has no heartbeat and no card clock: this checks that the device still answers
+ * (GET_INFO; a removed card is QUIRE_ERR_PEER) and reports the beat unchanged and no
+ * clock, so the core's liveness check counts completions only, in wall time.
  */
-static int kdrv_heartbeat(struct quire_ctx *ctx, uint32_t *beat, int timeout_ms)
+static int kdrv_heartbeat(struct quire_ctx *ctx, uint32_t *beat, int64_t *card_ms, int timeout_ms)
 {
 	(void)timeout_ms;
 	struct drm_quire_get_info gi;
 	memset(&gi, 0, sizeof(gi));
 	*beat = ctx->beat;
+	*card_ms = -1;
 	return kioctl(((struct kdrv *)ctx->priv)->fd, DRM_IOCTL_QUIRE_GET_INFO, &gi);
 }
 

@@ -27,7 +27,8 @@ struct sim {
 	struct transport *t;
 	struct window win;
 	uint32_t blk_id, blk_cmdq, blk_cplq, blk_irq, blk_counters;
-	uint32_t blk_net; /* optional: 0 when the card has no network port block */
+	uint32_t blk_net;  /* optional: 0 when the card has no network port block */
+	uint32_t clock_hz; /* QUIRE_ID_CLOCK_HZ, the rate of the card's cycle counter */
 	struct quire_cmd *cmds;
 	struct quire_cpl *cpls;
 	uint32_t size, prod, cpl_cons, cpl_phase, in_flight;
@@ -191,13 +192,27 @@ static int sim_wait(struct quire_ctx *ctx, struct quire_req *req, int timeout_ms
 	return progress(ctx->priv, req_done, req, timeout_ms);
 }
 
-static int sim_heartbeat(struct quire_ctx *ctx, uint32_t *beat, int timeout_ms)
+/*
+ * The heartbeat, and the card's clock in ms of card time: the core measures a card's
+ * standstill by the card's own clock, which a simulated card runs as fast as the machine
+ * lets it. The counter's high word is read on both sides of the low one, so that a carry
+ * between the two reads does not pass for 2^32 cycles.
+ */
+static int sim_heartbeat(struct quire_ctx *ctx, uint32_t *beat, int64_t *card_ms, int timeout_ms)
 {
 	struct sim *s = ctx->priv;
 	if (s->lost)
 		return QUIRE_ERR_PEER;
 	s->t->timeout_ms = timeout_ms;
 	*beat = rd(s, s->blk_counters + QUIRE_CNT_HEARTBEAT);
+	uint32_t hi, lo;
+	do {
+		hi = rd(s, s->blk_counters + QUIRE_CNT_CYCLES_HI);
+		lo = rd(s, s->blk_counters + QUIRE_CNT_CYCLES_LO);
+	} while (rd(s, s->blk_counters + QUIRE_CNT_CYCLES_HI) != hi &&
+		 s->t->state(s->t) == QUIRE_OK);
+	uint64_t cycles = (uint64_t)hi << 32 | lo;
+	*card_ms = s->clock_hz ? (int64_t)(cycles / ((double)s->clock_hz / 1000.0)) : -1;
 	s->t->timeout_ms = ctx->timeout_ms;
 	return s->t->state(s->t);
 }
@@ -437,6 +452,7 @@ int quire_ring_attach(struct quire_ctx *ctx, struct transport *t, const char *na
 	}
 	if (st != QUIRE_OK)
 		goto fail;
+	s->clock_hz = rd(s, s->blk_id + QUIRE_ID_CLOCK_HZ);
 	s->size = 1u << RING_LOG2;
 	s->cmds = window_alloc(&s->win, s->size * sizeof(*s->cmds));
 	s->cpls = window_alloc(&s->win, s->size * sizeof(*s->cpls));

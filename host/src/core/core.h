@@ -32,10 +32,13 @@ struct quire_backend_ops {
 	int (*wait)(struct quire_ctx *ctx, struct quire_req *req, int timeout_ms);
 	/* Forget a request still in flight: its completion will be dropped. */
 	void (*abandon)(struct quire_ctx *ctx, struct quire_req *req);
-	/* The card's heartbeat (QUIRE_CNT_HEARTBEAT), read within timeout_ms: QUIRE_OK,
-	 * QUIRE_ERR_TIMEOUT when the card did not answer, QUIRE_ERR_PEER when it is gone.
-	 * NULL for a backend without a card (its operations finish where they are run). */
-	int (*heartbeat)(struct quire_ctx *ctx, uint32_t *beat, int timeout_ms);
+	/* The card's heartbeat (QUIRE_CNT_HEARTBEAT) and its own clock, in milliseconds of
+	 * card time (QUIRE_CNT_CYCLES over QUIRE_ID_CLOCK_HZ), both read within timeout_ms of
+	 * wall time: QUIRE_OK, QUIRE_ERR_TIMEOUT when the card did not answer, QUIRE_ERR_PEER
+	 * when it is gone. *card_ms is -1 when the backend cannot read the card's clock (the
+	 * core then counts wall time). NULL for a backend without a card (its operations
+	 * finish where they are run). */
+	int (*heartbeat)(struct quire_ctx *ctx, uint32_t *beat, int64_t *card_ms, int timeout_ms);
 	/* quire_reset: reach the card again (within the context's timeout) and restart its
 	 * queues, completing every request in flight with `status`. NULL: nothing to reset. */
 	int (*reset)(struct quire_ctx *ctx, int status);
@@ -53,11 +56,15 @@ struct quire_ctx {
 	    mlp_loads; /* MLP_LOADs submitted and resets: a quire_model reloads when it moved */
 	struct quire_buf *bufs; /* every buffer still allocated: quire_close frees them */
 	/* Liveness (request.c): the card has work while requests are in flight, and must
-	 * show progress (a completion, or its heartbeat moving) within timeout_ms. */
+	 * show progress (a completion, or its heartbeat moving) within timeout_ms of its own
+	 * clock. */
 	uint32_t in_flight;
 	uint32_t beat;        /* the heartbeat last read */
-	int64_t progress_at;  /* when the card last showed progress, ms */
-	int64_t beat_read_at; /* when the heartbeat was last read, ms */
+	int64_t progress_at;  /* when the host last saw progress (a completion, work given to
+			       * an idle card, a reset), wall ms */
+	int64_t beat_read_at; /* when the heartbeat was last read, wall ms */
+	int64_t still_since;  /* the card's clock (ms) at the first read that found it without
+			       * progress since: its standstill is measured from there */
 	int failed;           /* QUIRE_ERR_UNRESPONSIVE or QUIRE_ERR_PEER: the context is done */
 };
 

@@ -4,10 +4,13 @@
  *
  * How long to wait for a card is a question of progress, not of wall time: a
  * card with work must complete something, or move its heartbeat, within the
- * context's timeout. A slow card (a loaded machine, a collective whose peers
- * are late but alive) is waited for; a card that stands still is declared
- * unresponsive after one timeout, and from then on every call on the context
- * fails at once with QUIRE_ERR_UNRESPONSIVE (docs/failures.md).
+ * context's timeout of its own clock (QUIRE_CNT_CYCLES). A slow card (a loaded
+ * machine, a collective whose peers are late but alive, a simulated card whose
+ * 100 ms of card time take the machine minutes) is waited for; a card that stands
+ * still is declared unresponsive after one timeout, and from then on every call on
+ * the context fails at once with QUIRE_ERR_UNRESPONSIVE (docs/failures.md). On a
+ * card in hardware its clock is wall time. A card that does not answer at all has
+ * no clock to read: the read itself is bounded by the timeout in wall time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -92,8 +95,8 @@ int quire_submit(struct quire_ctx *ctx, const struct quire_op *op, struct quire_
 			ctx->loading_width0 = (uint32_t)w0[0] | (uint32_t)w0[1] << 8;
 			ctx->mlp_loads++;
 		}
-		if (ctx->in_flight++ == 0)
-			ctx->progress_at = quire_now_ms(); /* an idle card's clock starts now */
+		if (ctx->in_flight++ == 0) /* an idle card's standstill counts from the next read */
+			ctx->progress_at = quire_now_ms();
 		st = ctx->ops->submit(ctx, req);
 		if (st != QUIRE_OK && !req->done)
 			ctx->in_flight--;
@@ -135,28 +138,39 @@ int quire_test(struct quire_req *req)
 	return quire_ctx_failed(req->ctx) ? st : QUIRE_ERR_BUSY;
 }
 
-/* Has the card shown progress within the context's timeout? QUIRE_OK, or the status of
- * the failure (the context is then failed). The heartbeat is read at most every slice. */
+/*
+ * Has the card shown progress within the context's timeout? QUIRE_OK, or the status of
+ * the failure (the context is then failed). The heartbeat and the card's clock are read at
+ * most every QUIRE_HEARTBEAT_MS of wall time; the standstill is the card time from the
+ * first read after the last progress to the latest read, so a card is judged by the work
+ * it had the time to do, however slowly the machine runs it. A read that gets no answer
+ * within the timeout (a card process stopped or wedged) fails the context as well.
+ */
 static int check_progress(struct quire_ctx *ctx)
 {
 	if (!ctx->ops->heartbeat || ctx->timeout_ms < 0)
 		return QUIRE_OK;
 	int64_t now = quire_now_ms();
-	if (now - ctx->beat_read_at >= QUIRE_HEARTBEAT_MS) {
-		int64_t left = ctx->progress_at + ctx->timeout_ms - now;
-		uint32_t beat = 0;
-		int st = left > 0 ? ctx->ops->heartbeat(ctx, &beat, (int)left) : QUIRE_ERR_TIMEOUT;
-		if (st != QUIRE_OK) {
-			quire_ctx_fail(ctx, st);
-			return st;
-		}
-		now = ctx->beat_read_at = quire_now_ms();
-		if (beat != ctx->beat) {
-			ctx->beat = beat;
-			ctx->progress_at = now;
-		}
+	if (now - ctx->beat_read_at < QUIRE_HEARTBEAT_MS)
+		return QUIRE_OK;
+	uint32_t beat = 0;
+	int64_t card_ms = -1;
+	int st = ctx->ops->heartbeat(ctx, &beat, &card_ms, ctx->timeout_ms);
+	if (st != QUIRE_OK) {
+		quire_ctx_fail(ctx, st);
+		return st;
 	}
-	if (now - ctx->progress_at >= ctx->timeout_ms) {
+	now = quire_now_ms();
+	if (card_ms < 0)
+		card_ms = now; /* no card clock to read: wall time stands in for it */
+	/* A clock that went back (the counter restarted) starts the count again, too. */
+	if (beat != ctx->beat || ctx->progress_at >= ctx->beat_read_at ||
+	    card_ms < ctx->still_since) {
+		ctx->beat = beat;
+		ctx->still_since = card_ms;
+	}
+	ctx->beat_read_at = now;
+	if (card_ms - ctx->still_since >= ctx->timeout_ms) {
 		quire_ctx_fail(ctx, QUIRE_ERR_TIMEOUT);
 		return QUIRE_ERR_TIMEOUT;
 	}
