@@ -52,123 +52,298 @@ static int check_windows(struct quire_fw *fw, const struct quire_cmd *d, uint32_
 	return QUIRE_OK;
 }
 
-static int quant(struct quire_fw *fw, uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flags,
-		 uint32_t n, uint32_t mean_w, uint32_t x, uint32_t resid, uint32_t exp, uint32_t q,
-		 uint32_t y)
+/*
+ * The pipelined commands: chunk k's transfers in on DMA channel 0, its engine runs, and its
+ * transfers out on channel 1, each unit doing its items in order; in step s the three units
+ * work at once on chunks s, s - 1 and s - 2 (buffer sets k % FW_PIPE_SETS, layout.h). The
+ * first failure stops everything of its chunk and after; what comes before it still goes
+ * out, as when each chunk went in, through the engine and out before the next.
+ */
+enum { PIPE_IN, PIPE_RUN, PIPE_OUT, PIPE_UNITS };
+
+struct pipe_item {
+	uint64_t host; /* a transfer: host address, card offset, bytes, direction */
+	uint32_t card, len, dir;
+	uint32_t kind; /* an engine run: the engine and its arguments */
+	uint32_t a[QUIRE_QUANT_ARGS];
+};
+
+struct pipe {
+	const struct quire_cmd *d;
+	uint32_t n, chunk;
+	/* Item j of a unit for chunk k in set `set`, its elements [i, i + len): 0 when none. */
+	int (*item)(const struct pipe *p, uint32_t unit, uint32_t i, uint32_t len, uint32_t set,
+		    uint32_t j, struct pipe_item *it);
+	int overflow; /* REDUCE: an engine's saturation, the rest still summed */
+	/* The command's fields the items use. */
+	uint32_t fmt, vf, flags, w, in_b, out_b;
+	int bfp, ef, shared, exps_only;
+};
+
+static int pipe_xfer(struct pipe_item *it, uint64_t host, uint32_t card, uint32_t len, uint32_t dir)
 {
-	uint32_t a[QUIRE_QUANT_ARGS] = {op, fmt, val_fmt, flags, n, mean_w, x, resid, exp, q, y};
-	return fw_engine_run(fw, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS);
+	it->host = host;
+	it->card = card;
+	it->len = len;
+	it->dir = dir;
+	return 1;
+}
+
+static int pipe_quant(struct pipe_item *it, uint32_t op, const struct pipe *p, uint32_t len,
+		      uint32_t x, uint32_t resid, uint32_t exp, uint32_t q, uint32_t y)
+{
+	const uint32_t a[QUIRE_QUANT_ARGS] = {
+	    op,       p->fmt, op == QUIRE_QUANT_OP_DECODE ? p->vf : 0,
+	    p->flags, len,    op == QUIRE_QUANT_OP_DECODE ? p->w : 0,
+	    x,        resid,  exp,
+	    q,        y};
+	it->kind = QUIRE_ENGINE_QUANT;
+	for (uint32_t k = 0; k < QUIRE_QUANT_ARGS; k++)
+		it->a[k] = a[k];
+	return 1;
+}
+
+/* The j-th of `want`'s set bits' positions, or -1. */
+static int nth_bit(uint32_t want, uint32_t j)
+{
+	for (int b = 0; b < 32; b++)
+		if (want >> b & 1 && j-- == 0)
+			return b;
+	return -1;
+}
+
+static int encode_item(const struct pipe *p, uint32_t unit, uint32_t i, uint32_t len, uint32_t set,
+		       uint32_t j, struct pipe_item *it)
+{
+	const uint32_t off = set * FW_PIPE_SET_BYTES, x = FW_BUF_A + off, r = FW_BUF_B + off,
+		       q = FW_BUF_C + off, e = FW_BUF_E + off;
+	const uint32_t nb = QUIRE_BFP_BLOCKS(len), b0 = i / QUIRE_BFP_BLOCK;
+	const int own_exps = p->bfp && !p->shared;
+	uint32_t want;
+	if (unit == PIPE_IN)
+		want = 1u | (uint32_t)p->ef << 1 | (uint32_t)(p->bfp && p->shared) << 2;
+	else if (unit == PIPE_RUN) /* EXPONENTS alone, or ENCODE (with its exponents) */
+		want = 1u;
+	else
+		want = (uint32_t)!p->exps_only | (uint32_t)own_exps << 1 |
+		       (uint32_t)(p->ef && !p->exps_only) << 2;
+	int b = nth_bit(want, j);
+	if (b < 0)
+		return 0;
+	uint64_t src = quire_le64_to_cpu(p->d->src), aux = quire_le64_to_cpu(p->d->aux),
+		 exp = quire_le64_to_cpu(p->d->exp), dst = quire_le64_to_cpu(p->d->dst);
+	if (unit == PIPE_IN)
+		return b == 0   ? pipe_xfer(it, src + 4ull * i, x, 4 * len, QUIRE_DMA_TO_CARD)
+		       : b == 1 ? pipe_xfer(it, aux + 4ull * i, r, 4 * len, QUIRE_DMA_TO_CARD)
+				: pipe_xfer(it, exp + b0, e, nb, QUIRE_DMA_TO_CARD);
+	if (unit == PIPE_RUN)
+		return pipe_quant(it,
+				  p->exps_only ? QUIRE_QUANT_OP_EXPONENTS : QUIRE_QUANT_OP_ENCODE,
+				  p, len, x, r, e, q, 0);
+	return b == 0   ? pipe_xfer(it, dst + (uint64_t)i * p->out_b, q, len * p->out_b,
+				    QUIRE_DMA_TO_HOST)
+	       : b == 1 ? pipe_xfer(it, exp + b0, e, nb, QUIRE_DMA_TO_HOST)
+			: pipe_xfer(it, aux + 4ull * i, r, 4 * len, QUIRE_DMA_TO_HOST);
+}
+
+static int decode_item(const struct pipe *p, uint32_t unit, uint32_t i, uint32_t len, uint32_t set,
+		       uint32_t j, struct pipe_item *it)
+{
+	const uint32_t off = set * FW_PIPE_SET_BYTES, v = FW_BUF_A + off, y = FW_BUF_C + off,
+		       e = FW_BUF_E + off;
+	if (unit == PIPE_IN && j == 0)
+		return pipe_xfer(it, quire_le64_to_cpu(p->d->src) + (uint64_t)i * p->in_b, v,
+				 len * p->in_b, QUIRE_DMA_TO_CARD);
+	if (unit == PIPE_IN && j == 1 && p->bfp)
+		return pipe_xfer(it, quire_le64_to_cpu(p->d->exp) + i / QUIRE_BFP_BLOCK, e,
+				 QUIRE_BFP_BLOCKS(len), QUIRE_DMA_TO_CARD);
+	if (unit == PIPE_RUN && j == 0)
+		return pipe_quant(it, QUIRE_QUANT_OP_DECODE, p, len, 0, 0, e, v, y);
+	if (unit == PIPE_OUT && j == 0)
+		return pipe_xfer(it, quire_le64_to_cpu(p->d->dst) + 4ull * i, y, 4 * len,
+				 QUIRE_DMA_TO_HOST);
+	return 0;
+}
+
+static int reduce_item(const struct pipe *p, uint32_t unit, uint32_t i, uint32_t len, uint32_t set,
+		       uint32_t j, struct pipe_item *it)
+{
+	const uint32_t in = FW_REDUCE_IN + set * FW_PIPE_REDUCE_IN_BYTES,
+		       out = FW_BUF_C + set * FW_PIPE_SET_BYTES;
+	if (unit == PIPE_IN && j < p->w) /* all W inputs of a chunk side by side */
+		return pipe_xfer(it,
+				 quire_le64_to_cpu(p->d->src) +
+				     quire_le64_to_cpu(p->d->stride) * j + (uint64_t)i * p->in_b,
+				 in + j * p->chunk * p->in_b, len * p->in_b, QUIRE_DMA_TO_CARD);
+	if (unit == PIPE_RUN && j == 0) {
+		const uint32_t a[QUIRE_REDUCE_ARGS] = {
+		    QUIRE_REDUCE_OP_SUM, p->vf, p->fmt, p->w, len, p->chunk, 0, in, 0, out};
+		it->kind = QUIRE_ENGINE_REDUCE;
+		for (uint32_t k = 0; k < QUIRE_REDUCE_ARGS; k++)
+			it->a[k] = a[k];
+		return 1;
+	}
+	if (unit == PIPE_OUT && j == 0)
+		return pipe_xfer(it, quire_le64_to_cpu(p->d->dst) + (uint64_t)i * p->out_b, out,
+				 len * p->out_b, QUIRE_DMA_TO_HOST);
+	return 0;
+}
+
+/* A unit of the pipeline in a step: its chunk, its next item, what it has running. */
+struct pipe_unit {
+	uint32_t chunk, j, live, busy, loaded, len, faults;
+	struct pipe_item next;
+};
+
+/* The unit's next item of its chunk into u->next; 0 when it has no more. */
+static int pipe_next(const struct pipe *p, struct pipe_unit *u, uint32_t unit)
+{
+	uint32_t i = u->chunk * p->chunk, len = min_u32(p->chunk, p->n - i);
+	for (;;) {
+		if (!p->item(p, unit, i, len, u->chunk % FW_PIPE_SETS, u->j++, &u->next))
+			return 0;
+		if (unit == PIPE_RUN || u->next.len) /* a transfer of nothing is done */
+			return 1;
+	}
+}
+
+/* The command's chunks through the pipeline: its status (detail ENGINE on a failure). */
+static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
+{
+	const uint32_t chunks = (p->n + p->chunk - 1) / p->chunk;
+	uint32_t bad = chunks; /* the first chunk that failed: nothing of it or after starts */
+	int st = QUIRE_OK;
+	for (uint32_t s = 0; s < chunks + 2 && s < bad + 2; s++) {
+		struct pipe_unit u[PIPE_UNITS];
+		uint32_t running = 0;
+		for (uint32_t k = 0; k < PIPE_UNITS; k++) {
+			u[k] = (struct pipe_unit){.chunk = s - k};
+			u[k].live = s >= k && s - k < chunks && s - k < bad;
+			running += u[k].live;
+		}
+		while (running) {
+			running = 0;
+			for (uint32_t k = 0; k < PIPE_UNITS; k++) {
+				struct pipe_unit *v = &u[k];
+				uint32_t ch = k == PIPE_IN ? 0 : 1;
+				if (v->busy && k != PIPE_RUN && v->live && !v->loaded &&
+				    v->chunk < bad) { /* the next transfer's registers meanwhile */
+					v->loaded = pipe_next(p, v, k);
+					v->live = v->loaded;
+					if (v->loaded)
+						fw_dma_load(fw, ch, v->next.host, v->next.card,
+							    v->next.len, v->next.dir);
+				}
+				if (v->busy) {
+					int done = k == PIPE_RUN ? fw_engine_done(fw, v->next.kind)
+								 : fw_dma_done(fw, ch);
+					if (!done) {
+						running++;
+						continue;
+					}
+					int r = k == PIPE_RUN
+						    ? fw_engine_finish(fw, v->next.kind, v->faults)
+						    : fw_dma_finish(fw, ch, v->len);
+					v->busy = 0;
+					if (k == PIPE_RUN && r == QUIRE_ERR_OVERFLOW &&
+					    v->next.kind == QUIRE_ENGINE_REDUCE) {
+						p->overflow = 1; /* saturated, reported, and the
+								    rest still summed */
+						r = QUIRE_OK;
+					}
+					if (r != QUIRE_OK && v->chunk < bad) {
+						bad = v->chunk;
+						st = r;
+					}
+				}
+				if (v->chunk >= bad)
+					v->live = 0;
+				if (!v->live)
+					continue;
+				if (k == PIPE_RUN) {
+					if (!pipe_next(p, v, k)) {
+						v->live = 0;
+						continue;
+					}
+					int r = fw_engine_start(fw, v->next.kind, v->next.a,
+								v->next.kind == QUIRE_ENGINE_QUANT
+								    ? QUIRE_QUANT_ARGS
+								    : QUIRE_REDUCE_ARGS,
+								&v->faults);
+					if (r != QUIRE_OK) {
+						v->live = 0;
+						if (v->chunk < bad) {
+							bad = v->chunk;
+							st = r;
+						}
+						continue;
+					}
+				} else {
+					if (!v->loaded && !pipe_next(p, v, k)) {
+						v->live = 0;
+						continue;
+					}
+					if (!v->loaded)
+						fw_dma_load(fw, ch, v->next.host, v->next.card,
+							    v->next.len, v->next.dir);
+					fw_dma_go(fw, ch);
+					v->len = v->next.len;
+					v->loaded = 0;
+				}
+				v->busy = 1;
+				running++;
+			}
+		}
+	}
+	if (st && !*detail)
+		*detail = QUIRE_DETAIL_ENGINE;
+	return st;
+}
+
+/* The pipeline of a descriptor, its items from `item`: chunks of FW_PIPE_ELEMS. */
+static void pipe_init(struct pipe *p, const struct quire_cmd *d,
+		      int (*item)(const struct pipe *, uint32_t, uint32_t, uint32_t, uint32_t,
+				  uint32_t, struct pipe_item *))
+{
+	*p = (struct pipe){.d = d, .item = item, .chunk = FW_PIPE_ELEMS};
+	p->n = quire_le32_to_cpu(d->count);
+	p->fmt = quire_le16_to_cpu(d->format);
+	p->vf = quire_le16_to_cpu(d->val_format);
+	p->w = quire_le16_to_cpu(d->workers);
+	p->bfp = p->fmt != QUIRE_FMT_FP16;
+	p->in_b = quire_format_elem_bytes(p->vf);
+	p->out_b = quire_format_elem_bytes(p->fmt);
 }
 
 static int op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	int bfp = quire_le16_to_cpu(d->format) != QUIRE_FMT_FP16, ef = d->flags & QUIRE_CMD_F_EF;
-	int shared = d->flags & QUIRE_CMD_F_SHARED_EXP,
-	    exps_only = d->opcode == QUIRE_OPC_EXPONENTS;
-	uint32_t n = quire_le32_to_cpu(d->count),
-		 elem = quire_format_elem_bytes(quire_le16_to_cpu(d->format));
-	int st = QUIRE_OK;
-	uint32_t flags = ef ? QUIRE_QUANT_F_EF : 0;
-	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
-		uint32_t len = min_u32(FW_CHUNK_ELEMS, n - i), nb = QUIRE_BFP_BLOCKS(len);
-		uint32_t b0 = i / QUIRE_BFP_BLOCK;
-		st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * i, FW_BUF_A, 4 * len,
-			    QUIRE_DMA_TO_CARD);
-		if (!st && ef)
-			st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * i, FW_BUF_B, 4 * len,
-				    QUIRE_DMA_TO_CARD);
-		if (!st && bfp && shared)
-			st = fw_dma(fw, quire_le64_to_cpu(d->exp) + b0, FW_BUF_E, nb,
-				    QUIRE_DMA_TO_CARD);
-		if (!st && bfp && !shared)
-			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, quire_le16_to_cpu(d->format), 0,
-				   flags, len, 0, FW_BUF_A, FW_BUF_B, FW_BUF_E, 0, 0);
-		if (!st && !exps_only)
-			st = quant(fw, QUIRE_QUANT_OP_ENCODE, quire_le16_to_cpu(d->format), 0,
-				   flags, len, 0, FW_BUF_A, FW_BUF_B, FW_BUF_E, FW_BUF_C, 0);
-		if (!st && !exps_only)
-			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + (uint64_t)i * elem, FW_BUF_C,
-				    len * elem, QUIRE_DMA_TO_HOST);
-		if (!st && bfp && !shared)
-			st = fw_dma(fw, quire_le64_to_cpu(d->exp) + b0, FW_BUF_E, nb,
-				    QUIRE_DMA_TO_HOST);
-		if (!st && ef && !exps_only)
-			st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * i, FW_BUF_B, 4 * len,
-				    QUIRE_DMA_TO_HOST);
-		if (st && !*detail)
-			*detail = QUIRE_DETAIL_ENGINE;
-	}
-	return st;
+	struct pipe p;
+	pipe_init(&p, d, encode_item);
+	p.ef = (d->flags & QUIRE_CMD_F_EF) != 0;
+	p.shared = (d->flags & QUIRE_CMD_F_SHARED_EXP) != 0;
+	p.exps_only = d->opcode == QUIRE_OPC_EXPONENTS;
+	/* A command's own exponents come from the ENCODE run itself: one pass over x. */
+	p.flags = (p.ef ? QUIRE_QUANT_F_EF : 0) |
+		  (p.bfp && !p.shared && !p.exps_only ? QUIRE_QUANT_F_EXPS : 0);
+	return pipe_run(fw, &p, detail);
 }
 
 static int op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	int bfp = quire_le16_to_cpu(d->format) != QUIRE_FMT_FP16;
-	uint32_t n = quire_le32_to_cpu(d->count),
-		 vb = quire_format_elem_bytes(quire_le16_to_cpu(d->val_format));
-	int st = QUIRE_OK;
-	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
-		uint32_t len = min_u32(FW_CHUNK_ELEMS, n - i);
-		st = fw_dma(fw, quire_le64_to_cpu(d->src) + (uint64_t)i * vb, FW_BUF_A, len * vb,
-			    QUIRE_DMA_TO_CARD);
-		if (!st && bfp)
-			st = fw_dma(fw, quire_le64_to_cpu(d->exp) + i / QUIRE_BFP_BLOCK, FW_BUF_E,
-				    QUIRE_BFP_BLOCKS(len), QUIRE_DMA_TO_CARD);
-		if (!st)
-			st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format),
-				   quire_le16_to_cpu(d->val_format), 0, len,
-				   quire_le16_to_cpu(d->workers), 0, 0, FW_BUF_E, FW_BUF_A,
-				   FW_BUF_C);
-		if (!st)
-			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + 4ull * i, FW_BUF_C, 4 * len,
-				    QUIRE_DMA_TO_HOST);
-		if (st && !*detail)
-			*detail = QUIRE_DETAIL_ENGINE;
-	}
-	return st;
+	struct pipe p;
+	pipe_init(&p, d, decode_item);
+	return pipe_run(fw, &p, detail);
 }
 
 static int op_reduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	uint32_t n = quire_le32_to_cpu(d->count), w = quire_le16_to_cpu(d->workers),
-		 in_b = quire_format_elem_bytes(quire_le16_to_cpu(d->val_format));
-	uint32_t acc_b = quire_format_elem_bytes(quire_le16_to_cpu(d->format));
-	int st = QUIRE_OK, overflow = 0;
-	/* All W inputs of a chunk side by side in card memory. */
-	uint32_t chunk =
-	    min_u32(FW_CHUNK_ELEMS, FW_REDUCE_IN_BYTES / (w * in_b)) & ~(QUIRE_BFP_BLOCK - 1);
-	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += chunk) {
-		uint32_t len = min_u32(chunk, n - i);
-		for (uint32_t k = 0; k < w && !st; k++)
-			st = fw_dma(fw,
-				    quire_le64_to_cpu(d->src) + quire_le64_to_cpu(d->stride) * k +
-					(uint64_t)i * in_b,
-				    FW_REDUCE_IN + k * chunk * in_b, len * in_b, QUIRE_DMA_TO_CARD);
-		if (!st) {
-			uint32_t a[QUIRE_REDUCE_ARGS] = {QUIRE_REDUCE_OP_SUM,
-							 quire_le16_to_cpu(d->val_format),
-							 quire_le16_to_cpu(d->format),
-							 w,
-							 len,
-							 chunk,
-							 0,
-							 FW_REDUCE_IN,
-							 0,
-							 FW_BUF_C};
-			st = fw_engine_run(fw, QUIRE_ENGINE_REDUCE, a, QUIRE_REDUCE_ARGS);
-			if (st == QUIRE_ERR_OVERFLOW) { /* saturated, reported, and the rest still
-							   summed */
-				overflow = 1;
-				st = QUIRE_OK;
-			}
-		}
-		if (!st)
-			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + (uint64_t)i * acc_b, FW_BUF_C,
-				    len * acc_b, QUIRE_DMA_TO_HOST);
-		if (st && !*detail)
-			*detail = QUIRE_DETAIL_ENGINE;
-	}
-	if (st == QUIRE_OK && overflow) {
+	struct pipe p;
+	pipe_init(&p, d, reduce_item);
+	/* All W inputs of a chunk side by side in a set's input buffer. */
+	p.chunk = min_u32(FW_PIPE_ELEMS, FW_PIPE_REDUCE_IN_BYTES / (p.w * p.in_b)) &
+		  ~(QUIRE_BFP_BLOCK - 1);
+	int st = pipe_run(fw, &p, detail);
+	if (st == QUIRE_OK && p.overflow) {
 		*detail = QUIRE_DETAIL_ENGINE;
 		return QUIRE_ERR_OVERFLOW;
 	}
