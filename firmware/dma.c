@@ -35,17 +35,27 @@ int fw_dma_done(struct quire_fw *fw, uint32_t ch)
 		QUIRE_DMA_DONE) != 0;
 }
 
-int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len)
+int fw_dma_status(struct quire_fw *fw, uint32_t ch)
 {
-	while (!fw_dma_done(fw, ch))
-		;
-	int status = (int)hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_STATUS);
+	return (int)hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_STATUS);
+}
+
+void fw_dma_count(struct quire_fw *fw, uint32_t len, int status)
+{
 	if (status == QUIRE_OK)
 		fw->dma_bytes += len;
 	/* A data transfer beats; a descriptor's or a completion's belongs to its command,
 	 * which beat when it was fetched (the NOP's path stays short). */
 	if (len > QUIRE_CMD_BYTES)
 		fw_heartbeat(fw);
+}
+
+int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len)
+{
+	while (!fw_dma_done(fw, ch))
+		;
+	int status = fw_dma_status(fw, ch);
+	fw_dma_count(fw, len, status);
 	return status;
 }
 

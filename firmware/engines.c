@@ -48,6 +48,17 @@ int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, ui
 	return QUIRE_OK;
 }
 
+void fw_engine_restart(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t mask,
+		       uint32_t *faults)
+{
+	uint32_t base = QUIRE_CARD_ENGINE(kind);
+	*faults = hal_access_faults(fw);
+	for (uint32_t i = 0; mask; i++, mask >>= 1)
+		if (mask & 1)
+			hal_write32(fw, base + QUIRE_ENGINE_ARG(i), args[i]);
+	hal_write32(fw, base + QUIRE_ENGINE_CTRL, QUIRE_ENGINE_START);
+}
+
 int fw_engine_done(struct quire_fw *fw, uint32_t kind)
 {
 	return (hal_read32(fw, QUIRE_CARD_ENGINE(kind) + QUIRE_ENGINE_CTRL) & QUIRE_ENGINE_DONE) !=

@@ -36,6 +36,10 @@ void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card,
 void fw_dma_go(struct quire_fw *fw, uint32_t ch);
 int fw_dma_done(struct quire_fw *fw, uint32_t ch);
 int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len);
+/* ...and the parts of the wait: the status of a transfer that is over, and the counters
+ * (DMA bytes, the heartbeat) of one of len bytes that ended with it. */
+int fw_dma_status(struct quire_fw *fw, uint32_t ch);
+void fw_dma_count(struct quire_fw *fw, uint32_t len, int status);
 
 /* engines.c: run an engine with its top function's arguments; returns its status. The
  * parts: start it (a status other than QUIRE_OK: not started; *faults for the finish), ask
@@ -43,6 +47,10 @@ int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len);
 int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs);
 int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs,
 		    uint32_t *faults);
+/* Run it again after a start that succeeded: only the arguments of `mask` (low words)
+ * written anew, the others as they were. */
+void fw_engine_restart(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t mask,
+		       uint32_t *faults);
 int fw_engine_done(struct quire_fw *fw, uint32_t kind);
 int fw_engine_finish(struct quire_fw *fw, uint32_t kind, uint32_t faults);
 

@@ -37,14 +37,16 @@
 
 /* ENCODE, EXPONENTS, DECODE and REDUCE run pipelined (ops.c): chunks of up to
  * FW_PIPE_ELEMS elements, chunk k in set k % FW_PIPE_SETS of buffers, so that while an
- * engine works on chunk k, chunk k + 1 comes in (DMA channel 0) and chunk k - 1 goes out
- * (channel 1). Set s's buffers are FW_BUF_A/B/C/E + s * FW_PIPE_SET_BYTES (x or values,
+ * engine works on chunk k, the next chunks come in (DMA channel 0) and the ones before go
+ * out (channel 1); a chunk comes in once the set's chunk before it has gone out. Fewer
+ * chunks cost less of the control core's time, smaller ones shorten the last run and
+ * transfers out (docs/rtl-card.md). Set s's buffers are FW_BUF_A/B/C/E + s * FW_PIPE_SET_BYTES (x or values,
  * residual, output, exponents) and REDUCE's W inputs FW_REDUCE_IN + s *
  * FW_PIPE_REDUCE_IN_BYTES. */
-#define FW_PIPE_ELEMS           16384u
-#define FW_PIPE_SETS            3u
+#define FW_PIPE_ELEMS           32768u
+#define FW_PIPE_SETS            4u
 #define FW_PIPE_SET_BYTES       (8u * FW_PIPE_ELEMS) /* an int64 output: the widest */
-#define FW_PIPE_REDUCE_IN_BYTES 0x00a00000u          /* 3 x 10 MiB inside FW_REDUCE_IN */
+#define FW_PIPE_REDUCE_IN_BYTES 0x00800000u          /* 4 x 8 MiB: FW_REDUCE_IN */
 
 /* Elements per chunk: 2 Mi fp32 fill a staging buffer. */
 #define FW_CHUNK_ELEMS (FW_BUF_BYTES / 4u)
