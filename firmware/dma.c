@@ -12,8 +12,9 @@
 #include "internal.h"
 #include "quire/status.h"
 
-void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len,
-		 uint32_t dir)
+/* Inlined into fw_dma too: a NOP's and an MLP decision's transfers pay no calls. */
+static inline __attribute__((always_inline)) void
+dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len, uint32_t dir)
 {
 	uint32_t base = QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch);
 	hal_write32(fw, base + QUIRE_DMA_HOST_LO, (uint32_t)host);
@@ -24,23 +25,19 @@ void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card,
 	hal_write32(fw, base + QUIRE_DMA_EPOCH, fw->epoch);
 }
 
-void fw_dma_go(struct quire_fw *fw, uint32_t ch)
-{
-	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_CTRL, QUIRE_DMA_START);
-}
-
-int fw_dma_done(struct quire_fw *fw, uint32_t ch)
+static inline __attribute__((always_inline)) int dma_done(struct quire_fw *fw, uint32_t ch)
 {
 	return (hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_CTRL) &
 		QUIRE_DMA_DONE) != 0;
 }
 
-int fw_dma_status(struct quire_fw *fw, uint32_t ch)
+static inline __attribute__((always_inline)) int dma_status(struct quire_fw *fw, uint32_t ch)
 {
 	return (int)hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_STATUS);
 }
 
-void fw_dma_count(struct quire_fw *fw, uint32_t len, int status)
+static inline __attribute__((always_inline)) void dma_count(struct quire_fw *fw, uint32_t len,
+							    int status)
 {
 	if (status == QUIRE_OK)
 		fw->dma_bytes += len;
@@ -50,12 +47,38 @@ void fw_dma_count(struct quire_fw *fw, uint32_t len, int status)
 		fw_heartbeat(fw);
 }
 
+void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len,
+		 uint32_t dir)
+{
+	dma_load(fw, ch, host, card, len, dir);
+}
+
+void fw_dma_go(struct quire_fw *fw, uint32_t ch)
+{
+	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_CTRL, QUIRE_DMA_START);
+}
+
+int fw_dma_done(struct quire_fw *fw, uint32_t ch)
+{
+	return dma_done(fw, ch);
+}
+
+int fw_dma_status(struct quire_fw *fw, uint32_t ch)
+{
+	return dma_status(fw, ch);
+}
+
+void fw_dma_count(struct quire_fw *fw, uint32_t len, int status)
+{
+	dma_count(fw, len, status);
+}
+
 int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len)
 {
-	while (!fw_dma_done(fw, ch))
+	while (!dma_done(fw, ch))
 		;
-	int status = fw_dma_status(fw, ch);
-	fw_dma_count(fw, len, status);
+	int status = dma_status(fw, ch);
+	dma_count(fw, len, status);
 	return status;
 }
 
@@ -63,7 +86,7 @@ int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint
 {
 	if (len == 0)
 		return QUIRE_OK;
-	fw_dma_load(fw, 0, host, card, len, dir);
-	fw_dma_go(fw, 0);
+	dma_load(fw, 0, host, card, len, dir);
+	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CTRL, QUIRE_DMA_START);
 	return fw_dma_finish(fw, 0, len);
 }

@@ -28,8 +28,10 @@ static uint32_t engine_cap(uint32_t kind)
 	}
 }
 
-int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs,
-		    uint32_t *faults)
+/* Inlined into fw_engine_run too: an MLP decision's run pays no calls. */
+static inline __attribute__((always_inline)) int engine_start(struct quire_fw *fw, uint32_t kind,
+							      const uint32_t *args, uint32_t nargs,
+							      uint32_t *faults)
 {
 	uint32_t base = QUIRE_CARD_ENGINE(kind);
 	if (nargs > QUIRE_ENGINE_MAX_ARGS)
@@ -59,23 +61,40 @@ void fw_engine_restart(struct quire_fw *fw, uint32_t kind, const uint32_t *args,
 	hal_write32(fw, base + QUIRE_ENGINE_CTRL, QUIRE_ENGINE_START);
 }
 
-int fw_engine_done(struct quire_fw *fw, uint32_t kind)
+static inline __attribute__((always_inline)) int engine_done(struct quire_fw *fw, uint32_t kind)
 {
 	return (hal_read32(fw, QUIRE_CARD_ENGINE(kind) + QUIRE_ENGINE_CTRL) & QUIRE_ENGINE_DONE) !=
 	       0;
 }
 
-int fw_engine_finish(struct quire_fw *fw, uint32_t kind, uint32_t faults)
+static inline __attribute__((always_inline)) int engine_finish(struct quire_fw *fw, uint32_t kind,
+							       uint32_t faults)
 {
-	while (!fw_engine_done(fw, kind))
+	while (!engine_done(fw, kind))
 		;
 	int st = (int)hal_read32(fw, QUIRE_CARD_ENGINE(kind) + QUIRE_ENGINE_RETURN);
 	return hal_access_faults(fw) == faults ? st : QUIRE_ERR_NOT_SUPPORTED;
 }
 
+int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs,
+		    uint32_t *faults)
+{
+	return engine_start(fw, kind, args, nargs, faults);
+}
+
+int fw_engine_done(struct quire_fw *fw, uint32_t kind)
+{
+	return engine_done(fw, kind);
+}
+
+int fw_engine_finish(struct quire_fw *fw, uint32_t kind, uint32_t faults)
+{
+	return engine_finish(fw, kind, faults);
+}
+
 int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs)
 {
 	uint32_t faults;
-	int st = fw_engine_start(fw, kind, args, nargs, &faults);
-	return st ? st : fw_engine_finish(fw, kind, faults);
+	int st = engine_start(fw, kind, args, nargs, &faults);
+	return st ? st : engine_finish(fw, kind, faults);
 }

@@ -62,7 +62,8 @@ static int check_windows(struct quire_fw *fw, const struct quire_cmd *d, uint32_
  * stops everything of its chunk and after; the chunks before it still go out, as when each
  * chunk went in, through the engine and out before the next.
  */
-enum { PIPE_IN, PIPE_OUT, PIPE_CHANNELS, PIPE_MAX_XFERS = 3 };
+/* The units: the two channels' transfers, and the engine's runs. */
+enum { PIPE_IN, PIPE_OUT, PIPE_CHANNELS, PIPE_RUN = PIPE_CHANNELS, PIPE_MAX_XFERS = 3 };
 
 /* A transfer of each chunk: host + (i << lg >> shift) for its elements [i, i + len),
  * (len << lg) >> shift bytes rounded up, at card + set * set_step (+ r * card_rep for its
@@ -168,7 +169,9 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 {
 	struct pipe_unit u[PIPE_CHANNELS] = {{0}}, run = {0};
 	uint32_t end = p->chunks, faults = 0; /* end: the first chunk that failed, or all */
-	const uint32_t mask = p->set_args | 1u << p->arg_n; /* the arguments a chunk changes */
+	/* The arguments a chunk changes: N, its buffers (REDUCE's inputs too). */
+	const uint32_t mask = p->set_args | 1u << p->arg_n |
+			      (p->kind == QUIRE_ENGINE_REDUCE ? 1u << QUIRE_REDUCE_ARG_IN : 0);
 	int st = QUIRE_OK;
 	for (;;) {
 		uint32_t moving = 0; /* units busy, started or just finished */
@@ -215,8 +218,7 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 			pipe_next_chunk(p, &run);
 			run.done = run.c;
 		}
-		if (!run.busy &&
-		    pipe_may(PIPE_CHANNELS, run.c, end, &u[PIPE_IN], &run, &u[PIPE_OUT])) {
+		if (!run.busy && pipe_may(PIPE_RUN, run.c, end, &u[PIPE_IN], &run, &u[PIPE_OUT])) {
 			uint32_t a[QUIRE_ENGINE_MAX_ARGS];
 			for (uint32_t k = 0; k < p->nargs; k++)
 				a[k] =
