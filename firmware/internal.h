@@ -26,11 +26,33 @@ static inline uint32_t min_u32(uint32_t a, uint32_t b)
 /* bar.c */
 int fw_find_blocks(struct quire_fw *fw);
 
-/* dma.c: move len bytes between host address `host` and card memory `card`. */
+/* dma.c: move len bytes between host address `host` and card memory `card` (channel 0,
+ * waited for). The parts, for a channel `ch` of QUIRE_DMA_CHANNELS: load a transfer's
+ * registers (the channel may still be moving the one before), start it, ask whether it is
+ * over, and wait for it (its status; len as loaded, for the counters). */
 int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir);
+void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len,
+		 uint32_t dir);
+void fw_dma_go(struct quire_fw *fw, uint32_t ch);
+int fw_dma_done(struct quire_fw *fw, uint32_t ch);
+int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len);
+/* ...and the parts of the wait: the status of a transfer that is over, and the counters
+ * (DMA bytes, the heartbeat) of one of len bytes that ended with it. */
+int fw_dma_status(struct quire_fw *fw, uint32_t ch);
+void fw_dma_count(struct quire_fw *fw, uint32_t len, int status);
 
-/* engines.c: run an engine with its top function's arguments; returns its status. */
+/* engines.c: run an engine with its top function's arguments; returns its status. The
+ * parts: start it (a status other than QUIRE_OK: not started; *faults for the finish), ask
+ * whether it is done, and wait for it (its status). */
 int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs);
+int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs,
+		    uint32_t *faults);
+/* Run it again after a start that succeeded: only the arguments of `mask` (low words)
+ * written anew, the others as they were. */
+void fw_engine_restart(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t mask,
+		       uint32_t *faults);
+int fw_engine_done(struct quire_fw *fw, uint32_t kind);
+int fw_engine_finish(struct quire_fw *fw, uint32_t kind, uint32_t faults);
 
 /* ops.c: run a validated descriptor; *result is the completion's result field. */
 int fw_execute(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *result,

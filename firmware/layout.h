@@ -35,6 +35,19 @@
 #define FW_COLL_T     0x044c0000u /* an int64 sum before it is narrowed */
 #define FW_MEM_NEEDED 0x04500000u /* 69 MiB of card memory */
 
+/* ENCODE, EXPONENTS, DECODE and REDUCE run pipelined (ops.c): chunks of up to
+ * FW_PIPE_ELEMS elements, chunk k in set k % FW_PIPE_SETS of buffers, so that while an
+ * engine works on chunk k, the next chunks come in (DMA channel 0) and the ones before go
+ * out (channel 1); a chunk comes in once the set's chunk before it has gone out. Fewer
+ * chunks cost less of the control core's time, smaller ones shorten the last run and
+ * transfers out (docs/rtl-card.md). Set s's buffers are FW_BUF_A/B/C/E + s * FW_PIPE_SET_BYTES (x or values,
+ * residual, output, exponents) and REDUCE's W inputs FW_REDUCE_IN + s *
+ * FW_PIPE_REDUCE_IN_BYTES. */
+#define FW_PIPE_ELEMS           32768u
+#define FW_PIPE_SETS            4u
+#define FW_PIPE_SET_BYTES       (8u * FW_PIPE_ELEMS) /* an int64 output: the widest */
+#define FW_PIPE_REDUCE_IN_BYTES 0x00800000u          /* 4 x 8 MiB: FW_REDUCE_IN */
+
 /* Elements per chunk: 2 Mi fp32 fill a staging buffer. */
 #define FW_CHUNK_ELEMS (FW_BUF_BYTES / 4u)
 

@@ -87,14 +87,21 @@
 #define QUIRE_SIM_IO_CONSOLE 0x00 /* store a byte (low 8 bits): the harness prints it */
 #define QUIRE_SIM_IO_EXIT    0x04 /* store a word: the simulation ends with it (0 = pass) */
 
-/* DMA mover. */
-#define QUIRE_DMA_HOST_LO 0x00
-#define QUIRE_DMA_HOST_HI 0x04
-#define QUIRE_DMA_CARD    0x08 /* card memory offset */
-#define QUIRE_DMA_LEN     0x0c /* bytes */
-#define QUIRE_DMA_DIR     0x10 /* QUIRE_DMA_TO_CARD or QUIRE_DMA_TO_HOST */
-#define QUIRE_DMA_CTRL    0x14 /* write QUIRE_DMA_START; reads QUIRE_DMA_DONE when finished */
-#define QUIRE_DMA_STATUS  0x18 /* enum quire_status of the last transfer */
+/* DMA mover: QUIRE_DMA_CHANNELS channels, each the registers below at
+ * QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(c). Each channel runs one transfer at a time; the
+ * channels run at once (on the RTL card each has a host port and a card memory port of its
+ * own), so a transfer to the card and one to the host overlap. The queue engine shares
+ * channel 0's host port. */
+#define QUIRE_DMA_CHANNELS      2u
+#define QUIRE_DMA_CHANNEL_BYTES 0x20u
+#define QUIRE_DMA_CHANNEL(c)    (QUIRE_DMA_CHANNEL_BYTES * (c))
+#define QUIRE_DMA_HOST_LO       0x00
+#define QUIRE_DMA_HOST_HI       0x04
+#define QUIRE_DMA_CARD          0x08 /* card memory offset */
+#define QUIRE_DMA_LEN           0x0c /* bytes */
+#define QUIRE_DMA_DIR           0x10 /* QUIRE_DMA_TO_CARD or QUIRE_DMA_TO_HOST */
+#define QUIRE_DMA_CTRL          0x14 /* write QUIRE_DMA_START; reads QUIRE_DMA_DONE when finished */
+#define QUIRE_DMA_STATUS        0x18 /* enum quire_status of the last transfer */
 /* The queue epoch (QUIRE_CTL_QUEUE_EPOCH) of the command a transfer serves: the mover
  * refuses it with QUIRE_ERR_PEER once the epoch has moved on, so nothing of a host that
  * left ever reaches the memory of the next one. */
@@ -176,7 +183,10 @@ enum quire_mlp_op {
 };
 
 /* The FLAGS arguments. */
-#define QUIRE_QUANT_F_EF      1u /* error feedback: encode fp32(x + resid), update resid */
+#define QUIRE_QUANT_F_EF 1u /* error feedback: encode fp32(x + resid), update resid */
+/* ENCODE of bfp8 or bfp16: the block exponents too, as EXPONENTS with the same flags would
+ * write them to exp, then the elements encoded with them: one pass over x on the card. */
+#define QUIRE_QUANT_F_EXPS    2u
 #define QUIRE_REDUCE_F_ACC_IN 1u /* acc_in holds a partial sum to add first */
 
 /* Arguments of each engine, as their top functions take them. */

@@ -102,6 +102,25 @@ struct Bench {
 		card.bar_write(kCplq + QUIRE_Q_CONSUMER, prod);
 		return cycles;
 	}
+
+	// A descriptor run as run() does, and the cycles engine `kind` counted meanwhile (the
+	// CYCLES of its ENGINES record).
+	struct Timed {
+		uint64_t cycles;
+		uint32_t engine;
+		int status;
+	};
+	Timed run_engine(const quire_cmd &cmd, uint32_t kind)
+	{
+		uint32_t rec = kEngines + QUIRE_ENG_RECORD(kind - 1) + QUIRE_ENG_CYCLES;
+		quire_cpl cpl;
+		uint32_t e0 = card.bar_read(rec);
+		Timed t;
+		t.cycles = run(cmd, cpl);
+		t.engine = card.bar_read(rec) - e0;
+		t.status = cpl.status;
+		return t;
+	}
 };
 
 // The network port at line rate: a fresh card running `elf` (sim/rtl/net_rate.c, frames sent
@@ -231,11 +250,7 @@ int main(int argc, char **argv)
 	enc.src = kIova + x;
 	enc.dst = kIova + q;
 	enc.exp = kIova + e;
-	uint32_t rec = kEngines + QUIRE_ENG_RECORD(QUIRE_ENGINE_QUANT - 1) + QUIRE_ENG_CYCLES;
-	uint32_t q0 = b.card.bar_read(rec);
-	uint64_t enc_cycles = b.run(enc, cpl);
-	uint32_t enc_engine = b.card.bar_read(rec) - q0;
-	int enc_status = cpl.status;
+	auto enc_run = b.run_engine(enc, QUIRE_ENGINE_QUANT);
 
 	quire_cmd red{};
 	red.opcode = QUIRE_OPC_REDUCE;
@@ -246,11 +261,7 @@ int main(int argc, char **argv)
 	red.stride = size / 4;
 	red.src = kIova + x;
 	red.dst = kIova + y;
-	rec = kEngines + QUIRE_ENG_RECORD(QUIRE_ENGINE_REDUCE - 1) + QUIRE_ENG_CYCLES;
-	uint32_t r0 = b.card.bar_read(rec);
-	uint64_t red_cycles = b.run(red, cpl);
-	uint32_t red_engine = b.card.bar_read(rec) - r0;
-	int red_status = cpl.status;
+	auto red_run = b.run_engine(red, QUIRE_ENGINE_REDUCE);
 
 	quire_cmd dec{};
 	dec.opcode = QUIRE_OPC_DECODE;
@@ -261,11 +272,7 @@ int main(int argc, char **argv)
 	dec.src = kIova + q;
 	dec.exp = kIova + e;
 	dec.dst = kIova + y;
-	rec = kEngines + QUIRE_ENG_RECORD(QUIRE_ENGINE_QUANT - 1) + QUIRE_ENG_CYCLES;
-	uint32_t d0 = b.card.bar_read(rec);
-	uint64_t dec_cycles = b.run(dec, cpl);
-	uint32_t dec_engine = b.card.bar_read(rec) - d0;
-	int dec_status = cpl.status;
+	auto dec_run = b.run_engine(dec, QUIRE_ENGINE_QUANT);
 	double wall =
 	    std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
@@ -282,27 +289,28 @@ int main(int argc, char **argv)
 	std::printf(
 	    "firmware CPI on the command loop (nops)      %10.2f (%.0f instructions per nop)\n",
 	    ins ? double(cyc) / double(ins) : 0.0, double(ins) / nops);
-	if (enc_status == QUIRE_OK)
+	if (enc_run.status == QUIRE_OK)
 		std::printf(
 		    "encode bfp8, per MiB of fp32                 %10.0f cycles (QUANT engine "
 		    "%.0f), %.1f MiB\n",
-		    per_mib(enc_cycles, size), per_mib(enc_engine, size), double(size) / (1 << 20));
+		    per_mib(enc_run.cycles, size), per_mib(enc_run.engine, size),
+		    double(size) / (1 << 20));
 	else
-		std::printf("encode bfp8: status %d\n", enc_status);
-	if (red_status == QUIRE_OK)
+		std::printf("encode bfp8: status %d\n", enc_run.status);
+	if (red_run.status == QUIRE_OK)
 		std::printf(
 		    "reduce int8 -> int16, W 4, per MiB of input  %10.0f cycles (REDUCE engine "
 		    "%.0f)\n",
-		    per_mib(red_cycles, size), per_mib(red_engine, size));
+		    per_mib(red_run.cycles, size), per_mib(red_run.engine, size));
 	else
-		std::printf("reduce int8 -> int16, W 4: status %d\n", red_status);
-	if (dec_status == QUIRE_OK)
+		std::printf("reduce int8 -> int16, W 4: status %d\n", red_run.status);
+	if (dec_run.status == QUIRE_OK)
 		std::printf(
 		    "decode bfp8, mean of 4, per MiB of fp32      %10.0f cycles (QUANT engine "
 		    "%.0f)\n",
-		    per_mib(dec_cycles, size), per_mib(dec_engine, size));
+		    per_mib(dec_run.cycles, size), per_mib(dec_run.engine, size));
 	else
-		std::printf("decode bfp8, mean of 4: status %d\n", dec_status);
+		std::printf("decode bfp8, mean of 4: status %d\n", dec_run.status);
 	bool net_ok = true;
 	if (net_elf) {
 		quire_rtl::CardHarness::NetPace pace;
@@ -325,7 +333,8 @@ int main(int argc, char **argv)
 	std::printf("simulation speed                             %10.0f cycles per wall second "
 		    "(%" PRIu64 " cycles in %.2f s)\n",
 		    double(b.card.cycles()) / wall, b.card.cycles(), wall);
-	return enc_status == QUIRE_OK && red_status == QUIRE_OK && dec_status == QUIRE_OK && net_ok
+	return enc_run.status == QUIRE_OK && red_run.status == QUIRE_OK &&
+		       dec_run.status == QUIRE_OK && net_ok
 		   ? 0
 		   : 1;
 }
