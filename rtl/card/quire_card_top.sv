@@ -516,12 +516,12 @@ module quire_card_top
   assign emem_line  = rmem_req ? rmem_line : mmem_req ? mmem_line : qmem_line;
   assign emem_wdata = rmem_req ? rmem_wdata : mmem_req ? mmem_wdata : qmem_wdata;
 
-  // ---- the network port: its register window (the core waits for a GO or POP to finish),
-  // a line-wide port of card memory of its own, and the frame streams
-  logic                nmem_req, nmem_we;
-  logic [63:0]         nmem_be;
-  logic [LineBits-1:0] nmem_line;
-  logic [511:0]        nmem_wdata, nmem_rdata;
+  // ---- the network port: its register window, a line-wide port of card memory for each
+  // direction (D transmit, F receive), and the frame streams
+  logic                nmem_req, nmem_we, fmem_req, fmem_we;
+  logic [63:0]         nmem_be, fmem_be;
+  logic [LineBits-1:0] nmem_line, fmem_line;
+  logic [511:0]        nmem_wdata, nmem_rdata, fmem_wdata, fmem_rdata;
 
   quire_card_net #(
     .MemBytes (64'(MemBytes)),
@@ -543,6 +543,12 @@ module quire_card_top
     .mem_line_o       (nmem_line),
     .mem_wdata_o      (nmem_wdata),
     .mem_rdata_i      (nmem_rdata),
+    .rmem_req_o       (fmem_req),
+    .rmem_we_o        (fmem_we),
+    .rmem_be_o        (fmem_be),
+    .rmem_line_o      (fmem_line),
+    .rmem_wdata_o     (fmem_wdata),
+    .rmem_rdata_i     (fmem_rdata),
     .tx_valid_o       (net_tx_valid_o),
     .tx_ready_i       (net_tx_ready_i),
     .tx_data_o        (net_tx_data_o),
@@ -596,7 +602,13 @@ module quire_card_top
     .e_req_i   (qwr_req || rwr_req),
     .e_be_i    (rwr_req ? rwr_be : qwr_be),
     .e_line_i  (rwr_req ? rwr_line : qwr_line),
-    .e_wdata_i (rwr_req ? rwr_wdata : qwr_wdata)
+    .e_wdata_i (rwr_req ? rwr_wdata : qwr_wdata),
+    .f_req_i   (fmem_req),
+    .f_we_i    (fmem_we),
+    .f_be_i    (fmem_be),
+    .f_line_i  (fmem_line),
+    .f_wdata_i (fmem_wdata),
+    .f_rdata_o (fmem_rdata)
   );
 
   // ---- the core's wake-up: a host write or a frame's arrival is an event until a wait takes it
