@@ -82,6 +82,8 @@ void fw_net_drop_keepalives(struct quire_fw *fw, uint32_t id);
 /* comm.c */
 /* Member r's network address in the table (u16 per member) at card memory `table`. */
 uint32_t fw_comm_member_addr(struct quire_fw *fw, uint32_t table, uint32_t r);
+/* This card's communicator id, or NULL (id 0 is none). */
+struct quire_fw_comm *fw_comm_find(struct quire_fw *fw, uint32_t id);
 int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
 int fw_comm_free(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
 /* A new host: every communicator of the old one is gone. */

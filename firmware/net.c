@@ -70,7 +70,9 @@ static void give_back(struct quire_fw *fw, uint32_t b)
 }
 
 /* The port's completed receive descriptors: frames become held in arrival order; a buffer
- * the port gave back unused (cut short: QUIRE_ERR_SIZE) is free again. Then repost. */
+ * the port gave back unused (cut short: QUIRE_ERR_SIZE) is free again, and so is one whose
+ * frame no communicator of this card will read (COMM_INIT would drain it: no member sends
+ * a collective's frames before all have joined). Then repost. */
 static void harvest(struct quire_fw *fw)
 {
 	struct quire_fw_net *n = &fw->net;
@@ -82,7 +84,8 @@ static void harvest(struct quire_fw *fw)
 		uint32_t st = hal_mem_read32(fw, d + QUIRE_NET_DESC_STATUS) & 0xffffu;
 		if (b >= QUIRE_FW_NET_BUFS)
 			continue; /* not one of ours: the ring was overwritten */
-		if (st == QUIRE_OK)
+		uint32_t comm = hal_mem_read32(fw, buf_at(b) + QUIRE_FRAME_OFF_COMM) & 0xffffu;
+		if (st == QUIRE_OK && fw_comm_find(fw, comm))
 			n->held[n->n_held++] = (uint8_t)b;
 		else
 			give_back(fw, b);

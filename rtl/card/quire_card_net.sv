@@ -399,10 +399,11 @@ module quire_card_net
   assign rd_card  = rd_words[32 * (NET_DESC_CARD / 4) +: 32];
   assign rd_size  = rd_words[32 * (NET_DESC_LEN / 4) +: 32];
 
-  // This beat's bytes that fit in the buffer (byte offset `rx_len_q` in the frame).
-  logic [31:0] beat_room;
+  // This beat's bytes that fit in the buffer (its byte offset in the frame: the bytes so far).
+  logic [31:0] beat_at, beat_room;
   logic [6:0]  beat_keep;
-  assign beat_room = rx_len_q < rb_size_q ? rb_size_q - rx_len_q : 32'd0;
+  assign beat_at   = rx_busy_q ? rx_len_q : 32'd0;
+  assign beat_room = beat_at < rb_size_q ? rb_size_q - beat_at : 32'd0;
   assign beat_keep = beat_room < 32'(rx_bytes_i) ? beat_room[6:0] : rx_bytes_i;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : receive
