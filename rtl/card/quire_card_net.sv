@@ -85,7 +85,8 @@ module quire_card_net
   input  logic [6:0]          rx_bytes_i,
   input  logic                rx_last_i,
 
-  // A receive descriptor completed (a pulse: it wakes the core), and the NETPORT record's
+  // A receive descriptor completes (a pulse, in the cycle it is written: it wakes the core,
+  // and a harness that lets an idle card sleep sees the port busy), and the NETPORT record's
   // counters.
   output logic                rx_event_o,
   output logic [31:0]         tx_frames_o,
@@ -467,7 +468,7 @@ module quire_card_net
       if (wb_q) begin
         wb_q       <= 1'b0;
         rx_cons_q  <= rx_cons_q + 32'd1;
-        rx_event_o <= 1'b1;
+        if (!wb_frame_q) rx_event_o <= 1'b1;
         if (wb_frame_q && rx_cons_q + 32'd1 == rx_prod_q) rx_nobuf_q <= rx_nobuf_q + 32'd1;
       end
       if (rx_take) begin
@@ -495,6 +496,7 @@ module quire_card_net
             rx_errors_o <= rx_errors_o + 32'd1;  // dropped: the buffer takes the next frame
           end else begin
             rx_frames_o <= rx_frames_o + 32'd1;
+            rx_event_o  <= 1'b1;  // in the completion's cycle: the core wakes to it written
             rb_valid_q  <= 1'b0;
             wb_q        <= 1'b1;
             wb_frame_q  <= 1'b1;
