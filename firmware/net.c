@@ -195,8 +195,12 @@ int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 	frame_fields(fw, at, c->coll_seq, offset, len, c->tx_seq + 1);
 	int st = transmit(fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_DATA << 8 | flags << 16,
 			  c->next, c->id | step << 16, len, deadline_of(fw, c));
-	if (st == QUIRE_OK)
+	if (st == QUIRE_OK) {
 		c->tx_seq++;
+		/* A frame is a data transfer: a collective whose frames never keep it waiting
+		 * beats as one that waits does, so its host sees it make progress. */
+		fw_heartbeat(fw);
+	}
 	return st;
 }
 
@@ -307,6 +311,7 @@ int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 		}
 		fw->net.lent = unhold(fw, k) + 1u;
 		c->rx_seq++;
+		fw_heartbeat(fw); /* a data transfer, as a sent frame is */
 		*payload = at + QUIRE_FRAME_HDR_BYTES;
 		*flags = h[0] >> 16;
 		return QUIRE_OK;
