@@ -242,8 +242,8 @@ static int requantize(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 		st = fw_dma(fw, quire_le64_to_cpu(d->aux) + res, FW_COLL_R, 4 * len,
 			    QUIRE_DMA_TO_CARD);
 	if (!st)
-		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, fmt, 0, flags, len, 0, FW_COLL_Y, FW_COLL_R,
-			   exps, 0, 0);
+		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, fmt, 0, flags, len, 0, FW_COLL_Y,
+			   FW_COLL_R, exps, 0, 0);
 	if (!st)
 		st = quant(fw, QUIRE_QUANT_OP_ENCODE, fmt, 0, flags, len, 0, FW_COLL_Y, FW_COLL_R,
 			   exps, at, 0);
@@ -277,7 +277,7 @@ static int ring(struct pass *p)
 	uint32_t b0 = narrow ? unit_bytes(p, p->val) : pb; /* bytes per unit at step 0 */
 	uint32_t rs = p->exps ? QUIRE_PHASE_EXP_RS : QUIRE_PHASE_RS;
 	uint32_t ag = p->exps ? QUIRE_PHASE_EXP_AG : QUIRE_PHASE_AG;
-	uint32_t so, sl, fl;
+	uint32_t so, sl, fl, rx; /* rx: a received frame's payload, in its receive buffer */
 	int st = QUIRE_OK;
 	if (w == 1) {
 		segment(p, 0, &so, &sl);
@@ -303,16 +303,15 @@ static int ring(struct pass *p)
 				st = first(p, off, len, TXP);
 			} else {
 				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, s - 1), off,
-						 len * (s == 1 ? b0 : pb), FW_COLL_RX, &fl);
+						 len * (s == 1 ? b0 : pb), &rx, &fl);
 				if (!st)
 					st = agreed(p, fl);
 				if (!st)
-					st =
-					    combine(p, off, len, FW_COLL_RX, narrow && s == 1, TXP);
+					st = combine(p, off, len, rx, narrow && s == 1, TXP);
 			}
 			if (!st)
 				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(rs, s), p->rq, off,
-						 len * (s == 0 ? b0 : pb));
+						 len * (s == 0 ? b0 : pb), TXP);
 			if (st)
 				return st;
 		}
@@ -321,36 +320,36 @@ static int ring(struct pass *p)
 	FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
 	{
 		st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off, len * (w == 2 ? b0 : pb),
-				 FW_COLL_RX, &fl);
+				 &rx, &fl);
 		if (!st)
 			st = agreed(p, fl);
 		if (!st)
-			st = finish(p, off, len, FW_COLL_RX, narrow && w == 2, TXP, &fl);
+			st = finish(p, off, len, rx, narrow && w == 2, TXP, &fl);
 		if (!st && rqv)
 			st = requantize(p, off, len, TXP);
 		if (!st)
 			st = deliver(p, off, len, TXP, fl);
 		if (!st && !p->scatter)
 			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, 0), fl | p->rq, off,
-					 gathered_bytes(p, len));
+					 gathered_bytes(p, len), TXP);
 		if (st)
 			return st;
 	}
 	if (p->scatter)
 		return QUIRE_OK;
-	for (uint32_t s = 0; s + 1 < w; s++) { /* all-gather: received in place to pass on */
+	for (uint32_t s = 0; s + 1 < w; s++) { /* all-gather: passed on from where it came */
 		segment(p, (r + w - 1 - s) % w, &so, &sl);
 		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
 		{
 			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off,
-					 gathered_bytes(p, len), TXP, &fl);
+					 gathered_bytes(p, len), &rx, &fl);
 			if (!st)
 				st = agreed(p, fl);
 			if (!st)
-				st = deliver(p, off, len, TXP, fl);
+				st = deliver(p, off, len, rx, fl);
 			if (!st && s + 2 < w)
 				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl, off,
-						 gathered_bytes(p, len));
+						 gathered_bytes(p, len), rx);
 			if (st)
 				return st;
 		}

@@ -81,13 +81,18 @@ int fw_wait_until(struct quire_fw *fw, uint64_t deadline);
 int fw_idle(struct quire_fw *fw);
 void fw_keepalive_start(struct quire_fw *fw, struct quire_fw_comm *c);
 
-/* net.c: frames of communicator c. The payload of a sent frame lies at FW_COLL_TX +
- * QUIRE_FRAME_HDR_BYTES. A receive takes the next frame from the ring neighbour, which
- * must be the one named (step, offset, len); its payload goes to `dest`. */
+/* net.c: the network port's rings (fw_net_init, when the card is on a network) and the
+ * frames of communicator c. A sent frame's payload lies at card memory `payload`, its
+ * header written just before it (FW_COLL_TX + QUIRE_FRAME_HDR_BYTES, or a received frame's
+ * payload to pass it on). A receive takes the next frame from the ring neighbour, which
+ * must be the one named (step, offset, len); *payload is where its payload lies, in a
+ * receive buffer lent to the caller until the next fw_net_recv, fw_net_drain or
+ * fw_net_drop_keepalives. */
+void fw_net_init(struct quire_fw *fw);
 int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t flags,
-		uint32_t offset, uint32_t len);
+		uint32_t offset, uint32_t len, uint32_t payload);
 int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t offset,
-		uint32_t len, uint32_t dest, uint32_t *flags);
+		uint32_t len, uint32_t *payload, uint32_t *flags);
 /* Discard every frame of communicator id waiting in the port. */
 void fw_net_drain(struct quire_fw *fw, uint32_t id);
 /* Tell every other member that collective c->coll_seq failed with `status`. */
@@ -99,6 +104,8 @@ void fw_net_drop_keepalives(struct quire_fw *fw, uint32_t id);
 /* comm.c */
 /* Member r's network address in the table (u16 per member) at card memory `table`. */
 uint32_t fw_comm_member_addr(struct quire_fw *fw, uint32_t table, uint32_t r);
+/* This card's communicator id, or NULL (id 0 is none). */
+struct quire_fw_comm *fw_comm_find(struct quire_fw *fw, uint32_t id);
 int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
 int fw_comm_free(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
 /* A new host: every communicator of the old one is gone. */

@@ -567,12 +567,12 @@ module quire_card_top
   assign emem_line  = rmem_req ? rmem_line : mmem_req ? mmem_line : qmem_line;
   assign emem_wdata = rmem_req ? rmem_wdata : mmem_req ? mmem_wdata : qmem_wdata;
 
-  // ---- the network port: its register window (the core waits for a GO or POP to finish),
-  // a line-wide port of card memory of its own, and the frame streams
-  logic                nmem_req, nmem_we;
-  logic [63:0]         nmem_be;
-  logic [LineBits-1:0] nmem_line;
-  logic [511:0]        nmem_wdata, nmem_rdata;
+  // ---- the network port: its register window, a line-wide port of card memory for each
+  // direction (D transmit, G receive), and the frame streams
+  logic                nmem_req, nmem_we, gmem_req, gmem_we;
+  logic [63:0]         nmem_be, gmem_be;
+  logic [LineBits-1:0] nmem_line, gmem_line;
+  logic [511:0]        nmem_wdata, nmem_rdata, gmem_wdata, gmem_rdata;
 
   quire_card_net #(
     .MemBytes (64'(MemBytes)),
@@ -594,6 +594,12 @@ module quire_card_top
     .mem_line_o       (nmem_line),
     .mem_wdata_o      (nmem_wdata),
     .mem_rdata_i      (nmem_rdata),
+    .rmem_req_o       (gmem_req),
+    .rmem_we_o        (gmem_we),
+    .rmem_be_o        (gmem_be),
+    .rmem_line_o      (gmem_line),
+    .rmem_wdata_o     (gmem_wdata),
+    .rmem_rdata_i     (gmem_rdata),
     .tx_valid_o       (net_tx_valid_o),
     .tx_ready_i       (net_tx_ready_i),
     .tx_data_o        (net_tx_data_o),
@@ -653,7 +659,13 @@ module quire_card_top
     .f_be_i    (dma1_mem_be),
     .f_line_i  (dma1_mem_addr[MemBits+1:6]),
     .f_wdata_i (dma1_mem_wdata),
-    .f_rdata_o (dma1_mem_rdata)
+    .f_rdata_o (dma1_mem_rdata),
+    .g_req_i   (gmem_req),
+    .g_we_i    (gmem_we),
+    .g_be_i    (gmem_be),
+    .g_line_i  (gmem_line),
+    .g_wdata_i (gmem_wdata),
+    .g_rdata_o (gmem_rdata)
   );
 
   // ---- the core's wake-up: a host write or a frame's arrival is an event until a wait takes it

@@ -459,7 +459,7 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 		e->wake_at = (e->wake_at & 0xffffffffu) | (uint64_t)v << 32;
 	} else if (addr >= QUIRE_CARD_NET && addr < QUIRE_CARD_NET + 0x100) {
 		if (e->net)
-			quire_netport_write(e->net, addr - QUIRE_CARD_NET, v, e->mem, e->mem_bytes);
+			quire_netport_write(e->net, addr - QUIRE_CARD_NET, v);
 	} else if (addr == QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE) {
 		*reg(e, RB_IRQ, QUIRE_IRQ_STATUS) |= v;
 		*reg(e, RB_IRQ, QUIRE_IRQ_COUNT) += 1;
@@ -602,7 +602,7 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 	pthread_cond_init(&e->event, &ca);
 	pthread_condattr_destroy(&ca);
 	if (cfg && cfg->net) {
-		int st = quire_netport_open(cfg->net, net_wake, e, &e->net);
+		int st = quire_netport_open(cfg->net, e->mem, e->mem_bytes, net_wake, e, &e->net);
 		if (st != QUIRE_OK) {
 			emu_free(e);
 			errno = st == QUIRE_ERR_NOMEM       ? ENOMEM
