@@ -34,6 +34,11 @@
 
 #define NONE 0xffffffffu /* no received partial sum: this member alone */
 #define TXP  (FW_COLL_TX + QUIRE_FRAME_HDR_BYTES)
+/* The whole fp32 input, kept in card memory from the exponent pass to the value pass when it
+ * fits (and without error feedback, whose residual would need a copy too), so that the
+ * host link carries it once: the staging buffers and REDUCE's inputs, idle in a collective. */
+#define X_KEPT       FW_BUF_A
+#define X_KEPT_BYTES (FW_COLL_EXP - FW_BUF_A)
 
 struct pass {
 	struct quire_fw *fw;
@@ -51,6 +56,7 @@ struct pass {
 	uint32_t out0;   /* the element dst starts with */
 	uint32_t rq;     /* QUIRE_FRAME_F_REQUANT on every frame (requantized all-gather), or 0 */
 	uint32_t own0;   /* requantized: the first element of this member's segment */
+	uint32_t kept;   /* the input's element 0 in card memory (X_KEPT), or 0: from the host */
 };
 
 /* Member k's segment, in units. */
@@ -118,6 +124,9 @@ static int local(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 	    quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32)
 		return fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, at, 4 * len,
 			      QUIRE_DMA_TO_CARD);
+	if (p->kept) /* read once already, by the exponent pass */
+		return quant(fw, QUIRE_QUANT_OP_ENCODE, quire_le16_to_cpu(d->format), 0, 0, len, 0,
+			     p->kept + 4 * off, 0, FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, 0);
 	int st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, FW_COLL_X, 4 * len,
 			QUIRE_DMA_TO_CARD);
 	if (!st && ef)
@@ -242,8 +251,8 @@ static int requantize(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 		st = fw_dma(fw, quire_le64_to_cpu(d->aux) + res, FW_COLL_R, 4 * len,
 			    QUIRE_DMA_TO_CARD);
 	if (!st)
-		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, fmt, 0, flags, len, 0, FW_COLL_Y, FW_COLL_R,
-			   exps, 0, 0);
+		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, fmt, 0, flags, len, 0, FW_COLL_Y,
+			   FW_COLL_R, exps, 0, 0);
 	if (!st)
 		st = quant(fw, QUIRE_QUANT_OP_ENCODE, fmt, 0, flags, len, 0, FW_COLL_Y, FW_COLL_R,
 			   exps, at, 0);
@@ -358,20 +367,30 @@ static int ring(struct pass *p)
 	return QUIRE_OK;
 }
 
-/* Local block exponents of the whole vector into FW_COLL_EXP. */
-static int exponents(struct quire_fw *fw, const struct quire_cmd *d)
+/* Where the input stays from the exponent pass on (X_KEPT), or 0 where it cannot. */
+static uint32_t kept_input(const struct quire_cmd *d)
+{
+	return !(d->flags & QUIRE_CMD_F_EF) && 4ull * quire_le32_to_cpu(d->count) <= X_KEPT_BYTES
+		   ? X_KEPT
+		   : 0;
+}
+
+/* Local block exponents of the whole vector into FW_COLL_EXP; the input left at `kept`
+ * (0: in a staging buffer, chunk by chunk). */
+static int exponents(struct quire_fw *fw, const struct quire_cmd *d, uint32_t kept)
 {
 	int ef = d->flags & QUIRE_CMD_F_EF;
 	for (uint32_t i = 0; i < quire_le32_to_cpu(d->count); i += FW_CHUNK_ELEMS) {
 		uint32_t len = min_u32(FW_CHUNK_ELEMS, quire_le32_to_cpu(d->count) - i);
-		int st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * i, FW_BUF_A, 4 * len,
-				QUIRE_DMA_TO_CARD);
+		uint32_t x = kept ? kept + 4 * i : FW_BUF_A;
+		int st =
+		    fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * i, x, 4 * len, QUIRE_DMA_TO_CARD);
 		if (!st && ef)
 			st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * i, FW_BUF_B, 4 * len,
 				    QUIRE_DMA_TO_CARD);
 		if (!st)
 			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, quire_le16_to_cpu(d->format), 0,
-				   ef ? QUIRE_QUANT_F_EF : 0, len, 0, FW_BUF_A, FW_BUF_B,
+				   ef ? QUIRE_QUANT_F_EF : 0, len, 0, x, FW_BUF_B,
 				   FW_COLL_EXP + i / QUIRE_BFP_BLOCK, 0, 0);
 		if (st)
 			return st;
@@ -418,7 +437,8 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 		e.exps = 1;
 		e.scatter = 0; /* every member encodes every segment: all need every exponent */
 		e.chunk = FW_FRAME_BLOCKS;
-		st = exponents(fw, d);
+		p.kept = kept_input(d);
+		st = exponents(fw, d, p.kept);
 		if (!st)
 			st = ring(&e);
 	}

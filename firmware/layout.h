@@ -30,10 +30,12 @@
 #define FW_COLL_R     0x04420000u /* residual (error feedback) */
 #define FW_COLL_L     0x04440000u /* this card's contribution, encoded */
 #define FW_COLL_RX    0x04460000u /* a received partial sum */
-#define FW_COLL_TX    0x04480000u /* the frame being sent: header, then payload */
+#define FW_COLL_TX    0x0447ffe0u /* the frame being sent: header, then payload on a line */
 #define FW_COLL_Y     0x044a0000u /* result, fp32 */
 #define FW_COLL_T     0x044c0000u /* an int64 sum before it is narrowed */
 #define FW_MEM_NEEDED 0x04500000u /* 69 MiB of card memory */
+
+/* FW_COLL_TX's payload starts on a line because the engines stream only line-aligned buffers. */
 
 /* Elements per chunk: 2 Mi fp32 fill a staging buffer. */
 #define FW_CHUNK_ELEMS (FW_BUF_BYTES / 4u)

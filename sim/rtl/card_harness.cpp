@@ -86,6 +86,7 @@ void CardHarness::host_link_request()
 	top_->host_ready_i = 1;
 	top_->eval(); // what the card does with the request taken
 	credit -= 64.0;
+	(we ? traffic_.host_written : traffic_.host_read) += 64;
 	HostRequest r;
 	r.due = cycles_ + link_latency_;
 	r.write = we;
@@ -161,9 +162,11 @@ void CardHarness::net_rx_present()
 // The network port's transmit stream: a beat, and at the frame's end the send.
 void CardHarness::net_tx_take()
 {
-	if (!top_->net_tx_valid_o)
+	traffic_.tx_offered = top_->net_tx_valid_o;
+	if (!top_->net_tx_valid_o || !top_->net_tx_ready_i)
 		return;
 	tx_beat_ = true;
+	traffic_.tx_taken = top_->net_tx_bytes_o;
 	if (tx_beats_++ == 0)
 		tx_first_ = cycles_;
 	for (unsigned i = 0; i < top_->net_tx_bytes_o; i++)
@@ -189,6 +192,7 @@ void CardHarness::cycle()
 {
 	net_rx_present();
 	tx_beat_ = false;
+	traffic_.tx_taken = 0;
 	top_->clk_i = 0;
 	top_->eval();
 	net_tx_take();
@@ -232,6 +236,11 @@ void CardHarness::attach_net(uint16_t addr, NetSend send)
 	net_send_ = std::move(send);
 	top_->net_addr_i = addr;
 	top_->net_link_i = 1;
+}
+
+void CardHarness::set_net_tx_ready(bool ready)
+{
+	top_->net_tx_ready_i = ready;
 }
 
 bool CardHarness::net_feed(std::vector<uint8_t> &frame)
