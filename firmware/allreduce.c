@@ -44,20 +44,44 @@ struct pass {
 	struct quire_fw *fw;
 	struct quire_fw_comm *c;
 	const struct quire_cmd *d;
-	uint32_t n;      /* elements of the vector (0: a barrier) */
-	int exps;        /* the exponent pass: units are blocks */
-	uint32_t chunk;  /* units per frame */
-	uint32_t val;    /* format of this member's contribution */
-	uint32_t part;   /* of partial sums (reduce-scatter) */
-	uint32_t fin;    /* of finished sums (all-gather) */
-	uint32_t mean_w; /* decode divides by this (0: a sum) */
-	int overflow;    /* some int32 sum saturated */
-	int scatter;     /* reduce-scatter: only this member's segment, to dst from its start */
-	uint32_t out0;   /* the element dst starts with */
-	uint32_t rq;     /* QUIRE_FRAME_F_REQUANT on every frame (requantized all-gather), or 0 */
-	uint32_t own0;   /* requantized: the first element of this member's segment */
-	uint32_t kept;   /* the input's element 0 in card memory (X_KEPT), or 0: from the host */
+	uint32_t n;       /* elements of the vector (0: a barrier) */
+	int exps;         /* the exponent pass: units are blocks */
+	uint32_t chunk;   /* units per frame */
+	uint32_t val;     /* format of this member's contribution */
+	uint32_t part;    /* of partial sums (reduce-scatter) */
+	uint32_t fin;     /* of finished sums (all-gather) */
+	uint32_t mean_w;  /* decode divides by this (0: a sum) */
+	int overflow;     /* some int32 sum saturated */
+	int scatter;      /* reduce-scatter: only this member's segment, to dst from its start */
+	uint32_t out0;    /* the element dst starts with */
+	uint32_t rq;      /* QUIRE_FRAME_F_REQUANT on every frame (requantized all-gather), or 0 */
+	uint32_t own0;    /* requantized: the first element of this member's segment */
+	uint32_t kept;    /* the input's element 0 in card memory (X_KEPT), or 0: from the host */
+	uint32_t out_len; /* bytes of a result still going to the host from FW_COLL_Y (0: none) */
 };
+
+/* The result's transfer to the host still under way, waited for: the DMA mover moves one
+ * at a time, and FW_COLL_Y is written again only after. */
+static int out_wait(struct pass *p)
+{
+	uint32_t len = p->out_len;
+	p->out_len = 0;
+	return len ? fw_dma_wait(p->fw, len) : QUIRE_OK;
+}
+
+/* A transfer of the collective's, once the result's before it is done. */
+static int dma(struct pass *p, uint64_t host, uint32_t card, uint32_t len, uint32_t dir)
+{
+	int st = out_wait(p);
+	return st ? st : fw_dma(p->fw, host, card, len, dir);
+}
+
+/* FW_COLL_Y's len fp32 to the host at `out`, the core going on meanwhile (out_wait). */
+static void out_start(struct pass *p, uint64_t out, uint32_t len)
+{
+	fw_dma_start(p->fw, out, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
+	p->out_len = 4 * len;
+}
 
 /* Member k's segment, in units. */
 static void segment(const struct pass *p, uint32_t k, uint32_t *off, uint32_t *len)
@@ -122,24 +146,24 @@ static int local(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 	int ef = d->flags & QUIRE_CMD_F_EF;
 	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_FP32 ||
 	    quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32)
-		return fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, at, 4 * len,
-			      QUIRE_DMA_TO_CARD);
+		return dma(p, quire_le64_to_cpu(d->src) + 4ull * off, at, 4 * len,
+			   QUIRE_DMA_TO_CARD);
 	if (p->kept) /* read once already, by the exponent pass */
 		return quant(fw, QUIRE_QUANT_OP_ENCODE, quire_le16_to_cpu(d->format), 0, 0, len, 0,
 			     p->kept + 4 * off, 0, FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, 0);
-	int st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, FW_COLL_X, 4 * len,
-			QUIRE_DMA_TO_CARD);
+	int st =
+	    dma(p, quire_le64_to_cpu(d->src) + 4ull * off, FW_COLL_X, 4 * len, QUIRE_DMA_TO_CARD);
 	if (!st && ef)
-		st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * off, FW_COLL_R, 4 * len,
-			    QUIRE_DMA_TO_CARD);
+		st = dma(p, quire_le64_to_cpu(d->aux) + 4ull * off, FW_COLL_R, 4 * len,
+			 QUIRE_DMA_TO_CARD);
 	if (!st)
 		st = quant(fw, QUIRE_QUANT_OP_ENCODE, quire_le16_to_cpu(d->format), 0,
 			   ef ? QUIRE_QUANT_F_EF : 0, len, 0, FW_COLL_X, FW_COLL_R,
 			   FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, 0);
 	/* Each element is encoded once per all-reduce, so its new residual is final here. */
 	if (!st && ef)
-		st = fw_dma(fw, quire_le64_to_cpu(d->exp) + 4ull * off, FW_COLL_R, 4 * len,
-			    QUIRE_DMA_TO_HOST);
+		st = dma(p, quire_le64_to_cpu(d->exp) + 4ull * off, FW_COLL_R, 4 * len,
+			 QUIRE_DMA_TO_HOST);
 	return st;
 }
 
@@ -209,21 +233,27 @@ static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint
 	if (p->exps)
 		return reduce(fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, at, NONE, FW_COLL_EXP + off);
 	uint64_t out = quire_le64_to_cpu(d->dst) + 4ull * (off - p->out0);
+	int st = out_wait(p); /* FW_COLL_Y free again */
+	if (st)
+		return st;
 	if (p->rq) { /* values, then the owner's exponents; the mean is in them */
 		uint32_t vb = quire_format_elem_bytes(p->val);
-		int st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->val, 0,
-			       len, 0, 0, 0, at + len * vb, at, FW_COLL_Y);
-		return st ? st : fw_dma(fw, out, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
+		st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->val, 0, len,
+			   0, 0, 0, at + len * vb, at, FW_COLL_Y);
+		if (!st)
+			out_start(p, out, len);
+		return st;
 	}
 	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32 ||
 	    (quire_le16_to_cpu(d->format) == QUIRE_FMT_FP32 && !p->mean_w))
-		return fw_dma(fw, out, at, 4 * len, QUIRE_DMA_TO_HOST);
+		return dma(p, out, at, 4 * len, QUIRE_DMA_TO_HOST);
 	int bfp = quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP8 ||
 		  quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP16;
-	int st =
-	    quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->fin, 0, len,
-		  p->mean_w, 0, 0, bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, FW_COLL_Y);
-	return st ? st : fw_dma(fw, out, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
+	st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->fin, 0, len,
+		   p->mean_w, 0, 0, bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, FW_COLL_Y);
+	if (!st)
+		out_start(p, out, len);
+	return st;
 }
 
 static uint32_t unit_bytes(const struct pass *p, uint32_t fmt)
@@ -245,11 +275,12 @@ static int requantize(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 		 exps = at + len * quire_format_elem_bytes(p->val);
 	/* The owner's residual lies after the worker's count elements. */
 	uint64_t res = 4ull * quire_le32_to_cpu(d->count) + 4ull * (off - p->own0);
-	int st = quant(fw, QUIRE_QUANT_OP_DECODE, fmt, p->fin, 0, len, p->mean_w, 0, 0,
-		       FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, FW_COLL_Y);
+	int st = out_wait(p); /* FW_COLL_Y free again */
+	if (!st)
+		st = quant(fw, QUIRE_QUANT_OP_DECODE, fmt, p->fin, 0, len, p->mean_w, 0, 0,
+			   FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, FW_COLL_Y);
 	if (!st && ef)
-		st = fw_dma(fw, quire_le64_to_cpu(d->aux) + res, FW_COLL_R, 4 * len,
-			    QUIRE_DMA_TO_CARD);
+		st = dma(p, quire_le64_to_cpu(d->aux) + res, FW_COLL_R, 4 * len, QUIRE_DMA_TO_CARD);
 	if (!st)
 		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, fmt, 0, flags, len, 0, FW_COLL_Y,
 			   FW_COLL_R, exps, 0, 0);
@@ -257,8 +288,7 @@ static int requantize(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 		st = quant(fw, QUIRE_QUANT_OP_ENCODE, fmt, 0, flags, len, 0, FW_COLL_Y, FW_COLL_R,
 			   exps, at, 0);
 	if (!st && ef)
-		st = fw_dma(fw, quire_le64_to_cpu(d->exp) + res, FW_COLL_R, 4 * len,
-			    QUIRE_DMA_TO_HOST);
+		st = dma(p, quire_le64_to_cpu(d->exp) + res, FW_COLL_R, 4 * len, QUIRE_DMA_TO_HOST);
 	return st;
 }
 
@@ -375,25 +405,51 @@ static uint32_t kept_input(const struct quire_cmd *d)
 		   : 0;
 }
 
-/* Local block exponents of the whole vector into FW_COLL_EXP; the input left at `kept`
- * (0: in a staging buffer, chunk by chunk). */
-static int exponents(struct quire_fw *fw, const struct quire_cmd *d, uint32_t kept)
+/* Local block exponents of the whole vector into FW_COLL_EXP, a staging buffer at a time. */
+static int exponents(struct quire_fw *fw, const struct quire_cmd *d)
 {
 	int ef = d->flags & QUIRE_CMD_F_EF;
 	for (uint32_t i = 0; i < quire_le32_to_cpu(d->count); i += FW_CHUNK_ELEMS) {
 		uint32_t len = min_u32(FW_CHUNK_ELEMS, quire_le32_to_cpu(d->count) - i);
-		uint32_t x = kept ? kept + 4 * i : FW_BUF_A;
-		int st =
-		    fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * i, x, 4 * len, QUIRE_DMA_TO_CARD);
+		int st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * i, FW_BUF_A, 4 * len,
+				QUIRE_DMA_TO_CARD);
 		if (!st && ef)
 			st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * i, FW_BUF_B, 4 * len,
 				    QUIRE_DMA_TO_CARD);
 		if (!st)
 			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, quire_le16_to_cpu(d->format), 0,
-				   ef ? QUIRE_QUANT_F_EF : 0, len, 0, x, FW_BUF_B,
+				   ef ? QUIRE_QUANT_F_EF : 0, len, 0, FW_BUF_A, FW_BUF_B,
 				   FW_COLL_EXP + i / QUIRE_BFP_BLOCK, 0, 0);
 		if (st)
 			return st;
+	}
+	return QUIRE_OK;
+}
+
+/* The same, the input (no error feedback) brought whole to X_KEPT and left there: a piece
+ * of KEPT_STEP elements comes over the host link while the engine reads the one before. */
+#define KEPT_STEP 32768u
+static int exponents_kept(struct quire_fw *fw, const struct quire_cmd *d)
+{
+	uint32_t n = quire_le32_to_cpu(d->count);
+	uint64_t src = quire_le64_to_cpu(d->src);
+	if (n)
+		fw_dma_start(fw, src, X_KEPT, 4 * min_u32(KEPT_STEP, n), QUIRE_DMA_TO_CARD);
+	for (uint32_t i = 0; i < n; i += KEPT_STEP) {
+		uint32_t len = min_u32(KEPT_STEP, n - i), next = i + len;
+		int st = fw_dma_wait(fw, 4 * len);
+		if (st)
+			return st; /* nothing under way */
+		if (next < n)
+			fw_dma_start(fw, src + 4ull * next, X_KEPT + 4 * next,
+				     4 * min_u32(KEPT_STEP, n - next), QUIRE_DMA_TO_CARD);
+		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, quire_le16_to_cpu(d->format), 0, 0, len, 0,
+			   X_KEPT + 4 * i, 0, FW_COLL_EXP + i / QUIRE_BFP_BLOCK, 0, 0);
+		if (st) {
+			if (next < n) /* the mover left free */
+				(void)fw_dma_wait(fw, 4 * min_u32(KEPT_STEP, n - next));
+			return st;
+		}
 	}
 	return QUIRE_OK;
 }
@@ -438,12 +494,15 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 		e.scatter = 0; /* every member encodes every segment: all need every exponent */
 		e.chunk = FW_FRAME_BLOCKS;
 		p.kept = kept_input(d);
-		st = exponents(fw, d, p.kept);
+		st = p.kept ? exponents_kept(fw, d) : exponents(fw, d);
 		if (!st)
 			st = ring(&e);
 	}
 	if (!st)
 		st = ring(&p);
+	int sent = out_wait(&p); /* the last result's transfer, even after a failure */
+	if (!st)
+		st = sent;
 	if (st == QUIRE_OK && p.overflow)
 		st = QUIRE_ERR_OVERFLOW;
 	if (st != QUIRE_OK && !*detail)

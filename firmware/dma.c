@@ -8,10 +8,8 @@
 #include "internal.h"
 #include "quire/status.h"
 
-int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir)
+void fw_dma_start(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir)
 {
-	if (len == 0)
-		return QUIRE_OK;
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_HOST_LO, (uint32_t)host);
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_HOST_HI, (uint32_t)(host >> 32));
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CARD, card);
@@ -19,6 +17,10 @@ int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_DIR, dir);
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_EPOCH, fw->epoch);
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CTRL, QUIRE_DMA_START);
+}
+
+int fw_dma_wait(struct quire_fw *fw, uint32_t len)
+{
 	while (!(hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CTRL) & QUIRE_DMA_DONE))
 		;
 	int status = (int)hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_STATUS);
@@ -29,4 +31,12 @@ int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint
 	if (len > QUIRE_CMD_BYTES)
 		fw_heartbeat(fw);
 	return status;
+}
+
+int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir)
+{
+	if (len == 0)
+		return QUIRE_OK;
+	fw_dma_start(fw, host, card, len, dir);
+	return fw_dma_wait(fw, len);
 }

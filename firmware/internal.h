@@ -26,8 +26,12 @@ static inline uint32_t min_u32(uint32_t a, uint32_t b)
 /* bar.c */
 int fw_find_blocks(struct quire_fw *fw);
 
-/* dma.c: move len bytes between host address `host` and card memory `card`. */
+/* dma.c: move len bytes between host address `host` and card memory `card`. Or in two
+ * halves, the core free in between: start a transfer of len > 0 bytes, then wait for it
+ * (before any other transfer starts). */
 int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir);
+void fw_dma_start(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir);
+int fw_dma_wait(struct quire_fw *fw, uint32_t len);
 
 /* engines.c: run an engine with its top function's arguments; returns its status. */
 int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs);
