@@ -13,6 +13,11 @@ from their tables, never copied here.
         Runs the RTL card bench with the parameters docs/rtl-card.md names (--nops 200
         --size 1048576) and holds its cycles (boot, NOP round trip, ENCODE, REDUCE and DECODE
         per MiB) to the rows of that document's "What is measured", less MARGIN.
+    rtl_figures.py ring QUIRE_BENCH_RTL
+        Runs the 4-card all-reduce (--ring 4 --size 1048576: 1 MiB of fp32 a rank, bfp8, on
+        RTL cards in lockstep), which fails unless every rank's result is the golden model's;
+        holds its cycles, doorbell to last completion, to docs/rtl-card.md's row under "## Four
+        RTL cards in a ring", less MARGIN, and wants the busbw printed.
     rtl_figures.py mlp OUTPUT
         The RTL card test's output (tests/rtl/test_card_top.cpp: a scheduler's decision of
         17-64-32-1 and 17-128-1 on 1, 32 and 1,024 candidates, its command cycles and the
@@ -35,6 +40,8 @@ CARD_DOC = "docs/rtl-card.md"
 # The card bench's run, as docs/rtl-card.md says CI runs it.
 CARD_ARGS = ["--nops", "200", "--size", "1048576"]
 SCHED_DOC = "docs/sched-api.md"
+RING_ARGS = ["--ring", "4", "--size", "1048576"]
+RING_ROW = "bfp8 all-reduce, 1 MiB of fp32 a rank, 4 cards"
 # The card figures: the bench's line (a regex whose group 1 is the cycles) -> the start of
 # the first cell of its row in CARD_DOC's table. Fewer cycles are better.
 CARD_FIGURES = [
@@ -140,6 +147,38 @@ def card(bench):
                 ok(f"{label}: {got} cycles, {CARD_DOC} says {row[1]}")
 
 
+def ring(bench):
+    rows = table_rows(CARD_DOC, "## Four RTL cards in a ring")
+    run = subprocess.run([bench] + RING_ARGS, capture_output=True, text=True, timeout=1800)
+    out = run.stdout + run.stderr
+    what = f"{bench} {' '.join(RING_ARGS)}"
+    if run.returncode != 0:
+        ko(f"{what}: exit {run.returncode}: {out.strip()[-400:]}")
+        return
+    if re.search(r"^results +every byte of every rank's result is the golden model's", out, re.M):
+        ok(f"{what}: every rank's result is the golden model's")
+    else:
+        ko(f"{what}: no line saying the results are the golden model's: {out.strip()[-300:]}")
+    busbw = re.search(r"^busbw of the fp32 vector +([0-9.]+) GB/s = ([0-9.]+)% of the", out, re.M)
+    if busbw:
+        ok(f"{what}: busbw {busbw.group(1)} GB/s, {busbw.group(2)}% of the link")
+    else:
+        ko(f"{what}: no busbw printed: {out.strip()[-300:]}")
+    m = re.search(r"^all-reduce, doorbell to last completion +(\d+) cycles", out, re.M)
+    row = next((r for r in rows if r[0].startswith(RING_ROW)), None)
+    if row is None or number(row[1]) is None:
+        ko(f"{CARD_DOC}: no figure in a row '{RING_ROW}...' under Four RTL cards in a ring")
+    elif not m:
+        ko(f"{what}: no cycles printed: {out.strip()[-300:]}")
+    else:
+        got, want = int(m.group(1)), number(row[1])
+        if got > want * (1 + MARGIN):
+            ko(f"WORSE: {RING_ROW}: {got} cycles, {CARD_DOC} says {row[1]} (at most "
+               f"{want * (1 + MARGIN):.0f} with the {MARGIN:.0%} margin)")
+        else:
+            ok(f"{RING_ROW}: {got} cycles, {CARD_DOC} says {row[1]}")
+
+
 def mlp(output):
     rows = {r[0]: r for r in table_rows(SCHED_DOC, "### Where a decision's cycles go")}
     header = ["1", "32", "1,024"]  # the table's columns after the shape: candidates
@@ -169,6 +208,8 @@ def main(argv):
         engines(argv[2:])
     elif len(argv) == 3 and argv[1] == "card":
         card(argv[2])
+    elif len(argv) == 3 and argv[1] == "ring":
+        ring(argv[2])
     elif len(argv) == 3 and argv[1] == "mlp":
         mlp(argv[2])
     else:
