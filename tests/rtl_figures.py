@@ -42,6 +42,7 @@ CARD_ARGS = ["--nops", "200", "--size", "1048576"]
 SCHED_DOC = "docs/sched-api.md"
 RING_ARGS = ["--ring", "4", "--size", "1048576"]
 RING_ROW = "bfp8 all-reduce, 1 MiB of fp32 a rank, 4 cards"
+RING_CYCLES = r"^all-reduce, doorbell to last completion +(\d+) cycles"
 # The card figures: the bench's line (a regex whose group 1 is the cycles) -> the start of
 # the first cell of its row in CARD_DOC's table. Fewer cycles are better.
 CARD_FIGURES = [
@@ -123,6 +124,26 @@ def engines(outputs):
         ko(f"{ENGINES_DOC}'s row '{name}': no testbench printed that case")
 
 
+def hold(rows, figures, out, section):
+    """Each (pattern, label) of figures: the cycles the bench printed (group 1 of pattern) no
+    more than the figure of the row of rows starting with label, plus MARGIN."""
+    for pattern, label in figures:
+        row = next((r for r in rows if r[0].startswith(label)), None)
+        m = re.search(pattern, out, re.M)
+        if row is None or number(row[1]) is None:
+            ko(f"{CARD_DOC}: no figure in a row '{label}...' of {section}")
+        elif not m:
+            ko(f"{label}: the bench printed no line /{pattern}/: {out.strip()[-300:]}")
+        else:
+            got, want = int(m.group(1)), number(row[1])
+            limit = want * (1 + MARGIN)
+            if got > limit:
+                ko(f"WORSE: {label}: {got} cycles, {CARD_DOC} ({section}) says {row[1]} "
+                   f"(at most {limit:.0f} with the {MARGIN:.0%} margin)")
+            else:
+                ok(f"{label}: {got} cycles, {CARD_DOC} says {row[1]}")
+
+
 def card(bench):
     rows = table_rows(CARD_DOC, "## What is measured")
     run = subprocess.run([bench] + CARD_ARGS, capture_output=True, text=True, timeout=600)
@@ -130,21 +151,7 @@ def card(bench):
     if run.returncode != 0:
         ko(f"{bench} {' '.join(CARD_ARGS)}: exit {run.returncode}: {out.strip()[-300:]}")
         return
-    for pattern, label in CARD_FIGURES:
-        row = next((r for r in rows if r[0].startswith(label)), None)
-        m = re.search(pattern, out, re.M)
-        if row is None or number(row[1]) is None:
-            ko(f"{CARD_DOC}: no figure in a row '{label}...' of What is measured")
-        elif not m:
-            ko(f"{label}: the bench printed no line /{pattern}/: {out.strip()[-300:]}")
-        else:
-            got, want = int(m.group(1)), number(row[1])
-            limit = want * (1 + MARGIN)
-            if got > limit:
-                ko(f"WORSE: {label}: {got} cycles, {CARD_DOC} (What is measured) says {row[1]} "
-                   f"(at most {limit:.0f} with the {MARGIN:.0%} margin)")
-            else:
-                ok(f"{label}: {got} cycles, {CARD_DOC} says {row[1]}")
+    hold(rows, CARD_FIGURES, out, "What is measured")
 
 
 def ring(bench):
@@ -164,19 +171,7 @@ def ring(bench):
         ok(f"{what}: busbw {busbw.group(1)} GB/s, {busbw.group(2)}% of the link")
     else:
         ko(f"{what}: no busbw printed: {out.strip()[-300:]}")
-    m = re.search(r"^all-reduce, doorbell to last completion +(\d+) cycles", out, re.M)
-    row = next((r for r in rows if r[0].startswith(RING_ROW)), None)
-    if row is None or number(row[1]) is None:
-        ko(f"{CARD_DOC}: no figure in a row '{RING_ROW}...' under Four RTL cards in a ring")
-    elif not m:
-        ko(f"{what}: no cycles printed: {out.strip()[-300:]}")
-    else:
-        got, want = int(m.group(1)), number(row[1])
-        if got > want * (1 + MARGIN):
-            ko(f"WORSE: {RING_ROW}: {got} cycles, {CARD_DOC} says {row[1]} (at most "
-               f"{want * (1 + MARGIN):.0f} with the {MARGIN:.0%} margin)")
-        else:
-            ok(f"{RING_ROW}: {got} cycles, {CARD_DOC} says {row[1]}")
+    hold(rows, [(RING_CYCLES, RING_ROW)], out, "Four RTL cards in a ring")
 
 
 def mlp(output):
