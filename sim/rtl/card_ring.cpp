@@ -63,6 +63,7 @@ uint32_t CardRing::send(unsigned from, uint8_t *frame, uint32_t len, bool &nobod
 
 void CardRing::cycle()
 {
+	unsigned held = 0;
 	for (auto &cp : cards_) {
 		Card &c = *cp;
 		CardHarness &h = *c.harness;
@@ -100,9 +101,11 @@ void CardRing::cycle()
 		}
 		if (h.traffic().tx_offered)
 			(full ? c.counts.held_full : c.counts.held_rate)++;
+		held += h.traffic().tx_offered && full;
 		if (c.credit > kBeatBytes) // an idle link banks no more than a beat
 			c.credit = kBeatBytes;
 	}
+	held_all_ = held == cards_.size() ? held_all_ + 1 : 0;
 	now_++;
 }
 

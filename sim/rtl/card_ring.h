@@ -29,9 +29,12 @@ class CardRing
 {
       public:
 	struct Link {
-		unsigned latency = 250;             // cycles: 1 us of cable and switch
-		double gbps = 100.0;                // line rate, each way
-		uint64_t buffer_bytes = 256u << 10; // a sender's frames held in the switch
+		unsigned latency = 250; // cycles: 1 us of cable and switch
+		double gbps = 100.0;    // line rate, each way
+		// A sender's frames held in the switch: a port's share of a switch's buffer, and
+		// room for the 32 frames (1 MiB) each card sends at the first step of a 16 MiB
+		// bfp8 all-reduce before it receives any (its neighbour's port takes 16).
+		uint64_t buffer_bytes = 1u << 20;
 	};
 	// `cards` cards at network addresses first_addr, first_addr + 1, ..., each with
 	// `host_bytes` of host memory at DMA address `iova`.
@@ -81,6 +84,12 @@ class CardRing
 		return cards_[i]->counts;
 	}
 	void reset_counts();
+	// Every card's port has been held by a full switch for a million cycles on end: each
+	// waits for a neighbour that waits too, and nothing will move again.
+	bool deadlocked() const
+	{
+		return held_all_ >= 1000000;
+	}
 
       private:
 	struct Arriving {
@@ -103,6 +112,7 @@ class CardRing
 	uint16_t first_addr_;
 	double bytes_per_cycle_;
 	uint64_t now_ = 0;
+	uint64_t held_all_ = 0; // cycles on end in which every port was held by a full switch
 };
 
 } // namespace quire_rtl

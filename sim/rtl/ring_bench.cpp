@@ -61,6 +61,12 @@ bool run_all(CardRing &ring, std::vector<Host> &hosts, std::vector<quire_cmd> cm
 	for (unsigned left = n; left;) {
 		if (ring.now() - t0 > kCycleLimit)
 			return false;
+		if (ring.deadlocked()) {
+			std::fprintf(stderr,
+				     "quire-bench-rtl: every card's port has been held by a "
+				     "full switch for a million cycles: deadlocked\n");
+			return false;
+		}
 		ring.cycle();
 		for (unsigned i = 0; i < n; i++) {
 			if (done[i])
