@@ -29,7 +29,7 @@
 #define FW_COLL_X     0x04400000u /* input, fp32 or int32 */
 #define FW_COLL_R     0x04420000u /* residual (error feedback) */
 #define FW_COLL_L     0x04440000u /* this card's contribution, encoded */
-#define FW_COLL_TX    0x04480000u /* the frame being sent: header, then payload */
+#define FW_COLL_TX    0x0447ffe0u /* the frame being sent: header, then payload on a line */
 #define FW_COLL_Y     0x044a0000u /* result, fp32 */
 #define FW_COLL_T     0x044c0000u /* an int64 sum before it is narrowed */
 #define FW_MEM_NEEDED 0x04810000u /* 72.1 MiB of card memory */
@@ -54,6 +54,8 @@
 #define FW_PIPE_SETS            4u
 #define FW_PIPE_SET_BYTES       (8u * FW_PIPE_ELEMS) /* an int64 output: the widest */
 #define FW_PIPE_REDUCE_IN_BYTES 0x00800000u          /* 4 x 8 MiB: FW_REDUCE_IN */
+
+/* FW_COLL_TX's payload starts on a line because the engines stream only line-aligned buffers. */
 
 /* Elements per chunk: 2 Mi fp32 fill a staging buffer. */
 #define FW_CHUNK_ELEMS (FW_BUF_BYTES / 4u)

@@ -17,7 +17,10 @@
 //                     whose frames come back while the next goes out, and the cycles with a
 //                     beat each way at once
 //   simulation speed  card cycles clocked per second of wall time over the whole run
+// With --ring N, instead: a bfp8 all-reduce of --size bytes of fp32 on N cards in lockstep,
+// their ports on 100 Gb/s links of --link-latency cycles (ring_bench.h).
 // Usage: quire-bench-rtl [--fw ELF] [--nops N] [--size BYTES] [--net-elf ELF]
+//        quire-bench-rtl --ring N [--fw ELF] [--size BYTES] [--link-latency CYCLES]
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -30,6 +33,7 @@
 #include <unistd.h>
 
 #include "card_harness.h"
+#include "ring_bench.h"
 
 extern "C" {
 #include "sim/locate.h"
@@ -46,7 +50,7 @@ const uint64_t kIova = 0x200000000ull;
 const uint32_t kCmdRing = 0x0, kCplRing = 0x1000, kData = 0x10000;
 const uint32_t kRingLog2 = 4, kSlots = 1u << kRingLog2;
 // The RTL card's blocks sit at the emu's offsets (docs/rtl-card.md).
-const uint32_t kId = 0x000, kCmdq = 0x100, kCplq = 0x200, kEngines = 0x400;
+const uint32_t kCmdq = 0x100, kCplq = 0x200, kEngines = 0x400;
 const uint64_t kCycleLimit = 2000000000ull;
 
 struct Bench {
@@ -59,20 +63,8 @@ struct Bench {
 
 	bool start()
 	{
-		while (card.bar_read(kId + QUIRE_ID_FW_STATE) != QUIRE_FW_STATE_RUNNING) {
-			if (card.cycles() > 10000000)
-				return false;
-			card.run(100);
-		}
-		const uint32_t blocks[2] = {kCplq, kCmdq};
-		const uint64_t bases[2] = {kIova + kCplRing, kIova + kCmdRing};
-		for (int i = 0; i < 2; i++) {
-			card.bar_write(blocks[i] + QUIRE_Q_BASE_LO, uint32_t(bases[i]));
-			card.bar_write(blocks[i] + QUIRE_Q_BASE_HI, uint32_t(bases[i] >> 32));
-			card.bar_write(blocks[i] + QUIRE_Q_SIZE_LOG2, kRingLog2);
-			card.bar_write(blocks[i] + QUIRE_Q_CTRL, QUIRE_Q_CTRL_ENABLE);
-		}
-		return true;
+		return quire_rtl::start_host_queues(card, kIova + kCmdRing, kIova + kCplRing,
+						    kRingLog2);
 	}
 
 	// One descriptor, from the doorbell to its completion's phase word: the cycles, and
@@ -160,11 +152,28 @@ double per_mib(uint64_t cycles, uint64_t bytes)
 int main(int argc, char **argv)
 {
 	const char *fw = nullptr, *net_elf = nullptr;
-	int nops = 200;
+	int nops = 200, ring = 0;
 	uint64_t size = 1u << 20;
+	quire_rtl::CardRing::Link link;
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
-		if (a == "--fw" && i + 1 < argc) {
+		if (a == "--ring" && i + 1 < argc) {
+			ring = std::atoi(argv[++i]);
+			if (ring < 2 || ring > 8) {
+				std::fprintf(stderr, "quire-bench-rtl: --ring: 2 to 8 cards\n");
+				return 2;
+			}
+		} else if (a == "--link-latency" && i + 1 < argc) {
+			char *end = nullptr;
+			unsigned long v = std::strtoul(argv[++i], &end, 10);
+			if (*end || v < 1 || v > 1000000) {
+				std::fprintf(stderr,
+					     "quire-bench-rtl: --link-latency: 1 to 1000000 "
+					     "cycles\n");
+				return 2;
+			}
+			link.latency = unsigned(v);
+		} else if (a == "--fw" && i + 1 < argc) {
 			fw = argv[++i];
 		} else if (a == "--nops" && i + 1 < argc) {
 			nops = std::atoi(argv[++i]);
@@ -177,8 +186,13 @@ int main(int argc, char **argv)
 			    stderr,
 			    "usage: quire-bench-rtl [--fw ELF] [--nops N] [--size BYTES] "
 			    "[--net-elf ELF]\n"
+			    "       quire-bench-rtl --ring N [--fw ELF] [--size BYTES] "
+			    "[--link-latency CYCLES]\n"
 			    "  --size: fp32 bytes of the ENCODE tensor and bytes of the REDUCE "
-			    "input, a multiple of 256 from 256 to 16MiB\n");
+			    "input, a multiple of 256 from 256 to 16MiB\n"
+			    "  --ring N: a bfp8 all-reduce of --size bytes of fp32 on N cards "
+			    "(2 to 8), on\n"
+			    "    100 Gb/s links of --link-latency cycles (default 250: 1 us)\n");
 			return 2;
 		}
 	}
@@ -195,6 +209,8 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "quire-bench-rtl: %s\n", why);
 		return 1;
 	}
+	if (ring)
+		return quire_rtl::ring_allreduce_bench(elf, unsigned(ring), size, link);
 	// The network program beside the firmware (make install puts both in share/quire).
 	std::string net_beside(elf);
 	if (!net_elf) {

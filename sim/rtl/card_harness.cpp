@@ -105,6 +105,7 @@ bool CardHarness::host_port_take(const HostPins &pins)
 
 void CardHarness::host_port_record(const HostPins &pins, std::deque<HostRequest> &pending)
 {
+	(pins.we ? traffic_.host_written : traffic_.host_read) += 64;
 	HostRequest r;
 	r.due = cycles_ + link_latency_;
 	r.write = pins.we;
@@ -206,9 +207,11 @@ void CardHarness::net_rx_present()
 // The network port's transmit stream: a beat, and at the frame's end the send.
 void CardHarness::net_tx_take()
 {
-	if (!top_->net_tx_valid_o)
+	traffic_.tx_offered = top_->net_tx_valid_o;
+	if (!top_->net_tx_valid_o || !top_->net_tx_ready_i)
 		return;
 	tx_beat_ = true;
+	traffic_.tx_taken = top_->net_tx_bytes_o;
 	if (tx_beats_++ == 0)
 		tx_first_ = cycles_;
 	for (unsigned i = 0; i < top_->net_tx_bytes_o; i++)
@@ -234,6 +237,7 @@ void CardHarness::cycle()
 {
 	net_rx_present();
 	tx_beat_ = false;
+	traffic_.tx_taken = 0;
 	top_->clk_i = 0;
 	top_->eval();
 	net_tx_take();
@@ -279,6 +283,11 @@ void CardHarness::attach_net(uint16_t addr, NetSend send)
 	top_->net_link_i = 1;
 }
 
+void CardHarness::set_net_tx_ready(bool ready)
+{
+	top_->net_tx_ready_i = ready;
+}
+
 bool CardHarness::net_feed(std::vector<uint8_t> &frame)
 {
 	if (net_feeding())
@@ -294,6 +303,17 @@ bool CardHarness::boot(const char *elf_path, std::string &error)
 	ElfImage elf;
 	if (!read_elf(elf_path, elf, error))
 		return false;
+	// Only a segment's file bytes are loaded, at its load address: the rest of its memory
+	// (.bss, the stack) is in DMEM, where crt0 clears it; its load address follows the
+	// image in IMEM and may lie past IMEM's end.
+	for (size_t i = 0; i < elf.segments.size();) {
+		ElfSegment &seg = elf.segments[i];
+		seg.memsz = uint32_t(seg.bytes.size());
+		if (seg.memsz == 0)
+			elf.segments.erase(elf.segments.begin() + long(i));
+		else
+			i++;
+	}
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (const ElfSegment &seg : elf.segments) {
 		lo = std::min<uint64_t>(lo, seg.paddr & ~3u);

@@ -105,6 +105,20 @@ class CardHarness
 	{
 		return pace_;
 	}
+	// A link that paces the transmit stream (card_ring.h): whether the port may hand over a
+	// beat in the next cycles (by default always); what the last cycle did (a beat offered,
+	// the bytes of the beat taken, 0: none); and the bytes of the 64-byte lines the host
+	// link has taken so far each way.
+	void set_net_tx_ready(bool ready);
+	struct Traffic {
+		bool tx_offered = false;
+		unsigned tx_taken = 0;
+		uint64_t host_read = 0, host_written = 0;
+	};
+	const Traffic &traffic() const
+	{
+		return traffic_;
+	}
 
 	uint8_t *host()
 	{
@@ -185,6 +199,7 @@ class CardHarness
 	uint64_t tx_first_ = 0, rx_first_ = 0; // the cycle of the frame's first beat
 	uint64_t tx_beats_ = 0, rx_beats_ = 0; // the frame's beats so far
 	NetPace pace_;
+	Traffic traffic_;
 };
 
 } // namespace quire_rtl
