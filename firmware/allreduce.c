@@ -195,10 +195,12 @@ static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, int 
 	int st = local(p, off, len, FW_COLL_L);
 	if (st)
 		return st;
-	if (narrow) /* two contributions side by side in card memory: L, then in */
+	/* Two contributions in card memory, in then L above it (an integer sum, or one fp32
+	 * addition: the same in either order); their span holds no other buffer (layout.h). */
+	if (narrow)
 		return reduce_w(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, 2,
-				(in - FW_COLL_L) / quire_format_elem_bytes(p->val), len, FW_COLL_L,
-				NONE, out);
+				(FW_COLL_L - in) / quire_format_elem_bytes(p->val), len, in, NONE,
+				out);
 	return reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, in, out);
 }
 

@@ -3,8 +3,9 @@
  * The emu's network port (sim/emu/netport.c) driven through its registers, two ports on
  * one simulated network in a temporary directory, each with card memory of its own: the
  * transmit ring's checks (a ring outside card memory, a frame too long or outside card
- * memory: STATUS, nothing sent), frames through rings of 4 wrapping around, a receive
- * buffer outside card memory or off a line given back at once with QUIRE_ERR_RANGE, a
+ * memory: STATUS, nothing sent), frames through rings of 4 wrapping around (into buffers
+ * on a line and half a line in), a receive buffer outside card memory or neither on a
+ * line nor half a line in given back at once with QUIRE_ERR_RANGE, a
  * full receive ring holding the frame back until a buffer is posted (then whole), and a
  * frame cut to a short buffer (SIZE, TRUNC). Frames that fail the CRC or length check never
  * reach the emu's port (its link sends them again); tests/rtl/card_net.c checks the RTL
@@ -189,9 +190,10 @@ static void test_rings_wrap(void **state)
 {
 	struct net *n = *state;
 	struct port *a = &n->a, *b = &n->b;
-	/* Receive buffers outside card memory or off a line: given back at once. */
+	/* Receive buffers outside card memory or neither on a line nor half a line in: given
+	 * back at once. */
 	post(b, MEM_BYTES - 64, 128);
-	post(b, BUF(0) + 32, BUF_BYTES);
+	post(b, BUF(0) + 16, BUF_BYTES);
 	assert_int_equal(reg(b, QUIRE_NET_RX_CONS), 2);
 	assert_int_equal(quire_ld32(b->mem + rx_desc(0) + QUIRE_NET_DESC_STATUS),
 			 DONE(QUIRE_ERR_RANGE));
@@ -200,10 +202,11 @@ static void test_rings_wrap(void **state)
 	for (uint32_t i = 0; i < 10; i++) { /* 10 frames through rings of 4 */
 		uint32_t len = 100 + 40 * i;
 		build(a, 2, len, len, (uint8_t)(20 + i));
-		post(b, BUF(i % 3), BUF_BYTES);
+		uint32_t bb = BUF(i % 3) + 32 * (i % 2); /* every other one half a line in */
+		post(b, bb, BUF_BYTES);
 		assert_int_equal(send(a, FRAME_AT, QUIRE_FRAME_HDR_BYTES + len), DONE(QUIRE_OK));
 		assert_true(reaches(b, QUIRE_NET_RX_CONS, 3 + i));
-		received(b, 2 + i, BUF(i % 3), len, (uint8_t)(20 + i));
+		received(b, 2 + i, bb, len, (uint8_t)(20 + i));
 	}
 	assert_int_equal(reg(a, QUIRE_NET_TX_CONS), 10);
 	assert_int_equal(reg(b, QUIRE_NET_RX_PROD), 12);

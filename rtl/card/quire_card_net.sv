@@ -14,12 +14,15 @@
 //     answer (sent, peer busy, no such port) is written into the descriptor's STATUS
 //     and TX_CONS moves on.
 //   receive (port G): the buffer of the descriptor at RX_CONS is read ahead (a buffer
-//     outside card memory, or not on a line, is given back at once with
-//     QUIRE_ERR_RANGE); a frame streams into it a beat a line a cycle (bytes past the
-//     buffer's end are not written), its CRC and length checked on its last beat. A
-//     frame that passes completes the descriptor (LEN, STATUS written, RX_CONS moves
-//     on, the core woken); one that fails is counted and its buffer takes the next
-//     frame. With no buffer in hand the port takes no frame (rx_ready_o low: the
+//     outside card memory, or neither on a line nor half a line in, is given back at
+//     once with QUIRE_ERR_RANGE); a frame streams into it a beat a line a cycle (bytes
+//     past the buffer's end are not written), its CRC and length checked on its last
+//     beat. Into a buffer half a line in (where a frame's payload, after its 32-byte
+//     header, starts on a line, as the engines stream it) each cycle writes a line of
+//     the beat's first half and the last beat's second half, and a frame that passes
+//     takes one cycle more for its last half line. A frame that passes completes the
+//     descriptor (LEN, STATUS written, RX_CONS moves on, the core woken); one that fails
+//     is counted and its buffer takes the next frame. With no buffer in hand the port takes no frame (rx_ready_o low: the
 //     network pushes back on the senders); a frame that takes the last buffer posted is
 //     counted (RX_NOBUF).
 // The counters of the NETPORT BAR record leave as outputs; link and address come from
@@ -385,6 +388,11 @@ module quire_card_net
   // its CRC, and the header's length and crc32 fields.
   logic        rx_busy_q, wb_frame_q;
   logic [31:0] rx_len_q, rx_crc_q, rx_line_q, rx_hdr_len_q, rx_hdr_crc_q;
+  // A buffer half a line in: the last beat's second half, written with the next beat's
+  // first half (its bytes to keep), or alone after the frame's last beat (flush_q).
+  logic         flush_q;
+  logic [255:0] half_q;
+  logic [31:0]  half_be_q;
 
   logic rx_take, rx_fetch, rx_log2_wr;
   assign rx_ready_o = rx_busy_q || rb_valid_q;
@@ -403,9 +411,13 @@ module quire_card_net
   // This beat's bytes that fit in the buffer (its byte offset in the frame: the bytes so far).
   logic [31:0] beat_at, beat_room;
   logic [6:0]  beat_keep;
+  logic [63:0] beat_be;
+  logic        half;  // the buffer is half a line in
   assign beat_at   = rx_busy_q ? rx_len_q : 32'd0;
   assign beat_room = beat_at < rb_size_q ? rb_size_q - beat_at : 32'd0;
   assign beat_keep = beat_room < 32'(rx_bytes_i) ? beat_room[6:0] : rx_bytes_i;
+  assign beat_be   = beat_keep[6] ? ~64'd0 : (64'd1 << beat_keep[5:0]) - 64'd1;
+  assign half      = rb_card_q[5];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : receive
     if (!rst_ni) begin
@@ -429,6 +441,9 @@ module quire_card_net
       rx_line_q    <= 32'd0;
       rx_hdr_len_q <= 32'd0;
       rx_hdr_crc_q <= 32'd0;
+      flush_q      <= 1'b0;
+      half_q       <= 256'd0;
+      half_be_q    <= 32'd0;
       rx_event_o   <= 1'b0;
       rx_frames_o  <= 32'd0;
       rx_errors_o  <= 32'd0;
@@ -448,7 +463,7 @@ module quire_card_net
       if (rb_fetch_q) begin
         rb_card_q <= rd_card;
         rb_size_q <= rd_size;
-        if (rd_card[5:0] != 6'd0 || 64'(rd_card) > MemBytes ||
+        if (rd_card[4:0] != 5'd0 || 64'(rd_card) > MemBytes ||
             64'(rd_size) > MemBytes - 64'(rd_card)) begin
           wb_q        <= 1'b1;
           wb_frame_q  <= 1'b0;
@@ -463,12 +478,14 @@ module quire_card_net
           rb_valid_q <= 1'b1;
         end
       end
-      // A completion written (rmem_port): the descriptor is the firmware's again. A frame
-      // that took the last buffer posted leaves the port taking no frames: counted.
-      if (wb_q) begin
+      // A completion written (rmem_port, after a last half line): the descriptor is the
+      // firmware's again. A frame that took the last buffer posted leaves the port taking
+      // no frames: counted.
+      flush_q <= 1'b0;
+      if (wb_q && !flush_q) begin
         wb_q       <= 1'b0;
         rx_cons_q  <= rx_cons_q + 32'd1;
-        if (!wb_frame_q) rx_event_o <= 1'b1;
+        if (!wb_frame_q || half) rx_event_o <= 1'b1;
         if (wb_frame_q && rx_cons_q + 32'd1 == rx_prod_q) rx_nobuf_q <= rx_nobuf_q + 32'd1;
       end
       if (rx_take) begin
@@ -483,6 +500,8 @@ module quire_card_net
         rx_len_q  <= len;
         rx_line_q <= (rx_busy_q ? rx_line_q : 32'd0) + 32'd1;
         rx_busy_q <= !rx_last_i;
+        half_q    <= rx_data_i[256 +: 256];
+        half_be_q <= beat_be[63:32];
         if (!rx_busy_q) begin
           rx_hdr_len_q <= rx_data_i[8 * FRAME_OFF_LEN +: 32];
           rx_hdr_crc_q <= rx_data_i[8 * FRAME_OFF_CRC +: 32];
@@ -496,7 +515,10 @@ module quire_card_net
             rx_errors_o <= rx_errors_o + 32'd1;  // dropped: the buffer takes the next frame
           end else begin
             rx_frames_o <= rx_frames_o + 32'd1;
-            rx_event_o  <= 1'b1;  // in the completion's cycle: the core wakes to it written
+            // In the completion's cycle (a cycle later after a last half line): the core
+            // wakes to it written.
+            if (!half) rx_event_o <= 1'b1;
+            flush_q     <= half && beat_be[32];
             rb_valid_q  <= 1'b0;
             wb_q        <= 1'b1;
             wb_frame_q  <= 1'b1;
@@ -514,12 +536,14 @@ module quire_card_net
         rx_cons_q  <= 32'd0;
         rb_valid_q <= 1'b0;
         wb_q       <= 1'b0;
+        flush_q    <= 1'b0;
       end
     end
   end
 
-  // Port F: a descriptor's line read, a beat's bytes that fit written at its line of the
-  // buffer, or a completion's LEN and STATUS written back.
+  // Port G: a descriptor's line read, a beat's bytes that fit written at its line of the
+  // buffer (half a line in: with the last beat's second half), a last half line, or a
+  // completion's LEN and STATUS written back.
   logic [5:0] rb_off;
   assign rb_off = rb_addr_q[5:0];
   always_comb begin : rmem_port
@@ -529,10 +553,21 @@ module quire_card_net
     rmem_line_o  = LineBits'(desc_addr(rx_base_q, rx_log2_q[3:0], rx_cons_q) >> 6);
     rmem_wdata_o = rx_data_i;
     if (rx_take) begin
-      rmem_req_o  = beat_keep != 7'd0;
       rmem_we_o   = 1'b1;
       rmem_line_o = LineBits'((rb_card_q >> 6) + (rx_busy_q ? rx_line_q : 32'd0));
-      rmem_be_o   = beat_keep[6] ? ~64'd0 : (64'd1 << beat_keep[5:0]) - 64'd1;
+      if (half) begin
+        rmem_be_o    = {beat_be[31:0], rx_busy_q ? half_be_q : 32'd0};
+        rmem_wdata_o = {rx_data_i[0 +: 256], half_q};
+      end else begin
+        rmem_be_o = beat_be;
+      end
+      rmem_req_o = rmem_be_o != 64'd0;
+    end else if (flush_q) begin
+      rmem_req_o   = 1'b1;
+      rmem_we_o    = 1'b1;
+      rmem_line_o  = LineBits'((rb_card_q >> 6) + rx_line_q);
+      rmem_be_o    = {32'd0, half_be_q};
+      rmem_wdata_o = {256'd0, half_q};
     end else if (wb_q) begin
       rmem_req_o   = 1'b1;
       rmem_we_o    = 1'b1;

@@ -99,7 +99,8 @@ static int rx_room(void *ctx)
 }
 
 /* The posted buffers at RX_CONS that no frame can go into, given back (lock held): outside
- * card memory or off a line (QUIRE_ERR_RANGE), shorter than a header (QUIRE_ERR_SIZE).
+ * card memory or neither on a line nor half a line in (QUIRE_ERR_RANGE: 32-byte aligned,
+ * where a frame's payload starts on a line), shorter than a header (QUIRE_ERR_SIZE).
  * Returns whether any was. */
 static int rx_refuse_bad(struct quire_netport *p)
 {
@@ -108,7 +109,7 @@ static int rx_refuse_bad(struct quire_netport *p)
 		uint8_t *d = desc(p, &p->rx, p->rx.cons);
 		uint32_t card = quire_ld32(d + QUIRE_NET_DESC_CARD);
 		uint32_t size = quire_ld32(d + QUIRE_NET_DESC_LEN);
-		if ((card & 63u) || card > p->mem_bytes || size > p->mem_bytes - card)
+		if ((card & 31u) || card > p->mem_bytes || size > p->mem_bytes - card)
 			complete(d, size, QUIRE_ERR_RANGE, 0);
 		else if (size < QUIRE_FRAME_HDR_BYTES)
 			complete(d, size, QUIRE_ERR_SIZE, 0);

@@ -7,8 +7,10 @@
  * harness answers QUIRE_ERR_BUSY for destination 0xbeef, "no such port" for 0xdead,
  * flips a bit of the payload for 0xc0de and drops the last byte for 0x00b1. Checked:
  * a ring outside card memory refused (its STATE), transmit descriptors' length and
- * range checks (STATUS, nothing sent), a receive buffer outside card memory or off a
- * line given back at once with QUIRE_ERR_RANGE, a frame received whole (the source
+ * range checks (STATUS, nothing sent), a receive buffer outside card memory or neither on
+ * a line nor half a line in given back at once with QUIRE_ERR_RANGE, a frame received
+ * whole into a buffer on a line and into one half a line in (its last half line written
+ * after its last beat, nothing around the frame touched), a frame received whole (the source
  * stamped, the CRC the port computed, checked here against a CRC-32 in software), both
  * rings wrapping around, a full receive ring holding the frame back until a buffer is
  * posted (RX_NOBUF counting the frames that took the last buffer), a corrupted and a short frame
@@ -212,10 +214,10 @@ int main(void)
 	check(send(mem + 4, QUIRE_FRAME_HDR_BYTES) == DONE(QUIRE_ERR_RANGE));
 	check(counter(QUIRE_NET_TX_FRAMES) == 0 && net(QUIRE_NET_RX_CONS) == 0);
 
-	/* Receive buffers outside card memory, off a line, or shorter than a header: given
-	 * back at once, nothing written, no frame taken. */
+	/* Receive buffers outside card memory, neither on a line nor half a line in, or shorter
+	 * than a header: given back at once, nothing written, no frame taken. */
 	post(mem - 64, 128);
-	post(0x40020, BUF_BYTES);
+	post(0x40010, BUF_BYTES);
 	post(0x40000, QUIRE_FRAME_HDR_BYTES - 1);
 	check(reaches(QUIRE_NET_RX_CONS, 3));
 	check(word(rx_desc(0) + QUIRE_NET_DESC_STATUS) == DONE(QUIRE_ERR_RANGE));
@@ -233,13 +235,21 @@ int main(void)
 	check(word(BUF(0) + QUIRE_FRAME_OFF_CRC) == frame_crc(a, QUIRE_FRAME_HDR_BYTES + la));
 	check(net(QUIRE_NET_RX_NOBUF) == 1); /* A took the only buffer posted */
 
-	/* Both rings wrap around: 10 frames through rings of 4, each buffer posted again. */
+	/* Both rings wrap around: 10 frames through rings of 4, each buffer posted again, every
+	 * other one half a line in (the frame's payload on a line; its last beat's second half,
+	 * written after it or not at all: 40, 56, 8, 24 and 40 bytes); the bytes just before
+	 * the buffer and just after the frame untouched. */
 	for (uint32_t i = 0; i < 10; i++) {
-		build(0x3000, SELF, 64 + 8 * i, 20 + i);
-		post(BUF(1 + i % 2), BUF_BYTES);
-		check(send(0x3000, QUIRE_FRAME_HDR_BYTES + 64 + 8 * i) == DONE(QUIRE_OK));
+		uint32_t bb = BUF(1 + i % 2) + 32 * (i % 2), len = 64 + 8 * i;
+		set_byte(bb - 1, 0x5a);
+		set_byte(bb + QUIRE_FRAME_HDR_BYTES + len, 0xa5);
+		build(0x3000, SELF, len, 20 + i);
+		post(bb, BUF_BYTES);
+		check(send(0x3000, QUIRE_FRAME_HDR_BYTES + len) == DONE(QUIRE_OK));
 		check(reaches(QUIRE_NET_RX_CONS, 5 + i));
-		check(received(4 + i, BUF(1 + i % 2), 64 + 8 * i, 20 + i));
+		check(received(4 + i, bb, len, 20 + i));
+		check(card_byte(bb - 1) == 0x5a &&
+		      card_byte(bb + QUIRE_FRAME_HDR_BYTES + len) == 0xa5);
 	}
 	check(net(QUIRE_NET_TX_CONS) == 16 && net(QUIRE_NET_RX_PROD) == 14);
 
@@ -277,18 +287,18 @@ int main(void)
 	check(send(0x7000, QUIRE_FRAME_HDR_BYTES + 100) == DONE(QUIRE_OK));
 	check(reaches(QUIRE_NET_RX_CONS, 16) && received(15, BUF(4), 100, 8));
 
-	/* A frame longer than its buffer: the buffer's bytes written, nothing past it; SIZE,
-	 * TRUNC, and the frame's length. */
-	set_byte(BUF(5) + 128, 0x5a);
-	post(BUF(5), 128);
+	/* A frame longer than its buffer (half a line in): the buffer's bytes written, nothing
+	 * past it; SIZE, TRUNC, and the frame's length. */
+	set_byte(BUF(5) + 32 + 128, 0x5a);
+	post(BUF(5) + 32, 128);
 	build(0x7000, SELF, 200, 9);
 	check(send(0x7000, QUIRE_FRAME_HDR_BYTES + 200) == DONE(QUIRE_OK));
 	check(reaches(QUIRE_NET_RX_CONS, 17));
 	check(word(rx_desc(16) + QUIRE_NET_DESC_STATUS) ==
 	      (DONE(QUIRE_ERR_SIZE) | (uint32_t)QUIRE_NET_DESC_F_TRUNC << 16));
 	check(word(rx_desc(16) + QUIRE_NET_DESC_LEN) == QUIRE_FRAME_HDR_BYTES + 200);
-	check(payload_at(BUF(5) + QUIRE_FRAME_HDR_BYTES, 128 - QUIRE_FRAME_HDR_BYTES, 9) &&
-	      card_byte(BUF(5) + 128) == 0x5a);
+	check(payload_at(BUF(5) + 32 + QUIRE_FRAME_HDR_BYTES, 128 - QUIRE_FRAME_HDR_BYTES, 9) &&
+	      card_byte(BUF(5) + 32 + 128) == 0x5a);
 	check(counter(QUIRE_NET_RX_FRAMES) == 14 && counter(QUIRE_NET_RX_ERRORS) == 2);
 
 	/* The largest frame, at the end of card memory. */
