@@ -388,7 +388,10 @@ bool CardHarness::idle() const
 	return r->quire_card_top__DOT__core_wfi && !r->quire_card_top__DOT__event_q &&
 	       !r->quire_card_top__DOT__host_event && !top_->host_req_o && host_pending_.empty() &&
 	       !top_->host1_req_o && host1_pending_.empty() && !net_feeding() &&
-	       !r->quire_card_top__DOT__net_event && !top_->net_tx_valid_o;
+	       !r->quire_card_top__DOT__net_event && !top_->net_tx_valid_o &&
+	       // a received frame's last half line or completion still to be written
+	       !r->quire_card_top__DOT__u_net__DOT__flush_q &&
+	       !r->quire_card_top__DOT__u_net__DOT__wb_q;
 }
 
 uint64_t CardHarness::wake_at() const
