@@ -90,9 +90,9 @@ fi
 
 # libquire's single-card tests, unchanged but for the card they open (QUIRE_TEST_CARD): what
 # needs an engine the card lacks says it is skipped. The RTL card runs some thousand times
-# slower than its 250 MHz: its heartbeat, which moves at each data transfer, may stand still
-# for seconds of wall time on a loaded machine, so the contexts' timeout is a minute.
-QUIRE_TIMEOUT_MS=60000 QUIRE_TEST_CARD="sim:$T/card.sock" timeout 300 "$B/tests/test_api" \
+# slower than its 250 MHz; the contexts' default timeout holds all the same, since libquire
+# measures a card's standstill by the card's own clock (docs/failures.md).
+QUIRE_TEST_CARD="sim:$T/card.sock" timeout 300 "$B/tests/test_api" \
 	>"$T/api" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -q "^\[  PASSED  \] [0-9]* test" "$T/api" && ! grep -q "FAILED" "$T/api"; then
@@ -104,7 +104,7 @@ fi
 
 # The scheduler's API (tests/test_sched_api.c): the golden models' scores and choices bit
 # for bit on the RTL card too, its errors, a model loaded again after another.
-QUIRE_TIMEOUT_MS=60000 QUIRE_TEST_CARD="sim:$T/card.sock" timeout 300 "$B/tests/test_sched_api" \
+QUIRE_TEST_CARD="sim:$T/card.sock" timeout 300 "$B/tests/test_sched_api" \
 	>"$T/sapi" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -q "l2_wide_c1024 on sim:$T/card.sock: 1024 candidates" "$T/sapi" &&
@@ -120,7 +120,7 @@ if "${PYTHON:-python3}" -c "import random, sys; sys.path.insert(0, sys.argv[1]);
 W = [17, 64, 32, 1]; open(sys.argv[2], 'wb').write(r.image(W, r.random_model(random.Random(3), W)))" \
 	"$R/ref" "$T/place.qmlp"; then
 	for b in cpu "sim:$T/card.sock"; do
-		QUIRE_TIMEOUT_MS=60000 timeout 120 "$Q" sched place --model-file "$T/place.qmlp" \
+		timeout 120 "$Q" sched place --model-file "$T/place.qmlp" \
 			--backend "$b" --verbose <"$R/fuzz/corpus-place/place.csv" 2>&1 |
 			grep -v '^#' >"$T/place.$(echo "$b" | cut -c1-3)"
 	done
