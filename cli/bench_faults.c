@@ -93,6 +93,8 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
+static void describe(const struct faults_op *op, char *s, size_t len);
+
 static uint64_t mix(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ull;
@@ -393,6 +395,10 @@ static void run_trial(struct campaign *c, long k, const struct trial *t, struct 
 		arm.frames = 1;
 	int armed = t->fault != FAULT_NONE && !wire_send(c, &arm);
 	struct faults_cmd cmd = {.type = CMD_OP, .op = t->op};
+	/* The planted flip goes to the first collective from the one asked for on whose result
+	 * rank 1 has bytes for sure. */
+	if (k == c->plant_op && (t->op.coll == COLL_BARRIER || t->op.coll == COLL_REDUCE_SCATTER))
+		c->plant_op++;
 	double t0 = bench_now(), thaw_at = 0;
 	res->t_ref = t0;
 	for (int i = 0; i < FAULTS_CARDS; i++) {
@@ -499,22 +505,6 @@ static enum outcome classify(const struct campaign *c, const struct result *res,
 	if (!error)
 		return OUT_EXACT;
 	return exact ? OUT_MIXED : OUT_ERROR_ALL;
-}
-
-static void describe(const struct faults_op *op, char *s, size_t len)
-{
-	static const char *const fmt_name[] = {"?",     "fp32", "fp16",  "bfp8",
-					       "bfp16", "int8", "int16", "int32"};
-	if (op->coll == COLL_ALLREDUCE || op->coll == COLL_REDUCE_SCATTER)
-		snprintf(s, len, "%s %s %s of %u", coll_name[op->coll],
-			 fmt_name[op->format < 8 ? op->format : 0], op->mean ? "mean" : "sum",
-			 op->count);
-	else if (op->coll == COLL_BROADCAST)
-		snprintf(s, len, "broadcast of %u bytes from rank %u", op->count, op->root);
-	else if (op->coll == COLL_ALLGATHER)
-		snprintf(s, len, "allgather of %u bytes", op->count);
-	else
-		snprintf(s, len, "barrier");
 }
 
 static void report_failure(struct campaign *c, long k, const struct trial *t,
@@ -825,6 +815,9 @@ int bench_faults(int argc, char **argv)
 			c->worst_error[row] = last;
 		if (o == OUT_WRONG || o == OUT_HANG || (c->verbose && o != OUT_EXACT))
 			report_failure(c, k, &t, &res, o);
+		else if (c->verbose && t.fault != FAULT_NONE)
+			printf("  exact at collective %ld, fault %s (card %d)%s\n", k,
+			       faults_kind_name[t.fault], t.target, res.applied ? "" : ", missed");
 		int broken = o != OUT_EXACT ||
 			     (is_process_fault(t.fault) && res.injected && t.fault != FAULT_THAW);
 		if (broken && recover(c, &t, &res))
@@ -849,4 +842,20 @@ int bench_faults(int argc, char **argv)
 	printf("%ld wrong or hung, %d left behind: %s\n", bad, left,
 	       !rc && !bad && !left ? "pass" : "FAIL");
 	return rc ? rc : bad || left ? CLI_EXIT_FAIL : 0;
+}
+
+static void describe(const struct faults_op *op, char *s, size_t len)
+{
+	static const char *const fmt_name[] = {"?",     "fp32", "fp16",  "bfp8",
+					       "bfp16", "int8", "int16", "int32"};
+	if (op->coll == COLL_ALLREDUCE || op->coll == COLL_REDUCE_SCATTER)
+		snprintf(s, len, "%s %s %s of %u", coll_name[op->coll],
+			 fmt_name[op->format < 8 ? op->format : 0], op->mean ? "mean" : "sum",
+			 op->count);
+	else if (op->coll == COLL_BROADCAST)
+		snprintf(s, len, "broadcast of %u bytes from rank %u", op->count, op->root);
+	else if (op->coll == COLL_ALLGATHER)
+		snprintf(s, len, "allgather of %u bytes", op->count);
+	else
+		snprintf(s, len, "barrier");
 }
