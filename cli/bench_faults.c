@@ -134,6 +134,22 @@ static void end_process(pid_t *pid, int sig, double grace)
 	*pid = 0;
 }
 
+/* A child of the campaign, which dies with it: 0 in the child, its pid in the campaign, -1
+ * (said) when fork fails. */
+static pid_t fork_child(void)
+{
+	fflush(NULL);
+	pid_t parent = getpid(), pid = fork();
+	if (pid < 0)
+		cli_fail("bench faults: fork: %s", strerror(errno));
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+	}
+	return pid;
+}
+
 static int start_card(struct campaign *c, int i)
 {
 	char sock[QUIRE_SIM_DIR_MAX + 32], net[QUIRE_SIM_DIR_MAX + 16], addr[8];
@@ -141,14 +157,10 @@ static int start_card(struct campaign *c, int i)
 	snprintf(net, sizeof(net), "%s/n%d", c->net, i);
 	snprintf(addr, sizeof(addr), "%d", i);
 	unlink(sock); /* a killed card's */
-	fflush(NULL);
-	pid_t parent = getpid(), pid = fork();
+	pid_t pid = fork_child();
 	if (pid < 0)
-		return cli_fail("bench faults: fork: %s", strerror(errno));
+		return CLI_EXIT_FAIL;
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
 		const char *argv[] = {c->sim, "--socket", sock,      "--net",  net, "--addr",
 				      addr,   "--quiet",  "--model", c->model, NULL};
 		execv(c->sim, (char *const *)argv);
@@ -177,14 +189,10 @@ static int start_rank(struct campaign *c, int i)
 		return cli_fail("bench faults: socketpair: %s", strerror(errno));
 	char sock[QUIRE_SIM_DIR_MAX + 32];
 	snprintf(sock, sizeof(sock), "%s/card-%d.sock", c->dir, i);
-	fflush(NULL);
-	pid_t parent = getpid(), pid = fork();
+	pid_t pid = fork_child();
 	if (pid < 0)
-		return cli_fail("bench faults: fork: %s", strerror(errno));
+		return CLI_EXIT_FAIL;
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
 		signal(SIGINT, SIG_IGN); /* the campaign ends its ranks itself */
 		signal(SIGTERM, SIG_DFL);
 		close(sv[0]);
@@ -209,14 +217,10 @@ static int start_wire(struct campaign *c)
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		return cli_fail("bench faults: socketpair: %s", strerror(errno));
-	fflush(NULL);
-	pid_t parent = getpid(), pid = fork();
+	pid_t pid = fork_child();
 	if (pid < 0)
-		return cli_fail("bench faults: fork: %s", strerror(errno));
+		return CLI_EXIT_FAIL;
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
 		signal(SIGINT, SIG_IGN);
 		close(sv[0]);
 		_exit(faults_wire_run(c->net, FAULTS_CARDS, sv[1]));
@@ -567,11 +571,16 @@ static int parse_faults(struct campaign *c, const char *list)
 static int parse_args(struct campaign *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"ops", required_argument, 0, 'n'},       {"seed", required_argument, 0, 's'},
-	    {"timeout", required_argument, 0, 't'},   {"model", required_argument, 0, 'm'},
-	    {"max-count", required_argument, 0, 'c'}, {"fault-rate", required_argument, 0, 'r'},
-	    {"faults", required_argument, 0, 'f'},    {"help", no_argument, 0, 'h'},
-	    {"verbose", no_argument, 0, 'v'},         {0, 0, 0, 0}};
+	    {"ops", required_argument, 0, 'n'},        /* collectives */
+	    {"seed", required_argument, 0, 's'},       /* what is drawn */
+	    {"timeout", required_argument, 0, 't'},    /* contexts' and communicators' */
+	    {"model", required_argument, 0, 'm'},      /* emu or rtl cards */
+	    {"max-count", required_argument, 0, 'c'},  /* the largest all-reduce */
+	    {"fault-rate", required_argument, 0, 'r'}, /* collectives with a fault */
+	    {"faults", required_argument, 0, 'f'},     /* which */
+	    {"verbose", no_argument, 0, 'v'},          /* every collective with a fault */
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0}};
 	long v;
 	int opt, timeout_set = 0, count_set = 0;
 	char *end;
