@@ -690,6 +690,37 @@ static void print_matrix(const struct campaign *c, double wall)
 	       (unsigned long long)c->seed, c->ops, c->model, c->timeout_ms, wall);
 }
 
+/* Kills, one by one, the processes still children of this one (by /proc: what the
+ * campaign started, or was left to it as their subreaper); how many. */
+static int kill_children(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char path[64], stat[512];
+		long pid = strtol(e->d_name, NULL, 10), ppid = 0;
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		FILE *f = fopen(path, "r");
+		size_t len = f ? fread(stat, 1, sizeof(stat) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		stat[len] = '\0';
+		const char *close_paren = strrchr(stat, ')');
+		if (close_paren && sscanf(close_paren + 1, " %*c %ld", &ppid) == 1 &&
+		    ppid == (long)getpid()) {
+			fprintf(stderr, "quire: bench faults: process %ld left; killing it\n", pid);
+			kill((pid_t)pid, SIGKILL);
+			n++;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n ? n : 1;
+}
+
 /* Everything the campaign started ends, and its directory goes; the number of leftovers. */
 static int teardown(struct campaign *c)
 {
@@ -720,9 +751,8 @@ static int teardown(struct campaign *c)
 		if (p < 0 && errno == ECHILD)
 			break;
 		if (p == 0 && bench_now() > end) {
-			fprintf(stderr, "quire: bench faults: processes left; killing them\n");
-			left++;
-			kill(0, SIGKILL);
+			left += kill_children();
+			end = bench_now() + 5;
 		}
 		if (p == 0)
 			sleep_ms(10);
@@ -814,6 +844,8 @@ int bench_faults(int argc, char **argv)
 		struct result res;
 		draw(c, k, &t);
 		run_trial(c, k, &t, &res);
+		if (stop_signal) /* the collective interrupted is not counted */
+			break;
 		double last;
 		enum outcome o = classify(c, &res, &last);
 		enum faults_kind row = t.fault != FAULT_NONE && !res.applied ? FAULT_NONE : t.fault;
