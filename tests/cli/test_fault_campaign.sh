@@ -26,7 +26,7 @@ cell() {
 
 # 1. The short campaign.
 ALL=lost,corrupt,duplicate,reorder,delay,thaw,freeze,kill-card,kill-rank
-timeout 600 "$Q" bench faults --ops 150 --seed 7 --fault-rate 0.5 --faults $ALL >"$T/run.log" 2>&1
+timeout 600 "$Q" bench faults --ops 150 --seed 7 --fault-rate 0.5 --timeout 2000 --faults $ALL >"$T/run.log" 2>&1
 rc=$?
 sed -n '/^fault /,$p' "$T/run.log" | sed 's/^/    /'
 if [ $rc -eq 0 ] && grep -q "^0 wrong or hung, 0 left behind: pass" "$T/run.log"; then
@@ -58,7 +58,7 @@ else
 fi
 
 # 3. Forged frames from a sender outside the job.
-timeout 300 "$Q" bench faults --ops 24 --seed 7 --fault-rate 1 --faults forged >"$T/forged.log" 2>&1
+timeout 300 "$Q" bench faults --ops 24 --seed 7 --fault-rate 1 --timeout 2000 --faults forged >"$T/forged.log" 2>&1
 sent=$(sed -n 's/.* \([0-9]*\) forged frames sent, answered \([0-9]*\) times.*/\1/p' "$T/forged.log")
 answered=$(sed -n 's/.* forged frames sent, answered \([0-9]*\) times.*/\1/p' "$T/forged.log")
 hang=$(cell "$T/forged.log" "forged frame" 5)
