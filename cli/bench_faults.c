@@ -60,7 +60,7 @@ static const char usage[] =
     "wrong result, hang or leftover process or file.\n\n"
     "  --ops N          collectives (default 2000)\n"
     "  --seed S         the campaign's seed (default: from the clock; printed)\n"
-    "  --timeout MS     the contexts' and communicator's timeout (default 1000; rtl 3000)\n"
+    "  --timeout MS     the contexts' and communicator's timeout (default 1000; rtl 10000)\n"
     "  --model M        the cards: emu (default) or rtl (quire-sim --model rtl)\n"
     "  --max-count N    largest all-reduce, in elements (default 16384; rtl 1024)\n"
     "  --fault-rate P   share of the collectives with a fault (default 0.3)\n"
@@ -637,7 +637,7 @@ static int parse_args(struct campaign *c, int argc, char **argv)
 		return cli_usage_error("bench faults", "unexpected argument '%s'", argv[optind]);
 	int rtl = !strcmp(c->model, "rtl");
 	if (!timeout_set)
-		c->timeout_ms = rtl ? 3000 : 1000;
+		c->timeout_ms = rtl ? 10000 : 1000;
 	if (!count_set)
 		c->max_count = rtl ? 1024 : 16384;
 	/* The planted wrong result of the campaign's own test (tests/cli/test_fault_campaign.sh):
