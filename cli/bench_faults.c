@@ -247,7 +247,7 @@ static int make_comm(struct campaign *c, int reopen)
 				break;
 		double end = bench_now() + 4.0 * (double)c->timeout_ms / 1000 + 30;
 		for (int i = 0; i < FAULTS_CARDS; i++) {
-			struct faults_reply rep;
+			struct faults_reply rep = {0};
 			struct pollfd pf = {c->rank_fd[i], POLLIN, 0};
 			int ms = (int)((end - bench_now()) * 1000);
 			if (ms > 0 && poll(&pf, 1, ms) == 1 &&

@@ -555,10 +555,10 @@ static void rx_datagram(struct quire_reliable_link *l, const uint8_t *h, size_t 
 	}
 	if ((uint32_t)ahead < LINK_HELD) /* beyond: not of the sender's window */
 		early_keep(l, r, seq, f, (uint32_t)len);
-	/* A gap with frames behind it is a loss; so is a gap before the session's first frame
-	 * was taken, or one past the window: a sender that numbers on from before this port
-	 * started over (a card restarted at the same address) hears it from the NACK. */
-	if (r->n_early >= LINK_REORDER || r->expected == 1 || (uint32_t)ahead >= LINK_HELD)
+	/* A gap with frames behind it is a loss; a frame past the window is a sender that
+	 * numbers on from before this port started over (a card restarted at the same
+	 * address), which hears it from the NACK. */
+	if (r->n_early >= LINK_REORDER || (uint32_t)ahead >= LINK_HELD)
 		rx_nack(l, r);
 }
 
