@@ -555,10 +555,7 @@ static void rx_datagram(struct quire_reliable_link *l, const uint8_t *h, size_t 
 	}
 	if ((uint32_t)ahead < LINK_HELD) /* beyond: not of the sender's window */
 		early_keep(l, r, seq, f, (uint32_t)len);
-	/* A gap with frames behind it is a loss; a frame past the window is a sender that
-	 * numbers on from before this port started over (a card restarted at the same
-	 * address), which hears it from the NACK. */
-	if (r->n_early >= LINK_REORDER || (uint32_t)ahead >= LINK_HELD)
+	if (r->n_early >= LINK_REORDER)
 		rx_nack(l, r);
 }
 
