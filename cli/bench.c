@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * quire bench: its subcommands (bench_codec.c, bench_card.c, bench_allreduce.c), and what
+ * quire bench: its subcommands (bench_codec.c, bench_card.c, bench_allreduce.c,
+ * bench_faults.c), and what
  * more than one of them uses: the clock, gradient-like data, one backend's bfp8 encode and
  * decode timed beside cpu's, and the directory of the programs they start.
  */
@@ -118,6 +119,8 @@ static const struct cli_command bench_commands[] = {
     {"card", "command round trip and throughput of a backend against cpu", bench_card},
     {"allreduce", "all-reduce bandwidth over W ranks against OpenMPI", bench_allreduce},
     {"sched-serve", "quire sched serve's prioritize: requests/s and latency", bench_sched_serve},
+    {"faults", "collectives on 4 cards under mixed faults: exact or an error, never wrong",
+     bench_faults},
 };
 int cli_bench(int argc, char **argv)
 {

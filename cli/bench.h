@@ -11,12 +11,13 @@
 
 #include "quire.h"
 
-/* quire bench codec, card, allreduce and sched-serve (bench_codec.c, bench_card.c,
- * bench_allreduce.c, bench_sched_serve.c). */
+/* quire bench codec, card, allreduce, sched-serve and faults (bench_codec.c, bench_card.c,
+ * bench_allreduce.c, bench_sched_serve.c, bench_faults.c). */
 int bench_codec(int argc, char **argv);
 int bench_card(int argc, char **argv);
 int bench_allreduce(int argc, char **argv);
 int bench_sched_serve(int argc, char **argv);
+int bench_faults(int argc, char **argv);
 
 /* Seconds on the monotonic clock. */
 double bench_now(void);

@@ -182,6 +182,8 @@ if [ $unit_only -eq 0 ]; then
 	run sh tests/cli/test_link_run.sh "$BUILD"
 	# A card frozen (SIGSTOP) under one host, and in a 4-card all-reduce job.
 	run sh tests/cli/test_card_freeze.sh "$BUILD"
+	# quire bench faults, short: 150 collectives under mixed faults, a planted wrong result.
+	run sh tests/cli/test_fault_campaign.sh "$BUILD"
 	# The rv32im core in RTL: its instruction tests on quire-rv32-run (Verilator).
 	if has_verilator; then
 		run sh tests/rtl/run.sh "$BUILD"
