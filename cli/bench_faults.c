@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -75,6 +76,7 @@ struct campaign {
 	const char *model;
 	int enabled[FAULT_KINDS];
 	char sim[PATH_MAX], dir[QUIRE_SIM_DIR_MAX], net[QUIRE_SIM_DIR_MAX + 8];
+	char key[2 * 16 + 1]; /* the job's key, hex: the cards tag their datagrams with it */
 	pid_t card[FAULTS_CARDS], rank[FAULTS_CARDS], wire;
 	int rank_fd[FAULTS_CARDS], wire_fd;
 	uint32_t comm_id, coll_seq;
@@ -161,6 +163,9 @@ static int start_card(struct campaign *c, int i)
 	if (pid < 0)
 		return CLI_EXIT_FAIL;
 	if (pid == 0) {
+		/* Only the cards hold the key (docs/network.md, "The job's key"); the forger,
+		 * outside the job, does not. */
+		setenv("QUIRE_JOB_KEY", c->key, 1);
 		const char *argv[] = {c->sim, "--socket", sock,      "--net",  net, "--addr",
 				      addr,   "--quiet",  "--model", c->model, NULL};
 		execv(c->sim, (char *const *)argv);
@@ -783,6 +788,11 @@ static int teardown(struct campaign *c)
 static int setup(struct campaign *c)
 {
 	quire_sim_locate(c->sim, sizeof(c->sim));
+	uint8_t key[16];
+	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key))
+		return cli_fail("bench faults: no random job key: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(key); i++)
+		snprintf(c->key + 2 * i, 3, "%02x", key[i]);
 	if (quire_sim_mkdtemp(c->dir, sizeof(c->dir), "quire-faults"))
 		return cli_fail("bench faults: cannot make a directory: %s", strerror(errno));
 	snprintf(c->net, sizeof(c->net), "%s/net", c->dir);

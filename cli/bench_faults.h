@@ -119,12 +119,16 @@ struct faults_wire_stats {
  */
 int faults_wire_run(const char *net, int cards, int ctl);
 
+/* Where a datagram's frame starts: after the link header, and its tag when the link is
+ * tagged (include/quire/frame.h). */
+size_t faults_link_bytes(const uint8_t *d, size_t len);
+
 /*
  * The forged frame: from `real`, a frame of the collective on its way to card dst (link
- * header and frame, len bytes), a datagram that a sender outside the job would send:
- * src FAULTS_FOREIGN_ADDR in both headers, its own link session numbered from 1, payload
- * drawn from seed, and both CRCs valid. Writes at most cap bytes to out; the length.
- * This is where a job's key would go: a forger that lacks it cannot make a valid tag.
+ * header, tag if any, and frame, len bytes), a datagram that a sender outside the job would
+ * send: src FAULTS_FOREIGN_ADDR in both headers, its own link session numbered from 1,
+ * payload drawn from seed, and both CRCs valid. It has no key, so a tag stays the real
+ * frame's, which no longer matches. Writes at most cap bytes to out; the length.
  */
 size_t faults_forge(const uint8_t *real, size_t len, uint64_t seed, uint8_t *out, size_t cap);
 

@@ -21,19 +21,28 @@ static void st32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+size_t faults_link_bytes(const uint8_t *d, size_t len)
+{
+	return QUIRE_LINK_HDR_BYTES +
+	       (len && d[0] == QUIRE_LINK_VERSION_TAGGED ? QUIRE_LINK_TAG_BYTES : 0);
+}
+
 size_t faults_forge(const uint8_t *real, size_t len, uint64_t seed, uint8_t *out, size_t cap)
 {
-	if (len < QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_HDR_BYTES || len > cap)
+	size_t link = faults_link_bytes(real, len);
+	if (len < link + QUIRE_FRAME_HDR_BYTES || len > cap)
 		return 0;
 	memcpy(out, real, len);
-	/* The link: a new session of the foreign port, its first frame. */
-	st32(out, QUIRE_LINK_VERSION | QUIRE_LINK_DATA << 8 | FAULTS_FOREIGN_ADDR << 16);
+	/* The link: a new session of the foreign port, its first frame, of the real one's
+	 * version; a tag, if the real one has one, stays the real frame's (the forger has no
+	 * key to make its own). */
+	st32(out, real[0] | QUIRE_LINK_DATA << 8 | FAULTS_FOREIGN_ADDR << 16);
 	st32(out + 4, (uint32_t)(seed | 1));
 	st32(out + 8, 1);
 	st32(out + 12, (uint32_t)crc32(0, out, 12));
 	/* The frame: the real header, a payload of the forger's choosing, a valid CRC. */
-	uint8_t *f = out + QUIRE_LINK_HDR_BYTES;
-	size_t flen = len - QUIRE_LINK_HDR_BYTES;
+	uint8_t *f = out + link;
+	size_t flen = len - link;
 	uint64_t s = seed * 0x9e3779b97f4a7c15ull | 1;
 	for (size_t i = QUIRE_FRAME_HDR_BYTES; i < flen; i++) {
 		s ^= s << 13;

@@ -26,7 +26,9 @@
 #include "bench_faults.h"
 #include "quire/frame.h"
 
-#define DGRAM_MAX  (QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
+#define DGRAM_MAX                                                                                  \
+	(QUIRE_LINK_HDR_BYTES + QUIRE_LINK_TAG_BYTES + QUIRE_FRAME_HDR_BYTES +                     \
+	 QUIRE_FRAME_MAX_PAYLOAD)
 #define QUEUE_MAX  4096 /* datagrams held (delayed, swapped, or waiting for room) */
 #define REORDER_MS 50   /* a swapped frame with no frame after it goes on after this */
 
@@ -154,10 +156,10 @@ static uint32_t ld32(const uint8_t *p)
 /* Is d a DATA frame of the armed collective? */
 static int of_armed(const struct wire *w, const uint8_t *d, size_t len)
 {
-	if (!w->armed || len < QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_HDR_BYTES ||
+	if (!w->armed || len < faults_link_bytes(d, len) + QUIRE_FRAME_HDR_BYTES ||
 	    d[1] != QUIRE_LINK_DATA)
 		return 0;
-	const uint8_t *f = d + QUIRE_LINK_HDR_BYTES;
+	const uint8_t *f = d + faults_link_bytes(d, len);
 	return f[1] == QUIRE_FRAME_DATA &&
 	       ld32(f + QUIRE_FRAME_OFF_COMM) % 65536 == w->arm.comm_id &&
 	       ld32(f + QUIRE_FRAME_OFF_COLL_SEQ) == w->arm.coll_seq;
@@ -195,8 +197,8 @@ static void pass(struct wire *w, int src, int dst, int chan, uint8_t *d, size_t 
 	case FAULT_LOST:
 		w->st.lost++;
 		return;
-	case FAULT_CORRUPT: /* one bit, past the link header: the frame's CRC fails */
-		d[QUIRE_LINK_HDR_BYTES + draw % (len - QUIRE_LINK_HDR_BYTES)] ^=
+	case FAULT_CORRUPT: /* one bit, past the link header and tag: the frame's CRC fails */
+		d[faults_link_bytes(d, len) + draw % (len - faults_link_bytes(d, len))] ^=
 		    (uint8_t)(1u << (draw >> 32) % 8);
 		w->st.corrupted++;
 		send_or_hold(w, fd, &to, d, len);

@@ -15,7 +15,10 @@
 
 #include "sim/job_key.h"
 
-#define QUIRE_FRAME_AUTH_TAG_BYTES 16u /* a frame's tag: HMAC-SHA256, its first 16 bytes */
+#include "quire/frame.h"
+
+/* a frame's tag (the contract's size): HMAC-SHA256, its first bytes */
+#define QUIRE_FRAME_AUTH_TAG_BYTES QUIRE_LINK_TAG_BYTES
 #define QUIRE_FRAME_AUTH_MAC_BYTES 32u /* a whole HMAC-SHA256 (the derived key, the rendezvous) */
 
 /* HMAC-SHA256 under key over the n parts in turn, into mac. QUIRE_OK or QUIRE_ERR_NOMEM. */

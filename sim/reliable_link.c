@@ -25,7 +25,8 @@
  * receiver's own frames, far longer than the minimum.
  * The wire's faults hit every datagram, recovery's own included.
  *
- * On a UDP network every datagram carries a tag (frame_auth.h) under a key derived from the
+ * On a UDP network, and on Unix sockets when the job has a key, every datagram carries a
+ * tag (frame_auth.h) under a key derived from the
  * job's key and the run's identity, over its link header (session and number included) and
  * what follows it; one whose CRCs hold and tag fails is forged or of another job or run, and
  * is dropped and counted, never delivered nor answered. Replays of the job's own datagrams
@@ -674,7 +675,7 @@ static void *rx_main(void *arg)
 
 /* ---- the link ---------------------------------------------------------------- */
 
-/* The tags' MACs of a UDP network: the job key from the environment, the run's identity from
+/* The tags' MACs of a job with a key: the job key from the environment, the run's identity from
  * the wire's rendezvous or QUIRE_JOB_RUN (none: zero, and the key alone tells jobs apart).
  * What is wrong is said on stderr, as the rendezvous' failures are. */
 static int link_auth(struct quire_reliable_link *l, const struct quire_job_key *key)
@@ -697,12 +698,14 @@ static int link_auth(struct quire_reliable_link *l, const struct quire_job_key *
 	return st;
 }
 
-/* The job key a UDP network needs, from the environment; what is wrong, on stderr. */
-static int link_key(uint16_t addr, struct quire_job_key *key)
+/* The job key from the environment: a UDP network needs one, Unix sockets tag their
+ * datagrams when there is one (the directory's permissions keep other users out, not a
+ * process of the same user outside the job). What is wrong, on stderr. */
+static int link_key(uint16_t addr, int required, struct quire_job_key *key)
 {
 	char why[512];
 	int st = quire_job_key_from_env(key, why, sizeof(why));
-	if (st == QUIRE_OK && !key->len) {
+	if (st == QUIRE_OK && !key->len && required) {
 		snprintf(why, sizeof(why),
 			 "the cards' UDP network needs the job's key: set %s (32 hex digits) or %s "
 			 "(a file of mode 0600); quire-cluster makes one",
@@ -734,10 +737,10 @@ int quire_reliable_link_open(const struct quire_netport_config *cfg,
 	pthread_mutex_init(&l->lock, NULL);
 	struct quire_job_key key = {{0}, 0};
 	int udp = quire_wire_udp_is(cfg->dir);
-	int st = udp ? link_key(cfg->addr, &key) : QUIRE_OK;
+	int st = link_key(cfg->addr, udp, &key);
 	if (st == QUIRE_OK)
 		st = quire_wire_open(cfg, udp ? &key : NULL, &l->wire);
-	if (st == QUIRE_OK && udp)
+	if (st == QUIRE_OK && key.len)
 		st = link_auth(l, &key);
 	explicit_bzero(&key, sizeof(key));
 	if (st == QUIRE_OK) {

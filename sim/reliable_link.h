@@ -24,9 +24,6 @@ extern "C" {
 #endif
 
 #define QUIRE_NET_FRAME_MAX (QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
-/* The link header's version on a UDP network, whose datagrams carry a tag after the header
- * (docs/wire-format.md); QUIRE_LINK_VERSION (include/quire/frame.h) on the Unix sockets. */
-#define QUIRE_LINK_VERSION_TAGGED 2u
 
 struct quire_reliable_link;
 

@@ -71,9 +71,14 @@ struct quire_frame_hdr {
  * whole frames, in order, each once; it acknowledges each (ACK, to the sender's control
  * address) and asks for the rest again from the first one it misses (NACK). ACK and NACK are
  * this header alone. A port never sees it: it is the link's, as an Ethernet preamble is.
+ * A job with a key (docs/network.md, "The job's key") tags every datagram: version
+ * QUIRE_LINK_VERSION_TAGGED, the header, a tag of QUIRE_LINK_TAG_BYTES over the header and
+ * what follows it, then the frame (docs/wire-format.md).
  */
-#define QUIRE_LINK_VERSION   1u
-#define QUIRE_LINK_HDR_BYTES 16u
+#define QUIRE_LINK_VERSION        1u
+#define QUIRE_LINK_VERSION_TAGGED 2u
+#define QUIRE_LINK_HDR_BYTES      16u
+#define QUIRE_LINK_TAG_BYTES      16u
 enum quire_link_kind {
 	QUIRE_LINK_DATA = 1, /* a frame follows: seq is its number on this link, from 1 */
 	QUIRE_LINK_ACK = 2,  /* every frame up to seq arrived and was taken */
