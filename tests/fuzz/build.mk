@@ -33,7 +33,7 @@ FUZZ_SERVE_SRCS := tests/fuzz/fuzz_serve.c cli/sched_serve_json.c cli/sched_deci
 $(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_CODEC_OBJS) $(BOARDS_H) $(wildcard include/quire/*.h firmware/*.h hls/*.h codec/*.h sim/*.h sim/emu/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Ihost/include -DQUIRE_FW_NATIVE -o $@ $(FUZZ_SRCS) $(FUZZ_CODEC_OBJS) \
-		-lz -lpthread
+		-lz -lpthread -lcrypto
 
 $(FUZZ_ENCODED_BIN): $(FUZZ_ENCODED_SRCS) $(wildcard include/quire/*.h host/include/*.h)
 	@mkdir -p $(dir $@)
