@@ -101,19 +101,18 @@ static int mac_of(struct quire_frame_auth *a, const uint8_t *head, size_t head_l
 }
 
 void quire_frame_auth_tag(struct quire_frame_auth *a, const uint8_t *head, size_t head_len,
-			  const uint8_t *body, size_t body_len,
-			  uint8_t tag[QUIRE_FRAME_AUTH_TAG_BYTES])
+			  const uint8_t *body, size_t body_len, uint8_t tag[QUIRE_LINK_TAG_BYTES])
 {
 	uint8_t mac[QUIRE_FRAME_AUTH_MAC_BYTES];
 	(void)mac_of(a, head, head_len, body, body_len, mac);
-	memcpy(tag, mac, QUIRE_FRAME_AUTH_TAG_BYTES);
+	memcpy(tag, mac, QUIRE_LINK_TAG_BYTES);
 }
 
 int quire_frame_auth_check(struct quire_frame_auth *a, const uint8_t *head, size_t head_len,
 			   const uint8_t *body, size_t body_len,
-			   const uint8_t tag[QUIRE_FRAME_AUTH_TAG_BYTES])
+			   const uint8_t tag[QUIRE_LINK_TAG_BYTES])
 {
 	uint8_t mac[QUIRE_FRAME_AUTH_MAC_BYTES];
 	return mac_of(a, head, head_len, body, body_len, mac) &&
-	       CRYPTO_memcmp(mac, tag, QUIRE_FRAME_AUTH_TAG_BYTES) == 0;
+	       CRYPTO_memcmp(mac, tag, QUIRE_LINK_TAG_BYTES) == 0;
 }

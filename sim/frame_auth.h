@@ -17,8 +17,7 @@
 
 #include "quire/frame.h"
 
-/* a frame's tag (the contract's size): HMAC-SHA256, its first bytes */
-#define QUIRE_FRAME_AUTH_TAG_BYTES QUIRE_LINK_TAG_BYTES
+/* A frame's tag is the first QUIRE_LINK_TAG_BYTES (the contract's) of its HMAC-SHA256. */
 #define QUIRE_FRAME_AUTH_MAC_BYTES 32u /* a whole HMAC-SHA256 (the derived key, the rendezvous) */
 
 /* HMAC-SHA256 under key over the n parts in turn, into mac. QUIRE_OK or QUIRE_ERR_NOMEM. */
@@ -38,11 +37,10 @@ void quire_frame_auth_free(struct quire_frame_auth *a);
 
 /* The tag of head (head_len bytes) then body (body_len, body may be NULL with 0). */
 void quire_frame_auth_tag(struct quire_frame_auth *a, const uint8_t *head, size_t head_len,
-			  const uint8_t *body, size_t body_len,
-			  uint8_t tag[QUIRE_FRAME_AUTH_TAG_BYTES]);
+			  const uint8_t *body, size_t body_len, uint8_t tag[QUIRE_LINK_TAG_BYTES]);
 /* 1 when tag is that of head and body (compared in constant time), else 0. */
 int quire_frame_auth_check(struct quire_frame_auth *a, const uint8_t *head, size_t head_len,
 			   const uint8_t *body, size_t body_len,
-			   const uint8_t tag[QUIRE_FRAME_AUTH_TAG_BYTES]);
+			   const uint8_t tag[QUIRE_LINK_TAG_BYTES]);
 
 #endif

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +15,7 @@
 #include <unistd.h>
 
 #include "quire/status.h"
-
-static int refuse(char *why, size_t n, int st, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-	return st;
-}
+#include "sim/why.h"
 
 static int nibble(char c)
 {
@@ -57,13 +48,14 @@ int quire_job_key_parse(const char *hex, size_t n, struct quire_job_key *k, char
 	if (n && hex[n - 1] == '\n')
 		n--;
 	if (n != 2 * QUIRE_JOB_KEY_BYTES && n != 2 * QUIRE_JOB_KEY_MAX_BYTES)
-		return refuse(why, why_len, QUIRE_ERR_INVALID,
-			      "the job key has %zu hex digits: it takes 32 (128 bits) or 64", n);
+		return quire_sim_why(why, why_len, QUIRE_ERR_INVALID,
+				     "the job key has %zu hex digits: it takes 32 (128 bits) or 64",
+				     n);
 	long bad = unhex(hex, n, k->bytes);
 	if (bad >= 0) {
 		memset(k, 0, sizeof(*k));
-		return refuse(why, why_len, QUIRE_ERR_INVALID,
-			      "the job key is not hex: the character at position %ld", bad);
+		return quire_sim_why(why, why_len, QUIRE_ERR_INVALID,
+				     "the job key is not hex: the character at position %ld", bad);
 	}
 	k->len = (uint32_t)(n / 2);
 	return QUIRE_OK;
@@ -74,41 +66,42 @@ int quire_job_key_load_file(const char *path, struct quire_job_key *k, char *why
 	memset(k, 0, sizeof(*k));
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
-		return refuse(
+		return quire_sim_why(
 		    why, why_len, errno == ELOOP ? QUIRE_ERR_INVALID : QUIRE_ERR_NO_DEVICE,
 		    "job key file %s: %s", path,
 		    errno == ELOOP ? "a symbolic link (name the file itself)" : strerror(errno));
 	struct stat sb;
 	int st = QUIRE_OK;
 	if (fstat(fd, &sb) != 0)
-		st = refuse(why, why_len, QUIRE_ERR_NO_DEVICE, "job key file %s: %s", path,
-			    strerror(errno));
+		st = quire_sim_why(why, why_len, QUIRE_ERR_NO_DEVICE, "job key file %s: %s", path,
+				   strerror(errno));
 	else if (!S_ISREG(sb.st_mode))
-		st = refuse(why, why_len, QUIRE_ERR_INVALID, "job key file %s: not a regular file",
-			    path);
+		st = quire_sim_why(why, why_len, QUIRE_ERR_INVALID,
+				   "job key file %s: not a regular file", path);
 	else if (sb.st_uid != geteuid())
-		st = refuse(why, why_len, QUIRE_ERR_INVALID,
-			    "job key file %s: owned by uid %u, not by this user (uid %u)", path,
-			    (unsigned)sb.st_uid, (unsigned)geteuid());
+		st = quire_sim_why(why, why_len, QUIRE_ERR_INVALID,
+				   "job key file %s: owned by uid %u, not by this user (uid %u)",
+				   path, (unsigned)sb.st_uid, (unsigned)geteuid());
 	else if (sb.st_mode & 077)
-		st = refuse(why, why_len, QUIRE_ERR_INVALID,
-			    "job key file %s: mode %04o lets others read or write it (chmod 600)",
-			    path, (unsigned)(sb.st_mode & 07777));
+		st = quire_sim_why(
+		    why, why_len, QUIRE_ERR_INVALID,
+		    "job key file %s: mode %04o lets others read or write it (chmod 600)", path,
+		    (unsigned)(sb.st_mode & 07777));
 	char text[2 * QUIRE_JOB_KEY_MAX_BYTES + 2];
 	ssize_t got = st == QUIRE_OK ? read(fd, text, sizeof(text)) : 0;
 	close(fd);
 	if (st != QUIRE_OK)
 		return st;
 	if (got < 0)
-		return refuse(why, why_len, QUIRE_ERR_NO_DEVICE, "job key file %s: %s", path,
-			      strerror(errno));
+		return quire_sim_why(why, why_len, QUIRE_ERR_NO_DEVICE, "job key file %s: %s", path,
+				     strerror(errno));
 	char inner[256];
 	st = quire_job_key_parse(text, (size_t)got, k, inner, sizeof(inner));
 	if (st != QUIRE_OK)
-		return refuse(why, why_len, st, "job key file %s: %s", path,
-			      (size_t)got == sizeof(text)
-				  ? "longer than 64 hex digits and a newline"
-				  : inner);
+		return quire_sim_why(why, why_len, st, "job key file %s: %s", path,
+				     (size_t)got == sizeof(text)
+					 ? "longer than 64 hex digits and a newline"
+					 : inner);
 	return QUIRE_OK;
 }
 
@@ -117,15 +110,15 @@ int quire_job_key_from_env(struct quire_job_key *k, char *why, size_t why_len)
 	memset(k, 0, sizeof(*k));
 	const char *hex = getenv(QUIRE_JOB_KEY_ENV), *file = getenv(QUIRE_JOB_KEY_FILE_ENV);
 	if (hex && *hex && file && *file)
-		return refuse(why, why_len, QUIRE_ERR_INVALID,
-			      "both %s and %s are set: give the job key one way", QUIRE_JOB_KEY_ENV,
-			      QUIRE_JOB_KEY_FILE_ENV);
+		return quire_sim_why(why, why_len, QUIRE_ERR_INVALID,
+				     "both %s and %s are set: give the job key one way",
+				     QUIRE_JOB_KEY_ENV, QUIRE_JOB_KEY_FILE_ENV);
 	if (hex && *hex) {
 		char inner[200];
 		int st = quire_job_key_parse(hex, strlen(hex), k, inner, sizeof(inner));
 		return st == QUIRE_OK
 			   ? st
-			   : refuse(why, why_len, st, "%s: %s", QUIRE_JOB_KEY_ENV, inner);
+			   : quire_sim_why(why, why_len, st, "%s: %s", QUIRE_JOB_KEY_ENV, inner);
 	}
 	if (file && *file)
 		return quire_job_key_load_file(file, k, why, why_len);

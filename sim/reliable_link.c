@@ -188,7 +188,7 @@ static int link_send(struct quire_reliable_link *l, struct quire_frame_auth *a,
 		     uint32_t seq, const uint8_t *body, uint32_t len, uint32_t attempt,
 		     enum quire_wire_fate *fate)
 {
-	uint8_t hdr[QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_AUTH_TAG_BYTES];
+	uint8_t hdr[QUIRE_LINK_HDR_BYTES + QUIRE_LINK_TAG_BYTES];
 	link_hdr(hdr, a ? QUIRE_LINK_VERSION_TAGGED : QUIRE_LINK_VERSION, kind, l->addr, session,
 		 seq);
 	if (a)
@@ -453,7 +453,7 @@ static void ctl_timers(struct quire_reliable_link *l)
 static void *ctl_main(void *arg)
 {
 	struct quire_reliable_link *l = arg;
-	uint8_t h[QUIRE_WIRE_HEADROOM + QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_AUTH_TAG_BYTES +
+	uint8_t h[QUIRE_WIRE_HEADROOM + QUIRE_LINK_HDR_BYTES + QUIRE_LINK_TAG_BYTES +
 		  LINK_ANSWER_BYTES + 1];
 	const uint8_t *d;
 	for (;;) {
@@ -694,7 +694,7 @@ static int link_auth(struct quire_reliable_link *l, const struct quire_job_key *
 	if (st == QUIRE_OK)
 		st = quire_frame_auth_new(link_key, &l->auth_ctl);
 	explicit_bzero(link_key, sizeof(link_key));
-	l->hdr_bytes = QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_AUTH_TAG_BYTES;
+	l->hdr_bytes = QUIRE_LINK_HDR_BYTES + QUIRE_LINK_TAG_BYTES;
 	return st;
 }
 

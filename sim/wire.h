@@ -26,7 +26,7 @@ extern "C" {
 /* The longest datagram the wire carries: a link header, its tag (on a network with a job
  * key) and the longest frame. */
 #define QUIRE_WIRE_DATAGRAM_MAX                                                                    \
-	(QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_AUTH_TAG_BYTES + QUIRE_FRAME_HDR_BYTES +               \
+	(QUIRE_LINK_HDR_BYTES + QUIRE_LINK_TAG_BYTES + QUIRE_FRAME_HDR_BYTES +                     \
 	 QUIRE_FRAME_MAX_PAYLOAD)
 /* Receive buffers' room before the datagram (quire_wire_recv): where the UDP wire joins the
  * two pieces of a long datagram without copying the long one. */

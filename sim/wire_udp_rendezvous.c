@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "quire/status.h"
+#include "sim/why.h"
 #include "sim/clock.h"
 #include "sim/le.h"
 
@@ -33,15 +34,6 @@
 #define MAX_MSG                                                                                    \
 	(QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_TAB_BYTES(QUIRE_WIRE_UDP_RDV_MAX_CARDS))
 #define SPARE_CONNS 64u /* connections the rendezvous holds beyond one per card */
-
-static int fail(char *why, size_t n, int st, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-	return st;
-}
 
 static int left_ms(int64_t deadline)
 {
@@ -78,73 +70,79 @@ int quire_wire_udp_rdv_parse(const char *net, struct quire_wire_udp_rdv_spec *s,
 	char copy[512];
 	if (!quire_wire_udp_rdv_is(net) ||
 	    snprintf(copy, sizeof(copy), "%s", net + 4) >= (int)sizeof(copy))
-		return fail(why, n, QUIRE_ERR_INVALID,
-			    "%s is not udp:rdv=HOST:PORT,... or udp:dir=PATH,...",
-			    net ? net : "(none)");
+		return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+				     "%s is not udp:rdv=HOST:PORT,... or udp:dir=PATH,...",
+				     net ? net : "(none)");
 	int have_host = 0, have_timeout = 0;
 	unsigned long v;
 	for (char *save, *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
 		char *val = strchr(e, '=');
 		if (!val)
-			return fail(why, n, QUIRE_ERR_INVALID, "%s: '%s' is not KEY=VALUE", net, e);
+			return quire_sim_why(why, n, QUIRE_ERR_INVALID, "%s: '%s' is not KEY=VALUE",
+					     net, e);
 		*val++ = '\0';
 		if (!strcmp(e, "rdv") && !s->kind) {
 			char *colon = strrchr(val, ':');
 			struct in_addr ia;
 			if (!colon)
-				return fail(why, n, QUIRE_ERR_INVALID, "%s: rdv= wants HOST:PORT",
-					    net);
+				return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+						     "%s: rdv= wants HOST:PORT", net);
 			*colon = '\0';
 			if (inet_pton(AF_INET, val, &ia) != 1 || number(colon + 1, 1, 65535, &v))
-				return fail(why, n, QUIRE_ERR_INVALID,
-					    "%s: rdv= wants an IPv4 address and a TCP port 1-65535",
-					    net);
+				return quire_sim_why(
+				    why, n, QUIRE_ERR_INVALID,
+				    "%s: rdv= wants an IPv4 address and a TCP port 1-65535", net);
 			s->kind = QUIRE_WIRE_UDP_RDV_TCP;
 			s->ip = ia.s_addr;
 			s->port = (uint16_t)v;
 		} else if (!strcmp(e, "dir") && !s->kind) {
 			if (!*val ||
 			    snprintf(s->dir, sizeof(s->dir), "%s", val) >= (int)sizeof(s->dir))
-				return fail(why, n, QUIRE_ERR_INVALID,
-					    "%s: dir= wants a path under %zu bytes", net,
-					    sizeof(s->dir) - 16);
+				return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+						     "%s: dir= wants a path under %zu bytes", net,
+						     sizeof(s->dir) - 16);
 			s->kind = QUIRE_WIRE_UDP_RDV_DIR;
 		} else if (!strcmp(e, "cards") && !s->cards) {
 			if (number(val, 1, QUIRE_WIRE_UDP_RDV_MAX_CARDS, &v))
-				return fail(why, n, QUIRE_ERR_INVALID, "%s: cards= wants 1-%u", net,
-					    QUIRE_WIRE_UDP_RDV_MAX_CARDS);
+				return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+						     "%s: cards= wants 1-%u", net,
+						     QUIRE_WIRE_UDP_RDV_MAX_CARDS);
 			s->cards = (uint32_t)v;
 		} else if (!strcmp(e, "timeout") && !have_timeout++) {
 			if (number(val, 1, QUIRE_WIRE_UDP_RDV_MAX_TIMEOUT_S, &v))
-				return fail(why, n, QUIRE_ERR_INVALID, "%s: timeout= wants 1-%u s",
-					    net, QUIRE_WIRE_UDP_RDV_MAX_TIMEOUT_S);
+				return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+						     "%s: timeout= wants 1-%u s", net,
+						     QUIRE_WIRE_UDP_RDV_MAX_TIMEOUT_S);
 			s->timeout_ms = (uint32_t)v * 1000u;
 		} else if (!strcmp(e, "host") && !have_host) {
 			struct in_addr ia;
 			if (inet_pton(AF_INET, val, &ia) != 1)
-				return fail(why, n, QUIRE_ERR_INVALID,
-					    "%s: host= wants an IPv4 address", net);
+				return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+						     "%s: host= wants an IPv4 address", net);
 			s->ip = ia.s_addr;
 			have_host = 1;
 		} else {
-			return fail(why, n, QUIRE_ERR_INVALID, "%s: unknown or repeated '%s='", net,
-				    e);
+			return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+					     "%s: unknown or repeated '%s='", net, e);
 		}
 	}
 	if (have_host && s->kind != QUIRE_WIRE_UDP_RDV_DIR)
-		return fail(why, n, QUIRE_ERR_INVALID,
-			    "%s: host= is for dir= (over rdv= a card binds where its route to the "
-			    "rendezvous leaves)",
-			    net);
+		return quire_sim_why(
+		    why, n, QUIRE_ERR_INVALID,
+		    "%s: host= is for dir= (over rdv= a card binds where its route to the "
+		    "rendezvous leaves)",
+		    net);
 	if (s->kind == QUIRE_WIRE_UDP_RDV_DIR && !have_host)
 		s->ip = htonl(INADDR_LOOPBACK);
 	if (s->ip == htonl(INADDR_ANY) || s->ip == htonl(INADDR_BROADCAST))
-		return fail(why, n, QUIRE_ERR_INVALID,
-			    "%s: a card's address, not 0.0.0.0 or 255.255.255.255: the others send "
-			    "to it",
-			    net);
+		return quire_sim_why(
+		    why, n, QUIRE_ERR_INVALID,
+		    "%s: a card's address, not 0.0.0.0 or 255.255.255.255: the others send "
+		    "to it",
+		    net);
 	if (!s->cards)
-		return fail(why, n, QUIRE_ERR_INVALID, "%s: no cards=W (how many cards meet)", net);
+		return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+				     "%s: no cards=W (how many cards meet)", net);
 	return QUIRE_OK;
 }
 
@@ -220,12 +218,14 @@ static int msg_len(const uint8_t *m, uint32_t have, int want, int err_ok, char *
 	int type = m[QUIRE_WIRE_UDP_RDV_OFF_TYPE];
 	uint32_t len = quire_ld16(m + QUIRE_WIRE_UDP_RDV_OFF_LEN);
 	if (magic != QUIRE_WIRE_UDP_RDV_MAGIC)
-		return fail(why, n, -1, "not a rendezvous message (magic 0x%08x)", magic);
+		return quire_sim_why(why, n, -1, "not a rendezvous message (magic 0x%08x)", magic);
 	if (m[QUIRE_WIRE_UDP_RDV_OFF_VERSION] != QUIRE_WIRE_UDP_RDV_VERSION)
-		return fail(why, n, -1, "rendezvous protocol version %u, this card speaks %u",
-			    m[QUIRE_WIRE_UDP_RDV_OFF_VERSION], QUIRE_WIRE_UDP_RDV_VERSION);
+		return quire_sim_why(why, n, -1,
+				     "rendezvous protocol version %u, this card speaks %u",
+				     m[QUIRE_WIRE_UDP_RDV_OFF_VERSION], QUIRE_WIRE_UDP_RDV_VERSION);
 	if (type != want && !(err_ok && type == QUIRE_WIRE_UDP_RDV_ERROR))
-		return fail(why, n, -1, "a message of type %d where %d was due", type, want);
+		return quire_sim_why(why, n, -1, "a message of type %d where %d was due", type,
+				     want);
 	uint32_t exact = type == QUIRE_WIRE_UDP_RDV_ANNOUNCE    ? QUIRE_WIRE_UDP_RDV_ANN_BYTES
 			 : type == QUIRE_WIRE_UDP_RDV_CHALLENGE ? QUIRE_WIRE_UDP_RDV_CHAL_BYTES
 								: 0;
@@ -233,7 +233,8 @@ static int msg_len(const uint8_t *m, uint32_t have, int want, int err_ok, char *
 		       : exact                          ? exact
 							: MAX_MSG - QUIRE_WIRE_UDP_RDV_HDR_BYTES;
 	if (len > max || (exact && len != exact))
-		return fail(why, n, -1, "a message of type %d with %u bytes of body", type, len);
+		return quire_sim_why(why, n, -1, "a message of type %d with %u bytes of body", type,
+				     len);
 	return have >= QUIRE_WIRE_UDP_RDV_HDR_BYTES + len
 		   ? (int)(QUIRE_WIRE_UDP_RDV_HDR_BYTES + len)
 		   : 0;
@@ -248,15 +249,16 @@ static int read_announce(const uint8_t *m, uint32_t cards, uint16_t *addr,
 	uint32_t w = quire_ld16(b + QUIRE_WIRE_UDP_RDV_ANN_OFF_CARDS);
 	get_ep(b + QUIRE_WIRE_UDP_RDV_ANN_OFF_EP, ep);
 	if (w != cards)
-		return fail(why, n, QUIRE_ERR_INVALID,
-			    "the card of address %u was given cards=%u, this rendezvous %u", *addr,
-			    w, cards);
+		return quire_sim_why(
+		    why, n, QUIRE_ERR_INVALID,
+		    "the card of address %u was given cards=%u, this rendezvous %u", *addr, w,
+		    cards);
 	if (*addr >= cards)
-		return fail(why, n, QUIRE_ERR_INVALID, "address %u announced, outside 0-%u", *addr,
-			    cards - 1);
+		return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+				     "address %u announced, outside 0-%u", *addr, cards - 1);
 	if (!ep->ip || !ep->port[0] || !ep->port[1])
-		return fail(why, n, QUIRE_ERR_INVALID,
-			    "the card of address %u announced no endpoint", *addr);
+		return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+				     "the card of address %u announced no endpoint", *addr);
 	return QUIRE_OK;
 }
 
@@ -424,12 +426,12 @@ static int take(struct server *v, struct client *c, uint8_t *have, struct quire_
 	uint16_t a;
 	struct quire_wire_udp_ep ep;
 	if (read_announce(c->buf, v->s->cards, &a, &ep, bad, sizeof(bad)) != QUIRE_OK)
-		return fail(why, n, QUIRE_ERR_INVALID, "rendezvous %s:%u: from %s: %s", v->ip,
-			    v->s->port, c->from, bad);
+		return quire_sim_why(why, n, QUIRE_ERR_INVALID, "rendezvous %s:%u: from %s: %s",
+				     v->ip, v->s->port, c->from, bad);
 	if (have[a])
-		return fail(why, n, QUIRE_ERR_INVALID,
-			    "rendezvous %s:%u: address %u announced twice (again from %s)", v->ip,
-			    v->s->port, a, c->from);
+		return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+				     "rendezvous %s:%u: address %u announced twice (again from %s)",
+				     v->ip, v->s->port, a, c->from);
 	have[a] = 1;
 	table[a] = ep;
 	c->announced = 1;
@@ -490,17 +492,18 @@ static int serve(const struct quire_wire_udp_rdv_spec *s, const struct quire_job
 	(void)ip_str(s->ip, v.ip);
 	int64_t deadline = quire_sim_mono_ms() + s->timeout_ms;
 	if (quire_job_random(run, QUIRE_WIRE_UDP_RDV_RUN_BYTES) != QUIRE_OK)
-		return fail(why, n, QUIRE_ERR_IO, "no random bytes for the run's identity");
+		return quire_sim_why(why, n, QUIRE_ERR_IO,
+				     "no random bytes for the run's identity");
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(s->port)};
 	sa.sin_addr.s_addr = s->ip;
 	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
 	if (lfd < 0)
-		return fail(why, n, QUIRE_ERR_IO, "socket: %s", strerror(errno));
+		return quire_sim_why(why, n, QUIRE_ERR_IO, "socket: %s", strerror(errno));
 	(void)setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(lfd, 64) != 0) {
 		int e = errno;
 		close(lfd);
-		return fail(
+		return quire_sim_why(
 		    why, n, e == EADDRNOTAVAIL ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO,
 		    "cannot serve the rendezvous on %s:%u: %s%s", v.ip, s->port, strerror(e),
 		    e == EADDRNOTAVAIL ? " (the card of address 0 serves it: rdv= names its "
@@ -510,7 +513,7 @@ static int serve(const struct quire_wire_udp_rdv_spec *s, const struct quire_job
 	int st = bind_fn(ctx, s->ip, table[0].port);
 	if (st != QUIRE_OK) {
 		close(lfd);
-		return fail(why, n, st, "cannot bind the UDP channels on %s", v.ip);
+		return quire_sim_why(why, n, st, "cannot bind the UDP channels on %s", v.ip);
 	}
 	table[0].ip = s->ip;
 	uint8_t have[QUIRE_WIRE_UDP_RDV_MAX_CARDS] = {1};
@@ -525,7 +528,7 @@ static int serve(const struct quire_wire_udp_rdv_spec *s, const struct quire_job
 		free(p);
 		free(at);
 		close(lfd);
-		return fail(why, n, QUIRE_ERR_NOMEM, "no memory");
+		return quire_sim_why(why, n, QUIRE_ERR_NOMEM, "no memory");
 	}
 	for (uint32_t i = 0; i < v.n_c; i++)
 		v.c[i].fd = -1;
@@ -534,12 +537,12 @@ static int serve(const struct quire_wire_udp_rdv_spec *s, const struct quire_job
 		if (!wait) {
 			char miss[256];
 			list_missing(have, s->cards, miss, sizeof(miss));
-			st = fail(why, n, QUIRE_ERR_TIMEOUT,
-				  "rendezvous %s:%u: after %u s, %u of %u cards have not come: "
-				  "address%s %s",
-				  v.ip, s->port, s->timeout_ms / 1000,
-				  s->cards - count(have, s->cards), s->cards,
-				  s->cards - count(have, s->cards) > 1 ? "es" : "", miss);
+			st = quire_sim_why(
+			    why, n, QUIRE_ERR_TIMEOUT,
+			    "rendezvous %s:%u: after %u s, %u of %u cards have not come: "
+			    "address%s %s",
+			    v.ip, s->port, s->timeout_ms / 1000, s->cards - count(have, s->cards),
+			    s->cards, s->cards - count(have, s->cards) > 1 ? "es" : "", miss);
 			break;
 		}
 		wait = next_due(&v, wait);
@@ -552,8 +555,9 @@ static int serve(const struct quire_wire_udp_rdv_spec *s, const struct quire_job
 			}
 		int r = poll(p, np, wait);
 		if (r < 0) {
-			st = fail(why, n, QUIRE_ERR_IO, "rendezvous %s:%u: %s", v.ip, s->port,
-				  errno == EINTR ? "interrupted" : strerror(errno));
+			st = quire_sim_why(why, n, QUIRE_ERR_IO, "rendezvous %s:%u: %s", v.ip,
+					   s->port,
+					   errno == EINTR ? "interrupted" : strerror(errno));
 			break;
 		}
 		for (uint32_t k = 1; k < np && st == QUIRE_OK; k++)
@@ -597,7 +601,7 @@ static int reach(const struct quire_wire_udp_rdv_spec *s, int64_t deadline, char
 	for (;;) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0)
-			return fail(why, n, -1, "socket: %s", strerror(errno));
+			return quire_sim_why(why, n, -1, "socket: %s", strerror(errno));
 		int r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 		if (r != 0 && errno == EINPROGRESS) {
 			struct pollfd p = {.fd = fd, .events = POLLOUT};
@@ -621,11 +625,12 @@ static int reach(const struct quire_wire_udp_rdv_spec *s, int64_t deadline, char
 			break;
 		}
 	}
-	return fail(why, n, -1,
-		    "no rendezvous at %s:%u within %u s (%s): does the card of address 0 run "
-		    "there?",
-		    ip_str(s->ip, ip), s->port, s->timeout_ms / 1000,
-		    last == EINTR ? "interrupted" : strerror(last));
+	return quire_sim_why(
+	    why, n, -1,
+	    "no rendezvous at %s:%u within %u s (%s): does the card of address 0 run "
+	    "there?",
+	    ip_str(s->ip, ip), s->port, s->timeout_ms / 1000,
+	    last == EINTR ? "interrupted" : strerror(last));
 }
 
 /* Reads one whole message of type want (or ERROR) into m; its length, or -1 with why. */
@@ -641,22 +646,24 @@ static int read_msg(int fd, uint8_t *m, int want, int64_t deadline, const char *
 			return len;
 		if (len < 0) {
 			*st = QUIRE_ERR_INVALID;
-			return fail(why, n, -1, "%s sent a malformed reply: %s", who, bad);
+			return quire_sim_why(why, n, -1, "%s sent a malformed reply: %s", who, bad);
 		}
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		int r = poll(&p, 1, left_ms(deadline));
 		if (r == 0 || (r < 0 && errno == EINTR)) {
 			*st = r == 0 ? QUIRE_ERR_TIMEOUT : QUIRE_ERR_IO;
-			return fail(why, n, -1, "%s: no %s %s", who, what,
-				    r == 0 ? "within its timeout and 2 s more" : "(interrupted)");
+			return quire_sim_why(why, n, -1, "%s: no %s %s", who, what,
+					     r == 0 ? "within its timeout and 2 s more"
+						    : "(interrupted)");
 		}
 		ssize_t k = r > 0 ? recv(fd, m + have, MAX_MSG - have, MSG_DONTWAIT) : -1;
 		if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
 			*st = QUIRE_ERR_PEER;
-			return fail(why, n, -1,
-				    "%s closed the connection before sending the %s (did the card "
-				    "of address 0 stop?)",
-				    who, what);
+			return quire_sim_why(
+			    why, n, -1,
+			    "%s closed the connection before sending the %s (did the card "
+			    "of address 0 stop?)",
+			    who, what);
 		}
 		if (k > 0)
 			have += (uint32_t)k;
@@ -687,9 +694,9 @@ static int challenged(const struct quire_wire_udp_rdv_spec *s, const char *who, 
 		close(fd);
 		if (got > 0) { /* an ERROR */
 			*st = QUIRE_ERR_PEER;
-			return fail(why, n, -1, "%s failed: %.*s", who,
-				    got - (int)QUIRE_WIRE_UDP_RDV_HDR_BYTES,
-				    (const char *)m + QUIRE_WIRE_UDP_RDV_HDR_BYTES);
+			return quire_sim_why(why, n, -1, "%s failed: %.*s", who,
+					     got - (int)QUIRE_WIRE_UDP_RDV_HDR_BYTES,
+					     (const char *)m + QUIRE_WIRE_UDP_RDV_HDR_BYTES);
 		}
 		if (*st != QUIRE_ERR_PEER || left_ms(deadline) <= (int)RETRY_MS)
 			return -1;
@@ -708,30 +715,32 @@ static int read_table(const struct quire_wire_udp_rdv_spec *s, const struct quir
 	const uint8_t *b = m + QUIRE_WIRE_UDP_RDV_HDR_BYTES;
 	uint32_t body = (uint32_t)got - QUIRE_WIRE_UDP_RDV_HDR_BYTES;
 	if (m[QUIRE_WIRE_UDP_RDV_OFF_TYPE] == QUIRE_WIRE_UDP_RDV_ERROR)
-		return fail(why, n, QUIRE_ERR_PEER, "%s failed: %.*s", who, (int)body,
-			    (const char *)b);
+		return quire_sim_why(why, n, QUIRE_ERR_PEER, "%s failed: %.*s", who, (int)body,
+				     (const char *)b);
 	uint32_t w = body >= 4 ? quire_ld16(b + QUIRE_WIRE_UDP_RDV_TAB_OFF_CARDS) : 0;
 	if (w != s->cards || body != QUIRE_WIRE_UDP_RDV_TAB_BYTES(w))
-		return fail(why, n, QUIRE_ERR_INVALID,
-			    "%s sent a table of %u cards in %u bytes; this card was given cards=%u",
-			    who, w, body, s->cards);
+		return quire_sim_why(
+		    why, n, QUIRE_ERR_INVALID,
+		    "%s sent a table of %u cards in %u bytes; this card was given cards=%u", who, w,
+		    body, s->cards);
 	uint8_t mac[QUIRE_WIRE_UDP_RDV_MAC_BYTES];
 	if (quire_wire_udp_rdv_table_mac(key, nonce, challenge, m, (uint32_t)got, mac) !=
 		QUIRE_OK ||
 	    CRYPTO_memcmp(mac, m + got - QUIRE_WIRE_UDP_RDV_MAC_BYTES, sizeof(mac)) != 0)
-		return fail(why, n, QUIRE_ERR_INVALID,
-			    "%s did not prove the job's key (its table's MAC fails: another job's "
-			    "rendezvous on that port?)",
-			    who);
+		return quire_sim_why(
+		    why, n, QUIRE_ERR_INVALID,
+		    "%s did not prove the job's key (its table's MAC fails: another job's "
+		    "rendezvous on that port?)",
+		    who);
 	for (uint32_t a = 0; a < w; a++)
 		get_ep(b + QUIRE_WIRE_UDP_RDV_TAB_OFF_EP + a * QUIRE_WIRE_UDP_RDV_EP_BYTES,
 		       &table[a]);
 	memcpy(run, b + QUIRE_WIRE_UDP_RDV_TAB_OFF_EP + w * QUIRE_WIRE_UDP_RDV_EP_BYTES,
 	       QUIRE_WIRE_UDP_RDV_RUN_BYTES);
 	if (memcmp(&table[addr], ep, sizeof(*ep)) != 0)
-		return fail(why, n, QUIRE_ERR_INVALID,
-			    "%s sent a table whose entry %u is not what this card announced", who,
-			    addr);
+		return quire_sim_why(
+		    why, n, QUIRE_ERR_INVALID,
+		    "%s sent a table whose entry %u is not what this card announced", who, addr);
 	return QUIRE_OK;
 }
 
@@ -759,14 +768,15 @@ static int join_rdv(const struct quire_wire_udp_rdv_spec *s, uint16_t addr,
 	}
 	if (st != QUIRE_OK) {
 		close(fd);
-		return fail(why, n, st, "cannot bind the UDP channels on %s", ip_str(ep.ip, ip));
+		return quire_sim_why(why, n, st, "cannot bind the UDP channels on %s",
+				     ip_str(ep.ip, ip));
 	}
 	uint8_t m[MAX_MSG];
 	uint32_t len = put_announce(m, addr, s->cards, &ep, key, challenge, NULL, nonce);
 	if (!len || send_all(fd, m, len, deadline) != 0) {
 		close(fd);
-		return fail(why, n, QUIRE_ERR_PEER, "%s: cannot announce: %s", who,
-			    len ? strerror(errno) : "no nonce or MAC");
+		return quire_sim_why(why, n, QUIRE_ERR_PEER, "%s: cannot announce: %s", who,
+				     len ? strerror(errno) : "no nonce or MAC");
 	}
 	int got = read_msg(fd, m, QUIRE_WIRE_UDP_RDV_TABLE, deadline, who, why, n, &st);
 	close(fd);
@@ -795,23 +805,24 @@ static int read_file(const struct quire_wire_udp_rdv_spec *s, const struct quire
 	int l =
 	    msg_len(f, k > 0 ? (uint32_t)k : 0, QUIRE_WIRE_UDP_RDV_ANNOUNCE, 0, bad, sizeof(bad));
 	if (l > 0 && l != k)
-		l = fail(bad, sizeof(bad), -1, "%zd bytes, not one message", k);
+		l = quire_sim_why(bad, sizeof(bad), -1, "%zd bytes, not one message", k);
 	else if (l == 0)
 		snprintf(bad, sizeof(bad), "%zd bytes, a message cut short", k);
 	if (l <= 0)
-		return fail(why, n, QUIRE_ERR_INVALID, "rendezvous in %s: %s is malformed: %s",
-			    s->dir, path, bad);
+		return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+				     "rendezvous in %s: %s is malformed: %s", s->dir, path, bad);
 	if (!announce_proves(key, NULL, f))
-		return fail(why, n, QUIRE_ERR_INVALID,
-			    "rendezvous in %s: %s does not prove the job's key (its MAC fails: a "
-			    "card of another job, or given another key)",
-			    s->dir, path);
+		return quire_sim_why(
+		    why, n, QUIRE_ERR_INVALID,
+		    "rendezvous in %s: %s does not prove the job's key (its MAC fails: a "
+		    "card of another job, or given another key)",
+		    s->dir, path);
 	if (read_announce(f, s->cards, &fa, &table[a], bad, sizeof(bad)) != QUIRE_OK)
-		return fail(why, n, QUIRE_ERR_INVALID, "rendezvous in %s: %s: %s", s->dir, path,
-			    bad);
+		return quire_sim_why(why, n, QUIRE_ERR_INVALID, "rendezvous in %s: %s: %s", s->dir,
+				     path, bad);
 	if (fa != a)
-		return fail(why, n, QUIRE_ERR_INVALID, "rendezvous in %s: %s announces address %u",
-			    s->dir, path, fa);
+		return quire_sim_why(why, n, QUIRE_ERR_INVALID,
+				     "rendezvous in %s: %s announces address %u", s->dir, path, fa);
 	if (a == 0)
 		memcpy(run, f + QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_ANN_OFF_RUN,
 		       QUIRE_WIRE_UDP_RDV_RUN_BYTES);
@@ -828,34 +839,38 @@ static int join_dir(const struct quire_wire_udp_rdv_spec *s, uint16_t addr,
 	struct quire_wire_udp_ep ep = {.ip = s->ip};
 	int st = bind_fn(ctx, ep.ip, ep.port);
 	if (st != QUIRE_OK)
-		return fail(why, n, st, "cannot bind the UDP channels on %s", ip_str(ep.ip, ip));
+		return quire_sim_why(why, n, st, "cannot bind the UDP channels on %s",
+				     ip_str(ep.ip, ip));
 	/* The card of address 0 makes the run's identity; the others read it in its file. */
 	if (addr == 0 && quire_job_random(run, QUIRE_WIRE_UDP_RDV_RUN_BYTES) != QUIRE_OK)
-		return fail(why, n, QUIRE_ERR_IO, "no random bytes for the run's identity");
+		return quire_sim_why(why, n, QUIRE_ERR_IO,
+				     "no random bytes for the run's identity");
 	uint8_t m[QUIRE_WIRE_UDP_RDV_HDR_BYTES + QUIRE_WIRE_UDP_RDV_ANN_BYTES];
 	uint8_t nonce[QUIRE_WIRE_UDP_RDV_NONCE_BYTES];
 	uint32_t len =
 	    put_announce(m, addr, s->cards, &ep, key, NULL, addr == 0 ? run : NULL, nonce);
 	if (!len)
-		return fail(why, n, QUIRE_ERR_IO, "rendezvous in %s: no nonce or MAC", s->dir);
+		return quire_sim_why(why, n, QUIRE_ERR_IO, "rendezvous in %s: no nonce or MAC",
+				     s->dir);
 	/* Written aside, then linked in: a reader sees the whole file or none, and link()
 	 * refuses a name that exists: the address is someone else's. */
 	snprintf(path, sizeof(path), "%s/udp-%u", s->dir, addr);
 	snprintf(tmp, sizeof(tmp), "%s/.udp-%u.%ld", s->dir, addr, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return fail(why, n, errno == ENOENT ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO,
-			    "rendezvous in %s: %s", s->dir, strerror(errno));
+		return quire_sim_why(why, n, errno == ENOENT ? QUIRE_ERR_NO_DEVICE : QUIRE_ERR_IO,
+				     "rendezvous in %s: %s", s->dir, strerror(errno));
 	int ok = write(fd, m, len) == (ssize_t)len;
 	close(fd);
 	int linked = ok && link(tmp, path) == 0, e = errno;
 	unlink(tmp);
 	if (!linked)
-		return fail(why, n, e == EEXIST ? QUIRE_ERR_INVALID : QUIRE_ERR_IO,
-			    "rendezvous in %s: cannot announce address %u: %s", s->dir, addr,
-			    e == EEXIST ? "announced already (another card has it, or a file of an "
-					  "earlier run is left)"
-					: strerror(e));
+		return quire_sim_why(
+		    why, n, e == EEXIST ? QUIRE_ERR_INVALID : QUIRE_ERR_IO,
+		    "rendezvous in %s: cannot announce address %u: %s", s->dir, addr,
+		    e == EEXIST ? "announced already (another card has it, or a file of an "
+				  "earlier run is left)"
+				: strerror(e));
 	uint8_t have[QUIRE_WIRE_UDP_RDV_MAX_CARDS] = {0};
 	have[addr] = 1;
 	table[addr] = ep;
@@ -872,15 +887,16 @@ static int join_dir(const struct quire_wire_udp_rdv_spec *s, uint16_t addr,
 		if (!left_ms(deadline)) {
 			char miss[256];
 			list_missing(have, s->cards, miss, sizeof(miss));
-			return fail(why, n, QUIRE_ERR_TIMEOUT,
-				    "rendezvous in %s: after %u s, %u of %u cards have not come: "
-				    "address%s %s",
-				    s->dir, s->timeout_ms / 1000, s->cards - count(have, s->cards),
-				    s->cards, s->cards - count(have, s->cards) > 1 ? "es" : "",
-				    miss);
+			return quire_sim_why(
+			    why, n, QUIRE_ERR_TIMEOUT,
+			    "rendezvous in %s: after %u s, %u of %u cards have not come: "
+			    "address%s %s",
+			    s->dir, s->timeout_ms / 1000, s->cards - count(have, s->cards),
+			    s->cards, s->cards - count(have, s->cards) > 1 ? "es" : "", miss);
 		}
 		if (usleep(RETRY_MS * 1000u) != 0 && errno == EINTR)
-			return fail(why, n, QUIRE_ERR_IO, "rendezvous in %s: interrupted", s->dir);
+			return quire_sim_why(why, n, QUIRE_ERR_IO, "rendezvous in %s: interrupted",
+					     s->dir);
 	}
 }
 
@@ -890,12 +906,14 @@ int quire_wire_udp_rdv_join(const struct quire_wire_udp_rdv_spec *s, uint16_t ad
 			    uint8_t run[QUIRE_WIRE_UDP_RDV_RUN_BYTES], char *why, size_t n)
 {
 	if (addr >= s->cards)
-		return fail(why, n, QUIRE_ERR_RANGE, "address %u is not one of cards=%u (0-%u)",
-			    addr, s->cards, s->cards - 1);
+		return quire_sim_why(why, n, QUIRE_ERR_RANGE,
+				     "address %u is not one of cards=%u (0-%u)", addr, s->cards,
+				     s->cards - 1);
 	if (!key || !key->len)
-		return fail(why, n, QUIRE_ERR_INVALID,
-			    "the rendezvous needs the job's key (%s or %s): its cards prove it",
-			    QUIRE_JOB_KEY_ENV, QUIRE_JOB_KEY_FILE_ENV);
+		return quire_sim_why(
+		    why, n, QUIRE_ERR_INVALID,
+		    "the rendezvous needs the job's key (%s or %s): its cards prove it",
+		    QUIRE_JOB_KEY_ENV, QUIRE_JOB_KEY_FILE_ENV);
 	memset(table, 0, s->cards * sizeof(*table));
 	memset(run, 0, QUIRE_WIRE_UDP_RDV_RUN_BYTES);
 	return s->kind == QUIRE_WIRE_UDP_RDV_TCP

@@ -33,6 +33,7 @@
 #include "sim/le.h"
 #include "sim/reliable_link.h"
 #include "sim/wire_udp.h"
+#include "test_util.h"
 
 #define KEY_HEX "000102030405060708090a0b0c0d0e0f"
 
@@ -41,16 +42,13 @@ static char tmpdir[64];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/quire-wire-udp-auth-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return test_tmpdir_make(tmpdir, sizeof(tmpdir), "quire-wire-udp-auth");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_tmpdir_remove(tmpdir);
 }
 
 static void says(const char *why, const char *what)
@@ -187,7 +185,7 @@ static void tag_flips(void **state)
 {
 	(void)state;
 	struct quire_frame_auth *a = auth_for(0), *other = auth_for(1);
-	uint8_t hdr[QUIRE_LINK_HDR_BYTES], body[300], tag[QUIRE_FRAME_AUTH_TAG_BYTES];
+	uint8_t hdr[QUIRE_LINK_HDR_BYTES], body[300], tag[QUIRE_LINK_TAG_BYTES];
 	for (size_t i = 0; i < sizeof(hdr); i++)
 		hdr[i] = (uint8_t)(i * 11 + 1);
 	for (size_t i = 0; i < sizeof(body); i++)
@@ -262,11 +260,11 @@ static int from5; /* the test's sender: address 5's frames channel */
 static void send_frame(struct quire_frame_auth *a, uint8_t version, uint32_t session, uint32_t seq,
 		       uint32_t word)
 {
-	uint8_t d[8 + QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_AUTH_TAG_BYTES + QUIRE_FRAME_HDR_BYTES +
-		  16] = {0x71, 0, 1, 0};
+	uint8_t d[8 + QUIRE_LINK_HDR_BYTES + QUIRE_LINK_TAG_BYTES + QUIRE_FRAME_HDR_BYTES + 16] = {
+	    0x71, 0, 1, 0};
 	static uint32_t piece_seq;
 	quire_st32(d + 4, ++piece_seq);
-	uint8_t *h = d + 8, *f = h + QUIRE_LINK_HDR_BYTES + QUIRE_FRAME_AUTH_TAG_BYTES;
+	uint8_t *h = d + 8, *f = h + QUIRE_LINK_HDR_BYTES + QUIRE_LINK_TAG_BYTES;
 	quire_st32(h, version | QUIRE_LINK_DATA << 8 | 5u << 16);
 	quire_st32(h + 4, session);
 	quire_st32(h + 8, seq);
