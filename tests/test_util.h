@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers shared by the tests: a seeded generator and gradient data full of edge cases. */
+/* Helpers shared by the tests: a seeded generator, gradient data full of edge cases, and a
+ * scratch directory. */
 #ifndef QUIRE_TEST_UTIL_H
 #define QUIRE_TEST_UTIL_H
 
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct rng {
@@ -97,6 +100,21 @@ static inline void fill_edge_gradients(struct rng *r, float *x, size_t n, int no
 				x[b * 64 + j] = specials[rng_below(r, 4)];
 		}
 	}
+}
+
+/* A new directory /tmp/NAME-XXXXXX in dir (n bytes): 0, or -1. */
+static inline int test_tmpdir_make(char *dir, size_t n, const char *name)
+{
+	snprintf(dir, n, "/tmp/%s-XXXXXX", name);
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+/* The directory and all it holds, gone: 0, or -1. */
+static inline int test_tmpdir_remove(const char *dir)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 #endif

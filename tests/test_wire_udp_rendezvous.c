@@ -33,6 +33,7 @@
 #include "sim/le.h"
 #include "sim/wire_udp_rendezvous.h"
 #include "sim/wire_udp.h"
+#include "test_util.h"
 
 #define W 4
 
@@ -47,16 +48,13 @@ static char tmpdir[64];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/quire-wire-udp-rdv-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return test_tmpdir_make(tmpdir, sizeof(tmpdir), "quire-wire-udp-rdv");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_tmpdir_remove(tmpdir);
 }
 
 /* A TCP port free on loopback now (another run may share the machine). */
