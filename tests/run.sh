@@ -66,11 +66,17 @@ count() {
 	skipped=$((skipped + s))
 }
 
+# The suites' wall times, "SECONDS SUITE" a line: the slowest are listed at the end, for
+# whoever wants make test (and CI) shorter. A figure, never a pass or a failure.
+times=""
 run() {
 	suite="$*"
 	echo "== $*"
+	started=$(date +%s)
 	"$@" >"$log" 2>&1
 	rc=$?
+	times="$times$(($(date +%s) - started)) $suite
+"
 	cat "$log"
 	count $rc
 }
@@ -268,6 +274,8 @@ else
 	failed=$((failed + 1))
 fi
 echo
+echo "slowest suites (wall seconds):"
+printf '%s' "$times" | sort -rn | head -8 | sed 's/^/  /'
 if [ "$skipped" -gt 0 ] || [ -n "$skips" ]; then
 	echo "skipped, with their reasons:"
 	printf '%s' "$skips"
