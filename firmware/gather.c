@@ -25,7 +25,7 @@ static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct qui
 				    QUIRE_DMA_TO_HOST);
 		if (!st && w > 1)
 			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, 0), 0, off,
-					 len);
+					 len, TXP);
 		if (st)
 			return st;
 	}
@@ -33,14 +33,14 @@ static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct qui
 		uint64_t slot = quire_le64_to_cpu(d->dst) + (uint64_t)((r + w - 1 - s) % w) * b;
 		FW_FOR_CHUNKS(0, b, CHUNK, off, len)
 		{
-			uint32_t fl;
+			uint32_t fl, rx; /* passed on from its receive buffer */
 			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s), off, len,
-					 TXP, &fl);
+					 &rx, &fl);
 			if (!st)
-				st = fw_dma(fw, slot + off, TXP, len, QUIRE_DMA_TO_HOST);
+				st = fw_dma(fw, slot + off, rx, len, QUIRE_DMA_TO_HOST);
 			if (!st && s + 2 < w)
 				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s + 1),
-						 0, off, len);
+						 0, off, len, rx);
 			if (st)
 				return st;
 		}
@@ -56,19 +56,19 @@ static int bcast(struct quire_fw *fw, struct quire_fw_comm *c, const struct quir
 	FW_FOR_CHUNKS(0, b, CHUNK, off,
 		      len) /* hop h receives at step h-1 and passes on at step h */
 	{
-		uint32_t fl;
+		uint32_t fl, at = TXP; /* the root's bytes, or a received frame's, passed on */
 		if (hop == 0)
-			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + off, TXP, len,
-				    QUIRE_DMA_TO_CARD);
+			st =
+			    fw_dma(fw, quire_le64_to_cpu(d->dst) + off, at, len, QUIRE_DMA_TO_CARD);
 		else
 			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_BCAST, hop - 1), off,
-					 len, TXP, &fl);
+					 len, &at, &fl);
 		if (!st && hop > 0)
-			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + off, TXP, len,
-				    QUIRE_DMA_TO_HOST);
+			st =
+			    fw_dma(fw, quire_le64_to_cpu(d->dst) + off, at, len, QUIRE_DMA_TO_HOST);
 		if (!st && hop + 1 < w)
 			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_BCAST, hop), 0, off,
-					 len);
+					 len, at);
 		if (st)
 			return st;
 	}
