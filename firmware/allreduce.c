@@ -10,6 +10,12 @@
  * k+1, k+2, ..., k, which fixes the fp16/fp32 result. After W-1 steps r holds
  * segment r whole; the all-gather passes the finished segments round the ring.
  *
+ * All of it runs in rounds of FW_RING_WINDOW frames of every segment (layout.h): round j is
+ * that schedule over frames [j * FW_RING_WINDOW, (j + 1) * FW_RING_WINDOW) of each segment.
+ * A member's frames sent then run at most a round ahead of its frames received, which the
+ * next member's receive ring has room for, so members that all send before they receive
+ * never wait on each other's full rings. The frames are the same; only their order differs.
+ *
  * BFP first agrees on block exponents: the same ring over the exponent vector,
  * with max instead of sum. Partial sums travel in the narrowest integer that
  * cannot overflow: step 0 carries one contribution in its own type (int8 for
@@ -81,21 +87,24 @@ static void out_start(struct pass *p, uint64_t out, uint32_t len)
 	p->out_len = 4 * len;
 }
 
-/* Member k's segment, in units. */
-static void segment(const struct pass *p, uint32_t k, uint32_t *off, uint32_t *len)
+/* Member k's segment, in units, from unit `skip` of it on: 0 when it ends before (a segment
+ * is there from unit 0 even when empty). */
+static int segment(const struct pass *p, uint32_t k, uint32_t skip, uint32_t *off, uint32_t *len)
 {
 	uint32_t size = p->c->size, blocks = QUIRE_BFP_BLOCKS(p->n);
 	uint32_t first = QUIRE_RING_SEG_FIRST(blocks, size, k);
 	uint32_t nb = QUIRE_RING_SEG_BLOCKS(blocks, size, k);
-	if (p->exps) {
-		*off = first;
-		*len = nb;
-		return;
+	if (!p->exps) {
+		uint64_t o = (uint64_t)first * QUIRE_BFP_BLOCK,
+			 e = (uint64_t)(first + nb) * QUIRE_BFP_BLOCK;
+		first = (uint32_t)(o < p->n ? o : p->n);
+		nb = (uint32_t)(e < p->n ? e : p->n) - first;
 	}
-	uint64_t o = (uint64_t)first * QUIRE_BFP_BLOCK,
-		 e = (uint64_t)(first + nb) * QUIRE_BFP_BLOCK;
-	*off = (uint32_t)(o < p->n ? o : p->n);
-	*len = (uint32_t)(e < p->n ? e : p->n) - *off;
+	if (skip && skip >= nb)
+		return 0;
+	*off = first + skip;
+	*len = nb - skip;
+	return 1;
 }
 
 /* The REDUCE engine over w inputs `stride` elements apart at `in`, plus acc_in unless NONE. */
@@ -320,79 +329,76 @@ static int ring(struct pass *p)
 	uint32_t ag = p->exps ? QUIRE_PHASE_EXP_AG : QUIRE_PHASE_AG;
 	uint32_t so, sl, fl, rx; /* rx: a received frame's payload, in its receive buffer */
 	int st = QUIRE_OK;
-	if (w == 1) {
-		segment(p, 0, &so, &sl);
-		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
-		{
-			st = finish(p, off, len, NONE, 0, TXP, &fl);
-			if (!st && rqv)
-				st = requantize(p, off, len, TXP);
-			if (!st)
-				st = deliver(p, off, len, TXP, fl);
-			if (st)
-				return st;
+	/* Round by round, FW_RING_WINDOW frames of every segment a round (layout.h); segment 0
+	 * is the longest: the split gives the first ones the spare blocks. */
+	uint32_t span = FW_RING_WINDOW * p->chunk;
+	for (uint32_t skip = 0; segment(p, 0, skip, &so, &sl); skip += span) {
+		for (uint32_t s = 0; s + 1 < w; s++) { /* reduce-scatter */
+			if (!segment(p, (r + w - 1 - s) % w, skip, &so, &sl))
+				continue;
+			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
+			{
+				if (s == 0 && narrow) {
+					st = len ? local(p, off, len, TXP) : QUIRE_OK;
+				} else if (s == 0) {
+					st = first(p, off, len, TXP);
+				} else {
+					st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, s - 1), off,
+							 len * (s == 1 ? b0 : pb), &rx, &fl);
+					if (!st)
+						st = agreed(p, fl);
+					if (!st)
+						st =
+						    combine(p, off, len, rx, narrow && s == 1, TXP);
+				}
+				if (!st)
+					st = fw_net_send(fw, c, QUIRE_FRAME_STEP(rs, s), p->rq, off,
+							 len * (s == 0 ? b0 : pb), TXP);
+				if (st)
+					return st;
+			}
 		}
-		return QUIRE_OK;
-	}
-	for (uint32_t s = 0; s + 1 < w; s++) { /* reduce-scatter */
-		segment(p, (r + w - 1 - s) % w, &so, &sl);
-		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
-		{
-			if (s == 0 && narrow) {
-				st = len ? local(p, off, len, TXP) : QUIRE_OK;
-			} else if (s == 0) {
-				st = first(p, off, len, TXP);
-			} else {
-				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, s - 1), off,
-						 len * (s == 1 ? b0 : pb), &rx, &fl);
+		/* this member's segment: finished here (alone, the input is the sum) */
+		if (segment(p, r, skip, &so, &sl))
+			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
+			{
+				rx = NONE;
+				fl = p->rq;
+				if (w > 1)
+					st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off,
+							 len * (w == 2 ? b0 : pb), &rx, &fl);
 				if (!st)
 					st = agreed(p, fl);
 				if (!st)
-					st = combine(p, off, len, rx, narrow && s == 1, TXP);
+					st = finish(p, off, len, rx, narrow && w == 2, TXP, &fl);
+				if (!st && rqv)
+					st = requantize(p, off, len, TXP);
+				if (!st)
+					st = deliver(p, off, len, TXP, fl);
+				if (!st && !p->scatter && w > 1)
+					st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, 0), fl | p->rq,
+							 off, gathered_bytes(p, len), TXP);
+				if (st)
+					return st;
 			}
-			if (!st)
-				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(rs, s), p->rq, off,
-						 len * (s == 0 ? b0 : pb), TXP);
-			if (st)
-				return st;
-		}
-	}
-	segment(p, r, &so, &sl); /* this member's segment: finished here */
-	FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
-	{
-		st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off, len * (w == 2 ? b0 : pb),
-				 &rx, &fl);
-		if (!st)
-			st = agreed(p, fl);
-		if (!st)
-			st = finish(p, off, len, rx, narrow && w == 2, TXP, &fl);
-		if (!st && rqv)
-			st = requantize(p, off, len, TXP);
-		if (!st)
-			st = deliver(p, off, len, TXP, fl);
-		if (!st && !p->scatter)
-			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, 0), fl | p->rq, off,
-					 gathered_bytes(p, len), TXP);
-		if (st)
-			return st;
-	}
-	if (p->scatter)
-		return QUIRE_OK;
-	for (uint32_t s = 0; s + 1 < w; s++) { /* all-gather: passed on from where it came */
-		segment(p, (r + w - 1 - s) % w, &so, &sl);
-		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
-		{
-			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off,
-					 gathered_bytes(p, len), &rx, &fl);
-			if (!st)
-				st = agreed(p, fl);
-			if (!st)
-				st = deliver(p, off, len, rx, fl);
-			if (!st && s + 2 < w)
-				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl, off,
-						 gathered_bytes(p, len), rx);
-			if (st)
-				return st;
+		/* all-gather: passed on from where it came */
+		for (uint32_t s = 0; !p->scatter && s + 1 < w; s++) {
+			if (!segment(p, (r + w - 1 - s) % w, skip, &so, &sl))
+				continue;
+			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
+			{
+				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off,
+						 gathered_bytes(p, len), &rx, &fl);
+				if (!st)
+					st = agreed(p, fl);
+				if (!st)
+					st = deliver(p, off, len, rx, fl);
+				if (!st && s + 2 < w)
+					st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl,
+							 off, gathered_bytes(p, len), rx);
+				if (st)
+					return st;
+			}
 		}
 	}
 	return QUIRE_OK;
@@ -476,7 +482,7 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	if (d->opcode == QUIRE_OPC_REDUCE_SCATTER || p.rq) {
 		uint32_t len;
 		p.scatter = !p.rq;
-		segment(&p, c->rank, p.rq ? &p.own0 : &p.out0, &len);
+		segment(&p, c->rank, 0, p.rq ? &p.own0 : &p.out0, &len);
 		/* the host's idea of this member's segment differs */
 		if (len != quire_le64_to_cpu(d->stride)) {
 			*detail = QUIRE_DETAIL_STRIDE;

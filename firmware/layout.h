@@ -42,6 +42,15 @@
 #define FW_NET_TX_LOG2     4u
 #define FW_NET_RX_LOG2     5u
 
+/* Frames of one segment a collective sends at a step before it goes on to the next step:
+ * the ring collectives run in rounds of this many frames of every segment (allreduce.c,
+ * gather.c), so that a card's frames sent run ahead of its frames received by at most this
+ * many, which the next card's receive ring (2^FW_NET_RX_LOG2 buffers posted) has room
+ * for: cards that send to each other never all wait on full receive rings, whatever the
+ * size. Smaller rounds would leave a card waiting for frames still on their hop. */
+#define FW_RING_WINDOW 16u
+_Static_assert(FW_RING_WINDOW < (1u << FW_NET_RX_LOG2), "a round fits a receive ring");
+
 /* This card's contribution to a collective, encoded: above every receive buffer, so that a
  * REDUCE of a received payload (input 0) and it (input 1, a whole number of lines further)
  * spans no other buffer of the collective, and the engine streams. */
