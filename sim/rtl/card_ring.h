@@ -31,9 +31,9 @@ class CardRing
 	struct Link {
 		unsigned latency = 250; // cycles: 1 us of cable and switch
 		double gbps = 100.0;    // line rate, each way
-		// A sender's frames held in the switch: a port's share of a switch's buffer, and
-		// room for the 32 frames (1 MiB) each card sends at the first step of a 16 MiB
-		// bfp8 all-reduce before it receives any (its neighbour's port takes 16).
+		// A sender's frames held in the switch: a port's share of a switch's buffer. The
+		// firmware's rounds (FW_RING_WINDOW) need none of it: a card sends at most 16
+		// frames ahead of those it received, which the neighbour's receive ring takes.
 		uint64_t buffer_bytes = 1u << 20;
 	};
 	// `cards` cards at network addresses first_addr, first_addr + 1, ..., each with
