@@ -19,6 +19,7 @@
 static const char bench_card_help[] =
     "Usage: quire bench card [--backend URI] [--size BYTES] [--repeat N] [--nops N]\n"
     "       quire bench card --model rtl [--size BYTES] [--nops N]\n"
+    "       quire bench card --model rtl --ring N [--size BYTES]\n"
     "A backend's command round trip and throughput, with cpu in the same run:\n"
     "the NOP round trip (doorbell to completion, one at a time), and GB/s of fp32\n"
     "input for bfp8 encode and decode on the backend and on cpu, with their ratio.\n"
@@ -26,12 +27,17 @@ static const char bench_card_help[] =
     "quire-bench-rtl (beside this program, built by make rtl): the NOP round trip,\n"
     "the firmware's CPI on the command loop, cycles per MiB of encode bfp8, of\n"
     "reduce int8 (W 4) and of decode bfp8 with the mean of 4, the host link it ran\n"
-    "with, and simulated cycles per wall second (default --size 1MiB).\n\n"
+    "with, and simulated cycles per wall second (default --size 1MiB).\n"
+    "With --ring N as well: a bfp8 all-reduce of --size bytes of fp32 on N RTL cards\n"
+    "in lockstep, their ports on 100 Gb/s links of 1 us: cycles from the doorbell to\n"
+    "the last completion, algbw and busbw, every rank's result checked against the\n"
+    "golden model.\n\n"
     "  -b, --backend URI  as for quire info (default: sim)\n"
     "  -m, --model rtl    the RTL card, in card cycles\n"
     "  -s, --size BYTES   fp32 bytes per tensor (default 16MiB)\n"
     "  -r, --repeat N     runs per figure, best kept (default 5)\n"
     "  -n, --nops N       NOPs timed (default 2000)\n"
+    "      --ring N       with --model rtl: the all-reduce on N cards (2 to 8)\n"
     "  -h, --help         this text\n";
 
 static int cmp_double(const void *a, const void *b)
@@ -40,9 +46,9 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* quire bench card --model rtl: quire-bench-rtl beside this program, with --nops and --size
- * (0: its defaults). Returns its exit status. */
-static int bench_card_rtl(int nops, uint64_t bytes)
+/* quire bench card --model rtl: quire-bench-rtl beside this program, with --nops, --size and
+ * --ring (0: its defaults; no ring). Returns its exit status. */
+static int bench_card_rtl(int nops, uint64_t bytes, int ring)
 {
 	char self[PATH_MAX - 32], bin[PATH_MAX];
 	int st = bench_self_dir("bench card", self, sizeof(self));
@@ -53,12 +59,16 @@ static int bench_card_rtl(int nops, uint64_t bytes)
 		return cli_fail("bench card --model rtl: %s not found (make rtl builds it where "
 				"verilator is installed)",
 				bin);
-	char nstr[32], sstr[32];
+	char nstr[32], sstr[32], rstr[32];
 	snprintf(nstr, sizeof(nstr), "%d", nops);
 	snprintf(sstr, sizeof(sstr), "%llu", (unsigned long long)bytes);
+	snprintf(rstr, sizeof(rstr), "%d", ring);
 	const char *argv[8] = {bin};
 	int k = 1;
-	if (nops) {
+	if (ring) {
+		argv[k++] = "--ring";
+		argv[k++] = rstr;
+	} else if (nops) {
 		argv[k++] = "--nops";
 		argv[k++] = nstr;
 	}
@@ -74,16 +84,14 @@ static int bench_card_rtl(int nops, uint64_t bytes)
 
 int bench_card(int argc, char **argv)
 {
-	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
-					     {"size", required_argument, 0, 's'},
-					     {"repeat", required_argument, 0, 'r'},
-					     {"nops", required_argument, 0, 'n'},
-					     {"model", required_argument, 0, 'm'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"backend", required_argument, 0, 'b'}, {"size", required_argument, 0, 's'},
+	    {"repeat", required_argument, 0, 'r'},  {"nops", required_argument, 0, 'n'},
+	    {"model", required_argument, 0, 'm'},   {"ring", required_argument, 0, 'R'},
+	    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
 	const char *uri = "sim", *model = NULL;
 	uint64_t bytes = 16u << 20;
-	int repeat = 5, nops = 2000, c, size_set = 0, nops_set = 0, backend_set = 0;
+	int repeat = 5, nops = 2000, c, size_set = 0, nops_set = 0, backend_set = 0, ring = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":b:s:r:n:m:h", opts, NULL)) != -1) {
@@ -111,6 +119,10 @@ int bench_card(int argc, char **argv)
 			nops_set = 1;
 			if (nops < 1 || nops > 1000000)
 				return cli_usage_error("bench card", "--nops: 1 to 1000000");
+		} else if (c == 'R') {
+			ring = atoi(optarg);
+			if (ring < 2 || ring > 8)
+				return cli_usage_error("bench card", "--ring: 2 to 8 cards");
 		} else if (c == 'h') {
 			return fputs(bench_card_help, stdout), 0;
 		} else {
@@ -119,6 +131,8 @@ int bench_card(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage_error("bench card", "unexpected argument '%s'", argv[optind]);
+	if (ring && !model)
+		return cli_usage_error("bench card", "--ring needs --model rtl");
 	if (model) {
 		if (backend_set)
 			return cli_usage_error("bench card", "--model rtl runs its own card: no "
@@ -127,7 +141,7 @@ int bench_card(int argc, char **argv)
 			return cli_usage_error("bench card",
 					       "--model rtl: --size a multiple of 256 up to 16MiB");
 		return bench_card_rtl(nops_set ? (nops > 100000 ? 100000 : nops) : 0,
-				      size_set ? bytes : 0);
+				      size_set ? bytes : 0, ring);
 	}
 	size_t n = bytes / 4;
 	float *data = malloc(bytes);

@@ -97,9 +97,70 @@ static void unpack(struct fields *f, const struct quire_cmd *d)
 	f->reserved[1] = quire_le32_to_cpu(d->reserved[1]);
 }
 
+/* Do two buffers of `bytes` each share a byte? (Both are checked not to wrap.) */
+static int overlaps(uint64_t a, uint64_t b, uint64_t bytes)
+{
+	return a < b + bytes && b < a + bytes;
+}
+
+/* [a, a + na) and [b, b + nb) share a byte. */
+static int spans_meet(uint64_t a, uint64_t na, uint64_t b, uint64_t nb)
+{
+	return a < b + nb && b < a + na;
+}
+
 static int is_codec_format(uint32_t fmt)
 {
 	return fmt == QUIRE_FMT_FP16 || fmt == QUIRE_FMT_BFP8 || fmt == QUIRE_FMT_BFP16;
+}
+
+/*
+ * EXPONENTS, ENCODE and DECODE: what a command writes shares no byte with what it reads,
+ * nor with another of its outputs. A card moves a long vector in chunks, its transfers in,
+ * its engine and its transfers out overlapped, so an output written over an input would
+ * give results that depend on timing. Only the residual (EF) is read and written in place,
+ * by design: each element's new residual replaces its own old one. Checked once the fields
+ * are valid (the sizes below assume a valid format and count); a buffer of 0 bytes here is
+ * an unused field, address 0, which meets nothing.
+ */
+static void check_codec_overlap(struct check *c, const struct fields *d)
+{
+	uint64_t n = d->count, blocks = (n + QUIRE_BFP_BLOCK - 1) / QUIRE_BFP_BLOCK;
+	int bfp = d->format == QUIRE_FMT_BFP8 || d->format == QUIRE_FMT_BFP16;
+	uint64_t aux = d->flags & QUIRE_CMD_F_EF ? 4 * n : 0, exp = bfp ? blocks : 0;
+	if (d->opcode == QUIRE_OPC_DECODE) {
+		uint64_t src = n * quire_format_elem_bytes(d->val_format), dst = 4 * n;
+		if (spans_meet(d->dst, dst, d->src, src) || spans_meet(d->dst, dst, d->exp, exp))
+			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_DST);
+		return;
+	}
+	uint64_t src = 4 * n,
+		 dst = d->opcode == QUIRE_OPC_ENCODE ? n * quire_format_elem_bytes(d->format) : 0;
+	if (spans_meet(d->dst, dst, d->src, src) || spans_meet(d->dst, dst, d->exp, exp) ||
+	    spans_meet(d->dst, dst, d->aux, aux))
+		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_DST);
+	/* exp: an input of ENCODE with SHARED_EXP, an output otherwise; either way apart from x
+	 * and the residual (an output over an input, or an input rewritten by the residual). */
+	if (spans_meet(d->exp, exp, d->src, src) || spans_meet(d->exp, exp, d->aux, aux))
+		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_EXP);
+}
+
+/*
+ * REDUCE: dst shares no byte with any of the W inputs (src + k * stride, vec bytes each;
+ * a dst in the gap between two inputs is apart from both), for the reason ENCODE's is.
+ */
+static void check_reduce_overlap(struct check *c, const struct fields *d, uint64_t vec,
+				 uint64_t out)
+{
+	/* The first input that ends after dst starts: 0, or the one after those wholly below. */
+	uint64_t k = 0;
+	if (d->dst >= d->src + vec) {
+		if (d->workers <= 1)
+			return;
+		k = (d->dst - d->src - vec) / d->stride + 1;
+	}
+	if (k < d->workers && d->src + k * d->stride < d->dst + out)
+		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_DST);
 }
 
 static void check_codec(struct check *c, const struct fields *d)
@@ -163,6 +224,8 @@ static void check_codec(struct check *c, const struct fields *d)
 	if (n == 0 || n > QUIRE_CMD_MAX_ELEMS)
 		fail(c, QUIRE_ERR_SIZE, QUIRE_DETAIL_COUNT);
 	unused(c, d->stride, QUIRE_DETAIL_STRIDE);
+	if (c->status == QUIRE_OK)
+		check_codec_overlap(c, d);
 }
 
 static void check_reduce(struct check *c, const struct fields *d)
@@ -196,6 +259,8 @@ static void check_reduce(struct check *c, const struct fields *d)
 	need_addr(c, d->dst, (uint64_t)d->count * acc_b, elem_align(d->format), QUIRE_DETAIL_DST);
 	unused(c, d->exp, QUIRE_DETAIL_EXP);
 	unused(c, d->aux, QUIRE_DETAIL_AUX);
+	if (c->status == QUIRE_OK)
+		check_reduce_overlap(c, d, vec, (uint64_t)d->count * acc_b);
 }
 
 static void check_mlp(struct check *c, const struct fields *d)
@@ -221,18 +286,6 @@ static void check_mlp(struct check *c, const struct fields *d)
 	need_addr(c, d->src, (uint64_t)d->count * QUIRE_MLP_MAX_WIDTH, 1, QUIRE_DETAIL_SRC);
 	need_addr(c, d->dst, 4ull * d->count, 4, QUIRE_DETAIL_DST);
 	need_addr(c, d->aux, d->count, 1, QUIRE_DETAIL_AUX);
-}
-
-/* Do two buffers of `bytes` each share a byte? (Both are checked not to wrap.) */
-static int overlaps(uint64_t a, uint64_t b, uint64_t bytes)
-{
-	return a < b + bytes && b < a + bytes;
-}
-
-/* [a, a + na) and [b, b + nb) share a byte. */
-static int spans_meet(uint64_t a, uint64_t na, uint64_t b, uint64_t nb)
-{
-	return a < b + nb && b < a + na;
 }
 
 /* ALLGATHER and BROADCAST: bytes, no arithmetic. */

@@ -3,7 +3,8 @@
  * Liveness: what lets others tell a slow card from a stopped one.
  *
  * The heartbeat (QUIRE_CNT_HEARTBEAT) is for the host: it advances at every
- * data transfer, every command and every wake-up, and a card that waits wakes at
+ * data transfer (DMA, or a collective's frame sent or received), every command
+ * and every wake-up, and a card that waits wakes at
  * least every QUIRE_HEARTBEAT_MS, so it never stands still while the card has
  * work. Keepalive frames are for the other cards: each member tells the next
  * one in the ring, which waits for its frames, that it is alive, every quarter

@@ -10,6 +10,12 @@
  * k+1, k+2, ..., k, which fixes the fp16/fp32 result. After W-1 steps r holds
  * segment r whole; the all-gather passes the finished segments round the ring.
  *
+ * All of it runs in rounds of FW_RING_WINDOW frames of every segment (layout.h): round j is
+ * that schedule over frames [j * FW_RING_WINDOW, (j + 1) * FW_RING_WINDOW) of each segment.
+ * A member's frames sent then run at most a round ahead of its frames received, which the
+ * next member's receive ring has room for, so members that all send before they receive
+ * never wait on each other's full rings. The frames are the same; only their order differs.
+ *
  * BFP first agrees on block exponents: the same ring over the exponent vector,
  * with max instead of sum. Partial sums travel in the narrowest integer that
  * cannot overflow: step 0 carries one contribution in its own type (int8 for
@@ -34,40 +40,71 @@
 
 #define NONE 0xffffffffu /* no received partial sum: this member alone */
 #define TXP  (FW_COLL_TX + QUIRE_FRAME_HDR_BYTES)
+/* The whole fp32 input, kept in card memory from the exponent pass to the value pass when it
+ * fits (and without error feedback, whose residual would need a copy too), so that the
+ * host link carries it once: the staging buffers and REDUCE's inputs, idle in a collective. */
+#define X_KEPT       FW_BUF_A
+#define X_KEPT_BYTES (FW_COLL_EXP - FW_BUF_A)
 
 struct pass {
 	struct quire_fw *fw;
 	struct quire_fw_comm *c;
 	const struct quire_cmd *d;
-	uint32_t n;      /* elements of the vector (0: a barrier) */
-	int exps;        /* the exponent pass: units are blocks */
-	uint32_t chunk;  /* units per frame */
-	uint32_t val;    /* format of this member's contribution */
-	uint32_t part;   /* of partial sums (reduce-scatter) */
-	uint32_t fin;    /* of finished sums (all-gather) */
-	uint32_t mean_w; /* decode divides by this (0: a sum) */
-	int overflow;    /* some int32 sum saturated */
-	int scatter;     /* reduce-scatter: only this member's segment, to dst from its start */
-	uint32_t out0;   /* the element dst starts with */
-	uint32_t rq;     /* QUIRE_FRAME_F_REQUANT on every frame (requantized all-gather), or 0 */
-	uint32_t own0;   /* requantized: the first element of this member's segment */
+	uint32_t n;       /* elements of the vector (0: a barrier) */
+	int exps;         /* the exponent pass: units are blocks */
+	uint32_t chunk;   /* units per frame */
+	uint32_t val;     /* format of this member's contribution */
+	uint32_t part;    /* of partial sums (reduce-scatter) */
+	uint32_t fin;     /* of finished sums (all-gather) */
+	uint32_t mean_w;  /* decode divides by this (0: a sum) */
+	int overflow;     /* some int32 sum saturated */
+	int scatter;      /* reduce-scatter: only this member's segment, to dst from its start */
+	uint32_t out0;    /* the element dst starts with */
+	uint32_t rq;      /* QUIRE_FRAME_F_REQUANT on every frame (requantized all-gather), or 0 */
+	uint32_t own0;    /* requantized: the first element of this member's segment */
+	uint32_t kept;    /* the input's element 0 in card memory (X_KEPT), or 0: from the host */
+	uint32_t out_len; /* bytes of a result still going to the host from FW_COLL_Y (0: none) */
 };
 
-/* Member k's segment, in units. */
-static void segment(const struct pass *p, uint32_t k, uint32_t *off, uint32_t *len)
+/* The results go to the host on DMA channel OUT_CH while the core goes on; every other
+ * transfer of the collective is on channel 0, so the two overlap. */
+#define OUT_CH 1u
+
+/* The result's transfer to the host still under way, waited for: FW_COLL_Y is written
+ * again only after. */
+static int out_wait(struct pass *p)
+{
+	uint32_t len = p->out_len;
+	p->out_len = 0;
+	return len ? fw_dma_finish(p->fw, OUT_CH, len) : QUIRE_OK;
+}
+
+/* FW_COLL_Y's len fp32 to the host at `out`, the core going on meanwhile (out_wait). */
+static void out_start(struct pass *p, uint64_t out, uint32_t len)
+{
+	fw_dma_load(p->fw, OUT_CH, out, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
+	fw_dma_go(p->fw, OUT_CH);
+	p->out_len = 4 * len;
+}
+
+/* Member k's segment, in units, from unit `skip` of it on: 0 when it ends before (a segment
+ * is there from unit 0 even when empty). */
+static int segment(const struct pass *p, uint32_t k, uint32_t skip, uint32_t *off, uint32_t *len)
 {
 	uint32_t size = p->c->size, blocks = QUIRE_BFP_BLOCKS(p->n);
 	uint32_t first = QUIRE_RING_SEG_FIRST(blocks, size, k);
 	uint32_t nb = QUIRE_RING_SEG_BLOCKS(blocks, size, k);
-	if (p->exps) {
-		*off = first;
-		*len = nb;
-		return;
+	if (!p->exps) {
+		uint64_t o = (uint64_t)first * QUIRE_BFP_BLOCK,
+			 e = (uint64_t)(first + nb) * QUIRE_BFP_BLOCK;
+		first = (uint32_t)(o < p->n ? o : p->n);
+		nb = (uint32_t)(e < p->n ? e : p->n) - first;
 	}
-	uint64_t o = (uint64_t)first * QUIRE_BFP_BLOCK,
-		 e = (uint64_t)(first + nb) * QUIRE_BFP_BLOCK;
-	*off = (uint32_t)(o < p->n ? o : p->n);
-	*len = (uint32_t)(e < p->n ? e : p->n) - *off;
+	if (skip && skip >= nb)
+		return 0;
+	*off = first + skip;
+	*len = nb - skip;
+	return 1;
 }
 
 /* The REDUCE engine over w inputs `stride` elements apart at `in`, plus acc_in unless NONE. */
@@ -118,6 +155,9 @@ static int local(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 	    quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32)
 		return fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, at, 4 * len,
 			      QUIRE_DMA_TO_CARD);
+	if (p->kept) /* read once already, by the exponent pass */
+		return quant(fw, QUIRE_QUANT_OP_ENCODE, quire_le16_to_cpu(d->format), 0, 0, len, 0,
+			     p->kept + 4 * off, 0, FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, 0);
 	int st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, FW_COLL_X, 4 * len,
 			QUIRE_DMA_TO_CARD);
 	if (!st && ef)
@@ -164,10 +204,12 @@ static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, int 
 	int st = local(p, off, len, FW_COLL_L);
 	if (st)
 		return st;
-	if (narrow) /* two contributions side by side in card memory: L, then in */
+	/* Two contributions in card memory, in then L above it (an integer sum, or one fp32
+	 * addition: the same in either order); their span holds no other buffer (layout.h). */
+	if (narrow)
 		return reduce_w(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, 2,
-				(in - FW_COLL_L) / quire_format_elem_bytes(p->val), len, FW_COLL_L,
-				NONE, out);
+				(FW_COLL_L - in) / quire_format_elem_bytes(p->val), len, in, NONE,
+				out);
 	return reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, in, out);
 }
 
@@ -200,21 +242,27 @@ static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint
 	if (p->exps)
 		return reduce(fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, at, NONE, FW_COLL_EXP + off);
 	uint64_t out = quire_le64_to_cpu(d->dst) + 4ull * (off - p->out0);
+	int st = out_wait(p); /* FW_COLL_Y free again */
+	if (st)
+		return st;
 	if (p->rq) { /* values, then the owner's exponents; the mean is in them */
 		uint32_t vb = quire_format_elem_bytes(p->val);
-		int st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->val, 0,
-			       len, 0, 0, 0, at + len * vb, at, FW_COLL_Y);
-		return st ? st : fw_dma(fw, out, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
+		st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->val, 0, len,
+			   0, 0, 0, at + len * vb, at, FW_COLL_Y);
+		if (!st)
+			out_start(p, out, len);
+		return st;
 	}
 	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32 ||
 	    (quire_le16_to_cpu(d->format) == QUIRE_FMT_FP32 && !p->mean_w))
 		return fw_dma(fw, out, at, 4 * len, QUIRE_DMA_TO_HOST);
 	int bfp = quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP8 ||
 		  quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP16;
-	int st =
-	    quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->fin, 0, len,
-		  p->mean_w, 0, 0, bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, FW_COLL_Y);
-	return st ? st : fw_dma(fw, out, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
+	st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->fin, 0, len,
+		   p->mean_w, 0, 0, bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, FW_COLL_Y);
+	if (!st)
+		out_start(p, out, len);
+	return st;
 }
 
 static uint32_t unit_bytes(const struct pass *p, uint32_t fmt)
@@ -236,14 +284,16 @@ static int requantize(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 		 exps = at + len * quire_format_elem_bytes(p->val);
 	/* The owner's residual lies after the worker's count elements. */
 	uint64_t res = 4ull * quire_le32_to_cpu(d->count) + 4ull * (off - p->own0);
-	int st = quant(fw, QUIRE_QUANT_OP_DECODE, fmt, p->fin, 0, len, p->mean_w, 0, 0,
-		       FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, FW_COLL_Y);
+	int st = out_wait(p); /* FW_COLL_Y free again */
+	if (!st)
+		st = quant(fw, QUIRE_QUANT_OP_DECODE, fmt, p->fin, 0, len, p->mean_w, 0, 0,
+			   FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, FW_COLL_Y);
 	if (!st && ef)
 		st = fw_dma(fw, quire_le64_to_cpu(d->aux) + res, FW_COLL_R, 4 * len,
 			    QUIRE_DMA_TO_CARD);
 	if (!st)
-		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, fmt, 0, flags, len, 0, FW_COLL_Y, FW_COLL_R,
-			   exps, 0, 0);
+		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, fmt, 0, flags, len, 0, FW_COLL_Y,
+			   FW_COLL_R, exps, 0, 0);
 	if (!st)
 		st = quant(fw, QUIRE_QUANT_OP_ENCODE, fmt, 0, flags, len, 0, FW_COLL_Y, FW_COLL_R,
 			   exps, at, 0);
@@ -277,88 +327,92 @@ static int ring(struct pass *p)
 	uint32_t b0 = narrow ? unit_bytes(p, p->val) : pb; /* bytes per unit at step 0 */
 	uint32_t rs = p->exps ? QUIRE_PHASE_EXP_RS : QUIRE_PHASE_RS;
 	uint32_t ag = p->exps ? QUIRE_PHASE_EXP_AG : QUIRE_PHASE_AG;
-	uint32_t so, sl, fl;
+	uint32_t so, sl, fl, rx; /* rx: a received frame's payload, in its receive buffer */
 	int st = QUIRE_OK;
-	if (w == 1) {
-		segment(p, 0, &so, &sl);
-		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
-		{
-			st = finish(p, off, len, NONE, 0, TXP, &fl);
-			if (!st && rqv)
-				st = requantize(p, off, len, TXP);
-			if (!st)
-				st = deliver(p, off, len, TXP, fl);
-			if (st)
-				return st;
+	/* Round by round, FW_RING_WINDOW frames of every segment a round (layout.h); segment 0
+	 * is the longest: the split gives the first ones the spare blocks. */
+	uint32_t span = FW_RING_WINDOW * p->chunk;
+	for (uint32_t skip = 0; segment(p, 0, skip, &so, &sl); skip += span) {
+		for (uint32_t s = 0; s + 1 < w; s++) { /* reduce-scatter */
+			if (!segment(p, (r + w - 1 - s) % w, skip, &so, &sl))
+				continue;
+			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
+			{
+				if (s == 0 && narrow) {
+					st = len ? local(p, off, len, TXP) : QUIRE_OK;
+				} else if (s == 0) {
+					st = first(p, off, len, TXP);
+				} else {
+					st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, s - 1), off,
+							 len * (s == 1 ? b0 : pb), &rx, &fl);
+					if (!st)
+						st = agreed(p, fl);
+					if (!st)
+						st =
+						    combine(p, off, len, rx, narrow && s == 1, TXP);
+				}
+				if (!st)
+					st = fw_net_send(fw, c, QUIRE_FRAME_STEP(rs, s), p->rq, off,
+							 len * (s == 0 ? b0 : pb), TXP);
+				if (st)
+					return st;
+			}
 		}
-		return QUIRE_OK;
-	}
-	for (uint32_t s = 0; s + 1 < w; s++) { /* reduce-scatter */
-		segment(p, (r + w - 1 - s) % w, &so, &sl);
-		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
-		{
-			if (s == 0 && narrow) {
-				st = len ? local(p, off, len, TXP) : QUIRE_OK;
-			} else if (s == 0) {
-				st = first(p, off, len, TXP);
-			} else {
-				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, s - 1), off,
-						 len * (s == 1 ? b0 : pb), FW_COLL_RX, &fl);
+		/* this member's segment: finished here (alone, the input is the sum) */
+		if (segment(p, r, skip, &so, &sl))
+			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
+			{
+				rx = NONE;
+				fl = p->rq;
+				if (w > 1)
+					st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off,
+							 len * (w == 2 ? b0 : pb), &rx, &fl);
 				if (!st)
 					st = agreed(p, fl);
 				if (!st)
-					st =
-					    combine(p, off, len, FW_COLL_RX, narrow && s == 1, TXP);
+					st = finish(p, off, len, rx, narrow && w == 2, TXP, &fl);
+				if (!st && rqv)
+					st = requantize(p, off, len, TXP);
+				if (!st)
+					st = deliver(p, off, len, TXP, fl);
+				if (!st && !p->scatter && w > 1)
+					st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, 0), fl | p->rq,
+							 off, gathered_bytes(p, len), TXP);
+				if (st)
+					return st;
 			}
-			if (!st)
-				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(rs, s), p->rq, off,
-						 len * (s == 0 ? b0 : pb));
-			if (st)
-				return st;
-		}
-	}
-	segment(p, r, &so, &sl); /* this member's segment: finished here */
-	FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
-	{
-		st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off, len * (w == 2 ? b0 : pb),
-				 FW_COLL_RX, &fl);
-		if (!st)
-			st = agreed(p, fl);
-		if (!st)
-			st = finish(p, off, len, FW_COLL_RX, narrow && w == 2, TXP, &fl);
-		if (!st && rqv)
-			st = requantize(p, off, len, TXP);
-		if (!st)
-			st = deliver(p, off, len, TXP, fl);
-		if (!st && !p->scatter)
-			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, 0), fl | p->rq, off,
-					 gathered_bytes(p, len));
-		if (st)
-			return st;
-	}
-	if (p->scatter)
-		return QUIRE_OK;
-	for (uint32_t s = 0; s + 1 < w; s++) { /* all-gather: received in place to pass on */
-		segment(p, (r + w - 1 - s) % w, &so, &sl);
-		FW_FOR_CHUNKS(so, sl, p->chunk, off, len)
-		{
-			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off,
-					 gathered_bytes(p, len), TXP, &fl);
-			if (!st)
-				st = agreed(p, fl);
-			if (!st)
-				st = deliver(p, off, len, TXP, fl);
-			if (!st && s + 2 < w)
-				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl, off,
-						 gathered_bytes(p, len));
-			if (st)
-				return st;
+		/* all-gather: passed on from where it came */
+		for (uint32_t s = 0; !p->scatter && s + 1 < w; s++) {
+			if (!segment(p, (r + w - 1 - s) % w, skip, &so, &sl))
+				continue;
+			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
+			{
+				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off,
+						 gathered_bytes(p, len), &rx, &fl);
+				if (!st)
+					st = agreed(p, fl);
+				if (!st)
+					st = deliver(p, off, len, rx, fl);
+				if (!st && s + 2 < w)
+					st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl,
+							 off, gathered_bytes(p, len), rx);
+				if (st)
+					return st;
+			}
 		}
 	}
 	return QUIRE_OK;
 }
 
-/* Local block exponents of the whole vector into FW_COLL_EXP. */
+/* Where the input stays from the exponent pass on (X_KEPT), or 0 where it cannot. */
+static uint32_t kept_input(const struct quire_cmd *d)
+{
+	return !(d->flags & QUIRE_CMD_F_EF) && 4ull * quire_le32_to_cpu(d->count) <= X_KEPT_BYTES
+		   ? X_KEPT
+		   : 0;
+}
+
+/* Local block exponents of the whole vector into FW_COLL_EXP, a staging buffer at a time. */
 static int exponents(struct quire_fw *fw, const struct quire_cmd *d)
 {
 	int ef = d->flags & QUIRE_CMD_F_EF;
@@ -375,6 +429,38 @@ static int exponents(struct quire_fw *fw, const struct quire_cmd *d)
 				   FW_COLL_EXP + i / QUIRE_BFP_BLOCK, 0, 0);
 		if (st)
 			return st;
+	}
+	return QUIRE_OK;
+}
+
+/* The same, the input (no error feedback) brought whole to X_KEPT and left there: a piece
+ * of KEPT_STEP elements comes over the host link while the engine reads the one before. */
+#define KEPT_STEP 32768u
+static int exponents_kept(struct quire_fw *fw, const struct quire_cmd *d)
+{
+	uint32_t n = quire_le32_to_cpu(d->count);
+	uint64_t src = quire_le64_to_cpu(d->src);
+	if (n) {
+		fw_dma_load(fw, 0, src, X_KEPT, 4 * min_u32(KEPT_STEP, n), QUIRE_DMA_TO_CARD);
+		fw_dma_go(fw, 0);
+	}
+	for (uint32_t i = 0; i < n; i += KEPT_STEP) {
+		uint32_t len = min_u32(KEPT_STEP, n - i), next = i + len;
+		int st = fw_dma_finish(fw, 0, 4 * len);
+		if (st)
+			return st; /* nothing under way */
+		if (next < n) {
+			fw_dma_load(fw, 0, src + 4ull * next, X_KEPT + 4 * next,
+				    4 * min_u32(KEPT_STEP, n - next), QUIRE_DMA_TO_CARD);
+			fw_dma_go(fw, 0);
+		}
+		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, quire_le16_to_cpu(d->format), 0, 0, len, 0,
+			   X_KEPT + 4 * i, 0, FW_COLL_EXP + i / QUIRE_BFP_BLOCK, 0, 0);
+		if (st) {
+			if (next < n) /* the mover left free */
+				(void)fw_dma_finish(fw, 0, 4 * min_u32(KEPT_STEP, n - next));
+			return st;
+		}
 	}
 	return QUIRE_OK;
 }
@@ -396,7 +482,7 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	if (d->opcode == QUIRE_OPC_REDUCE_SCATTER || p.rq) {
 		uint32_t len;
 		p.scatter = !p.rq;
-		segment(&p, c->rank, p.rq ? &p.own0 : &p.out0, &len);
+		segment(&p, c->rank, 0, p.rq ? &p.own0 : &p.out0, &len);
 		/* the host's idea of this member's segment differs */
 		if (len != quire_le64_to_cpu(d->stride)) {
 			*detail = QUIRE_DETAIL_STRIDE;
@@ -418,12 +504,16 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 		e.exps = 1;
 		e.scatter = 0; /* every member encodes every segment: all need every exponent */
 		e.chunk = FW_FRAME_BLOCKS;
-		st = exponents(fw, d);
+		p.kept = kept_input(d);
+		st = p.kept ? exponents_kept(fw, d) : exponents(fw, d);
 		if (!st)
 			st = ring(&e);
 	}
 	if (!st)
 		st = ring(&p);
+	int sent = out_wait(&p); /* the last result's transfer, even after a failure */
+	if (!st)
+		st = sent;
 	if (st == QUIRE_OK && p.overflow)
 		st = QUIRE_ERR_OVERFLOW;
 	if (st != QUIRE_OK && !*detail)

@@ -131,6 +131,8 @@ int quire_fw_init(struct quire_fw *fw)
 	fw->cycles_per_ms = hal_bar_read(fw, fw->bar.id, QUIRE_ID_CLOCK_HZ) / 1000u;
 	fw->net_up = hal_read32(fw, QUIRE_CARD_NET + QUIRE_NET_PORT_LINK) == 1;
 	fw->net_addr = hal_read32(fw, QUIRE_CARD_NET + QUIRE_NET_PORT_ADDR) & 0xffffu;
+	if (fw->net_up)
+		fw_net_init(fw); /* the port's rings, its receive buffers posted */
 	fw->stopping = 0;
 	for (uint32_t i = 0; i < QUIRE_FW_MAX_COMMS; i++)
 		fw->comm[i].id = 0; /* before the first epoch check: nothing to drain yet */

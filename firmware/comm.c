@@ -16,7 +16,7 @@ uint32_t fw_comm_member_addr(struct quire_fw *fw, uint32_t table, uint32_t r)
 	return (r & 1) ? word >> 16 : word & 0xffffu;
 }
 
-static struct quire_fw_comm *find(struct quire_fw *fw, uint32_t id)
+struct quire_fw_comm *fw_comm_find(struct quire_fw *fw, uint32_t id)
 {
 	for (uint32_t i = 0; i < QUIRE_FW_MAX_COMMS; i++)
 		if (id && fw->comm[i].id == id)
@@ -47,7 +47,7 @@ int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	if (size > 1 && fw_comm_member_addr(fw, FW_COMM_DESC + 32, rank) != fw->net_addr)
 		return QUIRE_ERR_INVALID; /* the table must name this card at its rank */
 	*detail = QUIRE_DETAIL_COMM;
-	if (find(fw, id))
+	if (fw_comm_find(fw, id))
 		return QUIRE_ERR_BUSY;
 	struct quire_fw_comm *c = 0;
 	for (uint32_t i = 0; i < QUIRE_FW_MAX_COMMS && !c; i++)
@@ -88,7 +88,7 @@ void fw_comm_reset(struct quire_fw *fw)
 
 int fw_comm_free(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	struct quire_fw_comm *c = find(fw, quire_le16_to_cpu(d->workers));
+	struct quire_fw_comm *c = fw_comm_find(fw, quire_le16_to_cpu(d->workers));
 	if (!c) {
 		*detail = QUIRE_DETAIL_COMM;
 		return QUIRE_ERR_INVALID;
@@ -101,7 +101,7 @@ int fw_comm_free(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 
 struct quire_fw_comm *fw_comm_get(struct quire_fw *fw, uint32_t id, int *status, uint32_t *detail)
 {
-	struct quire_fw_comm *c = find(fw, id);
+	struct quire_fw_comm *c = fw_comm_find(fw, id);
 	*detail = QUIRE_DETAIL_COMM;
 	if (!c) {
 		*status = QUIRE_ERR_INVALID;

@@ -3,30 +3,90 @@
  * DMA mover driver. The mover checks host addresses against the window it may reach,
  * and each transfer carries the queue epoch of its command: once the host has gone or
  * reset its queues, what is left of its command is refused (QUIRE_ERR_PEER).
+ *
+ * The mover has QUIRE_DMA_CHANNELS channels that run at once. A transfer's registers
+ * may be loaded while the channel still moves the one before (a START takes them as they
+ * are), so a chunked command keeps a channel busy with little gap between transfers.
  */
 #include "hal.h"
 #include "internal.h"
 #include "quire/status.h"
 
-int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir)
+/* Inlined into fw_dma too: a NOP's and an MLP decision's transfers pay no calls. */
+static inline __attribute__((always_inline)) void
+dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len, uint32_t dir)
 {
-	if (len == 0)
-		return QUIRE_OK;
-	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_HOST_LO, (uint32_t)host);
-	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_HOST_HI, (uint32_t)(host >> 32));
-	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CARD, card);
-	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_LEN, len);
-	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_DIR, dir);
-	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_EPOCH, fw->epoch);
-	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CTRL, QUIRE_DMA_START);
-	while (!(hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CTRL) & QUIRE_DMA_DONE))
-		;
-	int status = (int)hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_STATUS);
+	uint32_t base = QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch);
+	hal_write32(fw, base + QUIRE_DMA_HOST_LO, (uint32_t)host);
+	hal_write32(fw, base + QUIRE_DMA_HOST_HI, (uint32_t)(host >> 32));
+	hal_write32(fw, base + QUIRE_DMA_CARD, card);
+	hal_write32(fw, base + QUIRE_DMA_LEN, len);
+	hal_write32(fw, base + QUIRE_DMA_DIR, dir);
+	hal_write32(fw, base + QUIRE_DMA_EPOCH, fw->epoch);
+}
+
+static inline __attribute__((always_inline)) int dma_done(struct quire_fw *fw, uint32_t ch)
+{
+	return (hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_CTRL) &
+		QUIRE_DMA_DONE) != 0;
+}
+
+static inline __attribute__((always_inline)) int dma_status(struct quire_fw *fw, uint32_t ch)
+{
+	return (int)hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_STATUS);
+}
+
+static inline __attribute__((always_inline)) void dma_count(struct quire_fw *fw, uint32_t len,
+							    int status)
+{
 	if (status == QUIRE_OK)
 		fw->dma_bytes += len;
 	/* A data transfer beats; a descriptor's or a completion's belongs to its command,
 	 * which beat when it was fetched (the NOP's path stays short). */
 	if (len > QUIRE_CMD_BYTES)
 		fw_heartbeat(fw);
+}
+
+void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len,
+		 uint32_t dir)
+{
+	dma_load(fw, ch, host, card, len, dir);
+}
+
+void fw_dma_go(struct quire_fw *fw, uint32_t ch)
+{
+	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_CTRL, QUIRE_DMA_START);
+}
+
+int fw_dma_done(struct quire_fw *fw, uint32_t ch)
+{
+	return dma_done(fw, ch);
+}
+
+int fw_dma_status(struct quire_fw *fw, uint32_t ch)
+{
+	return dma_status(fw, ch);
+}
+
+void fw_dma_count(struct quire_fw *fw, uint32_t len, int status)
+{
+	dma_count(fw, len, status);
+}
+
+int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len)
+{
+	while (!dma_done(fw, ch))
+		;
+	int status = dma_status(fw, ch);
+	dma_count(fw, len, status);
 	return status;
+}
+
+int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir)
+{
+	if (len == 0)
+		return QUIRE_OK;
+	dma_load(fw, 0, host, card, len, dir);
+	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CTRL, QUIRE_DMA_START);
+	return fw_dma_finish(fw, 0, len);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Engine driver: the s_axilite protocol of a Vitis HLS kernel. Write the
- * arguments, set START, poll DONE, read the return value.
+ * arguments, set START, poll DONE, read the return value. The start and the
+ * wait are separate calls, so the firmware moves data while an engine runs.
  *
  * An engine the card's caps do not name is never touched (QUIRE_ERR_NOT_SUPPORTED).
  * On the card, a window that answers with an access fault anyway costs the command,
@@ -27,7 +28,10 @@ static uint32_t engine_cap(uint32_t kind)
 	}
 }
 
-int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs)
+/* Inlined into fw_engine_run too: an MLP decision's run pays no calls. */
+static inline __attribute__((always_inline)) int engine_start(struct quire_fw *fw, uint32_t kind,
+							      const uint32_t *args, uint32_t nargs,
+							      uint32_t *faults)
 {
 	uint32_t base = QUIRE_CARD_ENGINE(kind);
 	if (nargs > QUIRE_ENGINE_MAX_ARGS)
@@ -35,7 +39,7 @@ int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint
 	uint32_t cap = engine_cap(kind);
 	if (!cap || !(fw->caps & cap))
 		return QUIRE_ERR_NOT_SUPPORTED;
-	uint32_t faults = hal_access_faults(fw);
+	*faults = hal_access_faults(fw);
 	/* Unrolled: a scheduler's decision writes 16 words here (docs/sched-api.md). */
 #pragma GCC unroll 12
 	for (uint32_t i = 0; i < nargs; i++) {
@@ -43,8 +47,54 @@ int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint
 		hal_write32(fw, base + QUIRE_ENGINE_ARG(i) + 4, 0);
 	}
 	hal_write32(fw, base + QUIRE_ENGINE_CTRL, QUIRE_ENGINE_START);
-	while (!(hal_read32(fw, base + QUIRE_ENGINE_CTRL) & QUIRE_ENGINE_DONE))
+	return QUIRE_OK;
+}
+
+void fw_engine_restart(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t mask,
+		       uint32_t *faults)
+{
+	uint32_t base = QUIRE_CARD_ENGINE(kind);
+	*faults = hal_access_faults(fw);
+	for (uint32_t i = 0; mask; i++, mask >>= 1)
+		if (mask & 1)
+			hal_write32(fw, base + QUIRE_ENGINE_ARG(i), args[i]);
+	hal_write32(fw, base + QUIRE_ENGINE_CTRL, QUIRE_ENGINE_START);
+}
+
+static inline __attribute__((always_inline)) int engine_done(struct quire_fw *fw, uint32_t kind)
+{
+	return (hal_read32(fw, QUIRE_CARD_ENGINE(kind) + QUIRE_ENGINE_CTRL) & QUIRE_ENGINE_DONE) !=
+	       0;
+}
+
+static inline __attribute__((always_inline)) int engine_finish(struct quire_fw *fw, uint32_t kind,
+							       uint32_t faults)
+{
+	while (!engine_done(fw, kind))
 		;
-	int st = (int)hal_read32(fw, base + QUIRE_ENGINE_RETURN);
+	int st = (int)hal_read32(fw, QUIRE_CARD_ENGINE(kind) + QUIRE_ENGINE_RETURN);
 	return hal_access_faults(fw) == faults ? st : QUIRE_ERR_NOT_SUPPORTED;
+}
+
+int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs,
+		    uint32_t *faults)
+{
+	return engine_start(fw, kind, args, nargs, faults);
+}
+
+int fw_engine_done(struct quire_fw *fw, uint32_t kind)
+{
+	return engine_done(fw, kind);
+}
+
+int fw_engine_finish(struct quire_fw *fw, uint32_t kind, uint32_t faults)
+{
+	return engine_finish(fw, kind, faults);
+}
+
+int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs)
+{
+	uint32_t faults;
+	int st = engine_start(fw, kind, args, nargs, &faults);
+	return st ? st : engine_finish(fw, kind, faults);
 }

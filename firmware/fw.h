@@ -46,6 +46,21 @@ struct quire_fw_comm {
 	uint64_t keepalive_at;   /* cycle count when the next keepalive is due */
 };
 
+/* The network port's rings as the firmware keeps them (firmware/net.c): receive buffers
+ * are numbered; each is free, posted in the receive ring, held (a frame the port
+ * delivered, waiting for its communicator to take it), or lent (the frame the last
+ * fw_net_recv returned, until the next call). */
+#define QUIRE_FW_NET_BUFS 48u
+struct quire_fw_net {
+	uint32_t tx_prod;  /* transmit descriptors queued */
+	uint32_t rx_prod;  /* receive buffers posted */
+	uint32_t rx_taken; /* receive descriptors whose completion the firmware has read */
+	uint32_t n_free, n_held;
+	uint32_t lent; /* buffer number + 1; 0: none */
+	uint8_t free[QUIRE_FW_NET_BUFS];
+	uint8_t held[QUIRE_FW_NET_BUFS]; /* in arrival order */
+};
+
 struct quire_fw {
 #ifdef QUIRE_FW_NATIVE
 	const struct quire_fw_hal *hal;
@@ -73,6 +88,7 @@ struct quire_fw {
 	uint32_t cycles_per_ms;
 	uint32_t net_addr; /* this card's network address; net_up 0 without a network */
 	uint32_t net_up;
+	struct quire_fw_net net;
 	uint32_t stopping;  /* the HAL said stop while a collective waited */
 	uint32_t heartbeat; /* QUIRE_CNT_HEARTBEAT's value */
 	struct quire_fw_comm comm[QUIRE_FW_MAX_COMMS];

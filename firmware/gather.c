@@ -2,7 +2,9 @@
 /*
  * All-gather and broadcast over the card network: bytes round the ring, no
  * arithmetic. Each chunk goes host -> card memory -> frame, and frame -> card
- * memory -> host, and is passed on as soon as it arrived.
+ * memory -> host, and is passed on as soon as it arrived. The all-gather runs in rounds of
+ * FW_RING_WINDOW frames of every member's bytes (layout.h), so that a member's frames sent
+ * run at most a round ahead of its frames received.
  */
 #include "hal.h"
 #include "internal.h"
@@ -17,35 +19,43 @@ static int gather(struct quire_fw *fw, struct quire_fw_comm *c, const struct qui
 {
 	uint32_t w = c->size, r = c->rank, b = quire_le32_to_cpu(d->count);
 	int st = QUIRE_OK;
-	FW_FOR_CHUNKS(0, b, CHUNK, off, len) /* this member's bytes: to its own slot, and on */
-	{
-		st = fw_dma(fw, quire_le64_to_cpu(d->src) + off, TXP, len, QUIRE_DMA_TO_CARD);
-		if (!st)
-			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + (uint64_t)r * b + off, TXP, len,
-				    QUIRE_DMA_TO_HOST);
-		if (!st && w > 1)
-			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, 0), 0, off,
-					 len);
-		if (st)
-			return st;
-	}
-	for (uint32_t s = 0; s + 1 < w; s++) { /* step s brings member r-1-s's bytes */
-		uint64_t slot = quire_le64_to_cpu(d->dst) + (uint64_t)((r + w - 1 - s) % w) * b;
-		FW_FOR_CHUNKS(0, b, CHUNK, off, len)
+	/* Round by round, FW_RING_WINDOW frames of every member's bytes a round (layout.h). */
+	for (uint32_t at = 0;; at += FW_RING_WINDOW * CHUNK) {
+		uint32_t part = min_u32(b - at, FW_RING_WINDOW * CHUNK);
+		FW_FOR_CHUNKS(at, part, CHUNK, off, len) /* this member's: its own slot, and on */
 		{
-			uint32_t fl;
-			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s), off, len,
-					 TXP, &fl);
+			st = fw_dma(fw, quire_le64_to_cpu(d->src) + off, TXP, len,
+				    QUIRE_DMA_TO_CARD);
 			if (!st)
-				st = fw_dma(fw, slot + off, TXP, len, QUIRE_DMA_TO_HOST);
-			if (!st && s + 2 < w)
-				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s + 1),
-						 0, off, len);
+				st = fw_dma(fw, quire_le64_to_cpu(d->dst) + (uint64_t)r * b + off,
+					    TXP, len, QUIRE_DMA_TO_HOST);
+			if (!st && w > 1)
+				st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, 0), 0,
+						 off, len, TXP);
 			if (st)
 				return st;
 		}
+		for (uint32_t s = 0; s + 1 < w; s++) { /* step s brings member r-1-s's bytes */
+			uint64_t slot =
+			    quire_le64_to_cpu(d->dst) + (uint64_t)((r + w - 1 - s) % w) * b;
+			FW_FOR_CHUNKS(at, part, CHUNK, off, len)
+			{
+				uint32_t fl, rx; /* passed on from its receive buffer */
+				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s),
+						 off, len, &rx, &fl);
+				if (!st)
+					st = fw_dma(fw, slot + off, rx, len, QUIRE_DMA_TO_HOST);
+				if (!st && s + 2 < w)
+					st = fw_net_send(
+					    fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_GATHER, s + 1), 0,
+					    off, len, rx);
+				if (st)
+					return st;
+			}
+		}
+		if (b - at <= FW_RING_WINDOW * CHUNK)
+			return QUIRE_OK;
 	}
-	return QUIRE_OK;
 }
 
 static int bcast(struct quire_fw *fw, struct quire_fw_comm *c, const struct quire_cmd *d)
@@ -56,19 +66,19 @@ static int bcast(struct quire_fw *fw, struct quire_fw_comm *c, const struct quir
 	FW_FOR_CHUNKS(0, b, CHUNK, off,
 		      len) /* hop h receives at step h-1 and passes on at step h */
 	{
-		uint32_t fl;
+		uint32_t fl, at = TXP; /* the root's bytes, or a received frame's, passed on */
 		if (hop == 0)
-			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + off, TXP, len,
-				    QUIRE_DMA_TO_CARD);
+			st =
+			    fw_dma(fw, quire_le64_to_cpu(d->dst) + off, at, len, QUIRE_DMA_TO_CARD);
 		else
 			st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_BCAST, hop - 1), off,
-					 len, TXP, &fl);
+					 len, &at, &fl);
 		if (!st && hop > 0)
-			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + off, TXP, len,
-				    QUIRE_DMA_TO_HOST);
+			st =
+			    fw_dma(fw, quire_le64_to_cpu(d->dst) + off, at, len, QUIRE_DMA_TO_HOST);
 		if (!st && hop + 1 < w)
 			st = fw_net_send(fw, c, QUIRE_FRAME_STEP(QUIRE_PHASE_BCAST, hop), 0, off,
-					 len);
+					 len, at);
 		if (st)
 			return st;
 	}

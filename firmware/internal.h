@@ -26,11 +26,33 @@ static inline uint32_t min_u32(uint32_t a, uint32_t b)
 /* bar.c */
 int fw_find_blocks(struct quire_fw *fw);
 
-/* dma.c: move len bytes between host address `host` and card memory `card`. */
+/* dma.c: move len bytes between host address `host` and card memory `card` (channel 0,
+ * waited for). The parts, for a channel `ch` of QUIRE_DMA_CHANNELS: load a transfer's
+ * registers (the channel may still be moving the one before), start it, ask whether it is
+ * over, and wait for it (its status; len as loaded, for the counters). */
 int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir);
+void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len,
+		 uint32_t dir);
+void fw_dma_go(struct quire_fw *fw, uint32_t ch);
+int fw_dma_done(struct quire_fw *fw, uint32_t ch);
+int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len);
+/* ...and the parts of the wait: the status of a transfer that is over, and the counters
+ * (DMA bytes, the heartbeat) of one of len bytes that ended with it. */
+int fw_dma_status(struct quire_fw *fw, uint32_t ch);
+void fw_dma_count(struct quire_fw *fw, uint32_t len, int status);
 
-/* engines.c: run an engine with its top function's arguments; returns its status. */
+/* engines.c: run an engine with its top function's arguments; returns its status. The
+ * parts: start it (a status other than QUIRE_OK: not started; *faults for the finish), ask
+ * whether it is done, and wait for it (its status). */
 int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs);
+int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs,
+		    uint32_t *faults);
+/* Run it again after a start that succeeded: only the arguments of `mask` (low words)
+ * written anew, the others as they were. */
+void fw_engine_restart(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t mask,
+		       uint32_t *faults);
+int fw_engine_done(struct quire_fw *fw, uint32_t kind);
+int fw_engine_finish(struct quire_fw *fw, uint32_t kind, uint32_t faults);
 
 /* ops.c: run a validated descriptor; *result is the completion's result field. */
 int fw_execute(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *result,
@@ -62,13 +84,18 @@ int fw_wait_until(struct quire_fw *fw, uint64_t deadline);
 int fw_idle(struct quire_fw *fw);
 void fw_keepalive_start(struct quire_fw *fw, struct quire_fw_comm *c);
 
-/* net.c: frames of communicator c. The payload of a sent frame lies at FW_COLL_TX +
- * QUIRE_FRAME_HDR_BYTES. A receive takes the next frame from the ring neighbour, which
- * must be the one named (step, offset, len); its payload goes to `dest`. */
+/* net.c: the network port's rings (fw_net_init, when the card is on a network) and the
+ * frames of communicator c. A sent frame's payload lies at card memory `payload`, its
+ * header written just before it (FW_COLL_TX + QUIRE_FRAME_HDR_BYTES, or a received frame's
+ * payload to pass it on). A receive takes the next frame from the ring neighbour, which
+ * must be the one named (step, offset, len); *payload is where its payload lies, in a
+ * receive buffer lent to the caller until the next fw_net_recv, fw_net_drain or
+ * fw_net_drop_keepalives. */
+void fw_net_init(struct quire_fw *fw);
 int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t flags,
-		uint32_t offset, uint32_t len);
+		uint32_t offset, uint32_t len, uint32_t payload);
 int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t offset,
-		uint32_t len, uint32_t dest, uint32_t *flags);
+		uint32_t len, uint32_t *payload, uint32_t *flags);
 /* Discard every frame of communicator id waiting in the port. */
 void fw_net_drain(struct quire_fw *fw, uint32_t id);
 /* Tell every other member that collective c->coll_seq failed with `status`. */
@@ -80,6 +107,8 @@ void fw_net_drop_keepalives(struct quire_fw *fw, uint32_t id);
 /* comm.c */
 /* Member r's network address in the table (u16 per member) at card memory `table`. */
 uint32_t fw_comm_member_addr(struct quire_fw *fw, uint32_t table, uint32_t r);
+/* This card's communicator id, or NULL (id 0 is none). */
+struct quire_fw_comm *fw_comm_find(struct quire_fw *fw, uint32_t id);
 int fw_comm_init(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
 int fw_comm_free(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *detail);
 /* A new host: every communicator of the old one is gone. */

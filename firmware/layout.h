@@ -28,12 +28,49 @@
 #define FW_COLL_EXP   0x04000000u /* up to 4 Mi blocks (2^28 elements) */
 #define FW_COLL_X     0x04400000u /* input, fp32 or int32 */
 #define FW_COLL_R     0x04420000u /* residual (error feedback) */
-#define FW_COLL_L     0x04440000u /* this card's contribution, encoded */
-#define FW_COLL_RX    0x04460000u /* a received partial sum */
-#define FW_COLL_TX    0x04480000u /* the frame being sent: header, then payload */
+#define FW_COLL_TX    0x0447ffe0u /* the frame being sent: header, then payload on a line */
 #define FW_COLL_Y     0x044a0000u /* result, fp32 */
 #define FW_COLL_T     0x044c0000u /* an int64 sum before it is narrowed */
-#define FW_MEM_NEEDED 0x04500000u /* 69 MiB of card memory */
+
+/* The network port's rings and the receive buffers it fills (firmware/net.c). The buffers
+ * are half a line in, so that a frame's payload, after its 32-byte header, is on a line:
+ * the engines stream it from there (a REDUCE of a received partial sum, a DECODE). */
+#define FW_NET_TX_RING     0x04500000u /* 2^FW_NET_TX_LOG2 transmit descriptors */
+#define FW_NET_RX_RING     0x04500400u /* 2^FW_NET_RX_LOG2 receive descriptors */
+#define FW_NET_RX_BUF      0x04501020u /* QUIRE_FW_NET_BUFS (fw.h) buffers of a whole frame, */
+#define FW_NET_RX_BUF_STEP 0x00010040u /* a header and 64 KiB, rounded up to lines */
+#define FW_NET_TX_LOG2     4u
+#define FW_NET_RX_LOG2     5u
+
+/* Frames of one segment a collective sends at a step before it goes on to the next step:
+ * the ring collectives run in rounds of this many frames of every segment (allreduce.c,
+ * gather.c), so that a card's frames sent run ahead of its frames received by at most this
+ * many, which the next card's receive ring (2^FW_NET_RX_LOG2 buffers posted) has room
+ * for: cards that send to each other never all wait on full receive rings, whatever the
+ * size. Smaller rounds would leave a card waiting for frames still on their hop. */
+#define FW_RING_WINDOW 16u
+_Static_assert(FW_RING_WINDOW < (1u << FW_NET_RX_LOG2), "a round fits a receive ring");
+
+/* This card's contribution to a collective, encoded: above every receive buffer, so that a
+ * REDUCE of a received payload (input 0) and it (input 1, a whole number of lines further)
+ * spans no other buffer of the collective, and the engine streams. */
+#define FW_COLL_L     0x04810000u
+#define FW_MEM_NEEDED 0x04830000u /* 72.2 MiB of card memory */
+
+/* ENCODE, EXPONENTS, DECODE and REDUCE run pipelined (ops.c): chunks of up to
+ * FW_PIPE_ELEMS elements, chunk k in set k % FW_PIPE_SETS of buffers, so that while an
+ * engine works on chunk k, the next chunks come in (DMA channel 0) and the ones before go
+ * out (channel 1); a chunk comes in once the set's chunk before it has gone out. Fewer
+ * chunks cost less of the control core's time, smaller ones shorten the last run and
+ * transfers out (docs/rtl-card.md). Set s's buffers are FW_BUF_A/B/C/E + s * FW_PIPE_SET_BYTES (x or values,
+ * residual, output, exponents) and REDUCE's W inputs FW_REDUCE_IN + s *
+ * FW_PIPE_REDUCE_IN_BYTES. */
+#define FW_PIPE_ELEMS           32768u
+#define FW_PIPE_SETS            4u
+#define FW_PIPE_SET_BYTES       (8u * FW_PIPE_ELEMS) /* an int64 output: the widest */
+#define FW_PIPE_REDUCE_IN_BYTES 0x00800000u          /* 4 x 8 MiB: FW_REDUCE_IN */
+
+/* FW_COLL_TX's payload starts on a line because the engines stream only line-aligned buffers. */
 
 /* Elements per chunk: 2 Mi fp32 fill a staging buffer. */
 #define FW_CHUNK_ELEMS (FW_BUF_BYTES / 4u)

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * The network port driver: frames of a communicator to the next ring member
- * and from the previous one, each checked against what the ring schedule says
- * must come next. A lost frame shows as a gap in link_seq, a corrupted one as
- * the port's CRC flag: both end the collective with QUIRE_ERR_LINK, and a
- * silent peer with QUIRE_ERR_TIMEOUT. Nothing of a bad frame is ever summed.
+ * The network port driver: the port's transmit and receive rings in card memory
+ * (docs/registers/net-rings.md), and frames of a communicator to the next ring
+ * member and from the previous one, each checked against what the ring schedule
+ * says must come next. The port drops a corrupted frame (its CRC) itself, so a
+ * lost or corrupted frame shows as a gap in link_seq and ends the collective with
+ * QUIRE_ERR_LINK, a silent peer with QUIRE_ERR_TIMEOUT. Nothing of a bad frame is
+ * ever summed. Frames of other communicators wait in their buffers (held) until
+ * their own collective reads them; the ring gets free buffers in their place.
  */
 #include "hal.h"
 #include "internal.h"
@@ -29,6 +32,114 @@ static uint64_t deadline_of(struct quire_fw *fw, const struct quire_fw_comm *c)
 	return hal_cycles(fw) + (uint64_t)c->timeout_ms * fw->cycles_per_ms;
 }
 
+#define TX_MASK   ((1u << FW_NET_TX_LOG2) - 1u)
+#define RX_SLOTS  (1u << FW_NET_RX_LOG2)
+#define BUF_BYTES (QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
+
+static uint32_t buf_at(uint32_t b)
+{
+	return FW_NET_RX_BUF + b * FW_NET_RX_BUF_STEP;
+}
+
+static uint32_t rx_desc(uint32_t i)
+{
+	return FW_NET_RX_RING + QUIRE_NET_DESC_BYTES * (i & (RX_SLOTS - 1u));
+}
+
+/* Free buffers into the receive ring while it has room, and the port told. */
+static void post(struct quire_fw *fw)
+{
+	struct quire_fw_net *n = &fw->net;
+	uint32_t prod = n->rx_prod;
+	while (n->n_free && prod - n->rx_taken < RX_SLOTS) {
+		uint32_t d = rx_desc(prod++);
+		hal_mem_write32(fw, d + QUIRE_NET_DESC_CARD, buf_at(n->free[--n->n_free]));
+		hal_mem_write32(fw, d + QUIRE_NET_DESC_LEN, BUF_BYTES);
+		hal_mem_write32(fw, d + QUIRE_NET_DESC_STATUS, 0);
+		hal_mem_write32(fw, d + QUIRE_NET_DESC_PAD, 0);
+	}
+	if (prod != n->rx_prod) {
+		n->rx_prod = prod;
+		net_set(fw, QUIRE_NET_RX_PROD, prod);
+	}
+}
+
+static void give_back(struct quire_fw *fw, uint32_t b)
+{
+	fw->net.free[fw->net.n_free++] = (uint8_t)b;
+}
+
+/* The port's completed receive descriptors: frames become held in arrival order; a buffer
+ * the port gave back unused (cut short: QUIRE_ERR_SIZE) is free again, and so is one whose
+ * frame no communicator of this card will read (COMM_INIT would drain it: no member sends
+ * a collective's frames before all have joined). Then repost. */
+static void harvest(struct quire_fw *fw)
+{
+	struct quire_fw_net *n = &fw->net;
+	uint32_t cons = net(fw, QUIRE_NET_RX_CONS);
+	while (n->rx_taken != cons) {
+		uint32_t d = rx_desc(n->rx_taken++);
+		uint32_t b = (hal_mem_read32(fw, d + QUIRE_NET_DESC_CARD) - FW_NET_RX_BUF) /
+			     FW_NET_RX_BUF_STEP;
+		uint32_t st = hal_mem_read32(fw, d + QUIRE_NET_DESC_STATUS) & 0xffffu;
+		if (b >= QUIRE_FW_NET_BUFS)
+			continue; /* not one of ours: the ring was overwritten */
+		uint32_t comm = hal_mem_read32(fw, buf_at(b) + QUIRE_FRAME_OFF_COMM) & 0xffffu;
+		if (st == QUIRE_OK && fw_comm_find(fw, comm))
+			n->held[n->n_held++] = (uint8_t)b;
+		else
+			give_back(fw, b);
+	}
+	post(fw);
+}
+
+/* The frame lent by the last receive, free again. */
+static void release(struct quire_fw *fw)
+{
+	if (fw->net.lent) {
+		give_back(fw, fw->net.lent - 1);
+		fw->net.lent = 0;
+	}
+}
+
+/* Held frame k out of the arrival order; returns its buffer. */
+static uint32_t unhold(struct quire_fw *fw, uint32_t k)
+{
+	struct quire_fw_net *n = &fw->net;
+	uint32_t b = n->held[k];
+	for (uint32_t i = k; i + 1 < n->n_held; i++)
+		n->held[i] = n->held[i + 1];
+	n->n_held--;
+	return b;
+}
+
+static uint32_t held_word(struct quire_fw *fw, uint32_t k, uint32_t off)
+{
+	return hal_mem_read32(fw, buf_at(fw->net.held[k]) + off);
+}
+
+/* The first held frame of communicator id from position k on, or n_held. */
+static uint32_t find(struct quire_fw *fw, uint32_t id, uint32_t k)
+{
+	while (k < fw->net.n_held && (held_word(fw, k, QUIRE_FRAME_OFF_COMM) & 0xffffu) != id)
+		k++;
+	return k;
+}
+
+void fw_net_init(struct quire_fw *fw)
+{
+	struct quire_fw_net *n = &fw->net;
+	n->tx_prod = n->rx_prod = n->rx_taken = 0;
+	n->n_held = n->lent = 0;
+	net_set(fw, QUIRE_NET_TX_BASE, FW_NET_TX_RING);
+	net_set(fw, QUIRE_NET_TX_LOG2, FW_NET_TX_LOG2);
+	net_set(fw, QUIRE_NET_RX_BASE, FW_NET_RX_RING);
+	net_set(fw, QUIRE_NET_RX_LOG2, FW_NET_RX_LOG2);
+	for (n->n_free = 0; n->n_free < QUIRE_FW_NET_BUFS; n->n_free++)
+		n->free[n->n_free] = (uint8_t)(QUIRE_FW_NET_BUFS - 1u - n->n_free);
+	post(fw);
+}
+
 /* The header fields after its first three words. */
 static void frame_fields(struct quire_fw *fw, uint32_t at, uint32_t coll_seq, uint32_t offset,
 			 uint32_t len, uint32_t link_seq)
@@ -37,6 +148,22 @@ static void frame_fields(struct quire_fw *fw, uint32_t at, uint32_t coll_seq, ui
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_OFFSET, offset);
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_LEN, len);
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_LINK_SEQ, link_seq);
+}
+
+/* Queue the frame at `at` (len bytes in all) and wait for the port's answer: the
+ * descriptor's STATUS. The port always answers (the MAC says sent, busy or no one). */
+static int queue_frame(struct quire_fw *fw, uint32_t at, uint32_t len)
+{
+	struct quire_fw_net *n = &fw->net;
+	uint32_t d = FW_NET_TX_RING + QUIRE_NET_DESC_BYTES * (n->tx_prod & TX_MASK);
+	hal_mem_write32(fw, d + QUIRE_NET_DESC_CARD, at);
+	hal_mem_write32(fw, d + QUIRE_NET_DESC_LEN, len);
+	hal_mem_write32(fw, d + QUIRE_NET_DESC_STATUS, 0);
+	hal_mem_write32(fw, d + QUIRE_NET_DESC_PAD, 0);
+	net_set(fw, QUIRE_NET_TX_PROD, ++n->tx_prod);
+	while (net(fw, QUIRE_NET_TX_CONS) != n->tx_prod)
+		;
+	return (int)(hal_mem_read32(fw, d + QUIRE_NET_DESC_STATUS) & 0xffffu);
 }
 
 /* Send the frame at `at`, whose other fields frame_fields wrote. */
@@ -48,11 +175,7 @@ static int transmit(struct quire_fw *fw, uint32_t at, uint32_t w0, uint32_t dst,
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_COMM, w2);
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_CRC, 0); /* the port's */
 	for (;;) {
-		/* Set each time: a keepalive may have been sent while this one waited. */
-		net_set(fw, QUIRE_NET_TX_CARD, at);
-		net_set(fw, QUIRE_NET_TX_LEN, QUIRE_FRAME_HDR_BYTES + len);
-		net_set(fw, QUIRE_NET_TX_CTRL, QUIRE_NET_GO);
-		int st = (int)net(fw, QUIRE_NET_TX_STATUS);
+		int st = queue_frame(fw, at, QUIRE_FRAME_HDR_BYTES + len);
 		if (st != QUIRE_ERR_BUSY)
 			return st;
 		/* Flow control: the peer's buffer is full. Wait for it to drain, not forever. */
@@ -66,14 +189,18 @@ static int transmit(struct quire_fw *fw, uint32_t at, uint32_t w0, uint32_t dst,
 }
 
 int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t flags,
-		uint32_t offset, uint32_t len)
+		uint32_t offset, uint32_t len, uint32_t payload)
 {
-	uint32_t at = FW_COLL_TX;
+	uint32_t at = payload - QUIRE_FRAME_HDR_BYTES;
 	frame_fields(fw, at, c->coll_seq, offset, len, c->tx_seq + 1);
 	int st = transmit(fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_DATA << 8 | flags << 16,
 			  c->next, c->id | step << 16, len, deadline_of(fw, c));
-	if (st == QUIRE_OK)
+	if (st == QUIRE_OK) {
 		c->tx_seq++;
+		/* A frame is a data transfer: a collective whose frames never keep it waiting
+		 * beats as one that waits does, so its host sees it make progress. */
+		fw_heartbeat(fw);
+	}
 	return st;
 }
 
@@ -103,81 +230,74 @@ void fw_net_keepalive(struct quire_fw *fw, struct quire_fw_comm *c)
 		       hal_cycles(fw) + fw->cycles_per_ms);
 }
 
-static void drop(struct quire_fw *fw)
+/* Held frame k discarded: its buffer back in the ring. */
+static void drop(struct quire_fw *fw, uint32_t k)
 {
-	net_set(fw, QUIRE_NET_RX_CTRL, QUIRE_NET_RX_DROP);
-}
-
-static uint32_t head_type(struct quire_fw *fw)
-{
-	return net(fw, QUIRE_NET_RX_HDR(0)) >> 8 & 0xff;
+	give_back(fw, unhold(fw, k));
+	post(fw);
 }
 
 void fw_net_drop_keepalives(struct quire_fw *fw, uint32_t id)
 {
-	net_set(fw, QUIRE_NET_RX_COMM, id);
-	while (net(fw, QUIRE_NET_RX_PENDING) && !net(fw, QUIRE_NET_RX_FLAGS) &&
-	       head_type(fw) == QUIRE_FRAME_KEEPALIVE)
-		drop(fw);
-	net_set(fw, QUIRE_NET_RX_COMM, 0);
+	release(fw);
+	harvest(fw);
+	uint32_t k;
+	while ((k = find(fw, id, 0)) < fw->net.n_held &&
+	       (held_word(fw, k, 0) >> 8 & 0xff) == QUIRE_FRAME_KEEPALIVE)
+		drop(fw, k);
 }
 
 void fw_net_drain(struct quire_fw *fw, uint32_t id)
 {
-	net_set(fw, QUIRE_NET_RX_COMM, id);
-	while (net(fw, QUIRE_NET_RX_PENDING))
-		drop(fw);
-	net_set(fw, QUIRE_NET_RX_COMM, 0);
+	release(fw);
+	harvest(fw);
+	uint32_t k;
+	while ((k = find(fw, id, 0)) < fw->net.n_held)
+		drop(fw, k);
 }
 
 int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t offset,
-		uint32_t len, uint32_t dest, uint32_t *flags)
+		uint32_t len, uint32_t *payload, uint32_t *flags)
 {
 	uint64_t deadline = deadline_of(fw, c);
-	/* Only this communicator's frames: another's wait in the port for their own turn. */
-	net_set(fw, QUIRE_NET_RX_COMM, c->id);
+	release(fw);
 	for (;;) {
-		if (net(fw, QUIRE_NET_RX_PENDING) == 0) {
+		/* Only this communicator's frames: another's wait, held, for their own turn. */
+		harvest(fw);
+		uint32_t k = find(fw, c->id, 0);
+		if (k == fw->net.n_held) {
 			if (hal_cycles(fw) >= deadline)
 				return QUIRE_ERR_TIMEOUT;
 			if (fw_wait_until(fw, deadline))
 				return QUIRE_ERR_PEER;
 			continue;
 		}
-		if (net(fw, QUIRE_NET_RX_FLAGS)) { /* failed the CRC: from whom is unknowable */
-			drop(fw);
-			return QUIRE_ERR_LINK;
-		}
+		uint32_t at = buf_at(fw->net.held[k]);
 		uint32_t h[QUIRE_FRAME_HDR_BYTES / 4];
 		for (uint32_t i = 0; i < QUIRE_FRAME_HDR_BYTES / 4; i++)
-			h[i] = net(fw, QUIRE_NET_RX_HDR(i));
+			h[i] = hal_mem_read32(fw, at + 4 * i);
 #define HDR(off) h[(off) / 4]
 		uint32_t type = h[0] >> 8 & 0xff, src = HDR(QUIRE_FRAME_OFF_ADDRS) & 0xffff;
 		uint32_t dst = HDR(QUIRE_FRAME_OFF_ADDRS) >> 16,
 			 coll = HDR(QUIRE_FRAME_OFF_COLL_SEQ);
-		uint32_t comm = HDR(QUIRE_FRAME_OFF_COMM) & 0xffff;
 		uint32_t fstep = HDR(QUIRE_FRAME_OFF_COMM) >> 16;
 		if ((h[0] & 0xff) != QUIRE_FRAME_VERSION || dst != fw->net_addr) {
-			drop(fw); /* not ours to read */
+			drop(fw, k); /* not ours to read */
 			continue;
 		}
-		if (comm != c->id) {
-			drop(fw); /* the filter let it through: the port is broken */
-			return QUIRE_ERR_INTERNAL;
-		}
 		if (type == QUIRE_FRAME_KEEPALIVE && src == c->prev) {
-			drop(fw);
+			drop(fw, k);
 			if (HDR(QUIRE_FRAME_OFF_LINK_SEQ) != c->rx_seq)
 				return QUIRE_ERR_LINK; /* it sent a frame this card never got */
 			deadline = deadline_of(fw, c); /* alive: wait for it as long again */
 			continue;
 		}
 		if (coll < c->coll_seq) {
-			drop(fw); /* left over from an earlier collective */
+			drop(fw, k); /* left over from an earlier collective */
 			continue;
 		}
 		if (type == QUIRE_FRAME_ABORT && coll == c->coll_seq) {
-			drop(fw);
+			drop(fw, k);
 			int why = (int)(h[0] >> 16);
 			return why > 0 && why < QUIRE_STATUS_COUNT ? why : QUIRE_ERR_PEER;
 		}
@@ -186,15 +306,13 @@ int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 		if (type != QUIRE_FRAME_DATA || src != c->prev || coll != c->coll_seq ||
 		    HDR(QUIRE_FRAME_OFF_LINK_SEQ) != c->rx_seq + 1 || fstep != step ||
 		    HDR(QUIRE_FRAME_OFF_OFFSET) != offset || HDR(QUIRE_FRAME_OFF_LEN) != len) {
-			drop(fw);
+			drop(fw, k);
 			return QUIRE_ERR_LINK;
 		}
-		net_set(fw, QUIRE_NET_RX_DEST, dest);
-		net_set(fw, QUIRE_NET_RX_CTRL, QUIRE_NET_RX_POP);
-		int st = (int)net(fw, QUIRE_NET_RX_STATUS);
-		if (st != QUIRE_OK)
-			return st == QUIRE_ERR_CORRUPT ? QUIRE_ERR_LINK : st;
+		fw->net.lent = unhold(fw, k) + 1u;
 		c->rx_seq++;
+		fw_heartbeat(fw); /* a data transfer, as a sent frame is */
+		*payload = at + QUIRE_FRAME_HDR_BYTES;
 		*flags = h[0] >> 16;
 		return QUIRE_OK;
 #undef HDR

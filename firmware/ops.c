@@ -52,123 +52,335 @@ static int check_windows(struct quire_fw *fw, const struct quire_cmd *d, uint32_
 	return QUIRE_OK;
 }
 
-static int quant(struct quire_fw *fw, uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flags,
-		 uint32_t n, uint32_t mean_w, uint32_t x, uint32_t resid, uint32_t exp, uint32_t q,
-		 uint32_t y)
+/*
+ * The pipelined commands: each chunk's transfers in on DMA channel 0, its engine run, and its
+ * transfers out on channel 1, each unit going through the chunks in order and all three at
+ * once, chunk k in buffer set k % FW_PIPE_SETS (layout.h). A unit waits only for what it
+ * needs: the engine for its chunk's transfers in, the transfers out for its engine run, and
+ * a set's next chunk (in, or engine) for the set's last chunk to have gone out. The next
+ * transfer's registers are loaded while a channel moves the one before. The first failure
+ * stops everything of its chunk and after; the chunks before it still go out, as when each
+ * chunk went in, through the engine and out before the next.
+ */
+/* The units: the two channels' transfers, and the engine's runs. */
+enum { PIPE_IN, PIPE_OUT, PIPE_CHANNELS, PIPE_RUN = PIPE_CHANNELS, PIPE_MAX_XFERS = 3 };
+
+/* A transfer of each chunk: host + (i << lg >> shift) for its elements [i, i + len),
+ * (len << lg) >> shift bytes rounded up, at card + set * set_step (+ r * card_rep for its
+ * r-th repeat, host + r * host_rep: REDUCE's W inputs). */
+struct pipe_xfer {
+	uint64_t host, host_rep;
+	uint32_t card, set_step, card_rep, reps, lg, shift, dir;
+};
+
+struct pipe {
+	uint32_t n, chunk, chunks;
+	uint32_t nx[PIPE_CHANNELS];
+	struct pipe_xfer x[PIPE_CHANNELS][PIPE_MAX_XFERS];
+	/* The engine run of a chunk: args with N and the card buffers of set 0 (set_args of
+	 * them moved by set * FW_PIPE_SET_BYTES, or FW_PIPE_REDUCE_IN_BYTES for REDUCE's). */
+	uint32_t kind, nargs, arg_n, set_args;
+	uint32_t a[QUIRE_ENGINE_MAX_ARGS];
+	int overflow; /* REDUCE: an engine's saturation, the rest still summed */
+};
+
+/* Where a unit is: the next transfer it will load (its chunk, the chunk's set and first
+ * element, the transfer and repeat in the chunk, the repeat's offsets); the transfer running
+ * and the one loaded meanwhile (chunk, whether it ends its chunk, bytes); the chunks done. */
+struct pipe_unit {
+	uint32_t c, set, i, j, r, card_rep;
+	uint64_t host_rep;
+	uint32_t busy, run_c, run_last, run_len;
+	uint32_t loaded, next_c, next_last, next_len;
+	uint32_t done;
+};
+
+/* A transfer of each chunk on channel ch: `bytes` bytes an element (a power of 2), or one
+ * byte a block of them (shift 6: the exponents). */
+static void pipe_add(struct pipe *p, uint32_t ch, uint64_t host, uint32_t card, uint32_t bytes,
+		     uint32_t shift)
 {
-	uint32_t a[QUIRE_QUANT_ARGS] = {op, fmt, val_fmt, flags, n, mean_w, x, resid, exp, q, y};
-	return fw_engine_run(fw, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS);
+	struct pipe_xfer *x = &p->x[ch][p->nx[ch]++];
+	*x = (struct pipe_xfer){.host = host,
+				.card = card,
+				.set_step = FW_PIPE_SET_BYTES,
+				.reps = 1,
+				.lg = bytes == 8   ? 3
+				      : bytes == 4 ? 2
+				      : bytes == 2 ? 1
+						   : 0,
+				.shift = shift,
+				.dir = ch == PIPE_IN ? QUIRE_DMA_TO_CARD : QUIRE_DMA_TO_HOST};
+}
+
+/* Load the unit's transfer onto its channel; its bytes. */
+static uint32_t pipe_load(struct quire_fw *fw, const struct pipe *p, uint32_t ch,
+			  const struct pipe_unit *u)
+{
+	const struct pipe_xfer *x = &p->x[ch][u->j];
+	uint32_t len = min_u32(p->chunk, p->n - u->i);
+	uint32_t bytes = ((len << x->lg) + (1u << x->shift) - 1) >> x->shift;
+	fw_dma_load(fw, ch, x->host + u->host_rep + ((uint64_t)u->i << x->lg >> x->shift),
+		    x->card + u->set * x->set_step + u->card_rep, bytes, x->dir);
+	return bytes;
+}
+
+/* The unit on to its next chunk (and set). */
+static void pipe_next_chunk(const struct pipe *p, struct pipe_unit *u)
+{
+	u->c++;
+	u->i += p->chunk;
+	u->set = u->set + 1 == FW_PIPE_SETS ? 0 : u->set + 1;
+}
+
+/* The unit past its transfer: the next repeat, transfer, or chunk (1). */
+static int pipe_step(const struct pipe *p, uint32_t ch, struct pipe_unit *u)
+{
+	const struct pipe_xfer *x = &p->x[ch][u->j];
+	if (++u->r < x->reps) {
+		u->host_rep += x->host_rep;
+		u->card_rep += x->card_rep;
+		return 0;
+	}
+	u->r = u->card_rep = 0;
+	u->host_rep = 0;
+	if (++u->j < p->nx[ch])
+		return 0;
+	u->j = 0;
+	pipe_next_chunk(p, u);
+	return 1;
+}
+
+/* May the unit start chunk c's work (the chunks the units have done)? */
+static int pipe_may(uint32_t unit, uint32_t c, uint32_t end, const struct pipe_unit *in,
+		    const struct pipe_unit *run, const struct pipe_unit *out)
+{
+	if (c >= end)
+		return 0;
+	if (unit == PIPE_IN)
+		return c < out->done + FW_PIPE_SETS;
+	if (unit == PIPE_OUT)
+		return c < run->done;
+	return c < in->done && c < out->done + FW_PIPE_SETS;
+}
+
+/* The command's chunks through the pipeline: its status (detail ENGINE on a failure). */
+static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
+{
+	struct pipe_unit u[PIPE_CHANNELS] = {{0}}, run = {0};
+	uint32_t end = p->chunks, faults = 0; /* end: the first chunk that failed, or all */
+	/* The arguments a chunk changes: N, its buffers (REDUCE's inputs too). */
+	const uint32_t mask = p->set_args | 1u << p->arg_n |
+			      (p->kind == QUIRE_ENGINE_REDUCE ? 1u << QUIRE_REDUCE_ARG_IN : 0);
+	int st = QUIRE_OK;
+	for (;;) {
+		uint32_t moving = 0; /* units busy, started or just finished */
+		/* Transfers over: the next one loaded goes at once, unless a failure stops it. */
+		for (uint32_t ch = 0; ch < PIPE_CHANNELS; ch++) {
+			struct pipe_unit *v = &u[ch];
+			if (!v->busy)
+				continue;
+			moving++;
+			if (!fw_dma_done(fw, ch))
+				continue;
+			int r = fw_dma_status(fw, ch);
+			v->busy = 0;
+			if (r != QUIRE_OK && v->run_c < end) {
+				end = v->run_c;
+				st = r;
+			}
+			if (v->loaded && v->next_c < end) {
+				fw_dma_go(fw, ch);
+				v->busy = 1;
+			}
+			fw_dma_count(fw, v->run_len, r);
+			if (v->run_last)
+				v->done = v->run_c + 1;
+			if (v->busy) {
+				v->loaded = 0;
+				v->run_c = v->next_c;
+				v->run_last = v->next_last;
+				v->run_len = v->next_len;
+			}
+		}
+		/* The engine: its run over, the next chunk's started once its input is in. */
+		if (run.busy && fw_engine_done(fw, p->kind)) {
+			int r = fw_engine_finish(fw, p->kind, faults);
+			run.busy = 0;
+			if (r == QUIRE_ERR_OVERFLOW && p->kind == QUIRE_ENGINE_REDUCE) {
+				p->overflow = 1; /* saturated, reported, the rest still summed */
+				r = QUIRE_OK;
+			}
+			if (r != QUIRE_OK && run.c < end) {
+				end = run.c;
+				st = r;
+			}
+			pipe_next_chunk(p, &run);
+			run.done = run.c;
+		}
+		if (!run.busy && pipe_may(PIPE_RUN, run.c, end, &u[PIPE_IN], &run, &u[PIPE_OUT])) {
+			uint32_t a[QUIRE_ENGINE_MAX_ARGS];
+			for (uint32_t k = 0; k < p->nargs; k++)
+				a[k] =
+				    p->a[k] + (p->set_args >> k & 1) * run.set * FW_PIPE_SET_BYTES;
+			a[p->arg_n] = min_u32(p->chunk, p->n - run.i);
+			if (p->kind == QUIRE_ENGINE_REDUCE) /* its inputs' sets are larger */
+				a[QUIRE_REDUCE_ARG_IN] =
+				    p->a[QUIRE_REDUCE_ARG_IN] + run.set * FW_PIPE_REDUCE_IN_BYTES;
+			int r = QUIRE_OK;
+			if (run.c == 0)
+				r = fw_engine_start(fw, p->kind, a, p->nargs, &faults);
+			else /* the others as the first run wrote them */
+				fw_engine_restart(fw, p->kind, a, mask, &faults);
+			if (r != QUIRE_OK) {
+				end = run.c;
+				st = r;
+			} else {
+				run.busy = 1;
+			}
+		}
+		moving += run.busy;
+		/* The next transfers' registers, loaded while a channel moves, started when idle.
+		 */
+		for (uint32_t ch = 0; ch < PIPE_CHANNELS; ch++) {
+			struct pipe_unit *v = &u[ch];
+			if (!v->loaded &&
+			    pipe_may(ch, v->c, end, &u[PIPE_IN], &run, &u[PIPE_OUT])) {
+				v->next_c = v->c;
+				v->next_len = pipe_load(fw, p, ch, v);
+				v->next_last = (uint32_t)pipe_step(p, ch, v);
+				v->loaded = 1;
+			}
+			if (v->loaded && v->next_c >= end)
+				v->loaded = 0; /* a chunk at or after a failure: not started */
+			if (v->busy || !v->loaded)
+				continue;
+			fw_dma_go(fw, ch);
+			v->busy = 1;
+			v->loaded = 0;
+			v->run_c = v->next_c;
+			v->run_last = v->next_last;
+			v->run_len = v->next_len;
+			moving++;
+		}
+		if (!moving)
+			break;
+	}
+	if (st && !*detail)
+		*detail = QUIRE_DETAIL_ENGINE;
+	return st;
+}
+
+/* The chunks' engine run: `kind` with the nargs arguments a (N at arg_n, the buffers of
+ * set 0 at the set_args bits). */
+static void pipe_engine(struct pipe *p, uint32_t kind, const uint32_t *a, uint32_t nargs,
+			uint32_t arg_n, uint32_t set_args)
+{
+	p->kind = kind;
+	p->nargs = nargs;
+	p->arg_n = arg_n;
+	p->set_args = set_args;
+	for (uint32_t k = 0; k < nargs; k++)
+		p->a[k] = a[k];
+}
+
+/* The pipeline of a descriptor, for n elements in chunks of up to `chunk`. */
+static void pipe_init(struct pipe *p, uint32_t n, uint32_t chunk)
+{
+	*p = (struct pipe){.n = n, .chunk = chunk};
+	p->chunks = (n + chunk - 1) / chunk;
 }
 
 static int op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	int bfp = quire_le16_to_cpu(d->format) != QUIRE_FMT_FP16, ef = d->flags & QUIRE_CMD_F_EF;
-	int shared = d->flags & QUIRE_CMD_F_SHARED_EXP,
+	uint32_t fmt = quire_le16_to_cpu(d->format);
+	int bfp = fmt != QUIRE_FMT_FP16, ef = (d->flags & QUIRE_CMD_F_EF) != 0,
+	    shared = (d->flags & QUIRE_CMD_F_SHARED_EXP) != 0,
 	    exps_only = d->opcode == QUIRE_OPC_EXPONENTS;
-	uint32_t n = quire_le32_to_cpu(d->count),
-		 elem = quire_format_elem_bytes(quire_le16_to_cpu(d->format));
-	int st = QUIRE_OK;
-	uint32_t flags = ef ? QUIRE_QUANT_F_EF : 0;
-	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
-		uint32_t len = min_u32(FW_CHUNK_ELEMS, n - i), nb = QUIRE_BFP_BLOCKS(len);
-		uint32_t b0 = i / QUIRE_BFP_BLOCK;
-		st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * i, FW_BUF_A, 4 * len,
-			    QUIRE_DMA_TO_CARD);
-		if (!st && ef)
-			st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * i, FW_BUF_B, 4 * len,
-				    QUIRE_DMA_TO_CARD);
-		if (!st && bfp && shared)
-			st = fw_dma(fw, quire_le64_to_cpu(d->exp) + b0, FW_BUF_E, nb,
-				    QUIRE_DMA_TO_CARD);
-		if (!st && bfp && !shared)
-			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, quire_le16_to_cpu(d->format), 0,
-				   flags, len, 0, FW_BUF_A, FW_BUF_B, FW_BUF_E, 0, 0);
-		if (!st && !exps_only)
-			st = quant(fw, QUIRE_QUANT_OP_ENCODE, quire_le16_to_cpu(d->format), 0,
-				   flags, len, 0, FW_BUF_A, FW_BUF_B, FW_BUF_E, FW_BUF_C, 0);
-		if (!st && !exps_only)
-			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + (uint64_t)i * elem, FW_BUF_C,
-				    len * elem, QUIRE_DMA_TO_HOST);
-		if (!st && bfp && !shared)
-			st = fw_dma(fw, quire_le64_to_cpu(d->exp) + b0, FW_BUF_E, nb,
-				    QUIRE_DMA_TO_HOST);
-		if (!st && ef && !exps_only)
-			st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * i, FW_BUF_B, 4 * len,
-				    QUIRE_DMA_TO_HOST);
-		if (st && !*detail)
-			*detail = QUIRE_DETAIL_ENGINE;
-	}
-	return st;
+	uint64_t src = quire_le64_to_cpu(d->src), aux = quire_le64_to_cpu(d->aux),
+		 exp = quire_le64_to_cpu(d->exp), dst = quire_le64_to_cpu(d->dst);
+	uint32_t elem = quire_format_elem_bytes(fmt);
+	struct pipe p;
+	pipe_init(&p, quire_le32_to_cpu(d->count), FW_PIPE_ELEMS);
+	pipe_add(&p, PIPE_IN, src, FW_BUF_A, 4, 0);
+	if (ef)
+		pipe_add(&p, PIPE_IN, aux, FW_BUF_B, 4, 0);
+	if (bfp && shared)
+		pipe_add(&p, PIPE_IN, exp, FW_BUF_E, 1, 6);
+	if (!exps_only)
+		pipe_add(&p, PIPE_OUT, dst, FW_BUF_C, elem, 0);
+	if (bfp && !shared)
+		pipe_add(&p, PIPE_OUT, exp, FW_BUF_E, 1, 6);
+	if (ef && !exps_only)
+		pipe_add(&p, PIPE_OUT, aux, FW_BUF_B, 4, 0);
+	/* EXPONENTS alone, or ENCODE; a command's own exponents come from the ENCODE run
+	 * itself (one pass over x). */
+	const uint32_t a[QUIRE_QUANT_ARGS] = {
+	    exps_only ? QUIRE_QUANT_OP_EXPONENTS : QUIRE_QUANT_OP_ENCODE,
+	    fmt,
+	    0,
+	    (ef ? QUIRE_QUANT_F_EF : 0) | (bfp && !shared && !exps_only ? QUIRE_QUANT_F_EXPS : 0),
+	    0,
+	    0,
+	    FW_BUF_A,
+	    FW_BUF_B,
+	    FW_BUF_E,
+	    FW_BUF_C,
+	    0};
+	pipe_engine(&p, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS, QUIRE_QUANT_ARG_N,
+		    1u << QUIRE_QUANT_ARG_X | 1u << QUIRE_QUANT_ARG_RESID |
+			1u << QUIRE_QUANT_ARG_EXP | 1u << QUIRE_QUANT_ARG_Q);
+	return pipe_run(fw, &p, detail);
 }
 
 static int op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	int bfp = quire_le16_to_cpu(d->format) != QUIRE_FMT_FP16;
-	uint32_t n = quire_le32_to_cpu(d->count),
-		 vb = quire_format_elem_bytes(quire_le16_to_cpu(d->val_format));
-	int st = QUIRE_OK;
-	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += FW_CHUNK_ELEMS) {
-		uint32_t len = min_u32(FW_CHUNK_ELEMS, n - i);
-		st = fw_dma(fw, quire_le64_to_cpu(d->src) + (uint64_t)i * vb, FW_BUF_A, len * vb,
-			    QUIRE_DMA_TO_CARD);
-		if (!st && bfp)
-			st = fw_dma(fw, quire_le64_to_cpu(d->exp) + i / QUIRE_BFP_BLOCK, FW_BUF_E,
-				    QUIRE_BFP_BLOCKS(len), QUIRE_DMA_TO_CARD);
-		if (!st)
-			st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format),
-				   quire_le16_to_cpu(d->val_format), 0, len,
-				   quire_le16_to_cpu(d->workers), 0, 0, FW_BUF_E, FW_BUF_A,
-				   FW_BUF_C);
-		if (!st)
-			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + 4ull * i, FW_BUF_C, 4 * len,
-				    QUIRE_DMA_TO_HOST);
-		if (st && !*detail)
-			*detail = QUIRE_DETAIL_ENGINE;
-	}
-	return st;
+	uint32_t fmt = quire_le16_to_cpu(d->format), vf = quire_le16_to_cpu(d->val_format);
+	struct pipe p;
+	pipe_init(&p, quire_le32_to_cpu(d->count), FW_PIPE_ELEMS);
+	pipe_add(&p, PIPE_IN, quire_le64_to_cpu(d->src), FW_BUF_A, quire_format_elem_bytes(vf), 0);
+	if (fmt != QUIRE_FMT_FP16)
+		pipe_add(&p, PIPE_IN, quire_le64_to_cpu(d->exp), FW_BUF_E, 1, 6);
+	pipe_add(&p, PIPE_OUT, quire_le64_to_cpu(d->dst), FW_BUF_C, 4, 0);
+	const uint32_t a[QUIRE_QUANT_ARGS] = {QUIRE_QUANT_OP_DECODE,
+					      fmt,
+					      vf,
+					      0,
+					      0,
+					      quire_le16_to_cpu(d->workers),
+					      0,
+					      0,
+					      FW_BUF_E,
+					      FW_BUF_A,
+					      FW_BUF_C};
+	pipe_engine(&p, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS, QUIRE_QUANT_ARG_N,
+		    1u << QUIRE_QUANT_ARG_EXP | 1u << QUIRE_QUANT_ARG_Q | 1u << QUIRE_QUANT_ARG_Y);
+	return pipe_run(fw, &p, detail);
 }
 
 static int op_reduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	uint32_t n = quire_le32_to_cpu(d->count), w = quire_le16_to_cpu(d->workers),
-		 in_b = quire_format_elem_bytes(quire_le16_to_cpu(d->val_format));
-	uint32_t acc_b = quire_format_elem_bytes(quire_le16_to_cpu(d->format));
-	int st = QUIRE_OK, overflow = 0;
-	/* All W inputs of a chunk side by side in card memory. */
+	uint32_t w = quire_le16_to_cpu(d->workers), fmt = quire_le16_to_cpu(d->format),
+		 vf = quire_le16_to_cpu(d->val_format);
+	uint32_t in_b = quire_format_elem_bytes(vf);
+	/* All W inputs of a chunk side by side in a set's input buffer. */
 	uint32_t chunk =
-	    min_u32(FW_CHUNK_ELEMS, FW_REDUCE_IN_BYTES / (w * in_b)) & ~(QUIRE_BFP_BLOCK - 1);
-	for (uint32_t i = 0; i < n && st == QUIRE_OK; i += chunk) {
-		uint32_t len = min_u32(chunk, n - i);
-		for (uint32_t k = 0; k < w && !st; k++)
-			st = fw_dma(fw,
-				    quire_le64_to_cpu(d->src) + quire_le64_to_cpu(d->stride) * k +
-					(uint64_t)i * in_b,
-				    FW_REDUCE_IN + k * chunk * in_b, len * in_b, QUIRE_DMA_TO_CARD);
-		if (!st) {
-			uint32_t a[QUIRE_REDUCE_ARGS] = {QUIRE_REDUCE_OP_SUM,
-							 quire_le16_to_cpu(d->val_format),
-							 quire_le16_to_cpu(d->format),
-							 w,
-							 len,
-							 chunk,
-							 0,
-							 FW_REDUCE_IN,
-							 0,
-							 FW_BUF_C};
-			st = fw_engine_run(fw, QUIRE_ENGINE_REDUCE, a, QUIRE_REDUCE_ARGS);
-			if (st == QUIRE_ERR_OVERFLOW) { /* saturated, reported, and the rest still
-							   summed */
-				overflow = 1;
-				st = QUIRE_OK;
-			}
-		}
-		if (!st)
-			st = fw_dma(fw, quire_le64_to_cpu(d->dst) + (uint64_t)i * acc_b, FW_BUF_C,
-				    len * acc_b, QUIRE_DMA_TO_HOST);
-		if (st && !*detail)
-			*detail = QUIRE_DETAIL_ENGINE;
-	}
-	if (st == QUIRE_OK && overflow) {
+	    min_u32(FW_PIPE_ELEMS, FW_PIPE_REDUCE_IN_BYTES / (w * in_b)) & ~(QUIRE_BFP_BLOCK - 1);
+	struct pipe p;
+	pipe_init(&p, quire_le32_to_cpu(d->count), chunk);
+	pipe_add(&p, PIPE_IN, quire_le64_to_cpu(d->src), FW_REDUCE_IN, in_b, 0);
+	p.x[PIPE_IN][0].reps = w;
+	p.x[PIPE_IN][0].host_rep = quire_le64_to_cpu(d->stride);
+	p.x[PIPE_IN][0].card_rep = chunk * in_b;
+	p.x[PIPE_IN][0].set_step = FW_PIPE_REDUCE_IN_BYTES;
+	pipe_add(&p, PIPE_OUT, quire_le64_to_cpu(d->dst), FW_BUF_C, quire_format_elem_bytes(fmt),
+		 0);
+	const uint32_t a[QUIRE_REDUCE_ARGS] = {QUIRE_REDUCE_OP_SUM, vf, fmt,     w, 0, chunk, 0,
+					       FW_REDUCE_IN,        0,  FW_BUF_C};
+	pipe_engine(&p, QUIRE_ENGINE_REDUCE, a, QUIRE_REDUCE_ARGS, QUIRE_REDUCE_ARG_N,
+		    1u << QUIRE_REDUCE_ARG_ACC_OUT);
+	int st = pipe_run(fw, &p, detail);
+	if (st == QUIRE_OK && p.overflow) {
 		*detail = QUIRE_DETAIL_ENGINE;
 		return QUIRE_ERR_OVERFLOW;
 	}

@@ -332,6 +332,9 @@ int quire_quant_top(uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flags,
 		quire_quant_exponents(n, flags, x, resid, exp);
 		return QUIRE_OK;
 	case QUIRE_QUANT_OP_ENCODE:
+		if ((flags & QUIRE_QUANT_F_EXPS) &&
+		    (fmt == QUIRE_FMT_BFP8 || fmt == QUIRE_FMT_BFP16))
+			quire_quant_exponents(n, flags, x, resid, exp);
 		return quire_quant_encode(fmt, n, flags, x, resid, exp, q);
 	case QUIRE_QUANT_OP_DECODE:
 		return quire_quant_decode(fmt, val_fmt, n, mean_w, q, exp, y);

@@ -67,7 +67,9 @@ int quire_quant_decode(uint32_t fmt, uint32_t val_fmt, uint32_t n, uint32_t mean
 		       QUIRE_GMEM const uint8_t *vals, QUIRE_GMEM const int8_t *exp,
 		       QUIRE_GMEM float *y);
 
-/* The kernel's top function, as Vitis HLS synthesizes it (see hls/vitis/). */
+/* The kernel's top function, as Vitis HLS synthesizes it (see hls/vitis/). ENCODE of bfp
+ * with QUIRE_QUANT_F_EXPS in flags is the exponent pass and then the encode pass: exp
+ * written from x (and resid), then q (and resid) from x with it. */
 int quire_quant_top(uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flags, uint32_t n,
 		    uint32_t mean_w, QUIRE_GMEM const float *x, QUIRE_GMEM float *resid,
 		    QUIRE_GMEM int8_t *exp, QUIRE_GMEM uint8_t *q, QUIRE_GMEM float *y);

@@ -13,6 +13,11 @@ from their tables, never copied here.
         Runs the RTL card bench with the parameters docs/rtl-card.md names (--nops 200
         --size 1048576) and holds its cycles (boot, NOP round trip, ENCODE, REDUCE and DECODE
         per MiB) to the rows of that document's "What is measured", less MARGIN.
+    rtl_figures.py ring QUIRE_BENCH_RTL
+        Runs the 4-card all-reduce (--ring 4 --size 1048576: 1 MiB of fp32 a rank, bfp8, on
+        RTL cards in lockstep), which fails unless every rank's result is the golden model's;
+        holds its cycles, doorbell to last completion, to docs/rtl-card.md's row under "## Four
+        RTL cards in a ring", less MARGIN, and wants the busbw printed.
     rtl_figures.py mlp OUTPUT
         The RTL card test's output (tests/rtl/test_card_top.cpp: a scheduler's decision of
         17-64-32-1 and 17-128-1 on 1, 32, 1,024 and 1,213 candidates, its command cycles and the
@@ -35,6 +40,9 @@ CARD_DOC = "docs/rtl-card.md"
 # The card bench's run, as docs/rtl-card.md says CI runs it.
 CARD_ARGS = ["--nops", "200", "--size", "1048576"]
 SCHED_DOC = "docs/sched-api.md"
+RING_ARGS = ["--ring", "4", "--size", "1048576"]
+RING_ROW = "bfp8 all-reduce, 1 MiB of fp32 a rank, 4 cards"
+RING_CYCLES = r"^all-reduce, doorbell to last completion +(\d+) cycles"
 # The card figures: the bench's line (a regex whose group 1 is the cycles) -> the start of
 # the first cell of its row in CARD_DOC's table. Fewer cycles are better.
 CARD_FIGURES = [
@@ -116,6 +124,26 @@ def engines(outputs):
         ko(f"{ENGINES_DOC}'s row '{name}': no testbench printed that case")
 
 
+def hold(rows, figures, out, section):
+    """Each (pattern, label) of figures: the cycles the bench printed (group 1 of pattern) no
+    more than the figure of the row of rows starting with label, plus MARGIN."""
+    for pattern, label in figures:
+        row = next((r for r in rows if r[0].startswith(label)), None)
+        m = re.search(pattern, out, re.M)
+        if row is None or number(row[1]) is None:
+            ko(f"{CARD_DOC}: no figure in a row '{label}...' of {section}")
+        elif not m:
+            ko(f"{label}: the bench printed no line /{pattern}/: {out.strip()[-300:]}")
+        else:
+            got, want = int(m.group(1)), number(row[1])
+            limit = want * (1 + MARGIN)
+            if got > limit:
+                ko(f"WORSE: {label}: {got} cycles, {CARD_DOC} ({section}) says {row[1]} "
+                   f"(at most {limit:.0f} with the {MARGIN:.0%} margin)")
+            else:
+                ok(f"{label}: {got} cycles, {CARD_DOC} says {row[1]}")
+
+
 def card(bench):
     rows = table_rows(CARD_DOC, "## What is measured")
     run = subprocess.run([bench] + CARD_ARGS, capture_output=True, text=True, timeout=600)
@@ -123,21 +151,27 @@ def card(bench):
     if run.returncode != 0:
         ko(f"{bench} {' '.join(CARD_ARGS)}: exit {run.returncode}: {out.strip()[-300:]}")
         return
-    for pattern, label in CARD_FIGURES:
-        row = next((r for r in rows if r[0].startswith(label)), None)
-        m = re.search(pattern, out, re.M)
-        if row is None or number(row[1]) is None:
-            ko(f"{CARD_DOC}: no figure in a row '{label}...' of What is measured")
-        elif not m:
-            ko(f"{label}: the bench printed no line /{pattern}/: {out.strip()[-300:]}")
-        else:
-            got, want = int(m.group(1)), number(row[1])
-            limit = want * (1 + MARGIN)
-            if got > limit:
-                ko(f"WORSE: {label}: {got} cycles, {CARD_DOC} (What is measured) says {row[1]} "
-                   f"(at most {limit:.0f} with the {MARGIN:.0%} margin)")
-            else:
-                ok(f"{label}: {got} cycles, {CARD_DOC} says {row[1]}")
+    hold(rows, CARD_FIGURES, out, "What is measured")
+
+
+def ring(bench):
+    rows = table_rows(CARD_DOC, "## Four RTL cards in a ring")
+    run = subprocess.run([bench] + RING_ARGS, capture_output=True, text=True, timeout=1800)
+    out = run.stdout + run.stderr
+    what = f"{bench} {' '.join(RING_ARGS)}"
+    if run.returncode != 0:
+        ko(f"{what}: exit {run.returncode}: {out.strip()[-400:]}")
+        return
+    if re.search(r"^results +every byte of every rank's result is the golden model's", out, re.M):
+        ok(f"{what}: every rank's result is the golden model's")
+    else:
+        ko(f"{what}: no line saying the results are the golden model's: {out.strip()[-300:]}")
+    busbw = re.search(r"^busbw of the fp32 vector +([0-9.]+) GB/s = ([0-9.]+)% of the", out, re.M)
+    if busbw:
+        ok(f"{what}: busbw {busbw.group(1)} GB/s, {busbw.group(2)}% of the link")
+    else:
+        ko(f"{what}: no busbw printed: {out.strip()[-300:]}")
+    hold(rows, [(RING_CYCLES, RING_ROW)], out, "Four RTL cards in a ring")
 
 
 def mlp(output):
@@ -169,6 +203,8 @@ def main(argv):
         engines(argv[2:])
     elif len(argv) == 3 and argv[1] == "card":
         card(argv[2])
+    elif len(argv) == 3 and argv[1] == "ring":
+        ring(argv[2])
     elif len(argv) == 3 and argv[1] == "mlp":
         mlp(argv[2])
     else:

@@ -245,6 +245,8 @@ if [ $unit_only -eq 0 ]; then
 		run sh tests/cli/test_card_slow.sh "$BUILD"
 		# The card's cycles (boot, NOP round trip, ENCODE, REDUCE) held to docs/rtl-card.md's.
 		run /usr/bin/python3 tests/rtl_figures.py card "$BUILD/bin/quire-bench-rtl"
+		# 4 RTL cards in lockstep: a 1 MiB bfp8 all-reduce against the golden model, its cycles held.
+		run /usr/bin/python3 tests/rtl_figures.py ring "$BUILD/bin/quire-bench-rtl"
 		# RTL cards on the card network: all-reduces bit for bit against emu cards.
 		PYTHON="$PYTHON" run sh tests/cli/test_net_rtl.sh "$BUILD"
 	else

@@ -83,7 +83,9 @@ static void test_refused_at_submit(void **state)
 		struct quire_ctx *ctx, *other;
 		assert_int_equal(quire_open(backend(b), &ctx), QUIRE_OK);
 		assert_int_equal(quire_open("cpu", &other), QUIRE_OK);
-		struct quire_buf *x = buf_of(ctx, 4096), *q = buf_of(ctx, 1024),
+		/* x holds 2048 fp32: the 1025 below overrun q alone (an overrun of x as well would
+		 * reach the next buffer, and an output over an input is refused first). */
+		struct quire_buf *x = buf_of(ctx, 8192), *q = buf_of(ctx, 1024),
 				 *e = buf_of(ctx, 64);
 		struct quire_buf *foreign = buf_of(other, 4096);
 		struct quire_op op = {.opcode = QUIRE_OPC_ENCODE,
@@ -100,7 +102,7 @@ static void test_refused_at_submit(void **state)
 		op.count = 1000;
 		op.src.offset = 2; /* misaligned */
 		assert_int_equal(quire_run(ctx, &op, NULL), QUIRE_ERR_ALIGN);
-		op.src.offset = 8192; /* past the buffer */
+		op.src.offset = 8193; /* past the buffer */
 		assert_int_equal(quire_run(ctx, &op, NULL), QUIRE_ERR_INVALID);
 		op.src = (struct quire_ref){foreign, 0}; /* another context's memory */
 		assert_int_equal(quire_run(ctx, &op, NULL), QUIRE_ERR_INVALID);
@@ -117,6 +119,104 @@ static void test_refused_at_submit(void **state)
 		assert_int_equal(quire_test(NULL), QUIRE_ERR_INVALID);
 		quire_buf_free(foreign);
 		quire_close(other);
+		quire_close(ctx);
+	}
+}
+
+/*
+ * ENCODE, DECODE and REDUCE whose output shares a byte with an input are refused by the
+ * descriptor rules (QUIRE_ERR_INVALID, nothing written), on the cpu backend and on the card
+ * alike; buffers that only touch run, with the bits of separate buffers.
+ */
+static void test_overlap_refused(void **state)
+{
+	(void)state;
+	enum { N = 1000, BLOCKS = (N + 63) / 64 };
+	for (int b = 0; b < 2; b++) {
+		struct quire_ctx *ctx;
+		assert_int_equal(quire_open(backend(b), &ctx), QUIRE_OK);
+		struct quire_buf *m = buf_of(ctx, 64 << 10);
+		uint8_t *p = quire_buf_ptr(m);
+		float x[N];
+		for (int i = 0; i < N; i++)
+			x[i] = (float)(i % 97 - 48) * 0.37f;
+		int8_t q[N], e[BLOCKS];
+		assert_int_equal(quire_codec_encode(QUIRE_FMT_BFP8, N, x, NULL, NULL, e, q),
+				 QUIRE_OK);
+
+		/* ENCODE: x at 0 (4000 bytes), values then exponents after it. */
+		memcpy(p, x, sizeof(x));
+		struct quire_op enc = {.opcode = QUIRE_OPC_ENCODE,
+				       .format = QUIRE_FMT_BFP8,
+				       .count = N,
+				       .src = {m, 0},
+				       .dst = {m, 2000},
+				       .exp = {m, 8000}};
+		memset(p + 4000, 0x5a, 8192);
+		assert_int_equal(quire_run(ctx, &enc, NULL), QUIRE_ERR_INVALID); /* dst over x */
+		enc.dst.offset = 8000 - N + 1;                                   /* over exp */
+		assert_int_equal(quire_run(ctx, &enc, NULL), QUIRE_ERR_INVALID);
+		enc.dst.offset = 4000;
+		enc.exp.offset = 3990; /* exp over x */
+		assert_int_equal(quire_run(ctx, &enc, NULL), QUIRE_ERR_INVALID);
+		for (int i = 4000; i < 4000 + 8192; i++) /* nothing written */
+			assert_int_equal(p[i], 0x5a);
+		enc.exp.offset = 4000 + N; /* x, values, exponents end to end */
+		assert_int_equal(quire_run(ctx, &enc, NULL), QUIRE_OK);
+		assert_memory_equal(p + 4000, q, N);
+		assert_memory_equal(p + 4000 + N, e, BLOCKS);
+
+		/* DECODE: values at 4000, exponents at 5000; fp32 out. */
+		struct quire_op dec = {.opcode = QUIRE_OPC_DECODE,
+				       .format = QUIRE_FMT_BFP8,
+				       .val_format = QUIRE_FMT_INT8,
+				       .count = N,
+				       .src = {m, 4000},
+				       .dst = {m, 1000},
+				       .exp = {m, 4000 + N}};
+		assert_int_equal(quire_run(ctx, &dec, NULL), QUIRE_ERR_INVALID); /* over values */
+		dec.dst.offset = 4000 + N + BLOCKS - 4;                          /* over exp */
+		assert_int_equal(quire_run(ctx, &dec, NULL), QUIRE_ERR_INVALID);
+		dec.dst.offset = 4000 + N + BLOCKS + 3; /* touching exp, then aligned */
+		dec.dst.offset &= ~3u;
+		assert_int_equal(quire_run(ctx, &dec, NULL), QUIRE_OK);
+		float y[N];
+		assert_int_equal(quire_codec_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, N, q, e, 1, y),
+				 QUIRE_OK);
+		assert_memory_equal(p + dec.dst.offset, y, sizeof(y));
+
+		/* REDUCE: 3 int8 vectors 1024 bytes apart at 16384, int32 sums. */
+		if (has_caps(ctx, QUIRE_CAP_REDUCE, "reduce into its inputs")) {
+			const size_t at = 16384, stride = 1024, ends = at + 2 * stride + N;
+			for (size_t i = 0; i < 3 * stride; i++)
+				p[at + i] = (uint8_t)(i * 7 % 251);
+			struct quire_op red = {.opcode = QUIRE_OPC_REDUCE,
+					       .format = QUIRE_FMT_INT32,
+					       .val_format = QUIRE_FMT_INT8,
+					       .count = N,
+					       .workers = 3,
+					       .stride = stride,
+					       .src = {m, at},
+					       .dst = {m, at + stride - 4}};
+			/* over vectors 1 and 2 */
+			assert_int_equal(quire_run(ctx, &red, NULL), QUIRE_ERR_INVALID);
+			red.dst.offset = ends - 4; /* over the last vector's end */
+			assert_int_equal(quire_run(ctx, &red, NULL), QUIRE_ERR_INVALID);
+			red.dst.offset = at - 4 * N + 4; /* ends inside vector 0 */
+			assert_int_equal(quire_run(ctx, &red, NULL), QUIRE_ERR_INVALID);
+			red.dst.offset = ends; /* touching the last vector */
+			assert_int_equal(quire_run(ctx, &red, NULL), QUIRE_OK);
+			for (size_t i = 0; i < N; i++) {
+				int32_t sum = 0, got;
+				for (size_t k = 0; k < 3; k++)
+					sum += (int8_t)p[at + k * stride + i];
+				memcpy(&got, p + ends + 4 * i, 4);
+				assert_int_equal(got, sum);
+			}
+			red.dst.offset = at - 4 * N; /* ending where vector 0 starts */
+			assert_int_equal(quire_run(ctx, &red, NULL), QUIRE_OK);
+		}
+		quire_buf_free(m);
 		quire_close(ctx);
 	}
 }
@@ -440,6 +540,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_open_errors),
 	    cmocka_unit_test(test_refused_at_submit),
+	    cmocka_unit_test(test_overlap_refused),
 	    cmocka_unit_test(test_async_beyond_ring),
 	    cmocka_unit_test(test_timeout_then_done),
 	    cmocka_unit_test(test_mlp_golden_on_backends),

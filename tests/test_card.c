@@ -291,6 +291,15 @@ MUTATOR(reduce_overlap,
 	(c->opcode = QUIRE_OPC_REDUCE, c->format = quire_cpu_to_le16(QUIRE_FMT_INT32),
 	 c->val_format = quire_cpu_to_le16(QUIRE_FMT_INT8), c->exp = 0,
 	 c->workers = quire_cpu_to_le16(3), c->stride = quire_cpu_to_le64(10)))
+MUTATOR(encode_over_x, c->dst = quire_cpu_to_le64(quire_le64_to_cpu(c->src) + 3000))
+MUTATOR(encode_exp_over_x, c->exp = quire_cpu_to_le64(quire_le64_to_cpu(c->src) + 64))
+MUTATOR(decode_over_values, (c->opcode = QUIRE_OPC_DECODE,
+			     c->val_format = quire_cpu_to_le16(QUIRE_FMT_INT8), c->dst = c->src))
+MUTATOR(reduce_into_input,
+	(c->opcode = QUIRE_OPC_REDUCE, c->format = quire_cpu_to_le16(QUIRE_FMT_INT32),
+	 c->val_format = quire_cpu_to_le16(QUIRE_FMT_INT8), c->exp = 0,
+	 c->workers = quire_cpu_to_le16(2), c->stride = quire_cpu_to_le64(1024),
+	 c->dst = quire_cpu_to_le64(quire_le64_to_cpu(c->src) + 1024)))
 MUTATOR(reduce_fp_into_int,
 	(c->opcode = QUIRE_OPC_REDUCE, c->format = quire_cpu_to_le16(QUIRE_FMT_INT32),
 	 c->val_format = quire_cpu_to_le16(QUIRE_FMT_FP32), c->exp = 0,
@@ -328,6 +337,11 @@ static void test_malformed_descriptors(void **state)
 	    {"fp16 with exponents", fp16_with_exps, QUIRE_ERR_INVALID, QUIRE_DETAIL_EXP},
 	    {"reduce of 0 workers", reduce_no_workers, QUIRE_ERR_RANGE, QUIRE_DETAIL_WORKERS},
 	    {"reduce, inputs overlap", reduce_overlap, QUIRE_ERR_SIZE, QUIRE_DETAIL_STRIDE},
+	    {"encode over its input", encode_over_x, QUIRE_ERR_INVALID, QUIRE_DETAIL_DST},
+	    {"encode's exponents over its input", encode_exp_over_x, QUIRE_ERR_INVALID,
+	     QUIRE_DETAIL_EXP},
+	    {"decode over its values", decode_over_values, QUIRE_ERR_INVALID, QUIRE_DETAIL_DST},
+	    {"reduce into an input", reduce_into_input, QUIRE_ERR_INVALID, QUIRE_DETAIL_DST},
 	    {"reduce fp32 into int32", reduce_fp_into_int, QUIRE_ERR_FORMAT, QUIRE_DETAIL_FORMAT},
 	    {"score without a model", score_without_model, QUIRE_ERR_SHAPE, QUIRE_DETAIL_ENGINE},
 	    {"load a garbage model", load_garbage, QUIRE_ERR_CORRUPT, QUIRE_DETAIL_ENGINE},

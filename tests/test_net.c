@@ -728,6 +728,34 @@ static void test_barrier(void **state)
 	cluster_down(&cl);
 }
 
+/* b random bytes a rank, in src[r] and rank by rank in `all`, all-gathered into dst[r]
+ * (b x W bytes) on every card at once: every dst must be `all`. */
+static void check_allgather(struct cluster *cl, struct rng *g, size_t b, struct quire_buf **src,
+			    struct quire_buf **dst, uint8_t *all)
+{
+	struct quire_req *req[MAX_W];
+	assert_non_null(all);
+	for (int r = 0; r < cl->w; r++) {
+		src[r] = buf_of(cl->ctx[r], b);
+		dst[r] = buf_of(cl->ctx[r], b * cl->w);
+		for (size_t i = 0; i < b; i++)
+			all[r * b + i] = ((uint8_t *)quire_buf_ptr(src[r]))[i] =
+			    (uint8_t)rng_next(g);
+	}
+	for (int r = 0; r < cl->w; r++)
+		assert_int_equal(quire_allgather(cl->comm[r], (struct quire_ref){src[r], 0},
+						 (struct quire_ref){dst[r], 0}, b, &req[r]),
+				 QUIRE_OK);
+	for (int r = 0; r < cl->w; r++) {
+		int st = quire_wait(req[r], QUIRE_WAIT_DEFAULT);
+		if (st != QUIRE_OK)
+			fail_msg("W=%d all-gather of %zu bytes a member, rank %d: %s", cl->w, b, r,
+				 quire_strerror(st));
+		quire_req_free(req[r]);
+		assert_memory_equal(quire_buf_ptr(dst[r]), all, b * cl->w);
+	}
+}
+
 /* All-gather and broadcast of bytes (odd sizes, several frames), reduce-scatter of each format,
  * all in flight at once on every card. */
 static void test_gather_broadcast_scatter(void **state)
@@ -743,22 +771,7 @@ static void test_gather_broadcast_scatter(void **state)
 		struct quire_buf *src[4], *dst[4];
 		struct quire_req *req[4];
 		uint8_t *all = malloc(b * w);
-		for (int r = 0; r < w; r++) {
-			src[r] = buf_of(cl.ctx[r], b);
-			dst[r] = buf_of(cl.ctx[r], b * w);
-			for (size_t i = 0; i < b; i++)
-				all[r * b + i] = ((uint8_t *)quire_buf_ptr(src[r]))[i] =
-				    (uint8_t)rng_next(&g);
-		}
-		for (int r = 0; r < w; r++)
-			assert_int_equal(quire_allgather(cl.comm[r], (struct quire_ref){src[r], 0},
-							 (struct quire_ref){dst[r], 0}, b, &req[r]),
-					 QUIRE_OK);
-		for (int r = 0; r < w; r++) {
-			assert_int_equal(quire_wait(req[r], QUIRE_WAIT_DEFAULT), QUIRE_OK);
-			quire_req_free(req[r]);
-			assert_memory_equal(quire_buf_ptr(dst[r]), all, b * w);
-		}
+		check_allgather(&cl, &g, b, src, dst, all);
 		for (int root = 0; root < w; root++) { /* dst's first b bytes as the buffer */
 			for (int r = 0; r < w; r++)
 				memcpy(quire_buf_ptr(dst[r]), r == root ? all + r * b : all, b);
@@ -810,6 +823,47 @@ static void test_gather_broadcast_scatter(void **state)
 		}
 		free(want);
 	}
+	cluster_down(&cl);
+}
+
+/*
+ * Collectives whose step sends more frames than a card's receive ring holds (32 of 64 KiB):
+ * members that all send to one another must still receive while they send, and never stand
+ * each other off on full receive rings, whatever the size. fp32 on 2 cards (8 MiB and a
+ * a part of a frame: 65 frames a step), on 3 cards with segments of unequal size, bfp8 (the
+ * exponent pass first, then int8 and int16 frames), and an all-gather of 3 MiB a member.
+ */
+static void test_large_collectives(void **state)
+{
+	(void)state;
+	static const struct {
+		int w;
+		enum quire_format fmt;
+		int mean;
+		size_t n;
+	} runs[] = {
+	    {2, QUIRE_FMT_FP32, 0, (8u << 20) / 4 + 4099},
+	    {3, QUIRE_FMT_FP32, 1, 3000001},
+	    {2, QUIRE_FMT_BFP8, 0, (12u << 20) / 4 + 65},
+	};
+	struct cluster cl;
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		cluster_up(&cl, runs[i].w, 3000, NULL);
+		check_allreduce(&cl, runs[i].fmt, runs[i].mean, runs[i].n, 77 + i);
+		cluster_down(&cl);
+	}
+	const int w = 2;
+	size_t b = (3u << 20) + 5;
+	cluster_up(&cl, w, 3000, NULL);
+	struct quire_buf *src[2], *dst[2];
+	uint8_t *all = malloc(b * w);
+	struct rng g = {41};
+	check_allgather(&cl, &g, b, src, dst, all);
+	for (int r = 0; r < w; r++) {
+		quire_buf_free(src[r]);
+		quire_buf_free(dst[r]);
+	}
+	free(all);
 	cluster_down(&cl);
 }
 
@@ -1099,6 +1153,7 @@ int main(void)
 	    cmocka_unit_test(test_error_feedback),
 	    cmocka_unit_test(test_barrier),
 	    cmocka_unit_test(test_gather_broadcast_scatter),
+	    cmocka_unit_test(test_large_collectives),
 	    cmocka_unit_test(test_collective_descriptors_refused),
 	    cmocka_unit_test(test_rendezvous),
 	    cmocka_unit_test(test_two_communicators),

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 #include <immintrin.h>
 
@@ -325,6 +326,46 @@ static void test_top_function(void **state)
 			 QUIRE_ERR_FORMAT);
 }
 
+/* ENCODE with QUIRE_QUANT_F_EXPS is EXPONENTS then ENCODE, byte for byte: exp, q and the
+ * residuals, with and without error feedback, bfp8 and bfp16, a short last block. */
+static void test_encode_with_exponents(void **state)
+{
+	(void)state;
+	enum { N = 64 * 5 + 37 };
+	static float x[N], r1[N], r2[N], y[1];
+	static int8_t e1[8], e2[8];
+	static uint8_t q1[2 * N], q2[2 * N];
+	struct rng g = {11};
+	const uint32_t fmts[2] = {QUIRE_FMT_BFP8, QUIRE_FMT_BFP16};
+	for (int k = 0; k < 2; k++) {
+		uint32_t fmt = fmts[k];
+		for (uint32_t ef = 0; ef <= QUIRE_QUANT_EF; ef += QUIRE_QUANT_EF) {
+			for (int i = 0; i < N; i++) {
+				x[i] = f32_of((uint32_t)rng_next(&g) & 0xbfffffffu); /* finite */
+				if (i / 64 == 2)
+					x[i] = 0; /* a ZERO block */
+				r1[i] = r2[i] = ldexpf((float)(int)(rng_next(&g) % 201) - 100, -12);
+			}
+			x[64 * 3 + 5] = INFINITY; /* a NONFINITE block */
+			memset(e1, 0x55, sizeof e1);
+			memset(e2, 0x33, sizeof e2);
+			assert_int_equal(quire_quant_top(QUIRE_QUANT_OP_EXPONENTS, fmt, 0, ef, N, 0,
+							 x, r1, e1, q1, y),
+					 QUIRE_OK);
+			assert_int_equal(quire_quant_top(QUIRE_QUANT_OP_ENCODE, fmt, 0, ef, N, 0, x,
+							 r1, e1, q1, y),
+					 QUIRE_OK);
+			assert_int_equal(quire_quant_top(QUIRE_QUANT_OP_ENCODE, fmt, 0,
+							 ef | QUIRE_QUANT_F_EXPS, N, 0, x, r2, e2,
+							 q2, y),
+					 QUIRE_OK);
+			assert_memory_equal(e1, e2, QUIRE_BFP_BLOCKS(N));
+			assert_memory_equal(q1, q2, N * (fmt == QUIRE_FMT_BFP16 ? 2 : 1));
+			assert_memory_equal(r1, r2, sizeof r1);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +377,7 @@ int main(void)
 	    cmocka_unit_test(test_error_feedback),
 	    cmocka_unit_test(test_fp16),
 	    cmocka_unit_test(test_top_function),
+	    cmocka_unit_test(test_encode_with_exponents),
 	};
 	return cmocka_run_group_tests_name("quant kernel", tests, NULL, NULL);
 }

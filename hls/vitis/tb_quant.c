@@ -24,12 +24,18 @@ int main(void)
 		x[i] = sinf((float)i * 0.37f) * ldexpf(1.0f, i / 64 * 5 - 6);
 	x[130] = NAN; /* block 2 becomes NONFINITE */
 
-	for (int fmt = QUIRE_FMT_BFP8; fmt <= QUIRE_FMT_BFP16; fmt++) {
+	/* Each format's exponents by the exponent pass, then (one = 1) by ENCODE itself with
+	 * QUIRE_QUANT_F_EXPS, over exponents that were wrong before. */
+	for (int run = 0; run < 4; run++) {
+		int fmt = run / 2 ? QUIRE_FMT_BFP16 : QUIRE_FMT_BFP8, one = run % 2;
 		int mant = fmt == QUIRE_FMT_BFP8 ? 7 : 15,
 		    limit = fmt == QUIRE_FMT_BFP8 ? 127 : 32767;
-		int st =
-		    quire_quant_top(QUIRE_QUANT_OP_EXPONENTS, fmt, 0, 0, N, 0, x, resid, exp, q, y);
-		st |= quire_quant_top(QUIRE_QUANT_OP_ENCODE, fmt, 0, 0, N, 0, x, resid, exp, q, y);
+		memset(exp, 0x80, sizeof exp);
+		int st = one ? QUIRE_OK
+			     : quire_quant_top(QUIRE_QUANT_OP_EXPONENTS, fmt, 0, 0, N, 0, x, resid,
+					       exp, q, y);
+		st |= quire_quant_top(QUIRE_QUANT_OP_ENCODE, fmt, 0, one ? QUIRE_QUANT_F_EXPS : 0,
+				      N, 0, x, resid, exp, q, y);
 		st |= quire_quant_top(QUIRE_QUANT_OP_DECODE, fmt,
 				      fmt == QUIRE_FMT_BFP8 ? QUIRE_FMT_INT8 : QUIRE_FMT_INT16, 0,
 				      N, 1, x, resid, exp, q, y);
@@ -49,8 +55,8 @@ int main(void)
 			}
 		}
 		ok ? passed++ : failed++;
-		printf("%s quant %s encode/decode\n", ok ? "ok  " : "FAIL",
-		       fmt == QUIRE_FMT_BFP8 ? "bfp8" : "bfp16");
+		printf("%s quant %s encode/decode%s\n", ok ? "ok  " : "FAIL",
+		       fmt == QUIRE_FMT_BFP8 ? "bfp8" : "bfp16", one ? ", one pass" : "");
 	}
 	/* fp16 round trip of values binary16 holds exactly. */
 	for (int i = 0; i < N; i++)

@@ -52,49 +52,76 @@
 #define QUIRE_CTL_WAKE_AT_HI 0x24
 
 /*
- * Network port. Transmit: the frame (header, then payload) lies in card memory
- * at TX_CARD; writing QUIRE_NET_GO to TX_CTRL sends it whole (the port fills
- * the header's crc32) or not at all, and TX_STATUS says which: QUIRE_ERR_BUSY
- * when the peer cannot take it now (flow control: try again), QUIRE_ERR_PEER
- * when no port has that address. Receive: frames wait in the port's buffer in
- * arrival order; RX_COMM steers (0: every frame; N: only communicator N's, and
- * frames that failed the checks), so one communicator's frames never wait behind
- * another's. The first frame the filter passes is the head: its header is
- * readable at RX_HDR; QUIRE_NET_RX_POP copies its payload to card memory at
- * RX_DEST, QUIRE_NET_RX_DROP discards it.
+ * Network port: frames move between card memory and the wire through two rings of
+ * descriptors in card memory (docs/registers/net-rings.md). A ring is 2^LOG2 descriptors
+ * of QUIRE_NET_DESC_BYTES at BASE (16-byte aligned, wholly inside card memory, or the
+ * ring's STATE is QUIRE_ERR_RANGE and the port takes nothing from it); writing LOG2 sets
+ * the ring up again with PROD and CONS at 0. PROD and CONS count descriptors from then on
+ * (32-bit, wrapping); descriptor i is at BASE + 16 * (i mod 2^LOG2). The firmware fills
+ * descriptors and moves PROD on; the port works through them in order, writes each one's
+ * LEN and STATUS back and moves CONS on, so descriptors [CONS, PROD) are the port's.
+ *   transmit: a descriptor names a frame (header, then payload; CARD 4-byte aligned, LEN
+ *     from a header to a header and QUIRE_FRAME_MAX_PAYLOAD bytes); the port stamps its
+ *     own address as the source, fills the header's crc32 and sends it whole or not at
+ *     all. STATUS: QUIRE_OK (sent; DESC_F_NOBODY when no port had the address and it was
+ *     lost), QUIRE_ERR_BUSY (the peer cannot take it now: queue it again later),
+ *     QUIRE_ERR_SIZE or QUIRE_ERR_RANGE (nothing sent).
+ *   receive: a descriptor posts a buffer (CARD 64-byte aligned, LEN its bytes, at least a
+ *     header); a frame is written there whole as it came (header, then payload) and LEN
+ *     becomes the frame's bytes. STATUS: QUIRE_OK; QUIRE_ERR_SIZE with DESC_F_TRUNC when the
+ *     frame was longer than the buffer (its first LEN-as-posted bytes written); a buffer
+ *     outside card memory is given back at once with QUIRE_ERR_RANGE and nothing written.
+ *     A frame that fails the CRC or length check is counted (RX_ERRORS of the NETPORT
+ *     record) and never completes a descriptor: its buffer takes the next frame. With no
+ *     buffer posted the port takes no frame (the network pushes back on the sender);
+ *     RX_NOBUF counts the frames that took the last buffer posted.
+ * Every descriptor the port completes has DESC_F_DONE in FLAGS; a frame received wakes
+ * the core.
  */
-#define QUIRE_NET_PORT_ADDR    0x00 /* this port's address on the card network */
-#define QUIRE_NET_PORT_LINK    0x04 /* 1 when attached to a network */
-#define QUIRE_NET_TX_CARD      0x10
-#define QUIRE_NET_TX_LEN       0x14 /* header + payload bytes */
-#define QUIRE_NET_TX_CTRL      0x18
-#define QUIRE_NET_TX_STATUS    0x1c
-#define QUIRE_NET_RX_PENDING   0x20 /* frames waiting that the filter passes */
-#define QUIRE_NET_RX_FLAGS     0x24 /* of the head frame: QUIRE_NET_RX_F_* */
-#define QUIRE_NET_RX_DEST      0x28
-#define QUIRE_NET_RX_CTRL      0x2c
-#define QUIRE_NET_RX_STATUS    0x30 /* of the last POP */
-#define QUIRE_NET_RX_COMM      0x34 /* the receive filter: a communicator id, 0: all */
-#define QUIRE_NET_RX_HDR0      0x40 /* the head frame's header, */
-#define QUIRE_NET_RX_HDR(i)    (QUIRE_NET_RX_HDR0 + 4 * (i)) /* 8 words */
-#define QUIRE_NET_GO           1u
-#define QUIRE_NET_RX_POP       1u
-#define QUIRE_NET_RX_DROP      2u
-#define QUIRE_NET_RX_F_BAD_CRC 1u /* failed the CRC check: its header cannot be trusted */
-#define QUIRE_NET_RX_F_BAD_LEN 2u /* shorter than a header, or not as long as it says */
+#define QUIRE_NET_PORT_ADDR     0x00 /* this port's address on the card network */
+#define QUIRE_NET_PORT_LINK     0x04 /* 1 when attached to a network */
+#define QUIRE_NET_TX_BASE       0x10 /* the transmit ring */
+#define QUIRE_NET_TX_LOG2       0x14 /* 0..QUIRE_NET_RING_LOG2_MAX; a write resets PROD, CONS */
+#define QUIRE_NET_TX_PROD       0x18 /* the firmware's: descriptors queued */
+#define QUIRE_NET_TX_CONS       0x1c /* the port's: descriptors done */
+#define QUIRE_NET_TX_STATE      0x20 /* QUIRE_OK, or QUIRE_ERR_RANGE: the ring is not in memory */
+#define QUIRE_NET_RX_BASE       0x30 /* the receive ring */
+#define QUIRE_NET_RX_LOG2       0x34
+#define QUIRE_NET_RX_PROD       0x38 /* the firmware's: buffers posted */
+#define QUIRE_NET_RX_CONS       0x3c /* the port's: descriptors completed */
+#define QUIRE_NET_RX_STATE      0x40
+#define QUIRE_NET_RX_NOBUF      0x44 /* frames that took the last buffer posted */
+#define QUIRE_NET_RX_BAD        0x48 /* frames dropped: CRC or length check failed */
+#define QUIRE_NET_RING_LOG2_MAX 12u
+/* A descriptor: four little-endian 32-bit words. */
+#define QUIRE_NET_DESC_BYTES    16u
+#define QUIRE_NET_DESC_CARD     0x0  /* card memory byte address of the frame or buffer */
+#define QUIRE_NET_DESC_LEN      0x4  /* frame bytes (transmit, received) or buffer bytes (posted) */
+#define QUIRE_NET_DESC_STATUS   0x8  /* low 16 bits: a QUIRE_ status; high 16: QUIRE_NET_DESC_F_* */
+#define QUIRE_NET_DESC_PAD      0xc  /* 0 */
+#define QUIRE_NET_DESC_F_DONE   0x1u /* the port completed it */
+#define QUIRE_NET_DESC_F_TRUNC  0x2u /* received: longer than the buffer, cut */
+#define QUIRE_NET_DESC_F_NOBODY 0x4u /* sent: no port had the address, the frame is lost */
 
 /* Simulation I/O (the RTL card under Verilator): for bare-metal programs and debugging. */
 #define QUIRE_SIM_IO_CONSOLE 0x00 /* store a byte (low 8 bits): the harness prints it */
 #define QUIRE_SIM_IO_EXIT    0x04 /* store a word: the simulation ends with it (0 = pass) */
 
-/* DMA mover. */
-#define QUIRE_DMA_HOST_LO 0x00
-#define QUIRE_DMA_HOST_HI 0x04
-#define QUIRE_DMA_CARD    0x08 /* card memory offset */
-#define QUIRE_DMA_LEN     0x0c /* bytes */
-#define QUIRE_DMA_DIR     0x10 /* QUIRE_DMA_TO_CARD or QUIRE_DMA_TO_HOST */
-#define QUIRE_DMA_CTRL    0x14 /* write QUIRE_DMA_START; reads QUIRE_DMA_DONE when finished */
-#define QUIRE_DMA_STATUS  0x18 /* enum quire_status of the last transfer */
+/* DMA mover: QUIRE_DMA_CHANNELS channels, each the registers below at
+ * QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(c). Each channel runs one transfer at a time; the
+ * channels run at once (on the RTL card each has a host port and a card memory port of its
+ * own), so a transfer to the card and one to the host overlap. The queue engine shares
+ * channel 0's host port. */
+#define QUIRE_DMA_CHANNELS      2u
+#define QUIRE_DMA_CHANNEL_BYTES 0x20u
+#define QUIRE_DMA_CHANNEL(c)    (QUIRE_DMA_CHANNEL_BYTES * (c))
+#define QUIRE_DMA_HOST_LO       0x00
+#define QUIRE_DMA_HOST_HI       0x04
+#define QUIRE_DMA_CARD          0x08 /* card memory offset */
+#define QUIRE_DMA_LEN           0x0c /* bytes */
+#define QUIRE_DMA_DIR           0x10 /* QUIRE_DMA_TO_CARD or QUIRE_DMA_TO_HOST */
+#define QUIRE_DMA_CTRL          0x14 /* write QUIRE_DMA_START; reads QUIRE_DMA_DONE when finished */
+#define QUIRE_DMA_STATUS        0x18 /* enum quire_status of the last transfer */
 /* The queue epoch (QUIRE_CTL_QUEUE_EPOCH) of the command a transfer serves: the mover
  * refuses it with QUIRE_ERR_PEER once the epoch has moved on, so nothing of a host that
  * left ever reaches the memory of the next one. */
@@ -180,7 +207,10 @@ enum quire_mlp_op {
 };
 
 /* The FLAGS arguments. */
-#define QUIRE_QUANT_F_EF      1u /* error feedback: encode fp32(x + resid), update resid */
+#define QUIRE_QUANT_F_EF 1u /* error feedback: encode fp32(x + resid), update resid */
+/* ENCODE of bfp8 or bfp16: the block exponents too, as EXPONENTS with the same flags would
+ * write them to exp, then the elements encoded with them: one pass over x on the card. */
+#define QUIRE_QUANT_F_EXPS    2u
 #define QUIRE_REDUCE_F_ACC_IN 1u /* acc_in holds a partial sum to add first */
 
 /* Arguments of each engine, as their top functions take them. */

@@ -44,3 +44,5 @@ bind quire_mlp quire_assert_stream #(.Width($bits(score_o)), .Name("quire_mlp sc
 
 bind quire_card_top quire_assert_req_rsp #(.Name("quire_card_top host memory"))
   u_assert_host (.clk_i, .rst_ni, .req_i(host_req_o), .ready_i(host_ready_i), .rvalid_i(host_rvalid_i));
+bind quire_card_top quire_assert_req_rsp #(.Name("quire_card_top host memory, port 1"))
+  u_assert_host1 (.clk_i, .rst_ni, .req_i(host1_req_o), .ready_i(host1_ready_i), .rvalid_i(host1_rvalid_i));

@@ -25,6 +25,8 @@
 // The queue engine (quire_card_queue) shares the port: a START while it holds
 // the port (hold_i) waits until it is done, CTRL reading 0 meanwhile, and busy_o
 // keeps the engine from starting while the mover has the port or is told to.
+// A transfer takes its registers at START (a START that waits takes a copy of them):
+// the firmware may write the next transfer's registers while one moves.
 module quire_card_dma
   import quire_card_pkg::*;
 #(
@@ -92,12 +94,15 @@ module quire_card_dma
   logic [63:0] host_cur_q;
   logic [31:0] card_cur_q, left_q;
   logic        start_pending_q;  // a START that waits for the queue engine
+  logic [Regs-1:0][31:0] snap_q; // its registers as they were at the START
+  logic [Regs-1:0][31:0] sregs;  // the registers a START takes
+  assign sregs = start_pending_q ? snap_q : regs_q;
 
   // ---- the checks of a START, from the registers as they are (docs/registers/dma.md)
   logic [63:0] host, len, card, window_offset;
-  assign host          = {regs_q[RegHostHi], regs_q[RegHostLo]};
-  assign len           = {32'd0, regs_q[RegLen]};
-  assign card          = {32'd0, regs_q[RegCard]};
+  assign host          = {sregs[RegHostHi], sregs[RegHostLo]};
+  assign len           = {32'd0, sregs[RegLen]};
+  assign card          = {32'd0, sregs[RegCard]};
   assign window_offset = host - host_win_base_i;
 
   logic card_ok, host_ok;
@@ -107,11 +112,11 @@ module quire_card_dma
 
   logic [31:0] start_status;
   always_comb begin : checks
-    if (regs_q[RegEpoch] != queue_epoch_i) begin
+    if (sregs[RegEpoch] != queue_epoch_i) begin
       start_status = ERR_PEER;  // the host of its command has gone or reset the queues
     end else if (!host_ok || !card_ok) begin
       start_status = ERR_RANGE;
-    end else if (regs_q[RegDir] != DMA_TO_CARD && regs_q[RegDir] != DMA_TO_HOST) begin
+    end else if (sregs[RegDir] != DMA_TO_CARD && sregs[RegDir] != DMA_TO_HOST) begin
       start_status = ERR_INVALID;
     end else begin
       start_status = OK;
@@ -237,6 +242,7 @@ module quire_card_dma
       card_cur_q <= 32'd0;
       left_q     <= 32'd0;
       start_pending_q <= 1'b0;
+      snap_q          <= '0;
       sent_q      <= 26'd0;
       got_q       <= 26'd0;
       out_q       <= '0;
@@ -247,6 +253,7 @@ module quire_card_dma
     end else begin
       if (start_write && hold_i) begin
         start_pending_q <= 1'b1;
+        snap_q          <= regs_q;
         regs_q[RegCtrl] <= 32'd0;
       end
       if (start) start_pending_q <= 1'b0;
@@ -254,14 +261,14 @@ module quire_card_dma
         regs_q[addr_i[4:2]] <= wdata_i;
       end
       if (start) begin
-        if (start_status != OK || regs_q[RegLen] == 32'd0) begin
+        if (start_status != OK || sregs[RegLen] == 32'd0) begin
           regs_q[RegStatus] <= start_status;
           regs_q[RegCtrl]   <= DMA_DONE;
         end else begin
           regs_q[RegCtrl] <= 32'd0;
           host_cur_q      <= host;
-          card_cur_q      <= regs_q[RegCard];
-          left_q          <= regs_q[RegLen];
+          card_cur_q      <= sregs[RegCard];
+          left_q          <= sregs[RegLen];
           sent_q          <= 26'd0;
           got_q           <= 26'd0;
           out_q           <= '0;
@@ -270,9 +277,9 @@ module quire_card_dma
           last_off_q      <= host_end[5:0];
           lines_q         <= lines;
           if (same_offset) begin
-            state_q <= regs_q[RegDir] == DMA_TO_CARD ? LINES_TO_CARD : LINES_TO_HOST;
+            state_q <= sregs[RegDir] == DMA_TO_CARD ? LINES_TO_CARD : LINES_TO_HOST;
           end else begin
-            state_q <= regs_q[RegDir] == DMA_TO_CARD ? HOST_READ : CARD_READ;
+            state_q <= sregs[RegDir] == DMA_TO_CARD ? HOST_READ : CARD_READ;
           end
         end
       end

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: MIT
-// Card memory: lines of 64 bytes (one 512-bit engine beat), four ports, read
+// Card memory: lines of 64 bytes (one 512-bit engine beat), seven ports, read
 // data one cycle after the request, byte enables on every port.
 //   port A, 32-bit: the core's data port;
 //   port B, 512-bit: the DMA mover;
 //   port C, 512-bit: the engines (a line a cycle);
-//   port D, 512-bit: the network port (frames sent and received);
+//   port D, 512-bit: the network port's transmit side (descriptors, frames sent);
 //   port E, 512-bit, writes only: the engines' results while they stream (the
-//     write channel beside port C's reads, as AXI has).
+//     write channel beside port C's reads, as AXI has);
+//   port F, 512-bit: the DMA mover's channel 1 (a transfer each way at once);
+//   port G, 512-bit: the network port's receive side (descriptors, frames received).
 // The narrow port addresses 32-bit words and reaches its word of a line. On an
 // FPGA card memory is DDR or HBM behind an AXI interconnect that arbitrates
 // its masters; here each master has a port of its own, and writes of two
 // ports to one byte in the same cycle do not happen (the firmware waits for
-// the DMA mover and for an engine before it touches what they move, and a GO
-// or POP of the network port completes before the next instruction): port D's
-// bytes, then E's, then C's, then B's, win.
+// the DMA mover, an engine or the network port's descriptor before it touches
+// what they move, and the two DMA channels move different buffers): port G's,
+// then D's, then F's, then E's, then C's, then B's bytes win.
 module quire_card_mem #(
   parameter int unsigned Lines = 1024
 ) (
@@ -50,7 +52,21 @@ module quire_card_mem #(
   input  logic                       e_req_i,
   input  logic [63:0]                e_be_i,
   input  logic [$clog2(Lines)-1:0]   e_line_i,
-  input  logic [511:0]               e_wdata_i
+  input  logic [511:0]               e_wdata_i,
+
+  input  logic                       f_req_i,
+  input  logic                       f_we_i,
+  input  logic [63:0]                f_be_i,
+  input  logic [$clog2(Lines)-1:0]   f_line_i,
+  input  logic [511:0]               f_wdata_i,
+  output logic [511:0]               f_rdata_o,
+
+  input  logic                       g_req_i,
+  input  logic                       g_we_i,
+  input  logic [63:0]                g_be_i,
+  input  logic [$clog2(Lines)-1:0]   g_line_i,
+  input  logic [511:0]               g_wdata_i,
+  output logic [511:0]               g_rdata_o
 );
 
   localparam int unsigned LineBits = $clog2(Lines);
@@ -90,6 +106,15 @@ module quire_card_mem #(
         c_rdata_o <= mem[c_line_i];
       end
     end
+    if (f_req_i) begin
+      if (f_we_i) begin
+        for (int unsigned lane = 0; lane < 64; lane++) begin
+          if (f_be_i[lane]) mem[f_line_i][8*lane +: 8] <= f_wdata_i[8*lane +: 8];
+        end
+      end else begin
+        f_rdata_o <= mem[f_line_i];
+      end
+    end
     if (e_req_i) begin
       for (int unsigned lane = 0; lane < 64; lane++) begin
         if (e_be_i[lane]) mem[e_line_i][8*lane +: 8] <= e_wdata_i[8*lane +: 8];
@@ -102,6 +127,15 @@ module quire_card_mem #(
         end
       end else begin
         d_rdata_o <= mem[d_line_i];
+      end
+    end
+    if (g_req_i) begin
+      if (g_we_i) begin
+        for (int unsigned lane = 0; lane < 64; lane++) begin
+          if (g_be_i[lane]) mem[g_line_i][8*lane +: 8] <= g_wdata_i[8*lane +: 8];
+        end
+      end else begin
+        g_rdata_o <= mem[g_line_i];
       end
     end
   end

@@ -1,41 +1,44 @@
 // SPDX-License-Identifier: MIT
 // The card's network port (QUIRE_NET_* of include/quire/card.h, the frames of
-// docs/network.md; its counters are the NETPORT block, docs/registers/netport.md):
-//   transmit: GO reads the frame (header and payload, TX_LEN bytes) from card
-//     memory at TX_CARD, stamps this port's address as its source, computes
-//     the CRC-32 of the header (crc32 field zero) and payload, and streams it
-//     out a 64-byte beat a cycle with the CRC beside the last beat (the MAC
-//     puts it into the header's crc32 field, as a MAC appends its FCS): a line
-//     read is asked for every cycle, its beat made and its CRC folded in the
-//     cycle its data comes, and a two-beat buffer in front of the stream keeps
-//     the reads going while the MAC takes a beat a cycle; the
-//     MAC's answer (sent, peer busy, no such port) becomes TX_STATUS. The
-//     firmware's GO write completes only then.
-//   receive: frames stream in a beat a cycle into a buffer of Slots frames of
-//     at most a header and QUIRE_FRAME_MAX_PAYLOAD bytes (one more byte marks a
-//     frame too long); the CRC and length are checked on arrival and failures
-//     flagged (QUIRE_NET_RX_F_*). RX_COMM filters by communicator; the first
-//     frame in arrival order that the filter passes is the head: RX_FLAGS and
-//     RX_HDR show it, POP copies its payload to card memory at RX_DEST (any
-//     byte address) and DROP discards it; the POP write completes when the copy
-//     is done. A full buffer stops taking frames (rx_ready_o low): the network
-//     pushes back on the senders.
-// Card memory is reached a line (64 bytes) a cycle through a port of its own.
-// The counters of the NETPORT BAR record leave as outputs; link and address
-// come from outside (the harness attaches the card to a network).
+// docs/network.md, its rings in docs/registers/net-rings.md; its counters are the
+// NETPORT block, docs/registers/netport.md). Frames move between card memory and the
+// wire through two rings of 16-byte descriptors in card memory, each direction on a
+// line-wide port of card memory of its own, so both run at a beat a cycle at once:
+//   transmit (port D): while TX_CONS is behind TX_PROD, the descriptor at TX_CONS is
+//     read, its frame checked (length, alignment, card memory bounds), then streamed
+//     out a 64-byte beat a cycle: a line read is asked for every cycle, its beat made
+//     (this port's address stamped as the source) and its CRC-32 folded in the cycle
+//     its data comes, a two-beat buffer in front of the stream keeping the reads going
+//     while the MAC takes a beat a cycle, and the CRC beside the last beat (the MAC
+//     puts it into the header's crc32 field, as a MAC appends its FCS). The MAC's
+//     answer (sent, peer busy, no such port) is written into the descriptor's STATUS
+//     and TX_CONS moves on.
+//   receive (port G): the buffer of the descriptor at RX_CONS is read ahead (a buffer
+//     outside card memory, or neither on a line nor half a line in, is given back at
+//     once with QUIRE_ERR_RANGE); a frame streams into it a beat a line a cycle (bytes
+//     past the buffer's end are not written), its CRC and length checked on its last
+//     beat. Into a buffer half a line in (where a frame's payload, after its 32-byte
+//     header, starts on a line, as the engines stream it) each cycle writes a line of
+//     the beat's first half and the last beat's second half, and a frame that passes
+//     takes one cycle more for its last half line. A frame that passes completes the
+//     descriptor (LEN, STATUS written, RX_CONS moves on, the core woken); one that fails
+//     is counted and its buffer takes the next frame. With no buffer in hand the port takes no frame (rx_ready_o low: the
+//     network pushes back on the senders); a frame that takes the last buffer posted is
+//     counted (RX_NOBUF).
+// The counters of the NETPORT BAR record leave as outputs; link and address come from
+// outside (the harness attaches the card to a network).
 module quire_card_net
   import quire_card_pkg::*;
   import quire_crc32_pkg::*;
 #(
   parameter logic [63:0] MemBytes = 64'h0800_0000,
-  parameter int unsigned LineBits = 21,
-  parameter int unsigned Slots    = 16
+  parameter int unsigned LineBits = 21
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
 
-  // The firmware's register window: read data in the cycle of the request; the answer
-  // (rvalid_o) a cycle later, or when a GO or POP is done.
+  // The firmware's register window: read data in the cycle of the request, the answer
+  // (rvalid_o) a cycle later.
   input  logic                req_i,
   input  logic                we_i,
   input  logic [7:0]          addr_i,
@@ -47,13 +50,23 @@ module quire_card_net
   input  logic                link_i,
   input  logic [15:0]         port_addr_i,
 
-  // Card memory, a line a cycle, read data a cycle later.
+  // Card memory port D, the transmit side's: descriptors and frames read, STATUS written
+  // back; read data a cycle later.
   output logic                mem_req_o,
   output logic                mem_we_o,
   output logic [63:0]         mem_be_o,
   output logic [LineBits-1:0] mem_line_o,
   output logic [511:0]        mem_wdata_o,
   input  logic [511:0]        mem_rdata_i,
+
+  // Card memory port G, the receive side's: descriptors read, frames and LEN and STATUS
+  // written; read data a cycle later.
+  output logic                rmem_req_o,
+  output logic                rmem_we_o,
+  output logic [63:0]         rmem_be_o,
+  output logic [LineBits-1:0] rmem_line_o,
+  output logic [511:0]        rmem_wdata_o,
+  input  logic [511:0]        rmem_rdata_i,
 
   // Transmit stream: beats of a frame, `tx_bytes_o` (1..64) of each valid, the CRC with the
   // last; then the MAC's answer, tx_done_i with QUIRE_OK, QUIRE_ERR_BUSY or another status,
@@ -75,7 +88,9 @@ module quire_card_net
   input  logic [6:0]          rx_bytes_i,
   input  logic                rx_last_i,
 
-  // A frame arrived (a pulse: it wakes the core), and the NETPORT record's counters.
+  // A receive descriptor completes (a pulse, in the cycle it is written: it wakes the core,
+  // and a harness that lets an idle card sleep sees the port busy), and the NETPORT record's
+  // counters.
   output logic                rx_event_o,
   output logic [31:0]         tx_frames_o,
   output logic [31:0]         rx_frames_o,
@@ -84,103 +99,67 @@ module quire_card_net
   output logic [31:0]         tx_drops_o
 );
 
-  localparam int unsigned FrameMax  = FRAME_HDR_BYTES + FRAME_MAX_PAYLOAD;
-  localparam int unsigned SlotLines = (FrameMax + 1 + 63) / 64;  // one byte more: "too long"
-  localparam int unsigned SlotBits  = $clog2(Slots);
-  localparam int unsigned SlotLineBits = $clog2(SlotLines);
-  localparam int unsigned SlotAddrBits = $clog2(Slots * SlotLines);
+  localparam int unsigned FrameMax = FRAME_HDR_BYTES + FRAME_MAX_PAYLOAD;
 
-  typedef logic [SlotBits-1:0] slot_t;
+  // ---- the rings' registers
+  logic [31:0] tx_base_q, tx_log2_q, tx_prod_q, tx_cons_q;
+  logic [31:0] rx_base_q, rx_log2_q, rx_prod_q, rx_cons_q, rx_nobuf_q;
 
-  // ---- the receive buffer: frames in slots, their headers, lengths and flags in registers,
-  // and the order of arrival (order_q[0] the oldest of count_q). The slots are a block RAM
-  // (1 MiB: one write port, the receiver; one read port, POP, data a cycle after the
-  // address; no reset), so that a synthesis tool maps them to BRAM or URAM, not registers.
-  logic [511:0]  slot_mem [Slots * SlotLines];
-  logic [255:0]  hdr_q    [Slots];
-  logic [31:0]   len_q    [Slots];
-  logic [31:0]   flags_q  [Slots];
-  logic [Slots-1:0] used_q;
-  slot_t         order_q  [Slots];
-  logic [SlotBits:0] count_q;
-
-  logic [31:0] tx_card_q, tx_len_q, tx_status_q, rx_dest_q, rx_status_q, rx_comm_q;
-
-  // Does a frame pass the filter? Failed frames always do: their header is not to be trusted.
-  function automatic logic selected(logic [31:0] comm, logic [31:0] flags, logic [15:0] hdr_comm);
-    return comm == 32'd0 || flags != 32'd0 || {16'd0, hdr_comm} == comm;
+  // A ring is usable when its 2^log2 descriptors lie whole in card memory.
+  function automatic logic [31:0] ring_state(logic [31:0] base, logic [31:0] log2);
+    if (log2 > NET_RING_LOG2_MAX || base[3:0] != 4'd0 ||
+        64'(base) + (64'(NET_DESC_BYTES) << log2[3:0]) > MemBytes)
+      return ERR_RANGE;
+    return OK;
   endfunction
 
-  // The head (the first frame in arrival order the filter passes) and the frames it passes.
-  logic              head_found;
-  logic [SlotBits:0] head_pos;
-  slot_t             head;
-  logic [31:0]       pending;
-  always_comb begin : find_head
-    head_found = 1'b0;
-    head_pos   = '0;
-    head       = '0;
-    pending    = 32'd0;
-    for (int unsigned i = 0; i < Slots; i++) begin
-      if ((SlotBits+1)'(i) < count_q && selected(rx_comm_q, flags_q[order_q[i]],
-                                                   hdr_q[order_q[i]][8 * FRAME_OFF_COMM +: 16])) begin
-        pending = pending + 32'd1;
-        if (!head_found) begin
-          head_found = 1'b1;
-          head_pos   = (SlotBits+1)'(i);
-          head       = order_q[i];
-        end
-      end
-    end
-  end
+  // The byte address of descriptor `idx` of a ring.
+  function automatic logic [31:0] desc_addr(logic [31:0] base, logic [3:0] log2,
+                                            logic [31:0] idx);
+    return base + NET_DESC_BYTES * (idx & ((32'd1 << log2) - 32'd1));
+  endfunction
+
+  logic [31:0] tx_state, rx_state;
+  assign tx_state = ring_state(tx_base_q, tx_log2_q);
+  assign rx_state = ring_state(rx_base_q, rx_log2_q);
 
   // ---- registers: reads now
-  logic [7:0] hdr_word;
-  assign hdr_word = addr_i - 8'(NET_RX_HDR0);
   always_comb begin : read_regs
     rdata_o = 32'd0;
     if (link_i) unique case ({24'd0, addr_i})
-      NET_PORT_ADDR:  rdata_o = {16'd0, port_addr_i};
-      NET_PORT_LINK:  rdata_o = 32'd1;
-      NET_TX_CARD:    rdata_o = tx_card_q;
-      NET_TX_LEN:     rdata_o = tx_len_q;
-      NET_TX_STATUS:  rdata_o = tx_status_q;
-      NET_RX_PENDING: rdata_o = pending;
-      NET_RX_FLAGS:   rdata_o = head_found ? flags_q[head] : 32'd0;
-      NET_RX_COMM:    rdata_o = rx_comm_q;
-      NET_RX_DEST:    rdata_o = rx_dest_q;
-      NET_RX_STATUS:  rdata_o = rx_status_q;
-      default: begin
-        if ({24'd0, addr_i} >= NET_RX_HDR0 && {24'd0, addr_i} < NET_RX_HDR0 + FRAME_HDR_BYTES &&
-            head_found && len_q[head] >= FRAME_HDR_BYTES) begin
-          rdata_o = hdr_q[head][8 * hdr_word +: 32];
-        end
-      end
+      NET_PORT_ADDR: rdata_o = {16'd0, port_addr_i};
+      NET_PORT_LINK: rdata_o = 32'd1;
+      NET_TX_BASE:   rdata_o = tx_base_q;
+      NET_TX_LOG2:   rdata_o = tx_log2_q;
+      NET_TX_PROD:   rdata_o = tx_prod_q;
+      NET_TX_CONS:   rdata_o = tx_cons_q;
+      NET_TX_STATE:  rdata_o = tx_state;
+      NET_RX_BASE:   rdata_o = rx_base_q;
+      NET_RX_LOG2:   rdata_o = rx_log2_q;
+      NET_RX_PROD:   rdata_o = rx_prod_q;
+      NET_RX_CONS:   rdata_o = rx_cons_q;
+      NET_RX_STATE:  rdata_o = rx_state;
+      NET_RX_NOBUF:  rdata_o = rx_nobuf_q;
+      NET_RX_BAD:    rdata_o = rx_errors_o;
+      default: ;
     endcase
   end
 
   // Without a network the window reads 0 and ignores writes: the firmware sees no port.
-  logic go, pop;
-  assign go  = link_i && req_i && we_i && {24'd0, addr_i} == NET_TX_CTRL &&
-               (wdata_i & NET_GO) != 0;
-  assign pop = link_i && req_i && we_i && {24'd0, addr_i} == NET_RX_CTRL &&
-               (wdata_i == NET_RX_POP || wdata_i == NET_RX_DROP);
+  logic wr;
+  assign wr = link_i && req_i && we_i;
 
-  // Was the CTRL write a DROP? (Held from the write's cycle: wdata_i is gone by S_POP.)
-  logic drop_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin : drop_flag
-    if (!rst_ni)  drop_q <= 1'b0;
-    else if (pop) drop_q <= wdata_i == NET_RX_DROP;
-  end
+  // ---- transmit
+  typedef enum logic [2:0] {
+    T_IDLE, T_CHECK, T_PRIME, T_STREAM, T_WAIT, T_WB
+  } tx_state_e;
+  tx_state_e tx_q;
 
-  // ---- transmit and POP: one operation at a time, the core waiting for its answer
-  typedef enum logic [3:0] {
-    S_IDLE, S_ANSWER, S_TX_PRIME, S_TX_STREAM, S_TX_WAIT,
-    S_POP, S_POP_RD, S_POP_LINE, S_POP_DONE
-  } state_e;
-  state_e state_q;
+  // The descriptor in hand: its address, frame and length, and the status to write back.
+  logic [31:0] td_addr_q, tx_card_q, tx_len_q, tx_status_q;
+  logic        tx_nobody_q;
 
-  // TX_CARD's byte offset in its line; the frame's beats; the next line to read and the reads
+  // The frame's byte offset in its line; its beats; the next line to read and the reads
   // left (an unaligned frame reads one line more: each beat is made of two lines); a read
   // whose data comes this cycle; is it the unaligned frame's first line, kept for the next?
   // The beats made (CRC folded in) and sent so far.
@@ -206,100 +185,43 @@ module quire_card_net
   logic         txq_head_q;
   logic [1:0]   txq_count_q;
   logic         tx_take, rd_issue;
-  assign tx_take  = state_q == S_TX_STREAM && txq_count_q != 2'd0 && tx_ready_i;
-  assign rd_issue = state_q == S_TX_STREAM && rd_left_q != 32'd0 &&
+  assign tx_take  = tx_q == T_STREAM && txq_count_q != 2'd0 && tx_ready_i;
+  assign rd_issue = tx_q == T_STREAM && rd_left_q != 32'd0 &&
                     {1'b0, txq_count_q} + {2'd0, rd_pend_q} < 3'd2 + {2'd0, tx_take};
 
-  // The checks of GO: length, then alignment and card memory bounds.
-  logic [31:0] tx_check;
+  // The descriptor's words as read (T_CHECK: port D's data of its line), and its checks:
+  // length, then alignment and card memory bounds.
+  logic [63:0]  td_words;  // CARD and LEN, the descriptor's first two words
+  logic [31:0]  td_card, td_len, tx_check;
+  logic tx_fetch;
+  assign tx_fetch = tx_state == OK && tx_cons_q != tx_prod_q &&
+                    !(wr && {24'd0, addr_i} == NET_TX_LOG2);
+  assign td_words = mem_rdata_i[128 * td_addr_q[5:4] +: 64];
+  assign td_card  = td_words[32 * (NET_DESC_CARD / 4) +: 32];
+  assign td_len   = td_words[32 * (NET_DESC_LEN / 4) +: 32];
   always_comb begin : tx_checks
-    if (tx_len_q < FRAME_HDR_BYTES || tx_len_q > FrameMax)
+    if (td_len < FRAME_HDR_BYTES || td_len > FrameMax)
       tx_check = ERR_SIZE;
-    else if (tx_card_q[1:0] != 2'd0 || 64'(tx_card_q) > MemBytes ||
-             64'(tx_len_q) > MemBytes - 64'(tx_card_q))
+    else if (td_card[1:0] != 2'd0 || 64'(td_card) > MemBytes ||
+             64'(td_len) > MemBytes - 64'(td_card))
       tx_check = ERR_RANGE;
     else
       tx_check = OK;
   end
 
-  // POP's copy: the head's payload (slot bytes from FRAME_HDR_BYTES) to card memory at
-  // RX_DEST, a line of card memory a cycle.
-  slot_t       pop_slot_q;
-  logic [31:0] pop_line_q, pop_end_q;    // card memory line, one past the last line
-  logic [31:0] pop_len, pop_first_line, pop_last_line;
-  assign pop_len        = len_q[head] - FRAME_HDR_BYTES;
-  assign pop_first_line = rx_dest_q >> 6;
-  assign pop_last_line  = (rx_dest_q + pop_len - 32'd1) >> 6;
-
-  // The slot line whose bytes land on card memory line `line` of a POP: the line holds slot
-  // bytes [src - 64, src) from this one and the one before it (bytes before the slot's
-  // first line and past its last read 0).
-  function automatic logic [31:0] pop_src_line(logic [31:0] line, logic [31:0] dest);
-    pop_src_line = (FRAME_HDR_BYTES + (line << 6) - dest + 32'd64) >> 6;
-  endfunction
-
-  // The slot memory's read port: S_POP asks for the first source line's predecessor,
-  // S_POP_RD for the first source line (keeping the predecessor in prev_q), and each
-  // S_POP_LINE for the next one, so that a line of card memory is written a cycle.
-  logic [31:0]             slot_rline;
-  slot_t                   slot_rslot;
-  logic                    slot_rok, slot_rok_q;
-  logic [SlotAddrBits-1:0] slot_raddr;
-  logic [511:0]            slot_rdata_q, slot_line_now;
-  always_comb begin : slot_read_addr
-    slot_rslot = pop_slot_q;
-    unique case (state_q)
-      S_POP: begin
-        slot_rslot = head;
-        slot_rline = pop_src_line(pop_first_line, rx_dest_q) - 32'd1;
-      end
-      S_POP_RD: slot_rline = pop_src_line(pop_line_q, rx_dest_q);
-      default:  slot_rline = pop_src_line(pop_line_q, rx_dest_q) + 32'd1;
-    endcase
-    slot_rok   = !slot_rline[31] && slot_rline < SlotLines;
-    slot_raddr = slot_rok ? SlotAddrBits'(32'(slot_rslot) * SlotLines + slot_rline) : '0;
-  end
-  always_ff @(posedge clk_i) begin : slot_read
-    slot_rdata_q <= slot_mem[slot_raddr];
-    slot_rok_q   <= slot_rok;
-  end
-  assign slot_line_now = slot_rok_q ? slot_rdata_q : 512'd0;
-
-  // ---- the receiver
-  logic              rx_busy_q;
-  (* fsm_encoding = "none" *) slot_t rx_slot_q;  // a slot, not a state (synthesis: no FSM)
-  logic [31:0]       rx_len_q, rx_crc_q;
-  logic [SlotLineBits:0] rx_line_q;
-  logic              have_free;
-  slot_t             free_slot;
-  always_comb begin : find_free
-    have_free = 1'b0;
-    free_slot = '0;
-    for (int i = Slots - 1; i >= 0; i--) begin
-      if (!used_q[i]) begin
-        have_free = 1'b1;
-        free_slot = SlotBits'(i);
-      end
-    end
-  end
-  assign rx_ready_o = rx_busy_q || have_free;
-
-  // A POP's or DROP's removal, which the receiver makes a cycle later: the frame's place in
-  // the arrival order, and its slot.
-  logic              remove;
-  (* fsm_encoding = "none" *) logic [SlotBits:0] remove_pos;  // a position, not a state
-  slot_t             remove_slot;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin : port
+  always_ff @(posedge clk_i or negedge rst_ni) begin : transmit
     if (!rst_ni) begin
-      state_q     <= S_IDLE;
+      tx_q        <= T_IDLE;
       rvalid_o    <= 1'b0;
+      tx_base_q   <= 32'd0;
+      tx_log2_q   <= 32'd0;
+      tx_prod_q   <= 32'd0;
+      tx_cons_q   <= 32'd0;
+      td_addr_q   <= 32'd0;
       tx_card_q   <= 32'd0;
       tx_len_q    <= 32'd0;
       tx_status_q <= 32'd0;
-      rx_dest_q   <= 32'd0;
-      rx_status_q <= 32'd0;
-      rx_comm_q   <= 32'd0;
+      tx_nobody_q <= 1'b0;
       tx_sent_q   <= 32'd0;
       tx_made_q   <= 32'd0;
       rd_line_q   <= 32'd0;
@@ -313,41 +235,40 @@ module quire_card_net
       txq_count_q <= '0;
       prev_q      <= '0;
       crc_q       <= 32'd0;
-      pop_slot_q  <= '0;
-      pop_line_q  <= 32'd0;
-      pop_end_q   <= 32'd0;
       tx_frames_o <= 32'd0;
       tx_bytes_total_o <= 64'd0;
       tx_drops_o  <= 32'd0;
-      remove      <= 1'b0;
-      remove_pos  <= '0;
-      remove_slot <= '0;
     end else begin
-      rvalid_o <= 1'b0;
-      remove   <= 1'b0;
-      unique case (state_q)
-        S_IDLE: if (req_i) begin
-          if (we_i && link_i) begin
-            unique case ({24'd0, addr_i})
-              NET_TX_CARD: tx_card_q <= wdata_i;
-              NET_TX_LEN:  tx_len_q  <= wdata_i;
-              NET_RX_DEST: rx_dest_q <= wdata_i;
-              NET_RX_COMM: rx_comm_q <= wdata_i & 32'h0000_ffff;
-              default: ;
-            endcase
+      rvalid_o <= req_i;
+      if (wr) begin
+        unique case ({24'd0, addr_i})
+          NET_TX_BASE: tx_base_q <= wdata_i;
+          NET_TX_LOG2: begin
+            tx_log2_q <= wdata_i;
+            tx_prod_q <= 32'd0;
           end
-          if (go) begin
-            state_q <= S_TX_PRIME;
-          end else if (pop) begin
-            state_q <= S_POP;
+          NET_TX_PROD: tx_prod_q <= wdata_i;
+          default: ;
+        endcase
+      end
+      unique case (tx_q)
+        // The next descriptor: its line asked for (mem_port), its words here a cycle later.
+        T_IDLE: if (tx_fetch) begin
+          td_addr_q <= desc_addr(tx_base_q, tx_log2_q[3:0], tx_cons_q);
+          tx_q      <= T_CHECK;
+        end
+        T_CHECK: begin
+          tx_card_q   <= td_card;
+          tx_len_q    <= td_len;
+          tx_nobody_q <= 1'b0;
+          if (tx_check != OK) begin
+            tx_status_q <= tx_check;
+            tx_q        <= T_WB;
           end else begin
-            rvalid_o <= 1'b1;
+            tx_q <= T_PRIME;
           end
         end
-        // GO: the checks, then the lines of the frame streamed: a read asked for every cycle
-        // there is room, each line's data made into a beat with the line before it (an
-        // unaligned frame's first line is only kept), its CRC folded in, into the buffer.
-        S_TX_PRIME: begin
+        T_PRIME: begin
           tx_sent_q   <= 32'd0;
           tx_made_q   <= 32'd0;
           rd_line_q   <= tx_card_q >> 6;
@@ -357,14 +278,12 @@ module quire_card_net
           txq_head_q  <= 1'b0;
           txq_count_q <= '0;
           crc_q       <= Crc32Init;
-          if (tx_check != OK) begin
-            tx_status_q <= tx_check;
-            state_q     <= S_ANSWER;
-          end else begin
-            state_q <= S_TX_STREAM;
-          end
+          tx_q        <= T_STREAM;
         end
-        S_TX_STREAM: begin
+        // The lines of the frame streamed: a read asked for every cycle there is room, each
+        // line's data made into a beat with the line before it (an unaligned frame's first
+        // line is only kept), its CRC folded in, into the buffer.
+        T_STREAM: begin
           // The next line's top half is beyond the beat.
           /* verilator lint_off UNUSEDSIGNAL */
           logic [1023:0] pair;
@@ -397,211 +316,271 @@ module quire_card_net
           if (tx_take) begin
             txq_head_q <= !txq_head_q;
             tx_sent_q  <= tx_sent_q + 32'd1;
-            if (tx_sent_q + 32'd1 == tx_beats) state_q <= S_TX_WAIT;
+            if (tx_sent_q + 32'd1 == tx_beats) tx_q <= T_WAIT;
           end
           txq_count_q <= txq_count_q + {1'b0, made} - {1'b0, tx_take};
         end
-        S_TX_WAIT: if (tx_done_i) begin
+        T_WAIT: if (tx_done_i) begin
           tx_status_q <= tx_status_i;
+          tx_nobody_q <= tx_status_i == OK && tx_nobody_i;
           if (tx_status_i == OK) begin
             tx_frames_o      <= tx_frames_o + 32'd1;
             tx_bytes_total_o <= tx_bytes_total_o + 64'(tx_len_q);
             if (tx_nobody_i) tx_drops_o <= tx_drops_o + 32'd1;
           end
-          state_q <= S_ANSWER;
+          tx_q <= T_WB;
         end
-        // POP / DROP of the head.
-        S_POP: begin
-          pop_slot_q <= head;
-          pop_line_q <= pop_first_line;
-          pop_end_q  <= pop_last_line + 32'd1;
-          if (!head_found) begin
-            rx_status_q <= ERR_INVALID;
-            state_q     <= S_ANSWER;
-          end else if (drop_q) begin
-            rx_status_q <= OK;
-            remove      <= 1'b1;
-            remove_pos  <= head_pos;
-            remove_slot <= head;
-            state_q     <= S_POP_DONE;
-          end else if (flags_q[head] != 32'd0) begin
-            rx_status_q <= ERR_CORRUPT;  // nothing of a bad frame reaches card memory
-            remove      <= 1'b1;
-            remove_pos  <= head_pos;
-            remove_slot <= head;
-            state_q     <= S_POP_DONE;
-          end else if (64'(rx_dest_q) > MemBytes || 64'(pop_len) > MemBytes - 64'(rx_dest_q)) begin
-            rx_status_q <= ERR_RANGE;    // the frame stays for another try
-            state_q     <= S_ANSWER;
-          end else if (pop_len == 32'd0) begin
-            rx_status_q <= OK;
-            remove      <= 1'b1;
-            remove_pos  <= head_pos;
-            remove_slot <= head;
-            state_q     <= S_POP_DONE;
-          end else begin
-            rx_status_q <= OK;
-            state_q     <= S_POP_RD;
-          end
+        // STATUS written back (mem_port); the descriptor is done.
+        T_WB: begin
+          tx_cons_q <= tx_cons_q + 32'd1;
+          tx_q      <= T_IDLE;
         end
-        // The copy's source lines come a cycle after their address; prev_q (idle outside a
-        // GO) keeps the one before.
-        S_POP_RD: begin
-          prev_q  <= slot_line_now;
-          state_q <= S_POP_LINE;
-        end
-        S_POP_LINE: begin
-          prev_q     <= slot_line_now;
-          pop_line_q <= pop_line_q + 32'd1;
-          if (pop_line_q + 32'd1 == pop_end_q) begin
-            remove      <= 1'b1;
-            remove_pos  <= head_pos;
-            remove_slot <= pop_slot_q;
-            state_q     <= S_POP_DONE;
-          end
-        end
-        S_POP_DONE: state_q <= S_ANSWER;  // the removal takes effect
-        S_ANSWER: begin
-          rvalid_o <= 1'b1;
-          state_q  <= S_IDLE;
-        end
-        default: state_q <= S_IDLE;
+        default: tx_q <= T_IDLE;
       endcase
+      // A new ring: its indices from 0 (set up while it is idle).
+      if (wr && {24'd0, addr_i} == NET_TX_LOG2) tx_cons_q <= 32'd0;
     end
   end
 
-
-  // ---- card memory: TX reads lines, POP writes them
-  logic [5:0]    pop_shift;     // the byte of slot line pop_src_line - 1 on byte 0 of the line
-  logic [31:0]   pop_lo, pop_hi; // the line's bytes [lo, hi) that are payload
-  logic [1023:0] pop_pair;
-  logic [63:0]   pop_be;
-  assign pop_shift = 6'(FRAME_HDR_BYTES - rx_dest_q);  // the same for every line
-  assign pop_lo  = pop_line_q == pop_first_line ? {26'd0, rx_dest_q[5:0]} : 32'd0;
-  assign pop_hi  = pop_line_q == pop_last_line ? (rx_dest_q + pop_len - (pop_line_q << 6))
-                                               : 32'd64;
-  always_comb begin : pop_data
-    pop_pair = {slot_line_now, prev_q} >> (10'd8 * 10'(pop_shift));
-    pop_be   = ((64'd1 << pop_hi[6:0]) - 64'd1) & ~((64'd1 << pop_lo[5:0]) - 64'd1);
-    if (pop_hi == 32'd64) pop_be = ~((64'd1 << pop_lo[5:0]) - 64'd1);
-  end
+  // The STATUS word of a completed descriptor, in its place in the line.
+  logic [31:0] tx_status_word;
+  assign tx_status_word = {16'(NET_DESC_F_DONE | (tx_nobody_q ? NET_DESC_F_NOBODY : 32'd0)),
+                           tx_status_q[15:0]};
 
   always_comb begin : mem_port
     mem_req_o   = 1'b0;
     mem_we_o    = 1'b0;
     mem_be_o    = 64'd0;
     mem_line_o  = rd_line_q[LineBits-1:0];
-    mem_wdata_o = pop_pair[511:0];
-    unique case (state_q)
-      S_TX_STREAM: mem_req_o = rd_issue;
-      S_POP_LINE: begin
-        mem_req_o  = 1'b1;
-        mem_we_o   = 1'b1;
-        mem_be_o   = pop_be;
-        mem_line_o = pop_line_q[LineBits-1:0];
+    mem_wdata_o = 512'd0;
+    unique case (tx_q)
+      T_IDLE: begin
+        mem_req_o  = tx_fetch;
+        mem_line_o = LineBits'(desc_addr(tx_base_q, tx_log2_q[3:0], tx_cons_q) >> 6);
+      end
+      T_STREAM: mem_req_o = rd_issue;
+      T_WB: begin
+        mem_req_o   = 1'b1;
+        mem_we_o    = 1'b1;
+        mem_line_o  = LineBits'(td_addr_q >> 6);
+        mem_be_o    = 64'hf << (td_addr_q[5:0] + 6'(NET_DESC_STATUS));
+        mem_wdata_o = 512'(tx_status_word) << (9'd8 * (9'(td_addr_q[5:0]) + 9'(NET_DESC_STATUS)));
       end
       default: ;
     endcase
   end
 
   // The buffer's head; the CRC is whole once the last beat is in the buffer.
-  assign tx_valid_o = state_q == S_TX_STREAM && txq_count_q != 2'd0;
+  assign tx_valid_o = tx_q == T_STREAM && txq_count_q != 2'd0;
   assign tx_data_o  = txq_data_q[txq_head_q];
   assign tx_bytes_o = txq_bytes_q[txq_head_q];
   assign tx_last_o  = txq_last_q[txq_head_q];
   assign tx_crc_o   = ~crc_q;
 
-  // ---- the receiver: a frame into a free slot, its CRC and length checked on the last beat;
-  // the arrival order, with the head removed after a POP or DROP. The beat's slot and line:
-  logic                  rx_take;
-  slot_t                 rx_s;
-  logic [SlotLineBits:0] rx_line;
-  assign rx_take = rx_valid_i && rx_ready_o;
-  assign rx_s    = rx_busy_q ? rx_slot_q : free_slot;
-  assign rx_line = rx_busy_q ? rx_line_q : '0;
+  // ---- receive
+  // The buffer in hand (from the descriptor at RX_CONS): ready for a frame; its descriptor's
+  // address, card address and bytes. A descriptor's line asked for (its data next cycle).
+  // A completion to write back next: its LEN and STATUS words.
+  logic        rb_valid_q, rb_fetch_q, wb_q;
+  logic [31:0] rb_addr_q, rb_card_q, rb_size_q, wb_len_q, wb_status_q;
 
-  // The slot memory's write port (its own process: a block RAM has no reset).
-  always_ff @(posedge clk_i) begin : slot_write
-    if (rx_take && 32'(rx_line) < SlotLines) begin
-      slot_mem[SlotAddrBits'(32'(rx_s) * SlotLines + 32'(rx_line))] <= rx_data_i;
-    end
-  end
+  // The frame coming in: busy between its first and last beats; its bytes and lines so far,
+  // its CRC, and the header's length and crc32 fields.
+  logic        rx_busy_q, wb_frame_q;
+  logic [31:0] rx_len_q, rx_crc_q, rx_line_q, rx_hdr_len_q, rx_hdr_crc_q;
+  // A buffer half a line in: the last beat's second half, written with the next beat's
+  // first half (its bytes to keep), or alone after the frame's last beat (flush_q).
+  logic         flush_q;
+  logic [255:0] half_q;
+  logic [31:0]  half_be_q;
+
+  logic rx_take, rx_fetch, rx_log2_wr;
+  assign rx_ready_o = rx_busy_q || rb_valid_q;
+  assign rx_take    = rx_valid_i && rx_ready_o;
+  assign rx_log2_wr = wr && {24'd0, addr_i} == NET_RX_LOG2;
+  assign rx_fetch   = !rb_valid_q && !rb_fetch_q && !wb_q && rx_state == OK &&
+                      rx_cons_q != rx_prod_q && !rx_log2_wr;
+
+  // The fetched descriptor's words, and its buffer's checks.
+  logic [63:0]  rd_words;  // CARD and LEN
+  logic [31:0]  rd_card, rd_size;
+  assign rd_words = rmem_rdata_i[128 * rb_addr_q[5:4] +: 64];
+  assign rd_card  = rd_words[32 * (NET_DESC_CARD / 4) +: 32];
+  assign rd_size  = rd_words[32 * (NET_DESC_LEN / 4) +: 32];
+
+  // This beat's bytes that fit in the buffer (its byte offset in the frame: the bytes so far).
+  logic [31:0] beat_at, beat_room;
+  logic [6:0]  beat_keep;
+  logic [63:0] beat_be;
+  logic        half;  // the buffer is half a line in
+  assign beat_at   = rx_busy_q ? rx_len_q : 32'd0;
+  assign beat_room = beat_at < rb_size_q ? rb_size_q - beat_at : 32'd0;
+  assign beat_keep = beat_room < 32'(rx_bytes_i) ? beat_room[6:0] : rx_bytes_i;
+  assign beat_be   = beat_keep[6] ? ~64'd0 : (64'd1 << beat_keep[5:0]) - 64'd1;
+  assign half      = rb_card_q[5];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : receive
     if (!rst_ni) begin
-      rx_busy_q   <= 1'b0;
-      rx_slot_q   <= '0;
-      rx_len_q    <= 32'd0;
-      rx_crc_q    <= 32'd0;
-      rx_line_q   <= '0;
-      used_q      <= '0;
-      count_q     <= '0;
-      rx_event_o  <= 1'b0;
-      rx_frames_o <= 32'd0;
-      rx_errors_o <= 32'd0;
-      for (int unsigned i = 0; i < Slots; i++) begin
-        hdr_q[i]   <= '0;
-        len_q[i]   <= 32'd0;
-        flags_q[i] <= 32'd0;
-        order_q[i] <= '0;
-      end
+      rx_base_q    <= 32'd0;
+      rx_log2_q    <= 32'd0;
+      rx_prod_q    <= 32'd0;
+      rx_cons_q    <= 32'd0;
+      rx_nobuf_q   <= 32'd0;
+      rb_valid_q   <= 1'b0;
+      rb_fetch_q   <= 1'b0;
+      wb_q         <= 1'b0;
+      rb_addr_q    <= 32'd0;
+      rb_card_q    <= 32'd0;
+      rb_size_q    <= 32'd0;
+      wb_len_q     <= 32'd0;
+      wb_status_q  <= 32'd0;
+      rx_busy_q    <= 1'b0;
+      wb_frame_q   <= 1'b0;
+      rx_len_q     <= 32'd0;
+      rx_crc_q     <= 32'd0;
+      rx_line_q    <= 32'd0;
+      rx_hdr_len_q <= 32'd0;
+      rx_hdr_crc_q <= 32'd0;
+      flush_q      <= 1'b0;
+      half_q       <= 256'd0;
+      half_be_q    <= 32'd0;
+      rx_event_o   <= 1'b0;
+      rx_frames_o  <= 32'd0;
+      rx_errors_o  <= 32'd0;
     end else begin
-      logic [SlotBits:0] count;
-      count = count_q;
       rx_event_o <= 1'b0;
-      if (remove) begin
-        for (int unsigned i = 0; i + 1 < Slots; i++) begin
-          if ((SlotBits+1)'(i) >= remove_pos) order_q[i] <= order_q[i + 1];
+      if (wr) begin
+        unique case ({24'd0, addr_i})
+          NET_RX_BASE: rx_base_q <= wdata_i;
+          NET_RX_PROD: rx_prod_q <= wdata_i;
+          default: ;
+        endcase
+      end
+      // The next buffer: its descriptor read, its buffer checked; one outside card memory,
+      // not on a line, or shorter than a header goes back at once.
+      rb_fetch_q <= rx_fetch;
+      if (rx_fetch) rb_addr_q <= desc_addr(rx_base_q, rx_log2_q[3:0], rx_cons_q);
+      if (rb_fetch_q) begin
+        rb_card_q <= rd_card;
+        rb_size_q <= rd_size;
+        if (rd_card[4:0] != 5'd0 || 64'(rd_card) > MemBytes ||
+            64'(rd_size) > MemBytes - 64'(rd_card)) begin
+          wb_q        <= 1'b1;
+          wb_frame_q  <= 1'b0;
+          wb_len_q    <= rd_size;
+          wb_status_q <= {16'(NET_DESC_F_DONE), 16'(ERR_RANGE)};
+        end else if (rd_size < FRAME_HDR_BYTES) begin
+          wb_q        <= 1'b1;
+          wb_frame_q  <= 1'b0;
+          wb_len_q    <= rd_size;
+          wb_status_q <= {16'(NET_DESC_F_DONE), 16'(ERR_SIZE)};
+        end else begin
+          rb_valid_q <= 1'b1;
         end
-        used_q[remove_slot] <= 1'b0;
-        count = count - 1'b1;
+      end
+      // A completion written (rmem_port, after a last half line): the descriptor is the
+      // firmware's again. A frame that took the last buffer posted leaves the port taking
+      // no frames: counted.
+      flush_q <= 1'b0;
+      if (wb_q && !flush_q) begin
+        wb_q       <= 1'b0;
+        rx_cons_q  <= rx_cons_q + 32'd1;
+        if (!wb_frame_q || half) rx_event_o <= 1'b1;
+        if (wb_frame_q && rx_cons_q + 32'd1 == rx_prod_q) rx_nobuf_q <= rx_nobuf_q + 32'd1;
       end
       if (rx_take) begin
         logic [511:0] beat;
         logic [31:0]  crc, len;
-        slot_t        s;
-        s    = rx_s;
         beat = rx_data_i;
         crc  = rx_busy_q ? rx_crc_q : Crc32Init;
         len  = (rx_busy_q ? rx_len_q : 32'd0) + {25'd0, rx_bytes_i};
-        if (!rx_busy_q) begin
-          // the header as it came (bytes past the frame's end 0), then the CRC with crc32 zero
-          hdr_q[s] <= beat[255:0] & ((rx_bytes_i >= 7'd32) ? {256{1'b1}}
-                                     : ((256'd1 << (9'd8 * 9'(rx_bytes_i))) - 256'd1));
-          beat[224 +: 32] = 32'd0;
-          used_q[s] <= 1'b1;
-        end
+        if (!rx_busy_q) beat[224 +: 32] = 32'd0;  // the CRC is computed with crc32 zero
         crc = crc32_beat(crc, beat, rx_bytes_i);
-        rx_slot_q <= s;
         rx_crc_q  <= crc;
         rx_len_q  <= len;
-        rx_line_q <= rx_line + 1'b1;
+        rx_line_q <= (rx_busy_q ? rx_line_q : 32'd0) + 32'd1;
         rx_busy_q <= !rx_last_i;
+        half_q    <= rx_data_i[256 +: 256];
+        half_be_q <= beat_be[63:32];
+        if (!rx_busy_q) begin
+          rx_hdr_len_q <= rx_data_i[8 * FRAME_OFF_LEN +: 32];
+          rx_hdr_crc_q <= rx_data_i[8 * FRAME_OFF_CRC +: 32];
+        end
         if (rx_last_i) begin
-          logic [31:0] flags, hdr_len, hdr_crc;
-          hdr_len = rx_busy_q ? hdr_q[s][8 * FRAME_OFF_LEN +: 32] : beat[8 * FRAME_OFF_LEN +: 32];
-          hdr_crc = rx_busy_q ? hdr_q[s][8 * FRAME_OFF_CRC +: 32] : rx_data_i[8 * FRAME_OFF_CRC +: 32];
-          if (len < FRAME_HDR_BYTES || len > FrameMax || hdr_len != len - FRAME_HDR_BYTES)
-            flags = NET_RX_F_BAD_LEN;
-          else if (hdr_crc != ~crc)
-            flags = NET_RX_F_BAD_CRC;
-          else
-            flags = 32'd0;
-          flags_q[s] <= flags;
-          len_q[s]   <= len;
-          order_q[count[SlotBits-1:0]] <= s;
-          count = count + 1'b1;
-          if (flags != 32'd0) rx_errors_o <= rx_errors_o + 32'd1;
-          else                rx_frames_o <= rx_frames_o + 32'd1;
-          rx_event_o <= 1'b1;
+          logic [31:0] hdr_len, hdr_crc;
+          hdr_len = rx_busy_q ? rx_hdr_len_q : rx_data_i[8 * FRAME_OFF_LEN +: 32];
+          hdr_crc = rx_busy_q ? rx_hdr_crc_q : rx_data_i[8 * FRAME_OFF_CRC +: 32];
+          if (len < FRAME_HDR_BYTES || len > FrameMax || hdr_len != len - FRAME_HDR_BYTES ||
+              hdr_crc != ~crc) begin
+            rx_errors_o <= rx_errors_o + 32'd1;  // dropped: the buffer takes the next frame
+          end else begin
+            rx_frames_o <= rx_frames_o + 32'd1;
+            // In the completion's cycle (a cycle later after a last half line): the core
+            // wakes to it written.
+            if (!half) rx_event_o <= 1'b1;
+            flush_q     <= half && beat_be[32];
+            rb_valid_q  <= 1'b0;
+            wb_q        <= 1'b1;
+            wb_frame_q  <= 1'b1;
+            wb_len_q    <= len;
+            wb_status_q <= len > rb_size_q
+                           ? {16'(NET_DESC_F_DONE | NET_DESC_F_TRUNC), 16'(ERR_SIZE)}
+                           : {16'(NET_DESC_F_DONE), 16'(OK)};
+          end
         end
       end
-      count_q <= count;
+      // A new ring: its indices from 0, the buffer in hand given up (set up while idle).
+      if (rx_log2_wr) begin
+        rx_log2_q  <= wdata_i;
+        rx_prod_q  <= 32'd0;
+        rx_cons_q  <= 32'd0;
+        rb_valid_q <= 1'b0;
+        wb_q       <= 1'b0;
+        flush_q    <= 1'b0;
+      end
+    end
+  end
+
+  // Port G: a descriptor's line read, a beat's bytes that fit written at its line of the
+  // buffer (half a line in: with the last beat's second half), a last half line, or a
+  // completion's LEN and STATUS written back.
+  logic [5:0] rb_off;
+  assign rb_off = rb_addr_q[5:0];
+  always_comb begin : rmem_port
+    rmem_req_o   = 1'b0;
+    rmem_we_o    = 1'b0;
+    rmem_be_o    = 64'd0;
+    rmem_line_o  = LineBits'(desc_addr(rx_base_q, rx_log2_q[3:0], rx_cons_q) >> 6);
+    rmem_wdata_o = rx_data_i;
+    if (rx_take) begin
+      rmem_we_o   = 1'b1;
+      rmem_line_o = LineBits'((rb_card_q >> 6) + (rx_busy_q ? rx_line_q : 32'd0));
+      if (half) begin
+        rmem_be_o    = {beat_be[31:0], rx_busy_q ? half_be_q : 32'd0};
+        rmem_wdata_o = {rx_data_i[0 +: 256], half_q};
+      end else begin
+        rmem_be_o = beat_be;
+      end
+      rmem_req_o = rmem_be_o != 64'd0;
+    end else if (flush_q) begin
+      rmem_req_o   = 1'b1;
+      rmem_we_o    = 1'b1;
+      rmem_line_o  = LineBits'((rb_card_q >> 6) + rx_line_q);
+      rmem_be_o    = {32'd0, half_be_q};
+      rmem_wdata_o = {256'd0, half_q};
+    end else if (wb_q) begin
+      rmem_req_o   = 1'b1;
+      rmem_we_o    = 1'b1;
+      rmem_line_o  = LineBits'(rb_addr_q >> 6);
+      rmem_be_o    = 64'hff << (rb_off + 6'(NET_DESC_LEN));
+      rmem_wdata_o = 512'({wb_status_q, wb_len_q}) << (10'd8 * (10'(rb_off) + 10'(NET_DESC_LEN)));
+    end else begin
+      rmem_req_o = rx_fetch;
     end
   end
 
   logic unused_bits;
-  assign unused_bits = ^{hdr_word[1:0], rd_line_q[31:LineBits], pop_line_q[31:LineBits], pop_lo[31:6],
-                         pop_hi[31:7], pop_pair[1023:512]};
+  assign unused_bits = ^{rd_line_q[31:LineBits], tx_status_q[31:16], rx_line_q[31:LineBits],
+                         rb_addr_q[3:0], td_addr_q[3:0]};
 
 endmodule

@@ -8,6 +8,10 @@
 //   EXPONENTS: x (and resid) -> quire_quant_exp -> one exponent byte a block;
 //   ENCODE:    x (and resid), the block's exponent -> quire_quant_encode -> q
 //              (16 bytes a beat for bfp8, 32 for bfp16 and fp16), resid;
+//              with QUIRE_QUANT_F_EXPS (bfp), the exponents too: streaming, each beat
+//              goes to quire_quant_exp and into a block buffer, and leaves the buffer
+//              for quire_quant_encode once its block's exponent is out (one read of x);
+//              otherwise the exponent pass over every beat, then the encode pass;
 //   DECODE:    q, the block's exponent -> quire_quant_decode -> y (64 bytes);
 //              fp32 values are copied; with mean_w > 1 each beat then goes
 //              through quire_card_mean (y / (float)mean_w, pipelined: a beat a
@@ -115,13 +119,16 @@ module quire_card_quant
     return !(off > MemBytes || bytes > MemBytes - off || (off & (align - 64'd1)) != 64'd0);
   endfunction
 
-  logic        is_exp, is_enc, is_dec, bfp, ef, fmt_fp16, fmt_fp32, vf_int;
+  // The pass being run: an ENCODE with QUIRE_QUANT_F_EXPS that cannot stream runs the
+  // exponent pass first (exp_first_q), as EXPONENTS.
+  logic        is_exp, is_enc, is_dec, bfp, ef, fmt_fp16, fmt_fp32, vf_int, enc_exps, exp_first_q;
   logic [63:0] n64, blocks;
-  assign is_exp   = op == QUANT_OP_EXPONENTS;
-  assign is_enc   = op == QUANT_OP_ENCODE;
+  assign is_exp   = op == QUANT_OP_EXPONENTS || exp_first_q;
+  assign is_enc   = op == QUANT_OP_ENCODE && !exp_first_q;
   assign is_dec   = op == QUANT_OP_DECODE;
   assign bfp      = fmt == QUIRE_FMT_BFP8 || fmt == QUIRE_FMT_BFP16;
   assign ef       = (flags & QUANT_F_EF) != 0;
+  assign enc_exps = op == QUANT_OP_ENCODE && bfp && (flags & QUANT_F_EXPS) != 0;
   assign fmt_fp16 = fmt == QUIRE_FMT_FP16;
   assign fmt_fp32 = fmt == QUIRE_FMT_FP32;
   assign vf_int   = vf == QUIRE_FMT_INT8 || vf == QUIRE_FMT_INT16 || vf == QUIRE_FMT_INT32;
@@ -202,8 +209,14 @@ module quire_card_quant
   assign vals_shift = streaming ? 10'(cur_beat & ((32'd1 << lpb_log) - 32'd1)) * 10'(vb) * 10'd128
                                 : 10'd0;
   assign in_vals    = a_buf_q >> vals_shift;
-  assign exp_in_valid = feeding && is_exp;
-  assign enc_in_valid = feeding && is_enc;
+  // The one-pass ENCODE's stream: beats to the exponent datapath as they come, and to the
+  // encoder from the block buffer (the stream section below).
+  logic              one_pass, bb_feed;
+  logic [511:0]      bb_x_head, bb_r_head;
+  logic signed [7:0] xf_head;
+  assign one_pass     = streaming && enc_exps;
+  assign exp_in_valid = feeding && (is_exp || one_pass);
+  assign enc_in_valid = one_pass ? bb_feed : feeding && is_enc;
   assign dec_in_valid = feeding && is_dec && !fmt_fp32;
 
   quire_quant_exp u_exp (
@@ -228,9 +241,9 @@ module quire_card_quant
     .ef_i        (ef && bfp),
     .in_valid_i  (enc_in_valid),
     .in_ready_o  (enc_in_ready),
-    .in_x_i      (a_buf_q),
-    .in_resid_i  (r_buf_q),
-    .in_exp_i    (in_exp),
+    .in_x_i      (one_pass ? bb_x_head : a_buf_q),
+    .in_resid_i  (one_pass ? bb_r_head : r_buf_q),
+    .in_exp_i    (one_pass ? xf_head : in_exp),
     .out_valid_o (enc_out_valid),
     .out_ready_i (1'b1),
     .out_q_o     (enc_q),
@@ -332,7 +345,8 @@ module quire_card_quant
                   (!ef_enc || (a_resid[5:0] == 6'd0 && apart(a_q, q_len, a_resid, x_len) &&
                                apart(a_resid, x_len, a_x, x_len))) &&
                   (!bfp || (apart(a_q, q_len, a_exp, blocks) &&
-                            (!ef_enc || apart(a_resid, x_len, a_exp, blocks))));
+                            (!ef_enc || apart(a_resid, x_len, a_exp, blocks)))) &&
+                  (!enc_exps || apart(a_exp, blocks, a_x, x_len));
     end else begin
       stream_ok = a_q[5:0] == 6'd0 && a_y[5:0] == 6'd0 && apart(a_y, x_len, a_q, v_len) &&
                   (!bfp || apart(a_y, x_len, a_exp, blocks));
@@ -353,10 +367,14 @@ module quire_card_quant
   logic [31:0] f1_beat_q;
   assign nbeats     = (n + 32'd15) >> 4;
   assign s_exp_addr = a_exp[31:0] + (sb_q >> 2);
-  assign w_beat     = ef_enc ? 2'd2 : 2'd1;
-  assign credit_ok  = res_q + 7'(w_beat) <= 7'(WrDepth);
+  // A beat's writes: q (a gathered line), its residual line with EF, and in one pass its
+  // block's exponent byte (its credit back at once for a beat that ends no block).
+  logic [1:0] w_enc;
+  assign w_enc      = ef_enc ? 2'd2 : 2'd1;
+  assign w_beat     = enc_exps ? w_enc + 2'd1 : w_enc;
+  assign credit_ok  = res_q + 7'(w_beat) <= 7'(WrDepth) && (!enc_exps || bb_room);
   always_comb begin : stream_reads
-    sneed[0] = bfp && !is_exp && !(etag_valid_q && etag_q == s_exp_addr[31:6]);
+    sneed[0] = bfp && !is_exp && !enc_exps && !(etag_valid_q && etag_q == s_exp_addr[31:6]);
     sneed[1] = is_dec ? (sb_q & ((32'd1 << lpb_log) - 32'd1)) == 32'd0 : 1'b1;
     sneed[2] = rd_resid;
     stodo    = sneed & ~sdone_q;
@@ -388,10 +406,12 @@ module quire_card_quant
   logic [63:0] o_be4;
   logic        out_event;
   logic [1:0]  pushes;
+  logic        exp_push, exp_release;        // one pass: a block's exponent out; a beat fed
+  logic [31:0] xo_q, xo_byte;                // one pass: exponents written; the next's byte
   logic [31:0] o_byte;                       // q's or the exponent's byte address
-  logic [LineBits-1:0] push_line [2];
-  logic [63:0]         push_be   [2];
-  logic [511:0]        push_data [2];
+  logic [LineBits-1:0] push_line [3];
+  logic [63:0]         push_be   [3];
+  logic [511:0]        push_data [3];
   logic                wb_keep;              // the gathered line stays for the next result
   logic [63:0]         wb_be_q, wb_be_next, chunk_be;
   logic [511:0]        wb_data_q, wb_data_next, chunk_data;
@@ -411,6 +431,9 @@ module quire_card_quant
   assign o_byte  = is_exp ? a_exp[31:0] + ob_q : a_q[31:0] + ob_q * 32'd16 * eb;
   // An exponent pass's beat that ends no block has no result: its credit comes back at once.
   assign release_fed = streaming && f2_valid_q && is_exp && !block_last;
+  assign exp_push    = one_pass && exp_out_valid;
+  assign exp_release = one_pass && f2_valid_q && !block_last;
+  assign xo_byte     = a_exp[31:0] + xo_q;
 
   always_comb begin : stream_writes
     chunk_be   = '0;
@@ -436,6 +459,9 @@ module quire_card_quant
     push_line[1] = LineBits'(32'(a_resid[31:6]) + ob_q);
     push_be[1]   = o_be4;
     push_data[1] = enc_resid;
+    push_line[2] = '0;
+    push_be[2]   = '0;
+    push_data[2] = '0;
     if (out_event) begin
       if (is_dec) begin
         pushes       = 2'd1;
@@ -454,6 +480,12 @@ module quire_card_quant
         pushes = pushes + 2'd1;
       end
     end
+    if (exp_push) begin  // the exponent byte, a line write of one byte
+      push_line[pushes] = LineBits'(xo_byte[31:6]);
+      push_be[pushes]   = 64'd1 << xo_byte[5:0];
+      push_data[pushes] = {504'd0, exp_out} << (10'd8 * 10'(xo_byte[5:0]));
+      pushes            = pushes + 2'd1;
+    end
   end
 
   assign pop        = fifo_cnt_q != 7'd0;
@@ -466,8 +498,66 @@ module quire_card_quant
     res_next = res_q;
     if (s_beat_done) res_next = res_next + 7'(w_beat);
     if (pop)         res_next = res_next - 7'd1;
-    if (out_event)   res_next = res_next - 7'(w_beat) + 7'(pushes);
+    if (out_event)   res_next = res_next - (enc_exps ? 7'(w_enc) : 7'(w_beat)) + 7'(pushes) -
+                                7'(exp_push);
     if (release_fed) res_next = res_next - 7'(w_beat);
+    if (exp_release) res_next = res_next - 7'd1;
+  end
+
+  // ---- the one-pass ENCODE's block buffer: the beats (x and residual) between their read
+  // and the encoder, which takes the head beat once its block's exponent is out (the
+  // exponents in order in a small queue). A beat starts only when the buffer will have its
+  // place (bb_room), counted from the start of its reads.
+  localparam int unsigned BbDepth = 16;  // 4 blocks: one filling while three wait or drain
+  localparam int unsigned XfDepth = 8;
+  logic [511:0]      bb_x [BbDepth];
+  logic [511:0]      bb_r [BbDepth];
+  logic [31:0]       bb_beat [BbDepth];
+  logic [3:0]        bb_wp_q, bb_rp_q;
+  logic [4:0]        bb_used_q, bb_held_q;     // beats started and not fed; beats in the buffer
+  logic signed [7:0] xf [XfDepth];
+  logic [2:0]        xf_wp_q, xf_rp_q;
+  logic [3:0]        xf_cnt_q;
+  logic              bb_room, bb_head_last;
+  logic [31:0]       bb_head_beat;
+  assign bb_room      = bb_used_q < 5'(BbDepth);
+  assign bb_x_head    = bb_x[bb_rp_q];
+  assign bb_r_head    = bb_r[bb_rp_q];
+  assign bb_head_beat = bb_beat[bb_rp_q];
+  assign bb_head_last = bb_head_beat[1:0] == 2'd3 || bb_head_beat == nbeats - 32'd1;
+  assign xf_head      = xf[xf_rp_q];
+  assign bb_feed      = one_pass && bb_held_q != 5'd0 && xf_cnt_q != 4'd0;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : block_buffer
+    if (!rst_ni) begin
+      bb_wp_q   <= 4'd0;
+      bb_rp_q   <= 4'd0;
+      bb_used_q <= 5'd0;
+      bb_held_q <= 5'd0;
+      xf_wp_q   <= 3'd0;
+      xf_rp_q   <= 3'd0;
+      xf_cnt_q  <= 4'd0;
+      xo_q      <= 32'd0;
+    end else if (!one_pass) begin
+      xo_q <= 32'd0;  // a stream ends with its buffers empty, their pointers level
+    end else begin
+      if (f2_valid_q) begin
+        bb_x[bb_wp_q]    <= a_buf_q;
+        bb_r[bb_wp_q]    <= r_buf_q;
+        bb_beat[bb_wp_q] <= f2_beat_q;
+        bb_wp_q          <= bb_wp_q + 4'd1;
+      end
+      if (bb_feed) bb_rp_q <= bb_rp_q + 4'd1;
+      bb_used_q <= bb_used_q + 5'(s_beat_done) - 5'(bb_feed);
+      bb_held_q <= bb_held_q + 5'(f2_valid_q) - 5'(bb_feed);
+      if (exp_out_valid) begin
+        xf[xf_wp_q] <= exp_out;
+        xf_wp_q     <= xf_wp_q + 3'd1;
+        xo_q        <= xo_q + 32'd1;
+      end
+      if (bb_feed && bb_head_last) xf_rp_q <= xf_rp_q + 3'd1;
+      xf_cnt_q <= xf_cnt_q + 4'(exp_out_valid) - 4'(bb_feed && bb_head_last);
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : stream
@@ -527,7 +617,7 @@ module quire_card_quant
           wb_data_q <= wb_data_next;
         end
       end
-      for (int unsigned k = 0; k < 2; k++) begin
+      for (int unsigned k = 0; k < 3; k++) begin
         if (2'(k) < pushes) begin
           fifo_line[fifo_wp_q + 6'(k)] <= push_line[k];
           fifo_be[fifo_wp_q + 6'(k)]   <= push_be[k];
@@ -568,16 +658,23 @@ module quire_card_quant
       o_resid_q   <= '0;
       e_q         <= 8'sd0;
       o_exp_q     <= 8'sd0;
+      exp_first_q <= 1'b0;
     end else begin
       unique case (state_q)
         S_IDLE: if (start) begin
-          beat_q   <= 32'd0;
-          vblock_q <= 32'd0;
-          state_q  <= S_CHECK;
+          beat_q      <= 32'd0;
+          vblock_q    <= 32'd0;
+          exp_first_q <= 1'b0;
+          state_q     <= S_CHECK;
         end
         S_CHECK: begin
           status_q <= check_status;
           if (check_status != OK) state_q <= S_DONE;
+          else if (enc_exps && stream_ok) state_q <= S_STREAM;  // its exponents are its own
+          else if (enc_exps) begin
+            exp_first_q <= 1'b1;  // the exponent pass, then the encode pass
+            state_q     <= S_BEAT;
+          end
           else if (bfp && !is_exp && blocks != 64'd0) state_q <= S_VALID;
           else state_q <= stream_ok ? S_STREAM : S_BEAT;
         end
@@ -598,7 +695,11 @@ module quire_card_quant
           end
         end
         S_BEAT: begin
-          if (i0 >= n || beat_q[31:28] != 4'd0) begin
+          if ((i0 >= n || beat_q[31:28] != 4'd0) && exp_first_q) begin
+            exp_first_q <= 1'b0;  // the exponents written: the encode pass, checked as ever
+            beat_q      <= 32'd0;
+            state_q     <= blocks != 64'd0 ? S_VALID : S_BEAT;
+          end else if (i0 >= n || beat_q[31:28] != 4'd0) begin
             state_q <= S_DONE;
           end else begin
             rd_addr_q   <= is_dec ? a_q[31:0] + i0 * vb : a_x[31:0] + (i0 << 2);

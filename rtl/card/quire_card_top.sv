@@ -60,6 +60,16 @@ module quire_card_top
   input  logic         host_rvalid_i,
   input  logic [511:0] host_rdata_i,
 
+  // Host memory, the second port: the DMA mover's channel 1 (the same rules as the first).
+  output logic         host1_req_o,
+  output logic         host1_we_o,
+  output logic [63:0]  host1_be_o,
+  output logic [63:0]  host1_addr_o,
+  output logic [511:0] host1_wdata_o,
+  input  logic         host1_ready_i,
+  input  logic         host1_rvalid_i,
+  input  logic [511:0] host1_rdata_i,
+
   // The interrupt to the host: a one-cycle pulse per raise of an enabled cause.
   output logic        irq_o,
 
@@ -107,7 +117,7 @@ module quire_card_top
   localparam int unsigned NumEngines = 3;  // QUANT (kind 1), REDUCE (kind 2), MLP (kind 3)
 
   localparam logic [31:0] CtlBytes   = 32'h100;
-  localparam logic [31:0] DmaBytes   = 32'h20;
+  localparam logic [31:0] DmaBytes   = 32'h20 * DMA_CHANNELS;
   localparam logic [31:0] NetBytes   = 32'h100;
   localparam logic [31:0] SimIoBytes = 32'h100;
   localparam logic [31:0] QueueBytes = QE_BYTES;
@@ -353,16 +363,19 @@ module quire_card_top
   logic [31:0]  dma_mem_addr;
   logic [511:0] dma_mem_wdata, dma_mem_rdata;
 
+  logic [31:0] dma0_rdata, dma1_rdata;
+  assign dma_rdata = dma_offset[5] ? dma1_rdata : dma0_rdata;
+
   quire_card_dma #(
     .MemBytes (64'(MemBytes))
   ) u_dma (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
-    .req_i           (dma_req),
+    .req_i           (dma_req && !dma_offset[5]),
     .we_i            (data_we),
     .addr_i          (dma_offset[4:0]),
     .wdata_i         (data_wdata),
-    .rdata_o         (dma_rdata),
+    .rdata_o         (dma0_rdata),
     .queue_epoch_i   (queue_epoch),
     .host_win_base_i (host_win_base_i),
     .host_win_size_i (host_win_size_i),
@@ -382,6 +395,44 @@ module quire_card_top
     .host_ready_i    (host_ready_i),
     .host_rvalid_i   (host_rvalid_i),
     .host_rdata_i    (host_rdata_i)
+  );
+
+  // DMA channel 1: its own host port and card memory port, never held by the queue engine
+  // (which uses channel 0's port); the firmware runs a transfer each way at once on them.
+  logic         dma1_mem_req, dma1_mem_we, dma1_busy;
+  logic [63:0]  dma1_mem_be;
+  logic [31:0]  dma1_mem_addr;
+  logic [511:0] dma1_mem_wdata, dma1_mem_rdata;
+
+  quire_card_dma #(
+    .MemBytes (64'(MemBytes))
+  ) u_dma1 (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .req_i           (dma_req && dma_offset[5]),
+    .we_i            (data_we),
+    .addr_i          (dma_offset[4:0]),
+    .wdata_i         (data_wdata),
+    .rdata_o         (dma1_rdata),
+    .queue_epoch_i   (queue_epoch),
+    .host_win_base_i (host_win_base_i),
+    .host_win_size_i (host_win_size_i),
+    .mem_req_o       (dma1_mem_req),
+    .mem_we_o        (dma1_mem_we),
+    .mem_be_o        (dma1_mem_be),
+    .mem_addr_o      (dma1_mem_addr),
+    .mem_wdata_o     (dma1_mem_wdata),
+    .mem_rdata_i     (dma1_mem_rdata),
+    .hold_i          (1'b0),
+    .busy_o          (dma1_busy),
+    .host_req_o      (host1_req_o),
+    .host_we_o       (host1_we_o),
+    .host_be_o       (host1_be_o),
+    .host_addr_o     (host1_addr_o),
+    .host_wdata_o    (host1_wdata_o),
+    .host_ready_i    (host1_ready_i),
+    .host_rvalid_i   (host1_rvalid_i),
+    .host_rdata_i    (host1_rdata_i)
   );
 
   // ---- the queue engine: descriptors in and completions out over the mover's host port
@@ -573,12 +624,12 @@ module quire_card_top
   assign emem_line  = rmem_req ? rmem_line : mmem_req ? mmem_line : qmem_line;
   assign emem_wdata = rmem_req ? rmem_wdata : mmem_req ? mmem_wdata : qmem_wdata;
 
-  // ---- the network port: its register window (the core waits for a GO or POP to finish),
-  // a line-wide port of card memory of its own, and the frame streams
-  logic                nmem_req, nmem_we;
-  logic [63:0]         nmem_be;
-  logic [LineBits-1:0] nmem_line;
-  logic [511:0]        nmem_wdata, nmem_rdata;
+  // ---- the network port: its register window, a line-wide port of card memory for each
+  // direction (D transmit, G receive), and the frame streams
+  logic                nmem_req, nmem_we, gmem_req, gmem_we;
+  logic [63:0]         nmem_be, gmem_be;
+  logic [LineBits-1:0] nmem_line, gmem_line;
+  logic [511:0]        nmem_wdata, nmem_rdata, gmem_wdata, gmem_rdata;
 
   quire_card_net #(
     .MemBytes (64'(MemBytes)),
@@ -600,6 +651,12 @@ module quire_card_top
     .mem_line_o       (nmem_line),
     .mem_wdata_o      (nmem_wdata),
     .mem_rdata_i      (nmem_rdata),
+    .rmem_req_o       (gmem_req),
+    .rmem_we_o        (gmem_we),
+    .rmem_be_o        (gmem_be),
+    .rmem_line_o      (gmem_line),
+    .rmem_wdata_o     (gmem_wdata),
+    .rmem_rdata_i     (gmem_rdata),
     .tx_valid_o       (net_tx_valid_o),
     .tx_ready_i       (net_tx_ready_i),
     .tx_data_o        (net_tx_data_o),
@@ -653,7 +710,19 @@ module quire_card_top
     .e_req_i   (qwr_req || rwr_req),
     .e_be_i    (rwr_req ? rwr_be : qwr_be),
     .e_line_i  (rwr_req ? rwr_line : qwr_line),
-    .e_wdata_i (rwr_req ? rwr_wdata : qwr_wdata)
+    .e_wdata_i (rwr_req ? rwr_wdata : qwr_wdata),
+    .f_req_i   (dma1_mem_req),
+    .f_we_i    (dma1_mem_we),
+    .f_be_i    (dma1_mem_be),
+    .f_line_i  (dma1_mem_addr[MemBits+1:6]),
+    .f_wdata_i (dma1_mem_wdata),
+    .f_rdata_o (dma1_mem_rdata),
+    .g_req_i   (gmem_req),
+    .g_we_i    (gmem_we),
+    .g_be_i    (gmem_be),
+    .g_line_i  (gmem_line),
+    .g_wdata_i (gmem_wdata),
+    .g_rdata_o (gmem_rdata)
   );
 
   // ---- the core's wake-up: a host write or a frame's arrival is an event until a wait takes it
@@ -717,7 +786,7 @@ module quire_card_top
   // Only the offsets' index bits and range checks are used.
   logic unused_bits;
   assign unused_bits = ^{imem_offset, dmem_offset, bar_offset[31:16], ctl_offset[31:8],
-                         dma_offset[31:5], net_offset[31:8], qe_offset[31:8], eng_offset[31:12], sim_offset, mem_offset, fetch_offset,
-                         load_imem_offset, load_dmem_offset, dmem_unused_rdata, dma_mem_addr};
+                         dma_offset[31:6], net_offset[31:8], qe_offset[31:8], eng_offset[31:12], sim_offset, mem_offset, fetch_offset,
+                         load_imem_offset, load_dmem_offset, dmem_unused_rdata, dma_mem_addr, dma1_mem_addr, dma1_busy};
 
 endmodule

@@ -240,27 +240,28 @@ uint8_t *quire_emu_host_span(struct emu *e, uint32_t epoch, uint64_t host, uint6
 	return e->host + (host - e->host_iova);
 }
 
-/* A START of the DMA mover (docs/registers/dma.md): its checks in their order, then the copy. */
-static void dma_run(struct emu *e)
+/* A START of DMA channel `ch` (docs/registers/dma.md): its checks in their order, then the
+ * copy, at once. */
+static void dma_run(struct emu *e, uint32_t ch)
 {
-	uint64_t host =
-	    (uint64_t)e->dma[QUIRE_DMA_HOST_HI / 4] << 32 | e->dma[QUIRE_DMA_HOST_LO / 4];
-	uint32_t card = e->dma[QUIRE_DMA_CARD / 4], len = e->dma[QUIRE_DMA_LEN / 4];
+	uint32_t *r = e->dma[ch];
+	uint64_t host = (uint64_t)r[QUIRE_DMA_HOST_HI / 4] << 32 | r[QUIRE_DMA_HOST_LO / 4];
+	uint32_t card = r[QUIRE_DMA_CARD / 4], len = r[QUIRE_DMA_LEN / 4];
 	uint32_t status;
 	uint8_t *c = card_ptr(e, card, len, 1);
-	uint8_t *h = quire_emu_host_span(e, e->dma[QUIRE_DMA_EPOCH / 4], host, len, &status);
+	uint8_t *h = quire_emu_host_span(e, r[QUIRE_DMA_EPOCH / 4], host, len, &status);
 	if (h && !c) {
 		status = QUIRE_ERR_RANGE;
 	} else if (h) {
-		if (e->dma[QUIRE_DMA_DIR / 4] == QUIRE_DMA_TO_CARD)
+		if (r[QUIRE_DMA_DIR / 4] == QUIRE_DMA_TO_CARD)
 			memcpy(c, h, len);
-		else if (e->dma[QUIRE_DMA_DIR / 4] == QUIRE_DMA_TO_HOST)
+		else if (r[QUIRE_DMA_DIR / 4] == QUIRE_DMA_TO_HOST)
 			memcpy(h, c, len);
 		else
 			status = QUIRE_ERR_INVALID;
 	}
-	e->dma[QUIRE_DMA_STATUS / 4] = status;
-	e->dma[QUIRE_DMA_CTRL / 4] = QUIRE_DMA_DONE;
+	r[QUIRE_DMA_STATUS / 4] = status;
+	r[QUIRE_DMA_CTRL / 4] = QUIRE_DMA_DONE;
 }
 
 static int run_quant(struct emu *e, const uint64_t *a, uint64_t *cycles)
@@ -414,8 +415,10 @@ static uint32_t hal_read(void *ctx, uint32_t addr)
 		}
 	} else if (addr >= QUIRE_CARD_NET && addr < QUIRE_CARD_NET + 0x100) {
 		v = e->net ? quire_netport_read(e->net, addr - QUIRE_CARD_NET) : 0;
-	} else if (addr >= QUIRE_CARD_DMA && addr < QUIRE_CARD_DMA + 4 * DMA_REGS) {
-		v = e->dma[(addr - QUIRE_CARD_DMA) / 4];
+	} else if (addr >= QUIRE_CARD_DMA &&
+		   addr < QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(QUIRE_DMA_CHANNELS)) {
+		uint32_t r = addr - QUIRE_CARD_DMA;
+		v = e->dma[r / QUIRE_DMA_CHANNEL_BYTES][r % QUIRE_DMA_CHANNEL_BYTES / 4];
 	} else if (addr >= QUIRE_CARD_QUEUE && addr < QUIRE_CARD_QUEUE + QUIRE_QE_BYTES) {
 		v = quire_emu_qe_read(e, addr - QUIRE_CARD_QUEUE);
 	} else if (addr >= QUIRE_CARD_ENGINE(1) && addr < QUIRE_CARD_ENGINE(N_ENGINES + 1)) {
@@ -437,8 +440,11 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 {
 	struct emu *e = ctx;
 	uint32_t raise = 0;
-	if (e->before_dma && ((addr == QUIRE_CARD_DMA + QUIRE_DMA_CTRL && (v & QUIRE_DMA_START)) ||
-			      addr == QUIRE_CARD_QUEUE + QUIRE_QE_CPL_POST))
+	uint32_t dma_reg = (addr - QUIRE_CARD_DMA) % QUIRE_DMA_CHANNEL_BYTES;
+	int dma_start = addr >= QUIRE_CARD_DMA &&
+			addr < QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(QUIRE_DMA_CHANNELS) &&
+			dma_reg == QUIRE_DMA_CTRL && (v & QUIRE_DMA_START);
+	if (e->before_dma && (dma_start || addr == QUIRE_CARD_QUEUE + QUIRE_QE_CPL_POST))
 		e->before_dma(e->before_dma_arg, ++e->dma_count);
 	pthread_mutex_lock(&e->lock);
 	if (addr >= QUIRE_CARD_MEM) {
@@ -453,17 +459,18 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 		e->wake_at = (e->wake_at & 0xffffffffu) | (uint64_t)v << 32;
 	} else if (addr >= QUIRE_CARD_NET && addr < QUIRE_CARD_NET + 0x100) {
 		if (e->net)
-			quire_netport_write(e->net, addr - QUIRE_CARD_NET, v, e->mem, e->mem_bytes);
+			quire_netport_write(e->net, addr - QUIRE_CARD_NET, v);
 	} else if (addr == QUIRE_CARD_CTL + QUIRE_CTL_IRQ_RAISE) {
 		*reg(e, RB_IRQ, QUIRE_IRQ_STATUS) |= v;
 		*reg(e, RB_IRQ, QUIRE_IRQ_COUNT) += 1;
 		raise = v & *reg(e, RB_IRQ, QUIRE_IRQ_MASK);
-	} else if (addr >= QUIRE_CARD_DMA && addr < QUIRE_CARD_DMA + 4 * DMA_REGS) {
-		uint32_t r = addr - QUIRE_CARD_DMA;
-		if (r == QUIRE_DMA_CTRL && (v & QUIRE_DMA_START))
-			dma_run(e);
-		else if (r != QUIRE_DMA_CTRL && r != QUIRE_DMA_STATUS)
-			e->dma[r / 4] = v;
+	} else if (addr >= QUIRE_CARD_DMA &&
+		   addr < QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(QUIRE_DMA_CHANNELS)) {
+		uint32_t ch = (addr - QUIRE_CARD_DMA) / QUIRE_DMA_CHANNEL_BYTES;
+		if (dma_start)
+			dma_run(e, ch);
+		else if (dma_reg != QUIRE_DMA_CTRL && dma_reg != QUIRE_DMA_STATUS)
+			e->dma[ch][dma_reg / 4] = v;
 	} else if (addr >= QUIRE_CARD_QUEUE && addr < QUIRE_CARD_QUEUE + QUIRE_QE_BYTES) {
 		quire_emu_qe_write(e, addr - QUIRE_CARD_QUEUE, v);
 	} else if (addr >= QUIRE_CARD_ENGINE(1) && addr < QUIRE_CARD_ENGINE(N_ENGINES + 1)) {
@@ -595,7 +602,7 @@ struct quire_device *quire_emu_create(const struct quire_emu_config *cfg)
 	pthread_cond_init(&e->event, &ca);
 	pthread_condattr_destroy(&ca);
 	if (cfg && cfg->net) {
-		int st = quire_netport_open(cfg->net, net_wake, e, &e->net);
+		int st = quire_netport_open(cfg->net, e->mem, e->mem_bytes, net_wake, e, &e->net);
 		if (st != QUIRE_OK) {
 			emu_free(e);
 			errno = st == QUIRE_ERR_NOMEM       ? ENOMEM

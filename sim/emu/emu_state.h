@@ -30,7 +30,7 @@ enum {
 };
 
 #define N_ENGINES 3
-#define DMA_REGS  8 /* the DMA mover's registers, QUIRE_DMA_* / 4 */
+#define DMA_REGS  8 /* a DMA channel's registers, QUIRE_DMA_* / 4 */
 
 struct engine {
 	uint32_t ctrl;
@@ -74,7 +74,7 @@ struct emu {
 	uint8_t *host; /* host memory window */
 	uint64_t host_iova, host_size;
 
-	uint32_t dma[DMA_REGS];
+	uint32_t dma[QUIRE_DMA_CHANNELS][DMA_REGS];
 	struct queue_engine qe;
 	struct engine eng[N_ENGINES];
 	struct quire_mlp_net *mlp;

@@ -18,6 +18,7 @@
 #include "codec/codec.h"
 #include "quire/card.h"
 #include "quire/cmd.h"
+#include "quire/status.h"
 #include "quire/format.h"
 
 int quire_emu_engines_golden(void)
@@ -54,6 +55,14 @@ static int quant_fast(uint32_t op, uint32_t fmt, uint32_t val_fmt, uint32_t flag
 	float *r = (flags & QUIRE_QUANT_F_EF) ? resid : NULL;
 	if (op == QUIRE_QUANT_OP_EXPONENTS && is_bfp(fmt)) {
 		*st = quire_cpu_codec_exponents((enum quire_format)fmt, n, x, r, exp);
+		return 1;
+	}
+	if (op == QUIRE_QUANT_OP_ENCODE && is_bfp(fmt) && (flags & QUIRE_QUANT_F_EXPS) &&
+	    aligned(q, fmt == QUIRE_FMT_BFP16 ? 2 : 1)) {
+		/* the exponent pass, then the encode pass with them (quire_quant_top) */
+		*st = quire_cpu_codec_exponents((enum quire_format)fmt, n, x, r, exp);
+		if (*st == QUIRE_OK)
+			*st = quire_cpu_codec_encode((enum quire_format)fmt, n, x, r, exp, NULL, q);
 		return 1;
 	}
 	if (op == QUIRE_QUANT_OP_ENCODE && is_bfp(fmt) &&

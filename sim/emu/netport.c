@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The network port model (netport.h): a transmit path that sends one frame
- * per datagram and a receive thread that fills a bounded buffer of frames.
+ * The network port model (netport.h): the transmit ring worked through in the
+ * firmware's TX_PROD write, one frame per datagram, and a receive thread that
+ * writes each frame into the buffer the receive ring's next descriptor posts.
  */
 #include "sim/emu/netport.h"
 
@@ -16,44 +17,75 @@
 #include "sim/reliable_link.h"
 
 #define FRAME_MAX QUIRE_NET_FRAME_MAX
-#define RX_CAP    (64u << 20) /* bytes of frames the receive buffer holds */
-#define RX_SPARE  64u         /* emptied frame buffers kept for the next frames */
 
-struct rx_frame {
-	struct rx_frame *next;
-	uint32_t len, flags;
-	uint8_t data[];
+/* A ring's registers. */
+struct ring {
+	uint32_t base, log2, prod, cons;
 };
 
 struct quire_netport {
 	struct quire_reliable_link *link;
 	pthread_mutex_t lock;
-	pthread_cond_t space;
+	pthread_cond_t posted; /* RX_PROD moved, or the port closes */
 	int stop;
-	struct rx_frame *head, *tail;
-	/* Buffers of FRAME_MAX bytes that held a frame, for the next ones: one malloc and free
-	 * of 64 KiB a frame, in two threads, had glibc hand pages back to the kernel and fault
-	 * them in again (a tenth of the card's time). */
-	struct rx_frame *spare;
-	uint32_t n_spare;
-	uint64_t queued;
+	uint8_t *mem;
+	uint64_t mem_bytes;
 	uint16_t addr;
-	uint32_t tx_card, tx_len, tx_status, rx_dest, rx_status, rx_comm;
+	struct ring tx, rx;
+	uint32_t rx_nobuf;
 	uint8_t tx_buf[FRAME_MAX];
 	struct quire_netport_stats st;
 	void (*wake)(void *);
 	void *wake_ctx;
 };
 
+/* ---- rings ------------------------------------------------------------------ */
+
+/* QUIRE_OK when the ring's descriptors lie whole in card memory. */
+static uint32_t ring_state(const struct quire_netport *p, const struct ring *r)
+{
+	if (r->log2 > QUIRE_NET_RING_LOG2_MAX || (r->base & 15u) ||
+	    (uint64_t)r->base + ((uint64_t)QUIRE_NET_DESC_BYTES << r->log2) > p->mem_bytes)
+		return QUIRE_ERR_RANGE;
+	return QUIRE_OK;
+}
+
+/* Descriptor `idx` of ring r (in card memory: ring_state said so). */
+static uint8_t *desc(const struct quire_netport *p, const struct ring *r, uint32_t idx)
+{
+	return p->mem + r->base + QUIRE_NET_DESC_BYTES * (idx & ((1u << r->log2) - 1u));
+}
+
+/* A descriptor handed back: LEN, STATUS and DONE with `flags`. */
+static void complete(uint8_t *d, uint32_t len, uint32_t status, uint32_t flags)
+{
+	quire_st32(d + QUIRE_NET_DESC_LEN, len);
+	quire_st32(d + QUIRE_NET_DESC_STATUS, (status & 0xffffu) | (QUIRE_NET_DESC_F_DONE | flags)
+								       << 16);
+}
+
 /* ---- receive ---------------------------------------------------------------- */
 
 /* The port's length check. Its CRC check is the link's: the link hands on only frames whose
  * CRC it has checked (reliable_link.h), so the port does not compute it a second time. */
-static void classify(struct rx_frame *f)
+static int bad_length(const uint8_t *data, uint32_t len)
 {
-	if (f->len < QUIRE_FRAME_HDR_BYTES || f->len > FRAME_MAX ||
-	    quire_ld32(f->data + QUIRE_FRAME_OFF_LEN) != f->len - QUIRE_FRAME_HDR_BYTES)
-		f->flags |= QUIRE_NET_RX_F_BAD_LEN;
+	return len < QUIRE_FRAME_HDR_BYTES || len > FRAME_MAX ||
+	       quire_ld32(data + QUIRE_FRAME_OFF_LEN) != len - QUIRE_FRAME_HDR_BYTES;
+}
+
+static int rx_has_buffer(const struct quire_netport *p)
+{
+	return ring_state(p, &p->rx) == QUIRE_OK && p->rx.cons != p->rx.prod;
+}
+
+/* Wait (lock held) until a buffer is posted or the port closes: false then. The link reads
+ * no frame meanwhile, so its senders wait. */
+static int rx_wait_buffer(struct quire_netport *p)
+{
+	while (!rx_has_buffer(p) && !p->stop)
+		pthread_cond_wait(&p->posted, &p->lock);
+	return !p->stop;
 }
 
 /* The link's receive thread: room for one more frame? (The senders wait while there is not.) */
@@ -61,147 +93,119 @@ static int rx_room(void *ctx)
 {
 	struct quire_netport *p = ctx;
 	pthread_mutex_lock(&p->lock);
-	while (p->queued >= RX_CAP && !p->stop)
-		pthread_cond_wait(&p->space, &p->lock);
-	int go_on = !p->stop;
+	int go_on = rx_wait_buffer(p);
 	pthread_mutex_unlock(&p->lock);
 	return go_on;
 }
 
-/* A frame arrived: checked, queued, and the firmware woken. */
+/* The posted buffers at RX_CONS that no frame can go into, given back (lock held): outside
+ * card memory or neither on a line nor half a line in (QUIRE_ERR_RANGE: 32-byte aligned,
+ * where a frame's payload starts on a line), shorter than a header (QUIRE_ERR_SIZE).
+ * Returns whether any was. */
+static int rx_refuse_bad(struct quire_netport *p)
+{
+	int any = 0;
+	while (rx_has_buffer(p)) {
+		uint8_t *d = desc(p, &p->rx, p->rx.cons);
+		uint32_t card = quire_ld32(d + QUIRE_NET_DESC_CARD);
+		uint32_t size = quire_ld32(d + QUIRE_NET_DESC_LEN);
+		if ((card & 31u) || card > p->mem_bytes || size > p->mem_bytes - card)
+			complete(d, size, QUIRE_ERR_RANGE, 0);
+		else if (size < QUIRE_FRAME_HDR_BYTES)
+			complete(d, size, QUIRE_ERR_SIZE, 0);
+		else
+			break;
+		p->rx.cons++;
+		any = 1;
+	}
+	return any;
+}
+
+/* A frame arrived: checked, written into the next buffer posted, and the firmware woken. A
+ * frame that fails the check is counted and no buffer taken. */
 static void rx_deliver(void *ctx, const uint8_t *data, uint32_t len)
 {
 	struct quire_netport *p = ctx;
-	if (len > FRAME_MAX)
-		return; /* the link hands on none */
+	int woke = 0;
 	pthread_mutex_lock(&p->lock);
-	struct rx_frame *f = p->spare;
-	if (f) {
-		p->spare = f->next;
-		p->n_spare--;
-	}
-	pthread_mutex_unlock(&p->lock);
-	if (!f && !(f = malloc(sizeof(*f) + FRAME_MAX)))
-		return; /* lost, as a port out of buffers loses it */
-	f->next = NULL;
-	f->len = len;
-	f->flags = 0;
-	memcpy(f->data, data, len);
-	classify(f);
-	pthread_mutex_lock(&p->lock);
-	if (f->flags)
+	if (bad_length(data, len)) {
 		p->st.rx_errors++;
-	else
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	for (;;) {
+		woke |= rx_refuse_bad(p);
+		if (rx_has_buffer(p) || !rx_wait_buffer(p))
+			break;
+	}
+	if (rx_has_buffer(p)) {
+		uint8_t *d = desc(p, &p->rx, p->rx.cons);
+		uint32_t card = quire_ld32(d + QUIRE_NET_DESC_CARD);
+		uint32_t size = quire_ld32(d + QUIRE_NET_DESC_LEN);
+		memcpy(p->mem + card, data, len < size ? len : size);
+		if (len > size)
+			complete(d, len, QUIRE_ERR_SIZE, QUIRE_NET_DESC_F_TRUNC);
+		else
+			complete(d, len, QUIRE_OK, 0);
+		p->rx.cons++;
 		p->st.rx_frames++;
-	if (p->tail)
-		p->tail->next = f;
-	else
-		p->head = f;
-	p->tail = f;
-	p->queued += f->len;
-	pthread_mutex_unlock(&p->lock);
-	p->wake(p->wake_ctx);
-}
-
-/* Does frame f pass the receive filter? Bad frames always do: their header is not to be
- * trusted, and whoever waits must hear of them. */
-static int selected(const struct quire_netport *p, const struct rx_frame *f)
-{
-	if (!p->rx_comm || f->flags)
-		return 1;
-	return (quire_ld32(f->data + QUIRE_FRAME_OFF_COMM) & 0xffffu) == p->rx_comm;
-}
-
-/* The link that points at the first frame the filter passes, or NULL. */
-static struct rx_frame **rx_first(struct quire_netport *p)
-{
-	for (struct rx_frame **l = &p->head; *l; l = &(*l)->next)
-		if (selected(p, *l))
-			return l;
-	return NULL;
-}
-
-static uint32_t rx_count(const struct quire_netport *p)
-{
-	uint32_t n = 0;
-	for (const struct rx_frame *f = p->head; f; f = f->next)
-		n += (uint32_t)selected(p, f);
-	return n;
-}
-
-static void rx_remove(struct quire_netport *p, struct rx_frame **link)
-{
-	struct rx_frame *f = *link, *prev = NULL;
-	*link = f->next;
-	if (p->tail == f) { /* the new tail is the frame whose next was f */
-		for (struct rx_frame *g = p->head; g; g = g->next)
-			prev = g;
-		p->tail = prev;
-	}
-	p->queued -= f->len;
-	if (p->n_spare < RX_SPARE && !p->stop) {
-		f->next = p->spare;
-		p->spare = f;
-		p->n_spare++;
-	} else {
-		free(f);
-	}
-	pthread_cond_signal(&p->space);
-}
-
-static void rx_pop(struct quire_netport *p, uint32_t how, uint8_t *mem, uint64_t mem_bytes)
-{
-	pthread_mutex_lock(&p->lock);
-	struct rx_frame **link = rx_first(p), *f = link ? *link : NULL;
-	if (!f) {
-		p->rx_status = QUIRE_ERR_INVALID;
-	} else if (how == QUIRE_NET_RX_DROP) {
-		rx_remove(p, link);
-		p->rx_status = QUIRE_OK;
-	} else if (f->flags) {
-		rx_remove(p, link); /* nothing of a bad frame reaches card memory */
-		p->rx_status = QUIRE_ERR_CORRUPT;
-	} else {
-		uint64_t payload = f->len - QUIRE_FRAME_HDR_BYTES;
-		if (p->rx_dest > mem_bytes || payload > mem_bytes - p->rx_dest) {
-			p->rx_status = QUIRE_ERR_RANGE; /* the frame stays for another try */
-		} else {
-			memcpy(mem + p->rx_dest, f->data + QUIRE_FRAME_HDR_BYTES, payload);
-			rx_remove(p, link);
-			p->rx_status = QUIRE_OK;
-		}
+		p->rx_nobuf += p->rx.cons == p->rx.prod; /* it took the last buffer posted */
+		woke = 1;
 	}
 	pthread_mutex_unlock(&p->lock);
+	if (woke)
+		p->wake(p->wake_ctx);
 }
 
 /* ---- transmit --------------------------------------------------------------- */
 
-static void count_tx(struct quire_netport *p, uint32_t len, int dropped)
+/* The frame of transmit descriptor d sent: its STATUS (and NOBODY). Lock not held: the
+ * link may wait for room. */
+static uint32_t tx_send(struct quire_netport *p, const uint8_t *d, uint32_t *flags)
 {
-	pthread_mutex_lock(&p->lock);
-	p->st.tx_frames++;
-	p->st.tx_bytes += len;
-	p->st.tx_drops += (uint64_t)dropped;
-	pthread_mutex_unlock(&p->lock);
-}
-
-static uint32_t tx_send(struct quire_netport *p, const uint8_t *mem, uint64_t mem_bytes)
-{
-	uint32_t len = p->tx_len;
+	uint32_t card = quire_ld32(d + QUIRE_NET_DESC_CARD),
+		 len = quire_ld32(d + QUIRE_NET_DESC_LEN);
+	*flags = 0;
 	if (len < QUIRE_FRAME_HDR_BYTES || len > FRAME_MAX)
 		return QUIRE_ERR_SIZE;
-	if ((p->tx_card & 3) || p->tx_card > mem_bytes || len > mem_bytes - p->tx_card)
+	if ((card & 3) || card > p->mem_bytes || len > p->mem_bytes - card)
 		return QUIRE_ERR_RANGE;
 	uint8_t *f = p->tx_buf;
-	memcpy(f, mem + p->tx_card, len);
+	memcpy(f, p->mem + card, len);
 	uint32_t dst = quire_ld32(f + QUIRE_FRAME_OFF_ADDRS) >> 16;
 	quire_st32(f + QUIRE_FRAME_OFF_ADDRS,
 		   (uint32_t)p->addr | dst << 16); /* the port stamps its own address */
 	quire_st32(f + QUIRE_FRAME_OFF_CRC, quire_net_frame_crc(f, len));
 	int nobody, st = quire_reliable_link_send(p->link, dst, f, len, &nobody);
-	if (st == QUIRE_OK)
-		count_tx(p, len, nobody);
-	return st;
+	if (st == QUIRE_OK) {
+		pthread_mutex_lock(&p->lock);
+		p->st.tx_frames++;
+		p->st.tx_bytes += len;
+		p->st.tx_drops += (uint64_t)(nobody != 0);
+		pthread_mutex_unlock(&p->lock);
+		*flags = nobody ? QUIRE_NET_DESC_F_NOBODY : 0;
+	}
+	return (uint32_t)st;
+}
+
+/* The transmit ring's descriptors [CONS, PROD) sent in order. Only the firmware's thread
+ * writes TX_PROD, so only it sends. */
+static void tx_run(struct quire_netport *p)
+{
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		int more = ring_state(p, &p->tx) == QUIRE_OK && p->tx.cons != p->tx.prod;
+		uint8_t *d = more ? desc(p, &p->tx, p->tx.cons) : NULL;
+		pthread_mutex_unlock(&p->lock);
+		if (!more)
+			return;
+		uint32_t flags, st = tx_send(p, d, &flags);
+		pthread_mutex_lock(&p->lock);
+		quire_st32(d + QUIRE_NET_DESC_STATUS,
+			   (st & 0xffffu) | (QUIRE_NET_DESC_F_DONE | flags) << 16);
+		p->tx.cons++;
+		pthread_mutex_unlock(&p->lock);
+	}
 }
 
 /* ---- registers -------------------------------------------------------------- */
@@ -217,76 +221,79 @@ uint32_t quire_netport_read(struct quire_netport *p, uint32_t reg)
 	case QUIRE_NET_PORT_LINK:
 		v = 1;
 		break;
-	case QUIRE_NET_TX_CARD:
-		v = p->tx_card;
+	case QUIRE_NET_TX_BASE:
+		v = p->tx.base;
 		break;
-	case QUIRE_NET_TX_LEN:
-		v = p->tx_len;
+	case QUIRE_NET_TX_LOG2:
+		v = p->tx.log2;
 		break;
-	case QUIRE_NET_TX_STATUS:
-		v = p->tx_status;
+	case QUIRE_NET_TX_PROD:
+		v = p->tx.prod;
 		break;
-	case QUIRE_NET_RX_PENDING:
-		v = rx_count(p);
+	case QUIRE_NET_TX_CONS:
+		v = p->tx.cons;
 		break;
-	case QUIRE_NET_RX_FLAGS: {
-		struct rx_frame **l = rx_first(p);
-		v = l ? (*l)->flags : 0;
+	case QUIRE_NET_TX_STATE:
+		v = ring_state(p, &p->tx);
 		break;
-	}
-	case QUIRE_NET_RX_COMM:
-		v = p->rx_comm;
+	case QUIRE_NET_RX_BASE:
+		v = p->rx.base;
 		break;
-	case QUIRE_NET_RX_DEST:
-		v = p->rx_dest;
+	case QUIRE_NET_RX_LOG2:
+		v = p->rx.log2;
 		break;
-	case QUIRE_NET_RX_STATUS:
-		v = p->rx_status;
+	case QUIRE_NET_RX_PROD:
+		v = p->rx.prod;
+		break;
+	case QUIRE_NET_RX_CONS:
+		v = p->rx.cons;
+		break;
+	case QUIRE_NET_RX_STATE:
+		v = ring_state(p, &p->rx);
+		break;
+	case QUIRE_NET_RX_NOBUF:
+		v = p->rx_nobuf;
+		break;
+	case QUIRE_NET_RX_BAD:
+		v = (uint32_t)p->st.rx_errors;
 		break;
 	default:
-		if (reg >= QUIRE_NET_RX_HDR(0) && reg < QUIRE_NET_RX_HDR(8)) {
-			struct rx_frame **l = rx_first(p);
-			if (l && (*l)->len >= QUIRE_FRAME_HDR_BYTES)
-				v = quire_ld32((*l)->data + (reg - QUIRE_NET_RX_HDR(0)));
-		}
+		break;
 	}
 	pthread_mutex_unlock(&p->lock);
 	return v;
 }
 
-void quire_netport_write(struct quire_netport *p, uint32_t reg, uint32_t value, uint8_t *mem,
-			 uint64_t mem_bytes)
+void quire_netport_write(struct quire_netport *p, uint32_t reg, uint32_t value)
 {
+	pthread_mutex_lock(&p->lock);
 	switch (reg) {
-	case QUIRE_NET_TX_CARD:
-		p->tx_card = value;
+	case QUIRE_NET_TX_BASE:
+		p->tx.base = value;
 		break;
-	case QUIRE_NET_TX_LEN:
-		p->tx_len = value;
+	case QUIRE_NET_TX_LOG2:
+		p->tx = (struct ring){.base = p->tx.base, .log2 = value};
 		break;
-	case QUIRE_NET_TX_CTRL:
-		if (value & QUIRE_NET_GO) {
-			uint32_t st = tx_send(p, mem, mem_bytes);
-			pthread_mutex_lock(&p->lock);
-			p->tx_status = st;
-			pthread_mutex_unlock(&p->lock);
-		}
+	case QUIRE_NET_TX_PROD:
+		p->tx.prod = value;
 		break;
-	case QUIRE_NET_RX_DEST:
-		p->rx_dest = value;
+	case QUIRE_NET_RX_BASE:
+		p->rx.base = value;
 		break;
-	case QUIRE_NET_RX_CTRL:
-		if (value == QUIRE_NET_RX_POP || value == QUIRE_NET_RX_DROP)
-			rx_pop(p, value, mem, mem_bytes);
+	case QUIRE_NET_RX_LOG2:
+		p->rx = (struct ring){.base = p->rx.base, .log2 = value};
 		break;
-	case QUIRE_NET_RX_COMM:
-		pthread_mutex_lock(&p->lock);
-		p->rx_comm = value & 0xffffu;
-		pthread_mutex_unlock(&p->lock);
+	case QUIRE_NET_RX_PROD:
+		p->rx.prod = value;
+		rx_refuse_bad(p); /* at once, as the port reads ahead */
+		pthread_cond_broadcast(&p->posted);
 		break;
 	default:
 		break;
 	}
+	pthread_mutex_unlock(&p->lock);
+	if (reg == QUIRE_NET_TX_PROD)
+		tx_run(p);
 }
 
 void quire_netport_stats(struct quire_netport *p, struct quire_netport_stats *st)
@@ -301,22 +308,24 @@ void quire_netport_stats(struct quire_netport *p, struct quire_netport_stats *st
 
 /* ---- life ------------------------------------------------------------------- */
 
-int quire_netport_open(const struct quire_netport_config *cfg, void (*wake)(void *), void *ctx,
-		       struct quire_netport **out)
+int quire_netport_open(const struct quire_netport_config *cfg, uint8_t *mem, uint64_t mem_bytes,
+		       void (*wake)(void *), void *ctx, struct quire_netport **out)
 {
 	*out = NULL;
 	struct quire_netport *p = calloc(1, sizeof(*p));
 	if (!p)
 		return QUIRE_ERR_NOMEM;
 	p->addr = cfg ? cfg->addr : 0;
+	p->mem = mem;
+	p->mem_bytes = mem_bytes;
 	p->wake = wake;
 	p->wake_ctx = ctx;
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->space, NULL);
+	pthread_cond_init(&p->posted, NULL);
 	static const struct quire_reliable_link_rx_ops rx = {rx_room, rx_deliver};
 	int st = quire_reliable_link_open(cfg, &rx, p, &p->link);
 	if (st != QUIRE_OK) {
-		pthread_cond_destroy(&p->space);
+		pthread_cond_destroy(&p->posted);
 		pthread_mutex_destroy(&p->lock);
 		free(p);
 		return st;
@@ -331,17 +340,10 @@ void quire_netport_close(struct quire_netport *p)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->stop = 1;
-	pthread_cond_broadcast(&p->space);
+	pthread_cond_broadcast(&p->posted);
 	pthread_mutex_unlock(&p->lock);
 	quire_reliable_link_close(p->link);
-	while (p->head)
-		rx_remove(p, &p->head);
-	while (p->spare) {
-		struct rx_frame *f = p->spare;
-		p->spare = f->next;
-		free(f);
-	}
-	pthread_cond_destroy(&p->space);
+	pthread_cond_destroy(&p->posted);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }

@@ -17,7 +17,10 @@
 //                     whose frames come back while the next goes out, and the cycles with a
 //                     beat each way at once
 //   simulation speed  card cycles clocked per second of wall time over the whole run
+// With --ring N, instead: a bfp8 all-reduce of --size bytes of fp32 on N cards in lockstep,
+// their ports on 100 Gb/s links of --link-latency cycles (ring_bench.h).
 // Usage: quire-bench-rtl [--fw ELF] [--nops N] [--size BYTES] [--net-elf ELF]
+//        quire-bench-rtl --ring N [--fw ELF] [--size BYTES] [--link-latency CYCLES]
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -30,6 +33,7 @@
 #include <unistd.h>
 
 #include "card_harness.h"
+#include "ring_bench.h"
 
 extern "C" {
 #include "sim/locate.h"
@@ -46,7 +50,7 @@ const uint64_t kIova = 0x200000000ull;
 const uint32_t kCmdRing = 0x0, kCplRing = 0x1000, kData = 0x10000;
 const uint32_t kRingLog2 = 4, kSlots = 1u << kRingLog2;
 // The RTL card's blocks sit at the emu's offsets (docs/rtl-card.md).
-const uint32_t kId = 0x000, kCmdq = 0x100, kCplq = 0x200, kEngines = 0x400;
+const uint32_t kCmdq = 0x100, kCplq = 0x200, kEngines = 0x400;
 const uint64_t kCycleLimit = 2000000000ull;
 
 struct Bench {
@@ -59,20 +63,8 @@ struct Bench {
 
 	bool start()
 	{
-		while (card.bar_read(kId + QUIRE_ID_FW_STATE) != QUIRE_FW_STATE_RUNNING) {
-			if (card.cycles() > 10000000)
-				return false;
-			card.run(100);
-		}
-		const uint32_t blocks[2] = {kCplq, kCmdq};
-		const uint64_t bases[2] = {kIova + kCplRing, kIova + kCmdRing};
-		for (int i = 0; i < 2; i++) {
-			card.bar_write(blocks[i] + QUIRE_Q_BASE_LO, uint32_t(bases[i]));
-			card.bar_write(blocks[i] + QUIRE_Q_BASE_HI, uint32_t(bases[i] >> 32));
-			card.bar_write(blocks[i] + QUIRE_Q_SIZE_LOG2, kRingLog2);
-			card.bar_write(blocks[i] + QUIRE_Q_CTRL, QUIRE_Q_CTRL_ENABLE);
-		}
-		return true;
+		return quire_rtl::start_host_queues(card, kIova + kCmdRing, kIova + kCplRing,
+						    kRingLog2);
 	}
 
 	// One descriptor, from the doorbell to its completion's phase word: the cycles, and
@@ -101,6 +93,25 @@ struct Bench {
 		uint64_t cycles = card.cycles() - t0;
 		card.bar_write(kCplq + QUIRE_Q_CONSUMER, prod);
 		return cycles;
+	}
+
+	// A descriptor run as run() does, and the cycles engine `kind` counted meanwhile (the
+	// CYCLES of its ENGINES record).
+	struct Timed {
+		uint64_t cycles;
+		uint32_t engine;
+		int status;
+	};
+	Timed run_engine(const quire_cmd &cmd, uint32_t kind)
+	{
+		uint32_t rec = kEngines + QUIRE_ENG_RECORD(kind - 1) + QUIRE_ENG_CYCLES;
+		quire_cpl cpl;
+		uint32_t e0 = card.bar_read(rec);
+		Timed t;
+		t.cycles = run(cmd, cpl);
+		t.engine = card.bar_read(rec) - e0;
+		t.status = cpl.status;
+		return t;
 	}
 };
 
@@ -141,11 +152,28 @@ double per_mib(uint64_t cycles, uint64_t bytes)
 int main(int argc, char **argv)
 {
 	const char *fw = nullptr, *net_elf = nullptr;
-	int nops = 200;
+	int nops = 200, ring = 0;
 	uint64_t size = 1u << 20;
+	quire_rtl::CardRing::Link link;
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
-		if (a == "--fw" && i + 1 < argc) {
+		if (a == "--ring" && i + 1 < argc) {
+			ring = std::atoi(argv[++i]);
+			if (ring < 2 || ring > 8) {
+				std::fprintf(stderr, "quire-bench-rtl: --ring: 2 to 8 cards\n");
+				return 2;
+			}
+		} else if (a == "--link-latency" && i + 1 < argc) {
+			char *end = nullptr;
+			unsigned long v = std::strtoul(argv[++i], &end, 10);
+			if (*end || v < 1 || v > 1000000) {
+				std::fprintf(stderr,
+					     "quire-bench-rtl: --link-latency: 1 to 1000000 "
+					     "cycles\n");
+				return 2;
+			}
+			link.latency = unsigned(v);
+		} else if (a == "--fw" && i + 1 < argc) {
 			fw = argv[++i];
 		} else if (a == "--nops" && i + 1 < argc) {
 			nops = std::atoi(argv[++i]);
@@ -158,8 +186,13 @@ int main(int argc, char **argv)
 			    stderr,
 			    "usage: quire-bench-rtl [--fw ELF] [--nops N] [--size BYTES] "
 			    "[--net-elf ELF]\n"
+			    "       quire-bench-rtl --ring N [--fw ELF] [--size BYTES] "
+			    "[--link-latency CYCLES]\n"
 			    "  --size: fp32 bytes of the ENCODE tensor and bytes of the REDUCE "
-			    "input, a multiple of 256 from 256 to 16MiB\n");
+			    "input, a multiple of 256 from 256 to 16MiB\n"
+			    "  --ring N: a bfp8 all-reduce of --size bytes of fp32 on N cards "
+			    "(2 to 8), on\n"
+			    "    100 Gb/s links of --link-latency cycles (default 250: 1 us)\n");
 			return 2;
 		}
 	}
@@ -176,6 +209,8 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "quire-bench-rtl: %s\n", why);
 		return 1;
 	}
+	if (ring)
+		return quire_rtl::ring_allreduce_bench(elf, unsigned(ring), size, link);
 	// The network program beside the firmware (make install puts both in share/quire).
 	std::string net_beside(elf);
 	if (!net_elf) {
@@ -231,11 +266,7 @@ int main(int argc, char **argv)
 	enc.src = kIova + x;
 	enc.dst = kIova + q;
 	enc.exp = kIova + e;
-	uint32_t rec = kEngines + QUIRE_ENG_RECORD(QUIRE_ENGINE_QUANT - 1) + QUIRE_ENG_CYCLES;
-	uint32_t q0 = b.card.bar_read(rec);
-	uint64_t enc_cycles = b.run(enc, cpl);
-	uint32_t enc_engine = b.card.bar_read(rec) - q0;
-	int enc_status = cpl.status;
+	auto enc_run = b.run_engine(enc, QUIRE_ENGINE_QUANT);
 
 	quire_cmd red{};
 	red.opcode = QUIRE_OPC_REDUCE;
@@ -246,11 +277,7 @@ int main(int argc, char **argv)
 	red.stride = size / 4;
 	red.src = kIova + x;
 	red.dst = kIova + y;
-	rec = kEngines + QUIRE_ENG_RECORD(QUIRE_ENGINE_REDUCE - 1) + QUIRE_ENG_CYCLES;
-	uint32_t r0 = b.card.bar_read(rec);
-	uint64_t red_cycles = b.run(red, cpl);
-	uint32_t red_engine = b.card.bar_read(rec) - r0;
-	int red_status = cpl.status;
+	auto red_run = b.run_engine(red, QUIRE_ENGINE_REDUCE);
 
 	quire_cmd dec{};
 	dec.opcode = QUIRE_OPC_DECODE;
@@ -261,11 +288,7 @@ int main(int argc, char **argv)
 	dec.src = kIova + q;
 	dec.exp = kIova + e;
 	dec.dst = kIova + y;
-	rec = kEngines + QUIRE_ENG_RECORD(QUIRE_ENGINE_QUANT - 1) + QUIRE_ENG_CYCLES;
-	uint32_t d0 = b.card.bar_read(rec);
-	uint64_t dec_cycles = b.run(dec, cpl);
-	uint32_t dec_engine = b.card.bar_read(rec) - d0;
-	int dec_status = cpl.status;
+	auto dec_run = b.run_engine(dec, QUIRE_ENGINE_QUANT);
 	double wall =
 	    std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
@@ -282,27 +305,28 @@ int main(int argc, char **argv)
 	std::printf(
 	    "firmware CPI on the command loop (nops)      %10.2f (%.0f instructions per nop)\n",
 	    ins ? double(cyc) / double(ins) : 0.0, double(ins) / nops);
-	if (enc_status == QUIRE_OK)
+	if (enc_run.status == QUIRE_OK)
 		std::printf(
 		    "encode bfp8, per MiB of fp32                 %10.0f cycles (QUANT engine "
 		    "%.0f), %.1f MiB\n",
-		    per_mib(enc_cycles, size), per_mib(enc_engine, size), double(size) / (1 << 20));
+		    per_mib(enc_run.cycles, size), per_mib(enc_run.engine, size),
+		    double(size) / (1 << 20));
 	else
-		std::printf("encode bfp8: status %d\n", enc_status);
-	if (red_status == QUIRE_OK)
+		std::printf("encode bfp8: status %d\n", enc_run.status);
+	if (red_run.status == QUIRE_OK)
 		std::printf(
 		    "reduce int8 -> int16, W 4, per MiB of input  %10.0f cycles (REDUCE engine "
 		    "%.0f)\n",
-		    per_mib(red_cycles, size), per_mib(red_engine, size));
+		    per_mib(red_run.cycles, size), per_mib(red_run.engine, size));
 	else
-		std::printf("reduce int8 -> int16, W 4: status %d\n", red_status);
-	if (dec_status == QUIRE_OK)
+		std::printf("reduce int8 -> int16, W 4: status %d\n", red_run.status);
+	if (dec_run.status == QUIRE_OK)
 		std::printf(
 		    "decode bfp8, mean of 4, per MiB of fp32      %10.0f cycles (QUANT engine "
 		    "%.0f)\n",
-		    per_mib(dec_cycles, size), per_mib(dec_engine, size));
+		    per_mib(dec_run.cycles, size), per_mib(dec_run.engine, size));
 	else
-		std::printf("decode bfp8, mean of 4: status %d\n", dec_status);
+		std::printf("decode bfp8, mean of 4: status %d\n", dec_run.status);
 	bool net_ok = true;
 	if (net_elf) {
 		quire_rtl::CardHarness::NetPace pace;
@@ -325,7 +349,8 @@ int main(int argc, char **argv)
 	std::printf("simulation speed                             %10.0f cycles per wall second "
 		    "(%" PRIu64 " cycles in %.2f s)\n",
 		    double(b.card.cycles()) / wall, b.card.cycles(), wall);
-	return enc_status == QUIRE_OK && red_status == QUIRE_OK && dec_status == QUIRE_OK && net_ok
+	return enc_run.status == QUIRE_OK && red_run.status == QUIRE_OK &&
+		       dec_run.status == QUIRE_OK && net_ok
 		   ? 0
 		   : 1;
 }

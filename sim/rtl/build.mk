@@ -88,13 +88,18 @@ ifeq ($(HAVE_VERILATOR),1)
 test-programs: $(QUIRE_SIM_RTL)
 endif
 
-# quire-bench-rtl: the RTL card's figures in card cycles (`quire bench card --model rtl`).
+# quire-bench-rtl: the RTL card's figures in card cycles (`quire bench card --model rtl`);
+# with --ring N, the all-reduce on N cards in lockstep (card_ring.cpp, ring_bench.cpp),
+# checked against the golden model (HLS_GOLDEN_OBJ).
 QUIRE_BENCH_RTL := $(BUILD)/bin/quire-bench-rtl
-$(QUIRE_BENCH_RTL): sim/rtl/bench_main.cpp $(RTL_CARD_HARNESS_SRCS) sim/rtl/card_harness.h \
-		sim/rtl/elf_image.h $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_A)
+RTL_RING_SRCS := sim/rtl/card_ring.cpp sim/rtl/ring_bench.cpp
+$(QUIRE_BENCH_RTL): sim/rtl/bench_main.cpp $(RTL_CARD_HARNESS_SRCS) $(RTL_RING_SRCS) \
+		sim/rtl/card_harness.h sim/rtl/card_ring.h sim/rtl/ring_bench.h sim/rtl/elf_image.h \
+		$(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(HLS_GOLDEN_OBJ) $(LIBQUIRE_A)
 	@mkdir -p $(dir $@)
 	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_CARD_VDIR) $(LDFLAGS) -o $@ $< $(RTL_CARD_HARNESS_SRCS) \
-		$(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_A) -lz -pthread $(LDLIBS)
+		$(RTL_RING_SRCS) $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(HLS_GOLDEN_OBJ) \
+		$(LIBQUIRE_A) -lz -pthread $(LDLIBS)
 rtl: $(QUIRE_BENCH_RTL)
 ifeq ($(HAVE_VERILATOR),1)
 test-programs: $(QUIRE_BENCH_RTL)

@@ -68,43 +68,83 @@ bool CardHarness::host_line_ok(uint64_t addr, uint64_t be) const
 	return true;
 }
 
-// The host link's side of a cycle, before the edge: a request is taken when its
-// direction has a line's worth of credit (the rate), and answered link_latency_
-// cycles later, in order (a write lands in host memory then).
+// The card's two host ports (the first: DMA channel 0 and the queue engine; the second:
+// DMA channel 1): a request and an answer of a line each.
+struct CardHarness::HostPins {
+	CData &req, &we;
+	QData &be, &addr;
+	VlWide<16> &wdata;
+	CData &ready, &rvalid;
+	VlWide<16> &rdata;
+};
+
+CardHarness::HostPins CardHarness::host_pins(unsigned port)
+{
+	Vquire_card_top &t = *top_;
+	if (port == 0)
+		return {t.host_req_o,   t.host_we_o,    t.host_be_o,     t.host_addr_o,
+			t.host_wdata_o, t.host_ready_i, t.host_rvalid_i, t.host_rdata_i};
+	return {t.host1_req_o,   t.host1_we_o,    t.host1_be_o,     t.host1_addr_o,
+		t.host1_wdata_o, t.host1_ready_i, t.host1_rvalid_i, t.host1_rdata_i};
+}
+
+// A port's request is taken when its direction has a line's worth of credit (the rate):
+// the two ports share the link, each direction's credit between them.
+bool CardHarness::host_port_take(const HostPins &pins)
+{
+	pins.ready = 0;
+	if (!pins.req)
+		return false;
+	double &credit = pins.we ? credit_write_ : credit_read_;
+	if (credit < 64.0)
+		return false;
+	credit -= 64.0;
+	pins.ready = 1;
+	return true;
+}
+
+void CardHarness::host_port_record(const HostPins &pins, std::deque<HostRequest> &pending)
+{
+	(pins.we ? traffic_.host_written : traffic_.host_read) += 64;
+	HostRequest r;
+	r.due = cycles_ + link_latency_;
+	r.write = pins.we;
+	r.addr = pins.addr;
+	r.be = pins.be;
+	for (unsigned w = 0; w < 16; w++)
+		r.wdata[w] = pins.wdata[w];
+	pending.push_back(r);
+}
+
+// The host link's side of a cycle, before the edge: each port's request taken or not, and
+// answered link_latency_ cycles later, in order on its port (a write lands in host memory
+// then).
 void CardHarness::host_link_request()
 {
 	double per_cycle = link_gbs_ * 1e9 / kClockHz;
 	credit_read_ = std::min(credit_read_ + per_cycle, 128.0);
 	credit_write_ = std::min(credit_write_ + per_cycle, 128.0);
-	top_->host_ready_i = 0;
-	if (!top_->host_req_o)
+	HostPins p0 = host_pins(0), p1 = host_pins(1);
+	bool took0 = host_port_take(p0);
+	bool took1 = host_port_take(p1);
+	if (!took0 && !took1)
 		return;
-	bool we = top_->host_we_o;
-	double &credit = we ? credit_write_ : credit_read_;
-	if (credit < 64.0)
-		return;
-	top_->host_ready_i = 1;
-	top_->eval(); // what the card does with the request taken
-	credit -= 64.0;
-	HostRequest r;
-	r.due = cycles_ + link_latency_;
-	r.write = we;
-	r.addr = top_->host_addr_o;
-	r.be = top_->host_be_o;
-	for (unsigned w = 0; w < 16; w++)
-		r.wdata[w] = top_->host_wdata_o[w];
-	host_pending_.push_back(r);
+	top_->eval(); // what the card does with the requests taken
+	if (took0)
+		host_port_record(p0, host_pending_);
+	if (took1)
+		host_port_record(p1, host1_pending_);
 }
 
-// After the edge: the oldest request whose time has come is answered in this cycle.
-void CardHarness::host_link_answer()
+// After the edge: on each port, the oldest request whose time has come is answered.
+void CardHarness::host_port_answer(const HostPins &pins, std::deque<HostRequest> &pending)
 {
-	top_->host_rvalid_i = 0;
-	if (host_pending_.empty() || host_pending_.front().due > cycles_)
+	pins.rvalid = 0;
+	if (pending.empty() || pending.front().due > cycles_)
 		return;
-	HostRequest r = host_pending_.front();
-	host_pending_.pop_front();
-	top_->host_rvalid_i = 1;
+	HostRequest r = pending.front();
+	pending.pop_front();
+	pins.rvalid = 1;
 	uint8_t line[64] = {0};
 	if (!host_line_ok(r.addr, r.be)) {
 		stray_++;
@@ -122,8 +162,14 @@ void CardHarness::host_link_answer()
 	for (unsigned w = 0; w < 16; w++) {
 		uint32_t v;
 		std::memcpy(&v, line + 4 * w, 4);
-		top_->host_rdata_i[w] = v;
+		pins.rdata[w] = v;
 	}
+}
+
+void CardHarness::host_link_answer()
+{
+	host_port_answer(host_pins(0), host_pending_);
+	host_port_answer(host_pins(1), host1_pending_);
 }
 
 CardHarness::~CardHarness()
@@ -161,9 +207,11 @@ void CardHarness::net_rx_present()
 // The network port's transmit stream: a beat, and at the frame's end the send.
 void CardHarness::net_tx_take()
 {
-	if (!top_->net_tx_valid_o)
+	traffic_.tx_offered = top_->net_tx_valid_o;
+	if (!top_->net_tx_valid_o || !top_->net_tx_ready_i)
 		return;
 	tx_beat_ = true;
+	traffic_.tx_taken = top_->net_tx_bytes_o;
 	if (tx_beats_++ == 0)
 		tx_first_ = cycles_;
 	for (unsigned i = 0; i < top_->net_tx_bytes_o; i++)
@@ -189,6 +237,7 @@ void CardHarness::cycle()
 {
 	net_rx_present();
 	tx_beat_ = false;
+	traffic_.tx_taken = 0;
 	top_->clk_i = 0;
 	top_->eval();
 	net_tx_take();
@@ -234,6 +283,11 @@ void CardHarness::attach_net(uint16_t addr, NetSend send)
 	top_->net_link_i = 1;
 }
 
+void CardHarness::set_net_tx_ready(bool ready)
+{
+	top_->net_tx_ready_i = ready;
+}
+
 bool CardHarness::net_feed(std::vector<uint8_t> &frame)
 {
 	if (net_feeding())
@@ -249,6 +303,17 @@ bool CardHarness::boot(const char *elf_path, std::string &error)
 	ElfImage elf;
 	if (!read_elf(elf_path, elf, error))
 		return false;
+	// Only a segment's file bytes are loaded, at its load address: the rest of its memory
+	// (.bss, the stack) is in DMEM, where crt0 clears it; its load address follows the
+	// image in IMEM and may lie past IMEM's end.
+	for (size_t i = 0; i < elf.segments.size();) {
+		ElfSegment &seg = elf.segments[i];
+		seg.memsz = uint32_t(seg.bytes.size());
+		if (seg.memsz == 0)
+			elf.segments.erase(elf.segments.begin() + long(i));
+		else
+			i++;
+	}
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (const ElfSegment &seg : elf.segments) {
 		lo = std::min<uint64_t>(lo, seg.paddr & ~3u);
@@ -322,8 +387,12 @@ bool CardHarness::idle() const
 	const auto *r = top_->rootp;
 	return r->quire_card_top__DOT__core_wfi && !r->quire_card_top__DOT__event_q &&
 	       !r->quire_card_top__DOT__host_event && !r->quire_card_top__DOT__qe_busy &&
-	       !top_->host_req_o && host_pending_.empty() && !net_feeding() &&
-	       !r->quire_card_top__DOT__net_event && !top_->net_tx_valid_o;
+	       !top_->host_req_o && host_pending_.empty() && !top_->host1_req_o &&
+	       host1_pending_.empty() && !net_feeding() && !r->quire_card_top__DOT__net_event &&
+	       !top_->net_tx_valid_o &&
+	       // a received frame's last half line or completion still to be written
+	       !r->quire_card_top__DOT__u_net__DOT__flush_q &&
+	       !r->quire_card_top__DOT__u_net__DOT__wb_q;
 }
 
 uint64_t CardHarness::wake_at() const

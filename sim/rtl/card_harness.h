@@ -105,6 +105,20 @@ class CardHarness
 	{
 		return pace_;
 	}
+	// A link that paces the transmit stream (card_ring.h): whether the port may hand over a
+	// beat in the next cycles (by default always); what the last cycle did (a beat offered,
+	// the bytes of the beat taken, 0: none); and the bytes of the 64-byte lines the host
+	// link has taken so far each way.
+	void set_net_tx_ready(bool ready);
+	struct Traffic {
+		bool tx_offered = false;
+		unsigned tx_taken = 0;
+		uint64_t host_read = 0, host_written = 0;
+	};
+	const Traffic &traffic() const
+	{
+		return traffic_;
+	}
 
 	uint8_t *host()
 	{
@@ -150,6 +164,11 @@ class CardHarness
 	void cycle();
 	void host_link_request();
 	void host_link_answer();
+	struct HostPins; // a host port's signals: the first (DMA channel 0, queue) or the second
+	HostPins host_pins(unsigned port);
+	bool host_port_take(const HostPins &pins);
+	void host_port_record(const HostPins &pins, std::deque<HostRequest> &pending);
+	void host_port_answer(const HostPins &pins, std::deque<HostRequest> &pending);
 	bool host_line_ok(uint64_t addr, uint64_t be) const;
 	void net_rx_present();
 	void net_tx_take();
@@ -163,7 +182,8 @@ class CardHarness
 	unsigned link_latency_ = 16;
 	double link_gbs_ = 12.0;
 	double credit_read_ = 0, credit_write_ = 0;
-	std::deque<HostRequest> host_pending_;
+	std::deque<HostRequest> host_pending_;  // the host port's requests (DMA channel 0, queue)
+	std::deque<HostRequest> host1_pending_; // the second host port's (DMA channel 1)
 	uint64_t cycles_ = 0, instructions_ = 0, irqs_ = 0, traps_ = 0, stray_ = 0;
 	std::string console_;
 	bool exited_ = false;
@@ -179,6 +199,7 @@ class CardHarness
 	uint64_t tx_first_ = 0, rx_first_ = 0; // the cycle of the frame's first beat
 	uint64_t tx_beats_ = 0, rx_beats_ = 0; // the frame's beats so far
 	NetPace pace_;
+	Traffic traffic_;
 };
 
 } // namespace quire_rtl

@@ -138,6 +138,8 @@ sys.exit(0 if all(y[i] == b for i, b in want.items()) else 1)" && pass=$((pass +
 expect "bench runs" 0 "memcpy" -- "$Q" bench codec --size 1MiB --repeat 1
 expect "bench card runs" 0 "nop round trip" -- "$Q" bench card --backend sim:inproc --size 1MiB --repeat 1 --nops 50
 expect "bench card, bad backend" 1 "no device found" -- "$Q" bench card --backend tpu
+expect "bench card --ring without --model rtl" 2 "needs --model rtl" -- "$Q" bench card --ring 4
+expect "bench card --ring 1" 2 "2 to 8 cards" -- "$Q" bench card --model rtl --ring 1
 NET=$(mktemp -d /tmp/quire-cli-net-XXXXXX)
 expect "info: a card on a network shows its port" 0 "address 5, link up" -- "$Q" info --backend "sim:inproc,net=$NET,addr=5"
 expect "info: a card without one says so" 0 "link down" -- "$Q" info --backend sim:inproc

@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
  * A bare-metal program for the RTL card (linked like the firmware) that drives the
- * network port directly (QUIRE_NET_* of include/quire/card.h), with the port's wire
- * looped back to itself by the harness (tests/rtl/test_card_top.cpp): every frame sent
- * comes back, except that the harness answers QUIRE_ERR_BUSY for destination 0xbeef,
- * "no such port" for 0xdead, flips a bit of the payload for 0xc0de and drops the last
- * byte for 0x00b1. The statuses are the emu's port's (sim/emu/netport.c): GO's length
- * and range checks, the source stamped and the CRC computed on send (checked here
- * against a CRC-32 in software) and checked on arrival, the receive filter, POP to any
- * byte address and its range check (the frame stays), DROP, POP of nothing, POP of a
- * bad frame, a whole 64 KiB payload, the NETPORT record's counters, and a GO of that
- * frame at line rate while the one before it comes back (the harness counts the beats
- * each way, test_card_top.cpp checks them). Ends through
- * sim-exit with 0, or the number of the first failed check.
+ * network port's rings directly (QUIRE_NET_* of include/quire/card.h,
+ * docs/registers/net-rings.md), with the port's wire looped back to itself by the
+ * harness (tests/rtl/test_card_top.cpp): every frame sent comes back, except that the
+ * harness answers QUIRE_ERR_BUSY for destination 0xbeef, "no such port" for 0xdead,
+ * flips a bit of the payload for 0xc0de and drops the last byte for 0x00b1. Checked:
+ * a ring outside card memory refused (its STATE), transmit descriptors' length and
+ * range checks (STATUS, nothing sent), a receive buffer outside card memory or neither on
+ * a line nor half a line in given back at once with QUIRE_ERR_RANGE, a frame received
+ * whole into a buffer on a line and into one half a line in (its last half line written
+ * after its last beat, nothing around the frame touched), a frame received whole (the source
+ * stamped, the CRC the port computed, checked here against a CRC-32 in software), both
+ * rings wrapping around, a full receive ring holding the frame back until a buffer is
+ * posted (RX_NOBUF counting the frames that took the last buffer), a corrupted and a short frame
+ * counted and dropped with their buffer taking the next frame, a frame cut to its buffer (TRUNC),
+ * the NETPORT record's counters, and the largest frame twice at line rate while the one before it
+ * comes back (the harness counts the beats each way, test_card_top.cpp checks them).
+ * Ends through sim-exit with 0, or the number of the first failed check.
  */
 #include <stdint.h>
 
@@ -27,6 +32,11 @@ int main(void);
 
 #define NETPORT_BAR 0x500u /* the RTL card's NETPORT block (docs/rtl-card.md) */
 #define SELF        7u
+#define TX_RING     0x8000u
+#define RX_RING     0x8400u
+#define BUF(i)      (0x100000u + (i)*0x10040u)
+#define BUF_BYTES   (QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
+#define DONE(st)    ((uint32_t)QUIRE_NET_DESC_F_DONE << 16 | (uint32_t)(st))
 
 static uint32_t net(uint32_t reg)
 {
@@ -49,6 +59,11 @@ static void set_byte(uint32_t offset, uint8_t v)
 	*p = v;
 }
 
+static uint32_t word(uint32_t offset)
+{
+	return rd(QUIRE_CARD_MEM + offset);
+}
+
 static uint8_t pattern(uint32_t i, uint32_t seed)
 {
 	return (uint8_t)(i * 13 + seed);
@@ -66,13 +81,13 @@ static uint32_t frame_crc(uint32_t at, uint32_t len)
 	return ~c;
 }
 
-/* A frame at card offset `at`: header for comm, to dst (the source field garbage: the port
- * stamps its own), payload of len bytes of pattern(i, seed). */
-static void build(uint32_t at, uint32_t dst, uint32_t comm, uint32_t len, uint32_t seed)
+/* A frame at card offset `at`: header for comm 5, to dst (the source field garbage: the
+ * port stamps its own), payload of len bytes of pattern(i, seed). */
+static void build(uint32_t at, uint32_t dst, uint32_t len, uint32_t seed)
 {
 	wr(QUIRE_CARD_MEM + at, QUIRE_FRAME_VERSION | QUIRE_FRAME_DATA << 8);
 	wr(QUIRE_CARD_MEM + at + QUIRE_FRAME_OFF_ADDRS, 0x1234u | dst << 16);
-	wr(QUIRE_CARD_MEM + at + QUIRE_FRAME_OFF_COMM, comm);
+	wr(QUIRE_CARD_MEM + at + QUIRE_FRAME_OFF_COMM, 5);
 	wr(QUIRE_CARD_MEM + at + QUIRE_FRAME_OFF_COLL_SEQ, seed);
 	wr(QUIRE_CARD_MEM + at + QUIRE_FRAME_OFF_OFFSET, 0);
 	wr(QUIRE_CARD_MEM + at + QUIRE_FRAME_OFF_LEN, len);
@@ -82,28 +97,67 @@ static void build(uint32_t at, uint32_t dst, uint32_t comm, uint32_t len, uint32
 		set_byte(at + QUIRE_FRAME_HDR_BYTES + i, pattern(i, seed));
 }
 
-static uint32_t send(uint32_t at, uint32_t len)
+static void put_desc(uint32_t at, uint32_t card, uint32_t len)
 {
-	net_set(QUIRE_NET_TX_CARD, at);
-	net_set(QUIRE_NET_TX_LEN, len);
-	net_set(QUIRE_NET_TX_CTRL, QUIRE_NET_GO);
-	return net(QUIRE_NET_TX_STATUS);
+	wr(QUIRE_CARD_MEM + at + QUIRE_NET_DESC_CARD, card);
+	wr(QUIRE_CARD_MEM + at + QUIRE_NET_DESC_LEN, len);
+	wr(QUIRE_CARD_MEM + at + QUIRE_NET_DESC_STATUS, 0);
+	wr(QUIRE_CARD_MEM + at + QUIRE_NET_DESC_PAD, 0);
 }
 
-/* Waits (a bounded spin) until `n` frames the filter passes are waiting. */
-static int pending(uint32_t n)
+/* The rings as the program keeps them: 2^log2 descriptors each, the indices it moved. */
+static uint32_t tx_log2, rx_log2, tx_prod, rx_prod;
+
+static uint32_t tx_desc(uint32_t i)
 {
-	for (uint32_t i = 0; i < 200000; i++)
-		if (net(QUIRE_NET_RX_PENDING) == n)
+	return TX_RING + QUIRE_NET_DESC_BYTES * (i & ((1u << tx_log2) - 1u));
+}
+
+static uint32_t rx_desc(uint32_t i)
+{
+	return RX_RING + QUIRE_NET_DESC_BYTES * (i & ((1u << rx_log2) - 1u));
+}
+
+static void rings(uint32_t tx, uint32_t rx)
+{
+	tx_log2 = tx;
+	rx_log2 = rx;
+	tx_prod = rx_prod = 0;
+	net_set(QUIRE_NET_TX_BASE, TX_RING);
+	net_set(QUIRE_NET_TX_LOG2, tx);
+	net_set(QUIRE_NET_RX_BASE, RX_RING);
+	net_set(QUIRE_NET_RX_LOG2, rx);
+}
+
+/* Waits (a bounded spin of `tries` reads) until register reg reads v. */
+static int reaches_in(uint32_t reg, uint32_t v, uint32_t tries)
+{
+	for (uint32_t i = 0; i < tries; i++)
+		if (net(reg) == v)
 			return 1;
 	return 0;
 }
 
-static uint32_t pop(uint32_t dest, uint32_t how)
+static int reaches(uint32_t reg, uint32_t v)
 {
-	net_set(QUIRE_NET_RX_DEST, dest);
-	net_set(QUIRE_NET_RX_CTRL, how);
-	return net(QUIRE_NET_RX_STATUS);
+	return reaches_in(reg, v, 200000);
+}
+
+/* Queue the frame at `at` of len bytes; its descriptor's STATUS once the port is done. */
+static uint32_t send(uint32_t at, uint32_t len)
+{
+	uint32_t d = tx_desc(tx_prod);
+	put_desc(d, at, len);
+	net_set(QUIRE_NET_TX_PROD, ++tx_prod);
+	if (!reaches(QUIRE_NET_TX_CONS, tx_prod))
+		return 0xdeadu;
+	return word(d + QUIRE_NET_DESC_STATUS);
+}
+
+static void post(uint32_t card, uint32_t len)
+{
+	put_desc(rx_desc(rx_prod), card, len);
+	net_set(QUIRE_NET_RX_PROD, ++rx_prod);
 }
 
 static int payload_at(uint32_t dest, uint32_t len, uint32_t seed)
@@ -114,111 +168,161 @@ static int payload_at(uint32_t dest, uint32_t len, uint32_t seed)
 	return 1;
 }
 
+/* Receive descriptor i holds frame `seed` of len payload bytes, whole, in buffer `buf`. */
+static int received(uint32_t i, uint32_t buf, uint32_t len, uint32_t seed)
+{
+	uint32_t d = rx_desc(i);
+	return word(d + QUIRE_NET_DESC_STATUS) == DONE(QUIRE_OK) &&
+	       word(d + QUIRE_NET_DESC_CARD) == buf &&
+	       word(d + QUIRE_NET_DESC_LEN) == QUIRE_FRAME_HDR_BYTES + len &&
+	       word(buf + QUIRE_FRAME_OFF_ADDRS) == (SELF | SELF << 16) &&
+	       word(buf + QUIRE_FRAME_OFF_LEN) == len &&
+	       word(buf + QUIRE_FRAME_OFF_COLL_SEQ) == seed &&
+	       payload_at(buf + QUIRE_FRAME_HDR_BYTES, len, seed);
+}
+
 int main(void)
 {
 	uint32_t mem = rd(QUIRE_CARD_BAR + QUIRE_ID_MEM_LO);
 	check(net(QUIRE_NET_PORT_LINK) == 1 && net(QUIRE_NET_PORT_ADDR) == SELF);
 	check((rd(QUIRE_CARD_BAR + QUIRE_ID_CAPS) & QUIRE_CAP_NET) != 0);
 	check(counter(QUIRE_NET_LINK) == 1 && counter(QUIRE_NET_ADDR) == SELF);
-	/* GO's checks: the length, then alignment and card memory bounds; nothing sent. */
-	build(0x1000, SELF, 5, 0, 1);
-	check(send(0x1000, QUIRE_FRAME_HDR_BYTES - 1) == QUIRE_ERR_SIZE);
-	check(send(0x1000, QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD + 1) == QUIRE_ERR_SIZE);
-	check(send(0x1002, QUIRE_FRAME_HDR_BYTES) == QUIRE_ERR_RANGE);
-	check(send(mem - 16, QUIRE_FRAME_HDR_BYTES) == QUIRE_ERR_RANGE);
-	check(send(mem + 4, QUIRE_FRAME_HDR_BYTES) == QUIRE_ERR_RANGE);
-	check(counter(QUIRE_NET_TX_FRAMES) == 0 && net(QUIRE_NET_RX_PENDING) == 0);
-	check(net(QUIRE_NET_RX_STATUS) == 0 && pop(0, QUIRE_NET_RX_POP) == QUIRE_ERR_INVALID);
-	check(pop(0, QUIRE_NET_RX_DROP) == QUIRE_ERR_INVALID);
 
-	/* Frame A: not on a line (0x2004), 1000 bytes of payload, comm 5; frame B: comm 6. */
-	const uint32_t a = 0x2004, la = 1000, b = 0x4000, lb = 64;
-	build(a, SELF, 5, la, 3);
-	check(send(a, QUIRE_FRAME_HDR_BYTES + la) == QUIRE_OK);
-	check(pending(1));
-	/* What arrived: the source stamped, the CRC the port computed (over the stamped header). */
+	/* A ring outside card memory, off 16 bytes or too large: RANGE, nothing taken. */
+	net_set(QUIRE_NET_TX_BASE, mem - 16);
+	net_set(QUIRE_NET_TX_LOG2, 1);
+	check(net(QUIRE_NET_TX_STATE) == QUIRE_ERR_RANGE);
+	net_set(QUIRE_NET_TX_BASE, TX_RING + 8);
+	check(net(QUIRE_NET_TX_STATE) == QUIRE_ERR_RANGE);
+	net_set(QUIRE_NET_TX_BASE, TX_RING);
+	net_set(QUIRE_NET_TX_LOG2, QUIRE_NET_RING_LOG2_MAX + 1);
+	check(net(QUIRE_NET_TX_STATE) == QUIRE_ERR_RANGE);
+	put_desc(TX_RING, 0x1000, QUIRE_FRAME_HDR_BYTES);
+	net_set(QUIRE_NET_TX_PROD, 1);
+	check(net(QUIRE_NET_TX_CONS) == 0 && net(QUIRE_NET_TX_PROD) == 1);
+
+	/* Transmit checks: the length, then alignment and card memory bounds; nothing sent,
+	 * each descriptor given back with its status. */
+	rings(2, 2);
+	check(net(QUIRE_NET_TX_STATE) == QUIRE_OK && net(QUIRE_NET_RX_STATE) == QUIRE_OK);
+	check(net(QUIRE_NET_TX_CONS) == 0 && net(QUIRE_NET_TX_PROD) == 0);
+	build(0x1000, SELF, 0, 1);
+	check(send(0x1000, QUIRE_FRAME_HDR_BYTES - 1) == DONE(QUIRE_ERR_SIZE));
+	check(send(0x1000, BUF_BYTES + 1) == DONE(QUIRE_ERR_SIZE));
+	check(send(0x1002, QUIRE_FRAME_HDR_BYTES) == DONE(QUIRE_ERR_RANGE));
+	check(send(mem - 16, QUIRE_FRAME_HDR_BYTES) == DONE(QUIRE_ERR_RANGE));
+	check(send(mem + 4, QUIRE_FRAME_HDR_BYTES) == DONE(QUIRE_ERR_RANGE));
+	check(counter(QUIRE_NET_TX_FRAMES) == 0 && net(QUIRE_NET_RX_CONS) == 0);
+
+	/* Receive buffers outside card memory, neither on a line nor half a line in, or shorter
+	 * than a header: given back at once, nothing written, no frame taken. */
+	post(mem - 64, 128);
+	post(0x40010, BUF_BYTES);
+	post(0x40000, QUIRE_FRAME_HDR_BYTES - 1);
+	check(reaches(QUIRE_NET_RX_CONS, 3));
+	check(word(rx_desc(0) + QUIRE_NET_DESC_STATUS) == DONE(QUIRE_ERR_RANGE));
+	check(word(rx_desc(1) + QUIRE_NET_DESC_STATUS) == DONE(QUIRE_ERR_RANGE));
+	check(word(rx_desc(2) + QUIRE_NET_DESC_STATUS) == DONE(QUIRE_ERR_SIZE));
+
+	/* Frame A from off a line (0x2004), 1000 bytes of payload: whole in its buffer, the
+	 * source stamped, the CRC the port computed (over the stamped header). */
+	const uint32_t a = 0x2004, la = 1000;
+	build(a, SELF, la, 3);
+	post(BUF(0), BUF_BYTES);
+	check(send(a, QUIRE_FRAME_HDR_BYTES + la) == DONE(QUIRE_OK));
+	check(reaches(QUIRE_NET_RX_CONS, 4) && received(3, BUF(0), la, 3));
 	wr(QUIRE_CARD_MEM + a + QUIRE_FRAME_OFF_ADDRS, SELF | SELF << 16);
-	check(net(QUIRE_NET_RX_FLAGS) == 0);
-	check(net(QUIRE_NET_RX_HDR(1)) == (SELF | SELF << 16));
-	check(net(QUIRE_NET_RX_HDR(2)) == 5 && net(QUIRE_NET_RX_HDR(5)) == la);
-	check(net(QUIRE_NET_RX_HDR(7)) == frame_crc(a, QUIRE_FRAME_HDR_BYTES + la));
-	build(b, SELF, 6, lb, 9);
-	check(send(b, QUIRE_FRAME_HDR_BYTES + lb) == QUIRE_OK && pending(2));
-	/* The filter: comm 6 shows B only; comm 0 every frame, A first. */
-	net_set(QUIRE_NET_RX_COMM, 6);
-	check(net(QUIRE_NET_RX_COMM) == 6 && net(QUIRE_NET_RX_PENDING) == 1 &&
-	      net(QUIRE_NET_RX_HDR(2)) == 6);
-	net_set(QUIRE_NET_RX_COMM, 0x10006); /* 16 bits */
-	check(net(QUIRE_NET_RX_COMM) == 6);
-	net_set(QUIRE_NET_RX_COMM, 0);
-	check(net(QUIRE_NET_RX_PENDING) == 2 && net(QUIRE_NET_RX_HDR(2)) == 5);
-	/* POP out of card memory: RANGE, and the frame stays. */
-	check(pop(mem - la + 1, QUIRE_NET_RX_POP) == QUIRE_ERR_RANGE);
-	check(pop(mem + 1, QUIRE_NET_RX_POP) == QUIRE_ERR_RANGE && net(QUIRE_NET_RX_PENDING) == 2);
-	/* POP to an odd address: exactly the payload's bytes change. */
-	const uint32_t da = 0x20003;
-	set_byte(da - 1, 0xa5);
-	set_byte(da + la, 0x5a);
-	check(pop(da, QUIRE_NET_RX_POP) == QUIRE_OK && net(QUIRE_NET_RX_PENDING) == 1);
-	check(payload_at(da, la, 3) && card_byte(da - 1) == 0xa5 && card_byte(da + la) == 0x5a);
-	/* B to a line boundary under the filter of its comm. */
-	net_set(QUIRE_NET_RX_COMM, 6);
-	check(pop(0x30000, QUIRE_NET_RX_POP) == QUIRE_OK && payload_at(0x30000, lb, 9));
-	net_set(QUIRE_NET_RX_COMM, 0);
-	check(net(QUIRE_NET_RX_PENDING) == 0 && pop(0, QUIRE_NET_RX_POP) == QUIRE_ERR_INVALID);
+	check(word(BUF(0) + QUIRE_FRAME_OFF_CRC) == frame_crc(a, QUIRE_FRAME_HDR_BYTES + la));
+	check(net(QUIRE_NET_RX_NOBUF) == 1); /* A took the only buffer posted */
 
-	/* A frame of no payload; a DROP. */
-	build(0x5000, SELF, 5, 0, 0);
-	check(send(0x5000, QUIRE_FRAME_HDR_BYTES) == QUIRE_OK && pending(1));
-	check(pop(0x40000, QUIRE_NET_RX_POP) == QUIRE_OK && net(QUIRE_NET_RX_PENDING) == 0);
-	check(send(b, QUIRE_FRAME_HDR_BYTES + lb) == QUIRE_OK && pending(1));
-	check(pop(0, QUIRE_NET_RX_DROP) == QUIRE_OK && net(QUIRE_NET_RX_PENDING) == 0);
+	/* Both rings wrap around: 10 frames through rings of 4, each buffer posted again, every
+	 * other one half a line in (the frame's payload on a line; its last beat's second half,
+	 * written after it or not at all: 40, 56, 8, 24 and 40 bytes); the bytes just before
+	 * the buffer and just after the frame untouched. */
+	for (uint32_t i = 0; i < 10; i++) {
+		uint32_t bb = BUF(1 + i % 2) + 32 * (i % 2), len = 64 + 8 * i;
+		set_byte(bb - 1, 0x5a);
+		set_byte(bb + QUIRE_FRAME_HDR_BYTES + len, 0xa5);
+		build(0x3000, SELF, len, 20 + i);
+		post(bb, BUF_BYTES);
+		check(send(0x3000, QUIRE_FRAME_HDR_BYTES + len) == DONE(QUIRE_OK));
+		check(reaches(QUIRE_NET_RX_CONS, 5 + i));
+		check(received(4 + i, bb, len, 20 + i));
+		check(card_byte(bb - 1) == 0x5a &&
+		      card_byte(bb + QUIRE_FRAME_HDR_BYTES + len) == 0xa5);
+	}
+	check(net(QUIRE_NET_TX_CONS) == 16 && net(QUIRE_NET_RX_PROD) == 14);
 
-	/* A busy peer: BUSY, nothing counted. No such port: OK, lost, counted as a drop. */
-	uint32_t frames = counter(QUIRE_NET_TX_FRAMES), bytes = counter(QUIRE_NET_TX_BYTES_LO);
-	check(frames == 4 && bytes == 4 * QUIRE_FRAME_HDR_BYTES + la + 2 * lb);
-	build(0x6000, 0xbeef, 5, 10, 1);
-	check(send(0x6000, QUIRE_FRAME_HDR_BYTES + 10) == QUIRE_ERR_BUSY);
+	/* A full receive ring (every buffer taken): the frame waits on the wire; a buffer
+	 * posted, it comes in whole. Every frame so far took the last buffer posted. */
+	build(0x5000, SELF, 300, 7);
+	check(send(0x5000, QUIRE_FRAME_HDR_BYTES + 300) == DONE(QUIRE_OK));
+	check(!reaches_in(QUIRE_NET_RX_CONS, 15, 3000) && net(QUIRE_NET_RX_NOBUF) == 11);
+	post(BUF(3), BUF_BYTES);
+	check(reaches(QUIRE_NET_RX_CONS, 15) && received(14, BUF(3), 300, 7));
+	check(net(QUIRE_NET_RX_NOBUF) == 12);
+
+	/* A busy peer: BUSY, nothing counted. No such port: OK, lost, NOBODY, a drop. */
+	uint32_t frames = counter(QUIRE_NET_TX_FRAMES);
+	check(frames == 12);
+	build(0x6000, 0xbeef, 10, 1);
+	check(send(0x6000, QUIRE_FRAME_HDR_BYTES + 10) == DONE(QUIRE_ERR_BUSY));
 	check(counter(QUIRE_NET_TX_FRAMES) == frames);
-	build(0x6000, 0xdead, 5, 10, 1);
-	check(send(0x6000, QUIRE_FRAME_HDR_BYTES + 10) == QUIRE_OK);
+	build(0x6000, 0xdead, 10, 1);
+	check(send(0x6000, QUIRE_FRAME_HDR_BYTES + 10) ==
+	      (DONE(QUIRE_OK) | (uint32_t)QUIRE_NET_DESC_F_NOBODY << 16));
 	check(counter(QUIRE_NET_TX_FRAMES) == frames + 1 && counter(QUIRE_NET_TX_DROPS) == 1);
 
-	/* Corrupted on the way: flagged BAD_CRC, passed by any filter, its header readable;
-	 * POP says CORRUPT, writes nothing and removes it. Cut short: BAD_LEN. */
-	build(0x7000, 0xc0de, 5, 100, 4);
-	check(send(0x7000, QUIRE_FRAME_HDR_BYTES + 100) == QUIRE_OK && pending(1));
-	net_set(QUIRE_NET_RX_COMM, 77);
-	check(net(QUIRE_NET_RX_PENDING) == 1 && net(QUIRE_NET_RX_FLAGS) == QUIRE_NET_RX_F_BAD_CRC);
-	check(net(QUIRE_NET_RX_HDR(5)) == 100);
-	set_byte(0x50000, 0x77);
-	check(pop(0x50000, QUIRE_NET_RX_POP) == QUIRE_ERR_CORRUPT && card_byte(0x50000) == 0x77);
-	check(net(QUIRE_NET_RX_PENDING) == 0);
-	net_set(QUIRE_NET_RX_COMM, 0);
-	build(0x7000, 0x00b1, 5, 100, 4);
-	check(send(0x7000, QUIRE_FRAME_HDR_BYTES + 100) == QUIRE_OK && pending(1));
-	check(net(QUIRE_NET_RX_FLAGS) == QUIRE_NET_RX_F_BAD_LEN);
-	check(pop(0, QUIRE_NET_RX_DROP) == QUIRE_OK);
-	check(counter(QUIRE_NET_RX_ERRORS) == 2 && counter(QUIRE_NET_RX_FRAMES) == 4);
+	/* Corrupted on the way, then cut short: both counted and dropped, no descriptor
+	 * completed; the buffer posted for them takes the next good frame. */
+	post(BUF(4), BUF_BYTES);
+	build(0x7000, 0xc0de, 100, 4);
+	check(send(0x7000, QUIRE_FRAME_HDR_BYTES + 100) == DONE(QUIRE_OK));
+	check(reaches(QUIRE_NET_RX_BAD, 1) && counter(QUIRE_NET_RX_ERRORS) == 1);
+	build(0x7000, 0x00b1, 100, 4);
+	check(send(0x7000, QUIRE_FRAME_HDR_BYTES + 100) == DONE(QUIRE_OK));
+	check(reaches(QUIRE_NET_RX_BAD, 2) && counter(QUIRE_NET_RX_ERRORS) == 2);
+	check(net(QUIRE_NET_RX_CONS) == 15);
+	build(0x7000, SELF, 100, 8);
+	check(send(0x7000, QUIRE_FRAME_HDR_BYTES + 100) == DONE(QUIRE_OK));
+	check(reaches(QUIRE_NET_RX_CONS, 16) && received(15, BUF(4), 100, 8));
 
-	/* The largest frame, at the end of card memory, popped to an odd address. */
+	/* A frame longer than its buffer (half a line in): the buffer's bytes written, nothing
+	 * past it; SIZE, TRUNC, and the frame's length. */
+	set_byte(BUF(5) + 32 + 128, 0x5a);
+	post(BUF(5) + 32, 128);
+	build(0x7000, SELF, 200, 9);
+	check(send(0x7000, QUIRE_FRAME_HDR_BYTES + 200) == DONE(QUIRE_OK));
+	check(reaches(QUIRE_NET_RX_CONS, 17));
+	check(word(rx_desc(16) + QUIRE_NET_DESC_STATUS) ==
+	      (DONE(QUIRE_ERR_SIZE) | (uint32_t)QUIRE_NET_DESC_F_TRUNC << 16));
+	check(word(rx_desc(16) + QUIRE_NET_DESC_LEN) == QUIRE_FRAME_HDR_BYTES + 200);
+	check(payload_at(BUF(5) + 32 + QUIRE_FRAME_HDR_BYTES, 128 - QUIRE_FRAME_HDR_BYTES, 9) &&
+	      card_byte(BUF(5) + 32 + 128) == 0x5a);
+	check(counter(QUIRE_NET_RX_FRAMES) == 14 && counter(QUIRE_NET_RX_ERRORS) == 2);
+
+	/* The largest frame, at the end of card memory. */
 	const uint32_t big = QUIRE_FRAME_MAX_PAYLOAD, at = mem - QUIRE_FRAME_HDR_BYTES - big;
-	build(at, SELF, 5, big, 5);
-	check(send(at, QUIRE_FRAME_HDR_BYTES + big) == QUIRE_OK && pending(1));
-	check(net(QUIRE_NET_RX_FLAGS) == 0 && pop(0x100001, QUIRE_NET_RX_POP) == QUIRE_OK);
-	check(payload_at(0x100001, big, 5));
+	build(at, SELF, big, 5);
+	post(BUF(6), BUF_BYTES);
+	check(send(at, QUIRE_FRAME_HDR_BYTES + big) == DONE(QUIRE_OK));
+	check(reaches(QUIRE_NET_RX_CONS, 18) && received(17, BUF(6), big, 5));
 
-	/* Both ways at once: the largest frame sent twice back to back, the first coming back
-	 * while the second goes out. A GO at line rate takes its 1025 beats and the few cycles
-	 * of the store, the checks and the MAC's answer. */
-	check(send(at, QUIRE_FRAME_HDR_BYTES + big) == QUIRE_OK);
+	/* Both ways at once: the largest frame queued twice, the first coming back while the
+	 * second goes out: the two in 2 x 1025 beats and the few cycles of the descriptors and
+	 * the MAC's answers. */
+	post(BUF(7), BUF_BYTES);
+	post(BUF(8), BUF_BYTES);
+	put_desc(tx_desc(tx_prod), at, QUIRE_FRAME_HDR_BYTES + big);
+	put_desc(tx_desc(tx_prod + 1), at, QUIRE_FRAME_HDR_BYTES + big);
+	tx_prod += 2;
 	uint32_t t0 = rd(QUIRE_CARD_CTL + QUIRE_CTL_CYCLES_LO);
-	check(send(at, QUIRE_FRAME_HDR_BYTES + big) == QUIRE_OK);
+	net_set(QUIRE_NET_TX_PROD, tx_prod);
+	check(reaches(QUIRE_NET_TX_CONS, tx_prod));
 	uint32_t go_cycles = rd(QUIRE_CARD_CTL + QUIRE_CTL_CYCLES_LO) - t0;
-	check(go_cycles >= 1025 && go_cycles <= 1025 + 40);
-	check(pending(2) && pop(0x100001, QUIRE_NET_RX_POP) == QUIRE_OK &&
-	      payload_at(0x100001, big, 5));
-	check(pop(0x200001, QUIRE_NET_RX_POP) == QUIRE_OK && payload_at(0x200001, big, 5));
+	check(go_cycles >= 2 * 1025 && go_cycles <= 2 * 1025 + 40);
+	check(reaches(QUIRE_NET_RX_CONS, 20) && received(18, BUF(7), big, 5) &&
+	      received(19, BUF(8), big, 5));
 	finish(0);
 	return 0;
 }

@@ -1086,14 +1086,15 @@ void net_program(const char *elf)
 	}
 	char line[300];
 	std::snprintf(line, sizeof line,
-		      "the network port driven directly (%s): checks, CRC, filter, POP anywhere, "
-		      "faults, counters: sim-exit %" PRIu32 " after %" PRIu64 " cycles",
+		      "the network port's rings driven directly (%s): checks, CRC, wrap-around, a "
+		      "full ring, bad frames dropped, truncation, counters: sim-exit %" PRIu32
+		      " after %" PRIu64 " cycles",
 		      elf, code, card.cycles());
 	check(ran && exited && code == 0 && card.traps() == 0,
 	      ran ? line : "the network program did not run: " + error);
 	// Line rate: the largest frame (64 KiB of payload, 1025 beats) out and in a beat a
-	// cycle, and, while the program sends it again, the copy before it coming in: a beat
-	// each way in every cycle of the two but the few between the program's two GOs.
+	// cycle, and, while the port sends it again, the copy before it coming in: a beat each
+	// way in every cycle of the two but the few between the two frames.
 	const quire_rtl::CardHarness::NetPace &pace = card.net_pace();
 	const quire_rtl::CardHarness::NetSpan &tx = pace.tx, &rx = pace.rx;
 	std::snprintf(line, sizeof line,
