@@ -288,7 +288,12 @@ struct quire_op {
 	uint64_t stride;
 };
 
-/* Submit without waiting. On success *req is in flight; free it with quire_req_free. */
+/*
+ * Submit without waiting for the operation. On success *req is in flight; free it with
+ * quire_req_free. With the card's queue full it waits for room, as long as the card makes
+ * progress by its own clock (a card that stands still for the context's timeout fails the
+ * context: QUIRE_ERR_TIMEOUT, docs/failures.md).
+ */
 int quire_submit(struct quire_ctx *ctx, const struct quire_op *op, struct quire_req **req);
 /* QUIRE_ERR_BUSY while in flight, else the operation's final status (or the context's
  * failure: QUIRE_ERR_TIMEOUT when this call finds the card unresponsive, then

@@ -99,7 +99,7 @@ if [ $rc -eq 0 ] && grep -q "^\[  PASSED  \] [0-9]* test" "$T/api" && ! grep -q 
 	ok "tests/test_api.c on the RTL card: $(grep '^\[  PASSED' "$T/api")"
 	grep "^skip" "$T/api" >"$T/skips" && while read -r l; do skip "tests/test_api.c on the RTL card: $l"; done <"$T/skips"
 else
-	ko "tests/test_api.c on the RTL card (exit $rc): $(grep -m5 -e FAIL -e ERROR "$T/api")"
+	ko "tests/test_api.c on the RTL card (exit $rc): $(grep -m5 -e FAIL -e ERROR -e "rounds failed" "$T/api")"
 fi
 
 # The scheduler's API (tests/test_sched_api.c): the golden models' scores and choices bit

@@ -170,9 +170,17 @@ static int sim_submit(struct quire_ctx *ctx, struct quire_req *req)
 	s->t->timeout_ms = ctx->timeout_ms;
 	if (s->lost || s->t->state(s->t) != QUIRE_OK)
 		return s->lost ? QUIRE_ERR_PEER : s->t->state(s->t);
-	int st = progress(s, has_room, NULL, ctx->timeout_ms);
+	/* A full ring: wait for room as long as the card makes progress, judged by its own
+	 * clock as every wait is (a loaded machine runs an RTL card's commands slowly). */
+	int st;
+	while ((st = progress(s, has_room, NULL, QUIRE_HEARTBEAT_MS)) == QUIRE_ERR_TIMEOUT &&
+	       s->t->state(s->t) == QUIRE_OK) {
+		st = quire_ctx_check_progress(ctx);
+		if (st != QUIRE_OK)
+			return st;
+	}
 	if (st != QUIRE_OK)
-		return st == QUIRE_ERR_TIMEOUT ? QUIRE_ERR_BUSY : st;
+		return st;
 	uint32_t slot = s->prod & (s->size - 1);
 	/* The doorbell below (a locked MMIO write in process, a socket message to a card
 	 * process) orders the descriptor before it; a real card's driver needs a wmb(). */

@@ -77,6 +77,10 @@ static inline int quire_ctx_failed(const struct quire_ctx *ctx)
 /* A backend call said the card stopped answering (TIMEOUT) or is gone (PEER): remember it. */
 void quire_ctx_fail(struct quire_ctx *ctx, int status);
 
+/* Has the card made progress within the context's timeout, by its own clock? QUIRE_OK, or
+ * the status it failed the context with (request.c). For every wait on a card. */
+int quire_ctx_check_progress(struct quire_ctx *ctx);
+
 struct quire_buf {
 	struct quire_ctx *ctx;
 	struct quire_buf *prev, *next;

@@ -146,7 +146,7 @@ int quire_test(struct quire_req *req)
  * it had the time to do, however slowly the machine runs it. A read that gets no answer
  * within the timeout (a card process stopped or wedged) fails the context as well.
  */
-static int check_progress(struct quire_ctx *ctx)
+int quire_ctx_check_progress(struct quire_ctx *ctx)
 {
 	if (!ctx->ops->heartbeat || ctx->timeout_ms < 0)
 		return QUIRE_OK;
@@ -199,7 +199,7 @@ int quire_wait(struct quire_req *req, int timeout_ms)
 			quire_req_complete(req, st, 0, 0, QUIRE_DETAIL_NONE);
 			break;
 		}
-		st = check_progress(ctx);
+		st = quire_ctx_check_progress(ctx);
 		if (st != QUIRE_OK)
 			return st; /* the call that finds it out says TIMEOUT (or PEER) */
 		if (end >= 0 && quire_now_ms() >= end)
