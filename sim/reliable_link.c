@@ -25,6 +25,13 @@
  * receiver's own frames, far longer than the minimum.
  * The wire's faults hit every datagram, recovery's own included.
  *
+ * A receiver takes a sender's session only from its frame 1. A session met past its start
+ * (the receiver's port was started again at the same address while its peer, with nothing
+ * in flight to it, kept numbering on; or frame 1 is late) is not taken: the receiver
+ * answers with a NACK of frame 0, and the sender starts a new session in which the frames
+ * it holds are numbered from 1 and sent again. Nothing of the session met late was
+ * delivered, so nothing is delivered twice.
+ *
  * On a UDP network, and on Unix sockets when the job has a key, every datagram carries a
  * tag (frame_auth.h) under a key derived from the
  * job's key and the run's identity, over its link header (session and number included) and
@@ -100,6 +107,8 @@ struct rx_peer {
 	uint32_t n_early;         /* frames kept there */
 	uint32_t past[LINK_PAST]; /* tagged: sessions of this source it left, most recent ... */
 	uint32_t n_past;          /* ... at (n_past - 1) % LINK_PAST */
+	uint32_t over_session;    /* a session joined past its start, asked to start over ... */
+	int64_t over_ns;          /* ... last asked then */
 };
 
 struct quire_reliable_link {
@@ -234,10 +243,9 @@ static void tx_forget(struct quire_reliable_link *l, struct tx_peer *p)
 	p->count = 0;
 }
 
-/* Start the link to p->dst over: a new session, numbered from 1, nothing kept. */
-static void tx_restart(struct quire_reliable_link *l, struct tx_peer *p)
+/* A new session to p->dst, numbered from 1; what p holds is left to the caller. */
+static void tx_new_session(struct quire_reliable_link *l, struct tx_peer *p)
 {
-	tx_forget(l, p);
 	uint32_t s;
 	do
 		s = (uint32_t)quire_wire_hash(l->seed ^ (uint64_t)quire_sim_mono_ns() ^
@@ -250,6 +258,13 @@ static void tx_restart(struct quire_reliable_link *l, struct tx_peer *p)
 	p->srtt_ns = p->rttvar_ns = 0;
 	p->back_seq = 0;
 	p->answer = 0;
+}
+
+/* Start the link to p->dst over: a new session, nothing kept. */
+static void tx_restart(struct quire_reliable_link *l, struct tx_peer *p)
+{
+	tx_forget(l, p);
+	tx_new_session(l, p);
 }
 
 static struct tx_peer *tx_peer(struct quire_reliable_link *l, uint32_t dst, int make)
@@ -297,6 +312,29 @@ static void tx_again(struct quire_reliable_link *l, struct tx_peer *p)
 		return; /* its buffer is full: the timeout brings us back */
 	l->st.retransmits++;
 	p->sent_ns = quire_sim_mono_ns();
+}
+
+/* The receiver has taken nothing of p's session (its port started after the session did):
+ * a new session, the frames p holds numbered from 1 in it and sent again, in order. */
+static void tx_start_over(struct quire_reliable_link *l, struct tx_peer *p)
+{
+	tx_new_session(l, p);
+	for (struct held *h = p->head; h; h = h->next) {
+		h->seq = ++p->next_seq;
+		h->tries++; /* its ACK could answer either send: no round trip measured (Karn) */
+	}
+	l->st.starts_over++;
+	p->sent_ns = quire_sim_mono_ns();
+	for (struct held *h = p->head; h; h = h->next) {
+		int st = tx_frame(l, p, h, h->tries);
+		if (st == QUIRE_ERR_NO_DEVICE) { /* the peer is gone again */
+			tx_restart(l, p);
+			return;
+		}
+		if (st != QUIRE_OK)
+			return; /* its buffer is full: the timeout sends the head again */
+		l->st.retransmits++;
+	}
 }
 
 int quire_reliable_link_send(struct quire_reliable_link *l, uint32_t dst, uint8_t *f, uint32_t len,
@@ -399,6 +437,15 @@ static void ctl_datagram(struct quire_reliable_link *l, const uint8_t *h, uint32
 	if (!kind)
 		l->st.rx_damaged++;
 	if (!p || quire_ld32(h + 4) != p->session) { /* damaged, or of an earlier session */
+		pthread_mutex_unlock(&l->lock);
+		return;
+	}
+	if (kind == QUIRE_LINK_NACK && quire_ld32(h + 8) == 0) {
+		/* A NACK of frame 0: the receiver took nothing of this session and asks for it
+		 * from the start. Its number is not checked (a restarted port numbers its
+		 * answers from 1): it moves this port to a new session, so it is taken once,
+		 * and a replay of it names a session left. */
+		tx_start_over(l, p);
 		pthread_mutex_unlock(&l->lock);
 		return;
 	}
@@ -579,17 +626,34 @@ static void rx_in_order(struct quire_reliable_link *l, struct rx_peer *r, const 
 		rx_nack(l, r);
 }
 
-/* Whether r has left session before (tagged links: a replay of an earlier session); when not,
- * r's current session is remembered as left. */
-static int rx_left_before(struct rx_peer *r, uint32_t session)
+/* Whether r has left session before (tagged links: a replay of an earlier session). */
+static int rx_left_before(const struct rx_peer *r, uint32_t session)
 {
 	uint32_t kept = r->n_past < LINK_PAST ? r->n_past : LINK_PAST;
 	for (uint32_t i = 0; i < kept; i++)
 		if (r->past[i] == session)
 			return 1;
-	if (r->session)
-		r->past[r->n_past++ % LINK_PAST] = r->session;
 	return 0;
+}
+
+/* A session of r's sender met past its start (frame 1 not first): this port started after
+ * it did (restarted at the same address), or frame 1 is late. Nothing of it is taken, since
+ * what came before is unknown; a NACK of frame 0 asks the sender to start over (once in
+ * LINK_NACK_GAP_NS), and it sends what it holds again, from 1, in a new session. */
+static void rx_ask_start_over(struct quire_reliable_link *l, struct rx_peer *r, uint32_t session)
+{
+	int64_t t = quire_sim_mono_ns();
+	if (r->over_session == session && t - r->over_ns < LINK_NACK_GAP_NS)
+		return;
+	r->over_session = session;
+	r->over_ns = t;
+	enum quire_wire_fate fate;
+	uint8_t number[LINK_ANSWER_BYTES];
+	quire_st32(number, ++r->ctl_sent);
+	(void)link_send(l, l->auth_rx, QUIRE_WIRE_LINK, r->src, QUIRE_LINK_NACK, session, 0,
+			l->auth_rx ? number : NULL, l->auth_rx ? LINK_ANSWER_BYTES : 0, r->ctl_sent,
+			&fate);
+	rx_count(l, &l->st.nacks);
 }
 
 /* A datagram from the port of address src (-1: unknown) to this one. */
@@ -624,6 +688,15 @@ static void rx_datagram(struct quire_reliable_link *l, const uint8_t *h, size_t 
 			rx_count(l, &l->st.rx_replayed);
 			return;
 		}
+		if (seq != 1 || session == r->over_session) {
+			if (whole)
+				rx_ask_start_over(l, r, session);
+			else
+				rx_count(l, &l->st.rx_damaged);
+			return;
+		}
+		if (l->auth_rx && r->session)
+			r->past[r->n_past++ % LINK_PAST] = r->session;
 		r->session = session;
 		r->expected = 1;
 		r->nack_seq = 0;

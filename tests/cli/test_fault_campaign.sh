@@ -6,7 +6,9 @@
 # no wrong result, no hang, every fault put on a collective, nothing left. Then the
 # checker's own check: a planted bit flip in one rank's result must come out WRONG and fail
 # the campaign. Then the forged frames from a sender outside the job (valid CRCs, no job
-# key): the cards' links refuse them (never answered), and every collective is exact.
+# key): the cards' links refuse them (never answered), and every collective is exact. Then
+# cards killed and started again at the same address: the collectives after, with no fault
+# of their own, all exact.
 # Usage: test_fault_campaign.sh BUILD_DIR
 set -u
 B=$1
@@ -69,7 +71,24 @@ else
 	ko "forged frames: sent ${sent:-?}, answered ${answered:-?}, exact ${exact:-?}: $(sed -n '/^fault /,$p' "$T/forged.log" | head -20)"
 fi
 
-# 4. Bad usage is an error, not a run.
+# 4. Cards killed and started again at the same address: the next collectives, on a new
+# communicator and with no fault of their own, are exact on every rank. A peer with nothing
+# in flight to the killed card still numbers its frames in the session the old card had
+# joined; the new card asks it to start over (docs/network.md, "Loss recovery").
+timeout 300 "$Q" bench faults --ops 40 --seed 5 --fault-rate 0.5 --timeout 1000 --faults kill-card \
+	>"$T/restart.log" 2>&1
+rc=$?
+killed=$(cell "$T/restart.log" "killed card" 1)
+killed=$((${killed:-0} + $(cell "$T/restart.log" "killed card" 2) + $(cell "$T/restart.log" "killed card" 3)))
+exact=$(cell "$T/restart.log" none 1)
+if [ $rc -eq 0 ] && [ "$killed" -gt 0 ] && [ "${exact:-0}" -gt 0 ] &&
+	[ "$(cell "$T/restart.log" none 2)" = 0 ] && [ "$(cell "$T/restart.log" none 3)" = 0 ]; then
+	ok "cards killed and restarted ($killed collectives): the $exact collectives with no fault of their own all exact"
+else
+	ko "restarted cards: exit $rc, $killed kills: $(sed -n '/^fault /,/^total/p' "$T/restart.log")"
+fi
+
+# 5. Bad usage is an error, not a run.
 "$Q" bench faults --faults lost,bogus >"$T/usage.log" 2>&1
 rc=$?
 if [ $rc -eq 2 ] && grep -q "unknown fault 'bogus'" "$T/usage.log"; then
