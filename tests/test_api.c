@@ -292,7 +292,7 @@ static void test_timeout_then_done(void **state)
 	struct quire_ctx *ctx;
 	assert_int_equal(quire_open(card_uri(), &ctx), QUIRE_OK);
 	/* 32 MiB of fp32: several chunks, long enough to catch in flight; 64 KiB keeps an RTL
-	 * card (a few hundred thousand cycles a second, some 1.2 M cycles a MiB) busy long
+	 * card (tens of thousands of cycles a second, some 30,000 cycles a MiB) busy long
 	 * enough. The wait below lasts as long as the card makes progress, judged by its own
 	 * clock: an RTL card on a loaded machine slows to a tenth of its pace or less. */
 	size_t n = getenv("QUIRE_TEST_CARD") ? 16u << 10 : 8u << 20;
