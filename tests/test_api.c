@@ -64,6 +64,18 @@ static struct quire_buf *buf_of(struct quire_ctx *ctx, size_t bytes)
 	return b;
 }
 
+/* ENCODE to bfp8 of count fp32 at x's start: values at q's, exponents at e's. */
+static struct quire_op encode_bfp8(struct quire_buf *x, struct quire_buf *q, struct quire_buf *e,
+				   uint32_t count)
+{
+	return (struct quire_op){.opcode = QUIRE_OPC_ENCODE,
+				 .format = QUIRE_FMT_BFP8,
+				 .count = count,
+				 .src = {x, 0},
+				 .dst = {q, 0},
+				 .exp = {e, 0}};
+}
+
 static void test_open_errors(void **state)
 {
 	(void)state;
@@ -88,12 +100,7 @@ static void test_refused_at_submit(void **state)
 		struct quire_buf *x = buf_of(ctx, 8192), *q = buf_of(ctx, 1024),
 				 *e = buf_of(ctx, 64);
 		struct quire_buf *foreign = buf_of(other, 4096);
-		struct quire_op op = {.opcode = QUIRE_OPC_ENCODE,
-				      .format = QUIRE_FMT_BFP8,
-				      .count = 1000,
-				      .src = {x, 0},
-				      .dst = {q, 0},
-				      .exp = {e, 0}};
+		struct quire_op op = encode_bfp8(x, q, e, 1000);
 		struct quire_req *req = (void *)1;
 		assert_int_equal(quire_run(ctx, &op, NULL), QUIRE_OK);
 		op.count = 1025; /* q holds 1024 */
@@ -266,12 +273,7 @@ static void test_full_queue_behind_long_command(void **state)
 	quire_set_timeout(ctx, 1000);
 	const size_t n = 2u << 20;
 	struct quire_buf *x = buf_of(ctx, 4 * n), *q = buf_of(ctx, n), *e = buf_of(ctx, n / 64);
-	struct quire_op enc = {.opcode = QUIRE_OPC_ENCODE,
-			       .format = QUIRE_FMT_BFP8,
-			       .count = (uint32_t)n,
-			       .src = {x, 0},
-			       .dst = {q, 0},
-			       .exp = {e, 0}};
+	struct quire_op enc = encode_bfp8(x, q, e, (uint32_t)n);
 	enum { NOPS = 700 }; /* more than a queue holds */
 	struct quire_req *req[1 + NOPS];
 	assert_int_equal(quire_submit(ctx, &enc, &req[0]), QUIRE_OK);
@@ -297,12 +299,7 @@ static void test_timeout_then_done(void **state)
 	 * clock: an RTL card on a loaded machine slows to a tenth of its pace or less. */
 	size_t n = getenv("QUIRE_TEST_CARD") ? 16u << 10 : 8u << 20;
 	struct quire_buf *x = buf_of(ctx, 4 * n), *q = buf_of(ctx, n), *e = buf_of(ctx, n / 64);
-	struct quire_op op = {.opcode = QUIRE_OPC_ENCODE,
-			      .format = QUIRE_FMT_BFP8,
-			      .count = (uint32_t)n,
-			      .src = {x, 0},
-			      .dst = {q, 0},
-			      .exp = {e, 0}};
+	struct quire_op op = encode_bfp8(x, q, e, (uint32_t)n);
 	struct quire_req *req;
 	assert_int_equal(quire_submit(ctx, &op, &req), QUIRE_OK);
 	int st = quire_wait(req, 0);
@@ -494,12 +491,7 @@ static void *worker_main(void *arg)
 	int8_t want_q[N], want_e[QUIRE_BFP_BLOCKS(N)];
 	for (int round = 0; round < 40; round++) {
 		fill_edge_gradients(&g, quire_buf_ptr(x), N, 1);
-		struct quire_op op = {.opcode = QUIRE_OPC_ENCODE,
-				      .format = QUIRE_FMT_BFP8,
-				      .count = N,
-				      .src = {x, 0},
-				      .dst = {q, 0},
-				      .exp = {e, 0}};
+		struct quire_op op = encode_bfp8(x, q, e, N);
 		quire_codec_encode(QUIRE_FMT_BFP8, N, quire_buf_ptr(x), NULL, NULL, want_e, want_q);
 		int st = quire_run(ctx, &op, NULL);
 		if (st != QUIRE_OK || memcmp(quire_buf_ptr(q), want_q, N) != 0 ||
