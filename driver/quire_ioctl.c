@@ -128,6 +128,32 @@ static int check_submit_args(const struct drm_quire_submit *args)
 }
 
 /*
+ * The span of each referenced buffer against its object: 0, or the first
+ * quire_bo_dma_span error, with *detail naming the buffer. pieces_only: report only
+ * spans in pieces (-EINVAL), pass over spans past their object's end (-ERANGE).
+ */
+static int check_spans(struct quire_device *qdev, const struct drm_quire_submit *args,
+		       struct quire_job *job, const u64 ext[QUIRE_DRM_BUFS], bool pieces_only,
+		       u32 *detail)
+{
+	dma_addr_t dma;
+	int i, ret;
+
+	for (i = 0; i < QUIRE_DRM_BUFS; i++) {
+		if (!job->bos[i])
+			continue;
+		ret = quire_bo_dma_span(qdev, job->bos[i], args->bufs[i].offset, ext[i], &dma);
+		if (ret == -ERANGE && pieces_only)
+			continue;
+		if (ret) {
+			*detail = buf_detail[i];
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
  * Look up the buffers, put their DMA addresses into the descriptor, then apply the
  * firmware's rules and check every span against its object. QUIRE_OK, or the
  * status and field of a descriptor the card must not see; negative: an error of
@@ -167,23 +193,31 @@ static int resolve_and_check(struct quire_device *qdev, struct drm_file *file,
 	job->cmd.exp = cpu_to_le64(addr[QUIRE_DRM_BUF_EXP]);
 	job->cmd.aux = cpu_to_le64(addr[QUIRE_DRM_BUF_AUX]);
 
+	/*
+	 * MLP_SCORE: the input width of the model the card will have (quire_mlp.c). The
+	 * extents are those of the fields as given, valid or not yet.
+	 */
+	quire_cmd_extents(&job->cmd,
+			  job->cmd.opcode == QUIRE_OPC_MLP_SCORE ? quire_mlp_width(qdev) : 0, ext);
+	/*
+	 * A span in pieces (an imported buffer's) first: an address in the descriptor
+	 * stands for one range, and the rules below that keep spans apart would judge a
+	 * range the buffer does not have. A span past its object's end is left to the
+	 * rules, which name a wrong count or format before the span it makes.
+	 */
+	ret = check_spans(qdev, args, job, ext, true, detail);
+	if (ret == -EINVAL)
+		return QUIRE_ERR_RANGE;
+	if (ret)
+		return ret;
 	st = quire_cmd_validate(&job->cmd, detail);
 	if (st != QUIRE_OK)
 		return st;
-	/* MLP_SCORE: the input width of the model the card will have (quire_mlp.c). */
-	quire_cmd_extents(&job->cmd,
-			  job->cmd.opcode == QUIRE_OPC_MLP_SCORE ? quire_mlp_width(qdev) : 0, ext);
-	for (i = 0; i < QUIRE_DRM_BUFS; i++) {
-		if (!job->bos[i])
-			continue;
-		ret = quire_bo_dma_span(qdev, job->bos[i], args->bufs[i].offset, ext[i], &dma);
-		if (ret == -ERANGE || ret == -EINVAL) {
-			*detail = buf_detail[i];
-			return QUIRE_ERR_RANGE;
-		}
-		if (ret)
-			return ret;
-	}
+	ret = check_spans(qdev, args, job, ext, false, detail);
+	if (ret == -ERANGE || ret == -EINVAL)
+		return QUIRE_ERR_RANGE;
+	if (ret)
+		return ret;
 	if (job->cmd.opcode == QUIRE_OPC_MLP_LOAD) {
 		ret = quire_mlp_snapshot(qdev, job, args->bufs[QUIRE_DRM_BUF_SRC].offset);
 		if (ret)

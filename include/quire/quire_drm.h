@@ -89,9 +89,11 @@ struct drm_quire_bo_ref {
 /*
  * SUBMIT: one descriptor. The fields of struct quire_cmd (include/quire/cmd.h),
  * widened to __u32 and checked to fit, except that the four buffer addresses are
- * buffer object references. Before the card sees anything the driver checks every
- * field with the firmware's own rules (quire_cmd_validate), checks each referenced
- * span (quire_cmd_extents) against its buffer object's size, pins the objects
+ * buffer object references. Before the card sees anything the driver checks that
+ * each referenced span (quire_cmd_extents) is one DMA-contiguous range (an imported
+ * buffer may be in pieces: QUIRE_ERR_RANGE naming it), checks every field with the
+ * firmware's own rules (quire_cmd_validate), checks each span against its buffer
+ * object's size, pins the objects
  * and puts their DMA addresses into the descriptor; the objects stay referenced
  * until the descriptor completes. The card assigns nothing: seqno is the
  * driver's, per device, increasing.
