@@ -52,6 +52,9 @@ struct faults_reply {
 	int32_t status;   /* QUIRE_ status of the call, or of the wait */
 	uint32_t verdict; /* enum faults_verdict (CMD_COMM: EXACT for ready) */
 	uint64_t digest;  /* FNV-1a of the result: all ranks of an all-reduce agree */
+	int64_t card_ms;  /* CMD_OP: ms of the card's own clock from the submission to the
+			   * answer; -1 when the clock could not be read after it (the card
+			   * frozen or gone: the answer is the host's, in wall time) */
 	char what[96];    /* the error, or the first differing element */
 };
 

@@ -227,6 +227,39 @@ static void say_difference(const struct faults_op *op, const uint8_t *got, const
 	snprintf(rep->what, sizeof(rep->what), "element %zu is 0x%08x, not 0x%08x", i / e, g, w);
 }
 
+/*
+ * The rank's patience: four timeouts, on the card's own clock (an RTL card under Verilator
+ * runs it slower than the wall clock, so a bound in wall time would give up on a card
+ * still within its timeouts). The card's silence ends the wait within one timeout either
+ * way; a collective its card still works on (a peer's card alive, its host gone) within
+ * four. Wall time stands in where the clock cannot be read.
+ */
+static int wait_op(struct rank *r, struct quire_req *req, int64_t card0)
+{
+	const int slice_ms = 100;
+	double wall_end = bench_now() + 4.0 * r->timeout_ms / 1000;
+	for (;;) {
+		int st = quire_wait(req, slice_ms);
+		if (st != QUIRE_ERR_TIMEOUT)
+			return st;
+		/* The slice's end, or the collective's own TIMEOUT (the card's, or the context's)? */
+		st = quire_test(req);
+		if (st != QUIRE_ERR_BUSY)
+			return st;
+		int64_t now;
+		int cst = quire_card_clock_ms(r->ctx, &now);
+		if (cst == QUIRE_OK && card0 >= 0) {
+			if (now - card0 >= 4 * (int64_t)r->timeout_ms)
+				return QUIRE_ERR_TIMEOUT;
+		} else if (cst != QUIRE_ERR_NOT_SUPPORTED) {
+			return QUIRE_ERR_TIMEOUT; /* the card stopped answering: the context failed
+						   */
+		} else if (bench_now() >= wall_end) {
+			return QUIRE_ERR_TIMEOUT;
+		}
+	}
+}
+
 static void run_op(struct rank *r, const struct faults_cmd *c, struct faults_reply *rep)
 {
 	const struct faults_op *op = &c->op;
@@ -240,15 +273,20 @@ static void run_op(struct rank *r, const struct faults_cmd *c, struct faults_rep
 		st = quire_buf_alloc(r->ctx, in_bytes + 4, &in);
 	if (!st)
 		st = quire_buf_alloc(r->ctx, out_bytes + 4, &out);
+	int64_t card0 = -1, card1 = -1;
 	if (!st) {
 		faults_inputs(op, r->rank, quire_buf_ptr(in));
 		memset(quire_buf_ptr(out), 0xa5, out_bytes);
+		(void)quire_card_clock_ms(r->ctx, &card0);
 		st = submit(r, op, in, out, &req);
 	}
-	/* The wait's bound: the card's silence ends it within one timeout; a collective that
-	 * its card still works on (a peer's card alive, its host gone) within four. */
 	if (!st)
-		st = quire_wait(req, 4 * r->timeout_ms);
+		st = wait_op(r, req, card0);
+	/* Read at once: freeing a request still in flight waits for it. */
+	if (r->ctx && card0 >= 0 && quire_card_clock_ms(r->ctx, &card1) == QUIRE_OK)
+		rep->card_ms = card1 - card0;
+	else
+		rep->card_ms = -1;
 	if (req)
 		quire_req_free(req);
 	if (!st)

@@ -315,6 +315,49 @@ static void test_timeout_then_done(void **state)
 	quire_close(ctx);
 }
 
+/* The card's clock moves on by at least what an operation took on it, in card time; the cpu
+ * backend has no card clock to read. */
+static void test_card_clock(void **state)
+{
+	(void)state;
+	struct quire_ctx *ctx;
+	int64_t t0, t1;
+	assert_int_equal(quire_open("cpu", &ctx), QUIRE_OK);
+	assert_int_equal(quire_card_clock_ms(ctx, &t0), QUIRE_ERR_NOT_SUPPORTED);
+	assert_int_equal(t0, -1);
+	assert_int_equal(quire_card_clock_ms(ctx, NULL), QUIRE_ERR_INVALID);
+	quire_close(ctx);
+	assert_int_equal(quire_card_clock_ms(NULL, &t0), QUIRE_ERR_INVALID);
+
+	assert_int_equal(quire_open(card_uri(), &ctx), QUIRE_OK);
+	struct quire_info in;
+	assert_int_equal(quire_get_info(ctx, &in), QUIRE_OK);
+	assert_true(in.clock_hz >= 1000);
+	/* 32 MiB of fp32 on the emu: some 2 ms of card time or more, so that a clock standing
+	 * still fails below. 1 MiB on a card of QUIRE_TEST_CARD (an RTL card takes seconds of
+	 * wall time for a ms of its own). */
+	int emu = getenv("QUIRE_TEST_CARD") == NULL;
+	size_t n = emu ? 8u << 20 : 1u << 18;
+	struct quire_buf *x = buf_of(ctx, 4 * n), *q = buf_of(ctx, n), *e = buf_of(ctx, n / 64);
+	struct quire_op op = encode_bfp8(x, q, e, (uint32_t)n);
+	struct quire_req *req;
+	assert_int_equal(quire_card_clock_ms(ctx, &t0), QUIRE_OK);
+	assert_int_equal(quire_submit(ctx, &op, &req), QUIRE_OK);
+	assert_int_equal(quire_wait(req, QUIRE_WAIT_DEFAULT), QUIRE_OK);
+	assert_int_equal(quire_card_clock_ms(ctx, &t1), QUIRE_OK);
+	uint64_t cycles = quire_req_cycles(req);
+	assert_true(cycles > 0 && t0 >= 0 && t1 >= t0);
+	if (emu)
+		assert_true(cycles >= 2 * (in.clock_hz / 1000));
+	/* Whole ms of card time: the op's cycles fit in one more than the clock moved. */
+	assert_true((uint64_t)(t1 - t0 + 1) * (in.clock_hz / 1000) >= cycles);
+	quire_req_free(req);
+	quire_buf_free(x);
+	quire_buf_free(q);
+	quire_buf_free(e);
+	quire_close(ctx);
+}
+
 static uint8_t *slurp(const char *name, uint32_t *len)
 {
 	char path[512];
@@ -579,6 +622,7 @@ int main(void)
 	    cmocka_unit_test(test_async_beyond_ring),
 	    cmocka_unit_test(test_full_queue_behind_long_command),
 	    cmocka_unit_test(test_timeout_then_done),
+	    cmocka_unit_test(test_card_clock),
 	    cmocka_unit_test(test_mlp_golden_on_backends),
 	    cmocka_unit_test(test_one_context_per_thread),
 	    cmocka_unit_test(test_collectives_on_one_rank),

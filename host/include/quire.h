@@ -234,6 +234,11 @@ struct quire_info {
 	} blocks[QUIRE_INFO_MAX_BLOCKS];
 };
 int quire_get_info(struct quire_ctx *ctx, struct quire_info *info);
+/* The card's own clock, in ms of card time (its cycle counter over its clock rate): what a
+ * communicator's timeout and the context's timeout count, which a simulated card may run
+ * slower than the wall clock. QUIRE_ERR_NOT_SUPPORTED where the backend cannot read it (cpu:
+ * no card; kdrv: not in uAPI 1.0); as quire_get_info when the card does not answer. */
+int quire_card_clock_ms(struct quire_ctx *ctx, int64_t *ms);
 
 /* What a context's backend offers, whatever it is called. */
 #define QUIRE_BACKEND_CAP_CARD     (1u << 0) /* a card runs the operations (timeouts, quire_reset) */

@@ -152,6 +152,26 @@ int quire_get_info(struct quire_ctx *ctx, struct quire_info *info)
 	return st;
 }
 
+int quire_card_clock_ms(struct quire_ctx *ctx, int64_t *ms)
+{
+	if (!ctx || !ms)
+		return QUIRE_ERR_INVALID;
+	*ms = -1;
+	if (quire_ctx_failed(ctx))
+		return quire_ctx_failed(ctx);
+	if (!ctx->ops->heartbeat)
+		return QUIRE_ERR_NOT_SUPPORTED;
+	uint32_t beat;
+	int st = ctx->ops->heartbeat(ctx, &beat, ms, ctx->timeout_ms);
+	if (st == QUIRE_ERR_TIMEOUT || st == QUIRE_ERR_PEER)
+		quire_ctx_fail(ctx, st);
+	if (st == QUIRE_OK && *ms < 0)
+		st = QUIRE_ERR_NOT_SUPPORTED;
+	if (st != QUIRE_OK)
+		*ms = -1;
+	return st;
+}
+
 const char *quire_block_name(uint32_t type)
 {
 	switch (type) {
