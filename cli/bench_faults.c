@@ -555,6 +555,27 @@ static void report_failure(struct campaign *c, long k, const struct trial *t,
 				   : "after the fault");
 }
 
+/*
+ * Has the wire bind again the sockets the others send to card k on, and waits until it
+ * has: a peer that sent to the card before would find no one there (QUIRE_ERR_NO_DEVICE),
+ * as a dead card's peers do, and the communicator made next would fail for it.
+ */
+static int card_up(struct campaign *c, int k)
+{
+	struct faults_wire_msg up = {.type = WIRE_CARD_UP, .card = (uint32_t)k};
+	if (wire_send(c, &up))
+		return -1;
+	struct faults_wire_note_msg m;
+	struct pollfd pf = {c->wire_fd, POLLIN, 0};
+	while (poll(&pf, 1, 10000) == 1 && read(c->wire_fd, &m, sizeof(m)) == (ssize_t)sizeof(m)) {
+		if (m.type == NOTE_CARD_UP && m.card == (uint32_t)k)
+			return 0;
+		if (m.type == NOTE_FORGED_SENT)
+			c->forged_sent++;
+	}
+	return cli_fail("bench faults: the wire did not take card %d back", k);
+}
+
 /* Puts back what the fault broke: a hung or killed rank, a killed or frozen card. */
 static int recover(struct campaign *c, const struct trial *t, const struct result *res)
 {
@@ -567,8 +588,7 @@ static int recover(struct campaign *c, const struct trial *t, const struct resul
 	if (t->fault == FAULT_KILL_CARD && res->injected) {
 		reap_within(c->card[t->target], 10);
 		c->card[t->target] = 0;
-		struct faults_wire_msg up = {.type = WIRE_CARD_UP, .card = (uint32_t)t->target};
-		if (start_card(c, t->target) || wire_send(c, &up))
+		if (start_card(c, t->target) || card_up(c, t->target))
 			return -1;
 	}
 	c->need_comm = 1;
@@ -883,7 +903,9 @@ int bench_faults(int argc, char **argv)
 		c->count[row][o]++;
 		if (o != OUT_EXACT && last > c->worst_error[row])
 			c->worst_error[row] = last;
-		if (o == OUT_WRONG || o == OUT_HANG || (c->verbose && o != OUT_EXACT))
+		/* Said always: an error where no process was taken out is not expected either. */
+		if (o == OUT_WRONG || o == OUT_HANG ||
+		    (o != OUT_EXACT && (c->verbose || !is_process_fault(row))))
 			report_failure(c, k, &t, &res, o);
 		else if (c->verbose && t.fault != FAULT_NONE)
 			printf("  exact at collective %ld, fault %s (card %d)%s\n", k,

@@ -99,7 +99,12 @@ struct faults_wire_msg {
 };
 
 /* Wire -> campaign. */
-enum faults_wire_note { NOTE_IN_FLIGHT = 1, NOTE_FORGED_SENT = 2, NOTE_DISARMED = 3 };
+enum faults_wire_note {
+	NOTE_IN_FLIGHT = 1,
+	NOTE_FORGED_SENT = 2,
+	NOTE_DISARMED = 3,
+	NOTE_CARD_UP = 4, /* the sockets named after a card started again are bound */
+};
 struct faults_wire_note_msg {
 	uint32_t type;
 	uint32_t card;

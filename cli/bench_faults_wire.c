@@ -260,6 +260,8 @@ static int command(struct wire *w)
 				unbind(w->net, i, c, m.card, *fd);
 				*fd = m.type == WIRE_CARD_UP ? bind_sock(w->net, i, c, m.card) : -1;
 			}
+		if (m.type == WIRE_CARD_UP)
+			note(w, NOTE_CARD_UP, m.card); /* its peers may send to it from now on */
 	} else if (m.type == WIRE_ARM) {
 		w->arm = m;
 		w->armed = 1;
