@@ -50,15 +50,15 @@ static inline __attribute__((always_inline)) int engine_start(struct quire_fw *f
 	return QUIRE_OK;
 }
 
-void fw_engine_restart(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t mask,
-		       uint32_t *faults)
+void fw_engine_arg(struct quire_fw *fw, uint32_t kind, uint32_t i, uint32_t value)
 {
-	uint32_t base = QUIRE_CARD_ENGINE(kind);
+	hal_write32(fw, QUIRE_CARD_ENGINE(kind) + QUIRE_ENGINE_ARG(i), value);
+}
+
+void fw_engine_go(struct quire_fw *fw, uint32_t kind, uint32_t *faults)
+{
 	*faults = hal_access_faults(fw);
-	for (uint32_t i = 0; mask; i++, mask >>= 1)
-		if (mask & 1)
-			hal_write32(fw, base + QUIRE_ENGINE_ARG(i), args[i]);
-	hal_write32(fw, base + QUIRE_ENGINE_CTRL, QUIRE_ENGINE_START);
+	hal_write32(fw, QUIRE_CARD_ENGINE(kind) + QUIRE_ENGINE_CTRL, QUIRE_ENGINE_START);
 }
 
 static inline __attribute__((always_inline)) int engine_done(struct quire_fw *fw, uint32_t kind)

@@ -47,10 +47,10 @@ void fw_dma_count(struct quire_fw *fw, uint32_t len, int status);
 int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs);
 int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs,
 		    uint32_t *faults);
-/* Run it again after a start that succeeded: only the arguments of `mask` (low words)
- * written anew, the others as they were. */
-void fw_engine_restart(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t mask,
-		       uint32_t *faults);
+/* Run it again after a start that succeeded, in two steps: while it is idle, the arguments
+ * that change written anew (argument i's low word), the others as they were; then START. */
+void fw_engine_arg(struct quire_fw *fw, uint32_t kind, uint32_t i, uint32_t value);
+void fw_engine_go(struct quire_fw *fw, uint32_t kind, uint32_t *faults);
 int fw_engine_done(struct quire_fw *fw, uint32_t kind);
 int fw_engine_finish(struct quire_fw *fw, uint32_t kind, uint32_t faults);
 

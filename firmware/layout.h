@@ -64,8 +64,12 @@ _Static_assert(FW_RING_WINDOW < (1u << FW_NET_RX_LOG2), "a round fits a receive 
  * chunks cost less of the control core's time, smaller ones shorten the last run and
  * transfers out (docs/rtl-card.md). Set s's buffers are FW_BUF_A/B/C/E + s * FW_PIPE_SET_BYTES (x or values,
  * residual, output, exponents) and REDUCE's W inputs FW_REDUCE_IN + s *
- * FW_PIPE_REDUCE_IN_BYTES. */
+ * FW_PIPE_REDUCE_IN_BYTES. Once fewer than two whole chunks are left, the chunks halve down
+ * to FW_PIPE_TAIL elements (ops.c, pipe_len), so that the last engine run and transfers out,
+ * which no transfer in overlaps, are shorter: a power of 2, and a whole number of 64-byte
+ * lines of exponents (a byte a block of QUIRE_BFP_BLOCK). */
 #define FW_PIPE_ELEMS           32768u
+#define FW_PIPE_TAIL            16384u
 #define FW_PIPE_SETS            4u
 #define FW_PIPE_SET_BYTES       (8u * FW_PIPE_ELEMS) /* an int64 output: the widest */
 #define FW_PIPE_REDUCE_IN_BYTES 0x00800000u          /* 4 x 8 MiB: FW_REDUCE_IN */

@@ -57,8 +57,11 @@ static int check_windows(struct quire_fw *fw, const struct quire_cmd *d, uint32_
  * transfers out on channel 1, each unit going through the chunks in order and all three at
  * once, chunk k in buffer set k % FW_PIPE_SETS (layout.h). A unit waits only for what it
  * needs: the engine for its chunk's transfers in, the transfers out for its engine run, and
- * a set's next chunk (in, or engine) for the set's last chunk to have gone out. The next
- * transfer's registers are loaded while a channel moves the one before. The first failure
+ * a set's next chunk (in, or engine) for the set's last chunk to have gone out. What can be
+ * done ahead is, so that a unit's start is a single register write when what it waits for
+ * is over: the next transfer's registers are loaded while a channel moves the one before
+ * (a transfer out while its chunk's engine run works), and the next run's arguments are
+ * written while the engine waits for its input. The first failure
  * stops everything of its chunk and after; the chunks before it still go out, as when each
  * chunk went in, through the engine and out before the next.
  */
@@ -77,10 +80,12 @@ struct pipe {
 	uint32_t n, chunk, chunks;
 	uint32_t nx[PIPE_CHANNELS];
 	struct pipe_xfer x[PIPE_CHANNELS][PIPE_MAX_XFERS];
-	/* The engine run of a chunk: args with N and the card buffers of set 0 (set_args of
-	 * them moved by set * FW_PIPE_SET_BYTES, or FW_PIPE_REDUCE_IN_BYTES for REDUCE's). */
-	uint32_t kind, nargs, arg_n, set_args;
+	/* The engine run of a chunk: args with N and the card buffers of set 0; the nsets
+	 * arguments a chunk's set moves: arg set_arg[k] is a[set_arg[k]] + set * set_step[k]
+	 * (FW_PIPE_SET_BYTES, or FW_PIPE_REDUCE_IN_BYTES for REDUCE's inputs). */
+	uint32_t kind, nargs, arg_n, nsets;
 	uint32_t a[QUIRE_ENGINE_MAX_ARGS];
+	uint32_t set_arg[QUIRE_ENGINE_MAX_ARGS], set_step[QUIRE_ENGINE_MAX_ARGS];
 	int overflow; /* REDUCE: an engine's saturation, the rest still summed */
 };
 
@@ -95,32 +100,54 @@ struct pipe_unit {
 	uint32_t done;
 };
 
+/* A unit at its start: the fields read before they are set (a store each: zeroing the
+ * whole struct costs the control core more). */
+static __attribute__((noinline)) void pipe_unit_init(struct pipe_unit *u)
+{
+	u->c = u->set = u->i = u->j = u->r = u->card_rep = 0;
+	u->host_rep = 0;
+	u->busy = u->loaded = u->done = 0;
+}
+
 /* A transfer of each chunk on channel ch: `bytes` bytes an element (a power of 2), or one
- * byte a block of them (shift 6: the exponents). */
+ * byte a block of them (shift 6: the exponents). Each field set here: pipe_init leaves the
+ * table as it was (zeroing it costs the control core more than the fields). */
 static void pipe_add(struct pipe *p, uint32_t ch, uint64_t host, uint32_t card, uint32_t bytes,
 		     uint32_t shift)
 {
 	struct pipe_xfer *x = &p->x[ch][p->nx[ch]++];
-	*x = (struct pipe_xfer){.host = host,
-				.card = card,
-				.set_step = FW_PIPE_SET_BYTES,
-				.reps = 1,
-				.lg = bytes == 8   ? 3
-				      : bytes == 4 ? 2
-				      : bytes == 2 ? 1
-						   : 0,
-				.shift = shift,
-				.dir = ch == PIPE_IN ? QUIRE_DMA_TO_CARD : QUIRE_DMA_TO_HOST};
+	x->host = host;
+	x->host_rep = 0;
+	x->card = card;
+	x->set_step = FW_PIPE_SET_BYTES;
+	x->card_rep = 0;
+	x->reps = 1;
+	x->lg = (bytes >> 1) - (bytes >> 3); /* 1, 2, 4, 8: 0, 1, 2, 3 */
+	x->shift = shift;
+	x->dir = ch == PIPE_IN ? QUIRE_DMA_TO_CARD : QUIRE_DMA_TO_HOST;
 }
 
-/* Load the unit's transfer onto its channel; its bytes. */
+/* The elements of the chunk that starts at element i: FW_PIPE_TAIL or fewer whole, more
+ * halved (rounded up to FW_PIPE_TAIL) once fewer than two whole chunks are left, so that
+ * the last engine run and transfers out, which nothing overlaps, are short. */
+static uint32_t pipe_len(const struct pipe *p, uint32_t i)
+{
+	uint32_t left = p->n - i;
+	if (left <= FW_PIPE_TAIL)
+		return min_u32(p->chunk, left);
+	return min_u32(p->chunk, (left / 2 + FW_PIPE_TAIL - 1) & ~(FW_PIPE_TAIL - 1));
+}
+
+/* Load the unit's transfer onto its channel; its bytes. Its host offset, (i << lg) >> shift,
+ * as (i >> shift) << lg: a chunk starts on a whole number of blocks. */
 static uint32_t pipe_load(struct quire_fw *fw, const struct pipe *p, uint32_t ch,
 			  const struct pipe_unit *u)
 {
 	const struct pipe_xfer *x = &p->x[ch][u->j];
-	uint32_t len = min_u32(p->chunk, p->n - u->i);
+	uint32_t len = pipe_len(p, u->i);
 	uint32_t bytes = ((len << x->lg) + (1u << x->shift) - 1) >> x->shift;
-	fw_dma_load(fw, ch, x->host + u->host_rep + ((uint64_t)u->i << x->lg >> x->shift),
+	uint64_t off = (uint64_t)(u->i >> x->shift) * (1u << x->lg); /* mul, no 64-bit shift */
+	fw_dma_load(fw, ch, x->host + u->host_rep + off,
 		    x->card + u->set * x->set_step + u->card_rep, bytes, x->dir);
 	return bytes;
 }
@@ -129,7 +156,7 @@ static uint32_t pipe_load(struct quire_fw *fw, const struct pipe *p, uint32_t ch
 static void pipe_next_chunk(const struct pipe *p, struct pipe_unit *u)
 {
 	u->c++;
-	u->i += p->chunk;
+	u->i += pipe_len(p, u->i);
 	u->set = u->set + 1 == FW_PIPE_SETS ? 0 : u->set + 1;
 }
 
@@ -159,19 +186,30 @@ static int pipe_may(uint32_t unit, uint32_t c, uint32_t end, const struct pipe_u
 		return 0;
 	if (unit == PIPE_IN)
 		return c < out->done + FW_PIPE_SETS;
-	if (unit == PIPE_OUT)
-		return c < run->done;
+	if (unit == PIPE_OUT) /* loaded once the chunk before has run, started once it has */
+		return c <= run->done;
 	return c < in->done && c < out->done + FW_PIPE_SETS;
+}
+
+/* The engine's arguments for the unit's chunk written, while the engine is idle: N and its
+ * set's buffers, the others as the first run wrote them. */
+static void pipe_arm(struct quire_fw *fw, const struct pipe *p, struct pipe_unit *run)
+{
+	for (uint32_t k = 0; k < p->nsets; k++)
+		fw_engine_arg(fw, p->kind, p->set_arg[k],
+			      p->a[p->set_arg[k]] + run->set * p->set_step[k]);
+	fw_engine_arg(fw, p->kind, p->arg_n, pipe_len(p, run->i));
+	run->loaded = 1;
 }
 
 /* The command's chunks through the pipeline: its status (detail ENGINE on a failure). */
 static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 {
-	struct pipe_unit u[PIPE_CHANNELS] = {{0}}, run = {0};
+	struct pipe_unit u[PIPE_CHANNELS], run;
+	pipe_unit_init(&u[PIPE_IN]);
+	pipe_unit_init(&u[PIPE_OUT]);
+	pipe_unit_init(&run);
 	uint32_t end = p->chunks, faults = 0; /* end: the first chunk that failed, or all */
-	/* The arguments a chunk changes: N, its buffers (REDUCE's inputs too). */
-	const uint32_t mask = p->set_args | 1u << p->arg_n |
-			      (p->kind == QUIRE_ENGINE_REDUCE ? 1u << QUIRE_REDUCE_ARG_IN : 0);
 	int st = QUIRE_OK;
 	for (;;) {
 		uint32_t moving = 0; /* units busy, started or just finished */
@@ -189,7 +227,8 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 				end = v->run_c;
 				st = r;
 			}
-			if (v->loaded && v->next_c < end) {
+			if (v->loaded && v->next_c < end &&
+			    (ch == PIPE_IN || v->next_c < run.done)) {
 				fw_dma_go(fw, ch);
 				v->busy = 1;
 			}
@@ -219,19 +258,16 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 			run.done = run.c;
 		}
 		if (!run.busy && pipe_may(PIPE_RUN, run.c, end, &u[PIPE_IN], &run, &u[PIPE_OUT])) {
-			uint32_t a[QUIRE_ENGINE_MAX_ARGS];
-			for (uint32_t k = 0; k < p->nargs; k++)
-				a[k] =
-				    p->a[k] + (p->set_args >> k & 1) * run.set * FW_PIPE_SET_BYTES;
-			a[p->arg_n] = min_u32(p->chunk, p->n - run.i);
-			if (p->kind == QUIRE_ENGINE_REDUCE) /* its inputs' sets are larger */
-				a[QUIRE_REDUCE_ARG_IN] =
-				    p->a[QUIRE_REDUCE_ARG_IN] + run.set * FW_PIPE_REDUCE_IN_BYTES;
 			int r = QUIRE_OK;
-			if (run.c == 0)
-				r = fw_engine_start(fw, p->kind, a, p->nargs, &faults);
-			else /* the others as the first run wrote them */
-				fw_engine_restart(fw, p->kind, a, mask, &faults);
+			if (run.c == 0) { /* set 0's buffers */
+				p->a[p->arg_n] = pipe_len(p, 0);
+				r = fw_engine_start(fw, p->kind, p->a, p->nargs, &faults);
+			} else { /* its arguments written since the run before, or now */
+				if (!run.loaded)
+					pipe_arm(fw, p, &run);
+				fw_engine_go(fw, p->kind, &faults);
+			}
+			run.loaded = 0;
 			if (r != QUIRE_OK) {
 				end = run.c;
 				st = r;
@@ -242,8 +278,13 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 		moving += run.busy;
 		/* The next transfers' registers, loaded while a channel moves, started when idle.
 		 */
+		int in_over = 0; /* the transfer in over: seen first, before the work below */
 		for (uint32_t ch = 0; ch < PIPE_CHANNELS; ch++) {
 			struct pipe_unit *v = &u[ch];
+			if (ch != PIPE_IN && u[PIPE_IN].busy && fw_dma_done(fw, PIPE_IN)) {
+				in_over = 1;
+				break;
+			}
 			if (!v->loaded &&
 			    pipe_may(ch, v->c, end, &u[PIPE_IN], &run, &u[PIPE_OUT])) {
 				v->next_c = v->c;
@@ -253,7 +294,7 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 			}
 			if (v->loaded && v->next_c >= end)
 				v->loaded = 0; /* a chunk at or after a failure: not started */
-			if (v->busy || !v->loaded)
+			if (v->busy || !v->loaded || (ch == PIPE_OUT && v->next_c >= run.done))
 				continue;
 			fw_dma_go(fw, ch);
 			v->busy = 1;
@@ -263,6 +304,10 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 			v->run_len = v->next_len;
 			moving++;
 		}
+		/* The next run's arguments written while the engine waits for its input: its
+		 * START alone is left for when the input is in. */
+		if (!in_over && !run.busy && !run.loaded && run.c && run.c < end)
+			pipe_arm(fw, p, &run);
 		if (!moving)
 			break;
 	}
@@ -272,23 +317,41 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 }
 
 /* The chunks' engine run: `kind` with the nargs arguments a (N at arg_n, the buffers of
- * set 0 at the set_args bits). */
+ * set 0 at the set_args bits, and REDUCE's inputs). */
 static void pipe_engine(struct pipe *p, uint32_t kind, const uint32_t *a, uint32_t nargs,
 			uint32_t arg_n, uint32_t set_args)
 {
 	p->kind = kind;
 	p->nargs = nargs;
 	p->arg_n = arg_n;
-	p->set_args = set_args;
-	for (uint32_t k = 0; k < nargs; k++)
+	p->nsets = 0;
+	if (kind == QUIRE_ENGINE_REDUCE) { /* its inputs' sets are larger */
+		p->set_arg[0] = QUIRE_REDUCE_ARG_IN;
+		p->set_step[0] = FW_PIPE_REDUCE_IN_BYTES;
+		p->nsets = 1;
+	}
+	for (uint32_t k = 0; k < nargs; k++) {
 		p->a[k] = a[k];
+		if (set_args >> k & 1) {
+			p->set_arg[p->nsets] = k;
+			p->set_step[p->nsets++] = FW_PIPE_SET_BYTES;
+		}
+	}
 }
 
-/* The pipeline of a descriptor, for n elements in chunks of up to `chunk`. */
+/* The pipeline of a descriptor, for n elements in chunks of up to `chunk` (pipe_len). Only
+ * what pipe_add and pipe_engine do not set is set here. */
 static void pipe_init(struct pipe *p, uint32_t n, uint32_t chunk)
 {
-	*p = (struct pipe){.n = n, .chunk = chunk};
-	p->chunks = (n + chunk - 1) / chunk;
+	p->n = n;
+	p->chunk = chunk;
+	p->nx[PIPE_IN] = p->nx[PIPE_OUT] = 0;
+	p->overflow = 0;
+	/* The chunks: whole ones while more than two are left, then pipe_len's. */
+	uint32_t c = n > 2 * chunk ? (n - 2 * chunk) / chunk : 0;
+	for (uint32_t i = c * chunk; i < n; i += pipe_len(p, i))
+		c++;
+	p->chunks = c;
 }
 
 static int op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
