@@ -34,12 +34,12 @@ size_t faults_forge(const uint8_t *real, size_t len, uint64_t seed, uint8_t *out
 		return 0;
 	memcpy(out, real, len);
 	/* The link: a new session of the foreign port, its first frame, of the real one's
-	 * version; a tag, if the real one has one, stays the real frame's (the forger has no
-	 * key to make its own). */
+	 * version, naming the receiver's incarnation as the real one does; a tag, if the real
+	 * one has one, stays the real frame's (the forger has no key to make its own). */
 	st32(out, real[0] | QUIRE_LINK_DATA << 8 | FAULTS_FOREIGN_ADDR << 16);
-	st32(out + 4, (uint32_t)(seed | 1));
-	st32(out + 8, 1);
-	st32(out + 12, (uint32_t)crc32(0, out, 12));
+	st32(out + QUIRE_LINK_OFF_SESSION, (uint32_t)(seed | 1));
+	st32(out + QUIRE_LINK_OFF_SEQ, 1);
+	st32(out + QUIRE_LINK_OFF_CRC, (uint32_t)crc32(0, out, QUIRE_LINK_OFF_CRC));
 	/* The frame: the real header, a payload of the forger's choosing, a valid CRC. */
 	uint8_t *f = out + link;
 	size_t flen = len - link;

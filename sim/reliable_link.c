@@ -25,20 +25,28 @@
  * receiver's own frames, far longer than the minimum.
  * The wire's faults hit every datagram, recovery's own included.
  *
- * A receiver takes a sender's session only from its frame 1. A session met past its start
- * (the receiver's port was started again at the same address while its peer, with nothing
- * in flight to it, kept numbering on; or frame 1 is late) is not taken: the receiver
- * answers with a NACK of frame 0, and the sender starts a new session in which the frames
- * it holds are numbered from 1 and sent again. Nothing of the session met late was
- * delivered, so nothing is delivered twice.
+ * A session is bound to the receiving port's incarnation: a random number, never 0, that
+ * each port draws when it opens. Its ACKs and NACKs carry it; a sender keeps, per
+ * destination, the one it last learned (0 at first) and names it in every DATA header. A
+ * receiver takes a frame only when it names the receiver's own incarnation. One that names
+ * another (0: the sender has not met this port yet; an earlier one: this port was started
+ * again at the same address since the sender last heard from it, or the datagram is a replay
+ * of one sent before it started) takes nothing and is answered with a NACK of frame 0 that
+ * carries this port's incarnation; the sender learns it and starts a new session in which the
+ * frames it holds are numbered from 1 and sent again. So the first contact costs a round trip
+ * (while the incarnation is unknown only the first frame goes out), and a restarted port is
+ * noticed at the first frame that reaches it. Within an incarnation a receiver takes a
+ * sender's session only from its frame 1: one met past its start (frame 1 late) is answered
+ * the same way. Nothing of a session answered so was delivered, so nothing is delivered twice.
  *
  * On a UDP network, and on Unix sockets when the job has a key, every datagram carries a
  * tag (frame_auth.h) under a key derived from the
- * job's key and the run's identity, over its link header (session and number included) and
- * what follows it; one whose CRCs hold and tag fails is forged or of another job or run, and
- * is dropped and counted, never delivered nor answered. Replays of the job's own datagrams
- * are refused by number: a frame already delivered is a duplicate, a session this port has
- * left is not taken again, and each ACK or NACK carries a number of its own, which must grow.
+ * job's key and the run's identity, over its link header (session, number and incarnation
+ * included) and what follows it; one whose CRCs hold and tag fails is forged or of another job
+ * or run, and is dropped and counted, never delivered nor answered. Replays of the job's own
+ * datagrams are refused: one sent before this port started names an earlier incarnation; a
+ * frame already delivered is a duplicate; a session this port has left is not taken again;
+ * and each ACK or NACK carries a number of its own, which must grow.
  */
 #include "sim/reliable_link.h"
 
@@ -88,7 +96,8 @@ struct tx_peer {
 	int64_t srtt_ns, rttvar_ns; /* the round trip, smoothed, and its variation (0: none yet) */
 	uint32_t back_seq;          /* the last frame sent again for a NACK, and when */
 	int64_t back_ns;
-	uint32_t answer; /* tagged: the number of the last ACK or NACK taken in this session */
+	uint32_t answer;      /* tagged: the number of the last ACK or NACK taken in this session */
+	uint32_t incarnation; /* the receiver's, from its last NACK of frame 0 (0: none yet) */
 };
 
 /* A frame that came ahead of a gap, kept until the gap is filled. */
@@ -120,6 +129,7 @@ struct quire_reliable_link {
 	struct quire_reliable_link_rx_ops rx;
 	void *ctx;
 	uint16_t addr;
+	uint32_t incarnation; /* this port's, drawn when it opens: its senders name it */
 	uint64_t seed;
 	/* Tags, on a UDP network (else NULL): one MAC per thread that uses it, the senders'
 	 * under the lock, the receive thread's, the control thread's. */
@@ -149,12 +159,13 @@ uint32_t quire_net_frame_crc(const uint8_t *f, uint32_t len)
 }
 
 static void link_hdr(uint8_t h[QUIRE_LINK_HDR_BYTES], uint32_t version, uint32_t kind, uint16_t src,
-		     uint32_t session, uint32_t seq)
+		     uint32_t session, uint32_t seq, uint32_t incarnation)
 {
 	quire_st32(h, version | kind << 8 | (uint32_t)src << 16);
-	quire_st32(h + 4, session);
-	quire_st32(h + 8, seq);
-	quire_st32(h + 12, quire_sim_crc32(0, h, 12));
+	quire_st32(h + QUIRE_LINK_OFF_SESSION, session);
+	quire_st32(h + QUIRE_LINK_OFF_SEQ, seq);
+	quire_st32(h + QUIRE_LINK_OFF_INCARNATION, incarnation);
+	quire_st32(h + QUIRE_LINK_OFF_CRC, quire_sim_crc32(0, h, QUIRE_LINK_OFF_CRC));
 }
 
 /* A header that came whole (of this link's version: tagged or not): its kind, else 0. */
@@ -162,7 +173,7 @@ static uint32_t link_hdr_ok(const struct quire_reliable_link *l, const uint8_t *
 {
 	uint32_t version = l->auth_rx ? QUIRE_LINK_VERSION_TAGGED : QUIRE_LINK_VERSION;
 	if (len < l->hdr_bytes || h[0] != version ||
-	    quire_ld32(h + 12) != quire_sim_crc32(0, h, 12))
+	    quire_ld32(h + QUIRE_LINK_OFF_CRC) != quire_sim_crc32(0, h, QUIRE_LINK_OFF_CRC))
 		return 0;
 	return h[1];
 }
@@ -188,18 +199,19 @@ static int tag_ok(struct quire_reliable_link *l, struct quire_frame_auth *a, con
 	return 0;
 }
 
-/* Send one datagram of the link, its header (kind, session, seq), its tag when a is set
- * (over the header and the body), then the body (a frame, an answer's number, or none: len
- * 0), to channel ch of address dst, through the wire's faults. Called with the lock held
- * when a frame goes with it (the wire damages a copy of it in a buffer of its own). */
+/* Send one datagram of the link, its header (kind, session, seq, the receiving port's
+ * incarnation), its tag when a is set (over the header and the body), then the body (a
+ * frame, an answer's number, or none: len 0), to channel ch of address dst, through the
+ * wire's faults. Called with the lock held when a frame goes with it (the wire damages a
+ * copy of it in a buffer of its own). */
 static int link_send(struct quire_reliable_link *l, struct quire_frame_auth *a,
 		     enum quire_wire_chan ch, uint32_t dst, uint32_t kind, uint32_t session,
-		     uint32_t seq, const uint8_t *body, uint32_t len, uint32_t attempt,
-		     enum quire_wire_fate *fate)
+		     uint32_t seq, uint32_t incarnation, const uint8_t *body, uint32_t len,
+		     uint32_t attempt, enum quire_wire_fate *fate)
 {
 	uint8_t hdr[QUIRE_LINK_HDR_BYTES + QUIRE_LINK_TAG_BYTES];
 	link_hdr(hdr, a ? QUIRE_LINK_VERSION_TAGGED : QUIRE_LINK_VERSION, kind, l->addr, session,
-		 seq);
+		 seq, incarnation);
 	if (a)
 		quire_frame_auth_tag(a, hdr, QUIRE_LINK_HDR_BYTES, body, len,
 				     hdr + QUIRE_LINK_HDR_BYTES);
@@ -260,11 +272,13 @@ static void tx_new_session(struct quire_reliable_link *l, struct tx_peer *p)
 	p->answer = 0;
 }
 
-/* Start the link to p->dst over: a new session, nothing kept. */
+/* Start the link to p->dst over: a new session, nothing kept, and the port that answers
+ * next met anew (the one p knew is gone, or started over). */
 static void tx_restart(struct quire_reliable_link *l, struct tx_peer *p)
 {
 	tx_forget(l, p);
 	tx_new_session(l, p);
+	p->incarnation = 0;
 }
 
 static struct tx_peer *tx_peer(struct quire_reliable_link *l, uint32_t dst, int make)
@@ -291,7 +305,7 @@ static int tx_frame(struct quire_reliable_link *l, struct tx_peer *p, const stru
 {
 	enum quire_wire_fate fate;
 	int st = link_send(l, l->auth_tx, QUIRE_WIRE_FRAMES, p->dst, QUIRE_LINK_DATA, p->session,
-			   h->seq, h->frame, h->len, attempt, &fate);
+			   h->seq, p->incarnation, h->frame, h->len, attempt, &fate);
 	if (fate == QUIRE_WIRE_LOST)
 		l->st.wire_lost++;
 	else if (fate == QUIRE_WIRE_DAMAGED)
@@ -314,8 +328,9 @@ static void tx_again(struct quire_reliable_link *l, struct tx_peer *p)
 	p->sent_ns = quire_sim_mono_ns();
 }
 
-/* The receiver has taken nothing of p's session (its port started after the session did):
- * a new session, the frames p holds numbered from 1 in it and sent again, in order. */
+/* The receiver has taken nothing of p's session (it named another incarnation of the
+ * receiver, or frame 1 came late): a new session, the frames p holds numbered from 1 in it
+ * and sent again, in order. */
 static void tx_start_over(struct quire_reliable_link *l, struct tx_peer *p)
 {
 	tx_new_session(l, p);
@@ -356,7 +371,10 @@ int quire_reliable_link_send(struct quire_reliable_link *l, uint32_t dst, uint8_
 		h->tries = 0;
 		h->first_ns = quire_sim_mono_ns();
 		memcpy(h->frame, f, len);
-		st = tx_frame(l, p, h, 0);
+		/* While the receiver's incarnation is unknown it takes no frame: the first goes
+		 * out to learn it, and its NACK of frame 0 has them all sent again. */
+		if (p->incarnation || !p->head)
+			st = tx_frame(l, p, h, 0);
 	}
 	if (st == QUIRE_ERR_NO_DEVICE) { /* no port has that address (any more): lost */
 		tx_restart(l, p);
@@ -436,16 +454,23 @@ static void ctl_datagram(struct quire_reliable_link *l, const uint8_t *h, uint32
 	struct tx_peer *p = kind ? tx_peer(l, quire_ld32(h) >> 16, 0) : NULL;
 	if (!kind)
 		l->st.rx_damaged++;
-	if (!p || quire_ld32(h + 4) != p->session) { /* damaged, or of an earlier session */
+	if (!p || quire_ld32(h + QUIRE_LINK_OFF_SESSION) != p->session) {
+		pthread_mutex_unlock(&l->lock); /* damaged, or of an earlier session */
+		return;
+	}
+	uint32_t incarnation = quire_ld32(h + QUIRE_LINK_OFF_INCARNATION);
+	if (kind == QUIRE_LINK_NACK && quire_ld32(h + QUIRE_LINK_OFF_SEQ) == 0 && incarnation) {
+		/* A NACK of frame 0: the receiver took nothing of this session and asks for it
+		 * from the start, in a session that names the incarnation it tells. Its number
+		 * is not checked (a restarted port numbers its answers from 1): it moves this
+		 * port to a new session, so it is taken once, and a replay of it names a session
+		 * left. */
+		p->incarnation = incarnation;
+		tx_start_over(l, p);
 		pthread_mutex_unlock(&l->lock);
 		return;
 	}
-	if (kind == QUIRE_LINK_NACK && quire_ld32(h + 8) == 0) {
-		/* A NACK of frame 0: the receiver took nothing of this session and asks for it
-		 * from the start. Its number is not checked (a restarted port numbers its
-		 * answers from 1): it moves this port to a new session, so it is taken once,
-		 * and a replay of it names a session left. */
-		tx_start_over(l, p);
+	if (incarnation != p->incarnation) { /* not of the port that took this session */
 		pthread_mutex_unlock(&l->lock);
 		return;
 	}
@@ -458,7 +483,7 @@ static void ctl_datagram(struct quire_reliable_link *l, const uint8_t *h, uint32
 		}
 		p->answer = number;
 	}
-	uint32_t seq = quire_ld32(h + 8);
+	uint32_t seq = quire_ld32(h + QUIRE_LINK_OFF_SEQ);
 	if (kind == QUIRE_LINK_ACK) {
 		tx_acked(l, p, seq);
 	} else if (kind == QUIRE_LINK_NACK && seq >= 1) {
@@ -537,14 +562,16 @@ static struct rx_peer *rx_peer(struct quire_reliable_link *l, uint32_t src)
 	return r;
 }
 
-/* ACK or NACK to r->src's control address; lost if its buffer is full (a later one, or the
- * sender's timeout, makes up for it). */
-static void rx_answer(struct quire_reliable_link *l, struct rx_peer *r, uint32_t kind, uint32_t seq)
+/* ACK or NACK of frame seq in session to r->src's control address, with this port's
+ * incarnation; lost if its buffer is full (a later one, or the sender's timeout, makes up
+ * for it). */
+static void rx_answer(struct quire_reliable_link *l, struct rx_peer *r, uint32_t kind,
+		      uint32_t session, uint32_t seq)
 {
 	enum quire_wire_fate fate;
 	uint8_t number[LINK_ANSWER_BYTES];
 	quire_st32(number, ++r->ctl_sent);
-	(void)link_send(l, l->auth_rx, QUIRE_WIRE_LINK, r->src, kind, r->session, seq,
+	(void)link_send(l, l->auth_rx, QUIRE_WIRE_LINK, r->src, kind, session, seq, l->incarnation,
 			l->auth_rx ? number : NULL, l->auth_rx ? LINK_ANSWER_BYTES : 0, r->ctl_sent,
 			&fate);
 }
@@ -556,7 +583,7 @@ static void rx_nack(struct quire_reliable_link *l, struct rx_peer *r)
 		return; /* asked already: the frames behind the gap are on their way */
 	r->nack_seq = r->expected;
 	r->nack_ns = t;
-	rx_answer(l, r, QUIRE_LINK_NACK, r->expected);
+	rx_answer(l, r, QUIRE_LINK_NACK, r->session, r->expected);
 	pthread_mutex_lock(&l->lock);
 	l->st.nacks++;
 	pthread_mutex_unlock(&l->lock);
@@ -621,7 +648,7 @@ static void rx_in_order(struct quire_reliable_link *l, struct rx_peer *r, const 
 		r->n_early--;
 		r->expected++;
 	}
-	rx_answer(l, r, QUIRE_LINK_ACK, r->expected - 1);
+	rx_answer(l, r, QUIRE_LINK_ACK, r->session, r->expected - 1);
 	if (r->n_early >= LINK_REORDER) /* another gap, with frames behind it: a loss */
 		rx_nack(l, r);
 }
@@ -636,10 +663,11 @@ static int rx_left_before(const struct rx_peer *r, uint32_t session)
 	return 0;
 }
 
-/* A session of r's sender met past its start (frame 1 not first): this port started after
- * it did (restarted at the same address), or frame 1 is late. Nothing of it is taken, since
- * what came before is unknown; a NACK of frame 0 asks the sender to start over (once in
- * LINK_NACK_GAP_NS), and it sends what it holds again, from 1, in a new session. */
+/* A session of r's sender not to be taken: it names another incarnation of this port, or
+ * it was met past its start (frame 1 late). Nothing of it is taken, since what came before
+ * is unknown; a NACK of frame 0 with this port's incarnation asks the sender to start over
+ * (once in LINK_NACK_GAP_NS per session: the frames of one burst come on), and it sends what
+ * it holds again, from 1, in a new session that names this port's incarnation. */
 static void rx_ask_start_over(struct quire_reliable_link *l, struct rx_peer *r, uint32_t session)
 {
 	int64_t t = quire_sim_mono_ns();
@@ -647,12 +675,7 @@ static void rx_ask_start_over(struct quire_reliable_link *l, struct rx_peer *r, 
 		return;
 	r->over_session = session;
 	r->over_ns = t;
-	enum quire_wire_fate fate;
-	uint8_t number[LINK_ANSWER_BYTES];
-	quire_st32(number, ++r->ctl_sent);
-	(void)link_send(l, l->auth_rx, QUIRE_WIRE_LINK, r->src, QUIRE_LINK_NACK, session, 0,
-			l->auth_rx ? number : NULL, l->auth_rx ? LINK_ANSWER_BYTES : 0, r->ctl_sent,
-			&fate);
+	rx_answer(l, r, QUIRE_LINK_NACK, session, 0);
 	rx_count(l, &l->st.nacks);
 }
 
@@ -678,7 +701,24 @@ static void rx_datagram(struct quire_reliable_link *l, const uint8_t *h, size_t 
 	struct rx_peer *r = rx_peer(l, quire_ld32(h) >> 16);
 	if (!r)
 		return;
-	uint32_t session = quire_ld32(h + 4), seq = quire_ld32(h + 8);
+	uint32_t session = quire_ld32(h + QUIRE_LINK_OFF_SESSION),
+		 seq = quire_ld32(h + QUIRE_LINK_OFF_SEQ),
+		 incarnation = quire_ld32(h + QUIRE_LINK_OFF_INCARNATION);
+	if (incarnation != l->incarnation) {
+		/* For another start of this port: its sender has not met it (0), or met an
+		 * earlier one (this port started again since; or a replay of a datagram sent
+		 * before it started, refused and, tagged, counted). Nothing of it is taken; the
+		 * sender is told this incarnation. A damaged one is dropped: the sender's
+		 * timeout sends it again. */
+		if (!whole) {
+			rx_count(l, &l->st.rx_damaged);
+			return;
+		}
+		if (incarnation && l->auth_rx)
+			rx_count(l, &l->st.rx_replayed);
+		rx_ask_start_over(l, r, session);
+		return;
+	}
 	if (session != r->session && !whole && l->auth_rx) {
 		rx_count(l, &l->st.rx_damaged); /* an untagged claim of a new session: dropped */
 		return;
@@ -705,7 +745,7 @@ static void rx_datagram(struct quire_reliable_link *l, const uint8_t *h, size_t 
 	int32_t ahead = (int32_t)(seq - r->expected);
 	if (ahead < 0) { /* had it: its ACK was lost, or late */
 		rx_count(l, &l->st.rx_duplicates);
-		rx_answer(l, r, QUIRE_LINK_ACK, r->expected - 1);
+		rx_answer(l, r, QUIRE_LINK_ACK, r->session, r->expected - 1);
 		return;
 	}
 	if (!whole) {
@@ -790,6 +830,23 @@ static int link_key(uint16_t addr, int required, struct quire_job_key *key)
 	return st;
 }
 
+/* This port's incarnation: random (a port started again at the same address must not draw
+ * its last one: a peer would take it for the same port), never 0 (what a sender names
+ * before it has learned one). */
+static int link_incarnation(struct quire_reliable_link *l)
+{
+	uint8_t b[4];
+	do {
+		if (quire_job_random(b, sizeof(b)) != QUIRE_OK) {
+			fprintf(stderr, "quire card %u: no random number from the kernel\n",
+				l->addr);
+			return QUIRE_ERR_IO;
+		}
+		l->incarnation = quire_ld32(b);
+	} while (!l->incarnation);
+	return QUIRE_OK;
+}
+
 int quire_reliable_link_open(const struct quire_netport_config *cfg,
 			     const struct quire_reliable_link_rx_ops *rx, void *ctx,
 			     struct quire_reliable_link **out)
@@ -810,7 +867,9 @@ int quire_reliable_link_open(const struct quire_netport_config *cfg,
 	pthread_mutex_init(&l->lock, NULL);
 	struct quire_job_key key = {{0}, 0};
 	int udp = quire_wire_udp_is(cfg->dir);
-	int st = link_key(cfg->addr, udp, &key);
+	int st = link_incarnation(l);
+	if (st == QUIRE_OK)
+		st = link_key(cfg->addr, udp, &key);
 	if (st == QUIRE_OK)
 		st = quire_wire_open(cfg, udp ? &key : NULL, &l->wire);
 	if (st == QUIRE_OK && key.len)
@@ -856,7 +915,8 @@ void quire_reliable_link_close(struct quire_reliable_link *l)
 	if (l->st.rx_forged || l->st.rx_replayed)
 		fprintf(stderr,
 			"quire card %u: refused %llu forged datagrams (tag failed) and %llu "
-			"replayed (a session left, an old answer); %llu frames came again\n",
+			"replayed (of before this port started, of a session left, an old answer); "
+			"%llu frames came again\n",
 			l->addr, (unsigned long long)l->st.rx_forged,
 			(unsigned long long)l->st.rx_replayed,
 			(unsigned long long)l->st.rx_duplicates);

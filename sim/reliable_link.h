@@ -37,7 +37,8 @@ struct quire_reliable_link_stats {
 	uint64_t rx_duplicates;   /* frames that arrived again (dropped, acknowledged again) */
 	uint64_t rx_out_of_order; /* frames that came ahead of a gap (kept until it is filled) */
 	uint64_t rx_forged;       /* datagrams whose CRCs held but tag failed (dropped) */
-	uint64_t rx_replayed;     /* tagged datagrams of a session left, or old answers (dropped) */
+	uint64_t rx_replayed;     /* tagged datagrams of before this port started (naming an earlier
+				   * incarnation), of a session left, or old answers (dropped) */
 	uint64_t starts_over; /* sessions started over with the frames held (a receiver asked) */
 };
 

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers shared by the tests: a seeded generator, gradient data full of edge cases, and a
- * scratch directory. */
+/* Helpers shared by the tests: a seeded generator, gradient data full of edge cases, a
+ * scratch directory, and a UDP socket on loopback. */
 #ifndef QUIRE_TEST_UTIL_H
 #define QUIRE_TEST_UTIL_H
 
+#include <arpa/inet.h>
 #include <float.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 struct rng {
 	uint64_t s;
@@ -115,6 +119,19 @@ static inline int test_tmpdir_remove(const char *dir)
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A UDP socket bound to port on loopback: its descriptor, or -1. */
+static inline int test_udp_loopback(unsigned port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 #endif

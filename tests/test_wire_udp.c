@@ -27,6 +27,7 @@
 #include "quire/status.h"
 #include "sim/reliable_link.h"
 #include "sim/wire_udp.h"
+#include "test_util.h"
 
 #define MAX_GOT 16
 #define N_LOSSY 300
@@ -183,11 +184,8 @@ static void forge(int fd, unsigned to_port, uint8_t piece, uint8_t pieces, uint3
 
 static int udp_at(unsigned port)
 {
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int fd = test_udp_loopback(port);
 	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	return fd;
 }
 

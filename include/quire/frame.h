@@ -65,19 +65,22 @@ struct quire_frame_hdr {
 };
 
 /*
- * The link: on the simulated network every frame travels behind this 16-byte header, which
+ * The link: on the simulated network every frame travels behind this 20-byte header, which
  * numbers the frames from one port to another so that the link can send again what was lost
  * or damaged on the way (docs/network.md, "Loss recovery"). The receiving side hands on only
  * whole frames, in order, each once; it acknowledges each (ACK, to the sender's control
  * address) and asks for the rest again from the first one it misses (NACK). ACK and NACK are
  * this header alone. A port never sees it: it is the link's, as an Ethernet preamble is.
+ * A session is bound to the receiving port's incarnation, a random number each port draws
+ * when it starts: a DATA frame names the one its sender last learned, an ACK or NACK carries
+ * the answering port's own, and a port takes only frames that name its own.
  * A job with a key (docs/network.md, "The job's key") tags every datagram: version
  * QUIRE_LINK_VERSION_TAGGED, the header, a tag of QUIRE_LINK_TAG_BYTES over the header and
  * what follows it, then the frame (docs/wire-format.md).
  */
-#define QUIRE_LINK_VERSION        1u
-#define QUIRE_LINK_VERSION_TAGGED 2u
-#define QUIRE_LINK_HDR_BYTES      16u
+#define QUIRE_LINK_VERSION        3u
+#define QUIRE_LINK_VERSION_TAGGED 4u
+#define QUIRE_LINK_HDR_BYTES      20u
 #define QUIRE_LINK_TAG_BYTES      16u
 enum quire_link_kind {
 	QUIRE_LINK_DATA = 1, /* a frame follows: seq is its number on this link, from 1 */
@@ -90,8 +93,14 @@ struct quire_link_hdr {
 	__le16 src;     /* address of the port that sends this header */
 	__le32 session; /* the sender's numbering of the link: new when it starts over at 1 */
 	__le32 seq;
-	__le32 crc32; /* CRC-32 (IEEE) of the 12 bytes before; the frame has its own */
+	__le32 incarnation; /* the receiving port's (DATA: as its sender learned it, 0 before it
+			     * has; ACK, NACK: the answering port's own), never 0 once drawn */
+	__le32 crc32;       /* CRC-32 (IEEE) of the 16 bytes before; the frame has its own */
 };
+#define QUIRE_LINK_OFF_SESSION     4u
+#define QUIRE_LINK_OFF_SEQ         8u
+#define QUIRE_LINK_OFF_INCARNATION 12u
+#define QUIRE_LINK_OFF_CRC         16u
 
 /* Where the fields are, for code that reads frames as bytes or 32-bit words. */
 #define QUIRE_FRAME_OFF_ADDRS    4u /* src | dst << 16 */
@@ -115,6 +124,11 @@ QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, len) == QUIRE_FRAME_OFF_LEN
 QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, link_seq) == QUIRE_FRAME_OFF_LINK_SEQ, "link");
 QUIRE_STATIC_ASSERT(offsetof(struct quire_frame_hdr, crc32) == QUIRE_FRAME_OFF_CRC, "crc32");
 QUIRE_STATIC_ASSERT(sizeof(struct quire_link_hdr) == QUIRE_LINK_HDR_BYTES, "link header size");
+QUIRE_STATIC_ASSERT(offsetof(struct quire_link_hdr, session) == QUIRE_LINK_OFF_SESSION, "session");
+QUIRE_STATIC_ASSERT(offsetof(struct quire_link_hdr, seq) == QUIRE_LINK_OFF_SEQ, "link seq");
+QUIRE_STATIC_ASSERT(offsetof(struct quire_link_hdr, incarnation) == QUIRE_LINK_OFF_INCARNATION,
+		    "incarnation");
+QUIRE_STATIC_ASSERT(offsetof(struct quire_link_hdr, crc32) == QUIRE_LINK_OFF_CRC, "link crc32");
 #endif
 
 #endif /* QUIRE_FRAME_H */

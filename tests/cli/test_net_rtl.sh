@@ -112,43 +112,54 @@ kill $pids 2>/dev/null
 wait_until 10 none_alive $pids || ko "mixed network: card processes still running"
 pids=
 
-# Frames from outside into one card's port, behind link headers (include/quire/frame.h)
-# numbered 1 to 4: a good one, one whose CRC is wrong, one shorter than its header says,
-# one shorter than a header. The link hands the port the good one alone (it would ask for
-# the damaged one again and drops the two after it), on either kind of card (quire info's
-# network line). A fifth datagram, from another port (8) and numbered 0, is one the link
-# "had" already: it delivers nothing and answers it with an ACK to port 8, which it sends
-# only after it has handled the four before it (one socket, one thread, in order). The
+# Frames from outside into one card's port, behind link headers (include/quire/frame.h).
+# First a frame that names no incarnation of the port: not taken, answered with a NACK of
+# frame 0 that tells the port's incarnation. Then, naming it, frames numbered 1 to 4: a
+# good one, one whose CRC is wrong, one shorter than its header says, one shorter than a
+# header. The link hands the port the good one alone (it would ask for the damaged one
+# again and drops the two after it), on either kind of card (quire info's network line). A
+# last datagram, from another port (8) in a session met past its start (numbered 0), is
+# not taken either: the link answers it with a NACK of frame 0 to port 8, which it sends
+# only after it has handled the ones before it (one socket, one thread, in order). The
 # sender waits for that answer, so the card is asked for its counters after every frame
 # was handled, however slow the machine.
-frames() { # frames DIR ADDR: five datagrams to port ADDR of the network in DIR, then the answers
+frames() { # frames DIR ADDR: the datagrams to port ADDR of the network in DIR, then the answers
 	"$PYTHON" - "$1" "$2" <<'EOF'
 import os, socket, struct, sys, zlib
 d, a = sys.argv[1], int(sys.argv[2])
-def link(seq, frame, src=9, session=77):  # the link's header: DATA
-    h = struct.pack("<BBHII", 1, 1, src, session, seq)
+def link(seq, frame, inc, src=9, session=77):  # the link's header: DATA, version 3 (untagged)
+    h = struct.pack("<BBHIII", 3, 1, src, session, seq, inc)
     return h + struct.pack("<I", zlib.crc32(h)) + frame
 def frame(payload, comm=7, fix_crc=True, claim=None):
     n = len(payload) if claim is None else claim
     hdr = struct.pack("<BBHHHHHIIIII", 1, 1, 0, 9, a, comm, 0, 1, 0, n, 1, 0)
     crc = zlib.crc32(hdr + payload) if fix_crc else 0x12345678
     return hdr[:28] + struct.pack("<I", crc) + payload
+def answer(sock):  # kind, seq, incarnation of the next ACK or NACK
+    h = sock.recv(64)
+    return h[1], struct.unpack("<I", h[8:12])[0], struct.unpack("<I", h[12:16])[0]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind("%s/port-9" % d)  # as a port would: the link answers port 9's link address
+ans = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+ans.bind("%s/link-9" % d)
 ctl = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 ctl.bind("%s/link-8" % d)  # where the link answers port 8
-ctl.settimeout(60)  # only a card that never answers waits this long
-for i, f in enumerate((frame(bytes(range(100))), frame(bytes(100), fix_crc=False),
-                       frame(bytes(64), claim=65), b"short")):
-    s.sendto(link(i + 1, f), "%s/port-%d" % (d, a))
-s.sendto(link(0, frame(bytes(8)), src=8, session=88), "%s/port-%d" % (d, a))
+for sock in (ans, ctl):
+    sock.settimeout(60)  # only a card that never answers waits this long
 try:
-    h = ctl.recv(64)
+    s.sendto(link(1, frame(bytes(range(100))), 0, session=76), "%s/port-%d" % (d, a))
+    kind, seq, inc = answer(ans)
+    print("port 9's first answer: kind %d, seq %d, incarnation %s" % (kind, seq, "set" if inc else 0),
+          file=sys.stderr)
+    for i, f in enumerate((frame(bytes(range(100))), frame(bytes(100), fix_crc=False),
+                           frame(bytes(64), claim=65), b"short")):
+        s.sendto(link(i + 1, f, inc), "%s/port-%d" % (d, a))
+    s.sendto(link(0, frame(bytes(8)), inc, src=8, session=88), "%s/port-%d" % (d, a))
+    kind, seq, _ = answer(ctl)
 finally:
-    os.unlink("%s/port-9" % d)
-    os.unlink("%s/link-8" % d)
-print("port 8's answer: kind %d, seq %d" % (h[1], struct.unpack("<I", h[8:12])[0]),
-      file=sys.stderr)
+    for n in ("port-9", "link-9", "link-8"):
+        os.unlink("%s/%s" % (d, n))
+print("port 8's answer: kind %d, seq %d" % (kind, seq), file=sys.stderr)
 EOF
 }
 received() { # received FILE: the card's port has counted a frame (quire info's network line)

@@ -231,12 +231,12 @@ def sniff(enough, limit_s):
         sport, dport = struct.unpack("!HH", pkt[ihl:ihl + 4])
         d = pkt[ihl + 8:]
         # single-piece datagrams of the cards' wire (tag 'q', piece 0 of 1)
-        if sport in ports and dport in ports and len(d) >= 8 + 32 and d[0] == 0x71 and d[2] == 1 and len(got) < 300:
+        if sport in ports and dport in ports and len(d) >= 8 + 36 and d[0] == 0x71 and d[2] == 1 and len(got) < 300:
             got.append((sport, dport, bytes(d)))
     s.close()
     return got
 def is_data(g):
-    return g[1] in frames_ports and g[2][8 + 1] == 1 and len(g[2]) > 8 + 32 + 32 + 4
+    return g[1] in frames_ports and g[2][8 + 1] == 1 and len(g[2]) > 8 + 36 + 32 + 4
 if mode == "capture":
     got = sniff(lambda g: os.path.exists(marker), 120)
     with open(capfile, "w") as f:
@@ -265,16 +265,16 @@ for sp, dp, d in now[:200]:    # the running job's, replayed as they were
 for sp, dp, d in [g for g in now if is_data(g)][:40]:
     for tag in ("old", "zero"):
         b = bytearray(d)
-        L, F = 8, 8 + 32
+        L, F = 8, 8 + 36   # link header (20 bytes, its CRC at 16), tag (16), frame
         seq = struct.unpack("<I", b[L + 8:L + 12])[0]
         b[L + 8:L + 12] = struct.pack("<I", seq + 1)          # the next frame's number
-        b[L + 12:L + 16] = struct.pack("<I", zlib.crc32(bytes(b[L:L + 12])))
+        b[L + 16:L + 20] = struct.pack("<I", zlib.crc32(bytes(b[L:L + 16])))
         for i in range(F + 32, min(len(b), F + 64)):           # other numbers to sum
             b[i] ^= 0x5a
         f = bytes(b[F:])
         b[F + 28:F + 32] = struct.pack("<I", zlib.crc32(f[:28] + bytes(4) + f[32:]))
         if tag == "zero":
-            b[L + 16:L + 32] = bytes(16)
+            b[L + 20:L + 36] = bytes(16)
         send(sp, dp, bytes(b))
         forged += 1
 print("injected forged=%d replayed=%d (captured %d of an earlier run, %d of this one) done at %.6f" % (forged, replayed, len(old), len(now), time.time()))
