@@ -242,7 +242,7 @@ static int wait_op(struct rank *r, struct quire_req *req, int64_t card0)
 		int st = quire_wait(req, slice_ms);
 		if (st != QUIRE_ERR_TIMEOUT)
 			return st;
-		/* The slice's end, or the collective's own TIMEOUT (the card's, or the context's)? */
+		/* The slice's end, or the collective's own TIMEOUT (card's or context's)? */
 		st = quire_test(req);
 		if (st != QUIRE_ERR_BUSY)
 			return st;
@@ -252,8 +252,8 @@ static int wait_op(struct rank *r, struct quire_req *req, int64_t card0)
 			if (now - card0 >= 4 * (int64_t)r->timeout_ms)
 				return QUIRE_ERR_TIMEOUT;
 		} else if (cst != QUIRE_ERR_NOT_SUPPORTED) {
-			return QUIRE_ERR_TIMEOUT; /* the card stopped answering: the context failed
-						   */
+			/* The card stopped answering: the context failed. */
+			return QUIRE_ERR_TIMEOUT;
 		} else if (bench_now() >= wall_end) {
 			return QUIRE_ERR_TIMEOUT;
 		}
