@@ -108,28 +108,42 @@
 #define QUIRE_SIM_IO_EXIT    0x04 /* store a word: the simulation ends with it (0 = pass) */
 
 /* DMA mover: QUIRE_DMA_CHANNELS channels, each the registers below at
- * QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(c). Each channel runs one transfer at a time; the
- * channels run at once (on the RTL card each has a host port and a card memory port of its
- * own), so a transfer to the card and one to the host overlap. The queue engine shares
- * channel 0's host port. */
+ * QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(c). A START posts a copy of the registers to the
+ * channel's queue of up to QUIRE_DMA_QUEUE_DEPTH transfers, which it runs in order, each
+ * checked as it begins; the firmware counts them done with DONE_COUNT, so the channel goes
+ * from one transfer to the next without waiting for it (a START with the queue full is
+ * refused at once: QUIRE_ERR_BUSY, counted). The channels run at once (on the
+ * RTL card each has a host port and a card memory port of its own), so transfers to the
+ * card and to the host overlap. The queue engine shares channel 0's host port.
+ * docs/registers/dma.md. */
 #define QUIRE_DMA_CHANNELS      2u
-#define QUIRE_DMA_CHANNEL_BYTES 0x20u
+#define QUIRE_DMA_CHANNEL_BYTES 0x40u
 #define QUIRE_DMA_CHANNEL(c)    (QUIRE_DMA_CHANNEL_BYTES * (c))
+#define QUIRE_DMA_QUEUE_DEPTH   16u
 #define QUIRE_DMA_HOST_LO       0x00
 #define QUIRE_DMA_HOST_HI       0x04
 #define QUIRE_DMA_CARD          0x08 /* card memory offset */
 #define QUIRE_DMA_LEN           0x0c /* bytes */
 #define QUIRE_DMA_DIR           0x10 /* QUIRE_DMA_TO_CARD or QUIRE_DMA_TO_HOST */
-#define QUIRE_DMA_CTRL          0x14 /* write QUIRE_DMA_START; reads QUIRE_DMA_DONE when finished */
-#define QUIRE_DMA_STATUS        0x18 /* enum quire_status of the last transfer */
+/* CTRL: write QUIRE_DMA_START to post a transfer; reads QUIRE_DMA_DONE once the queue is
+ * empty (0 from a START until then). STATUS: the status of the last transfer finished. */
+#define QUIRE_DMA_CTRL   0x14
+#define QUIRE_DMA_STATUS 0x18
 /* The queue epoch (QUIRE_CTL_QUEUE_EPOCH) of the command a transfer serves: the mover
  * refuses it with QUIRE_ERR_PEER once the epoch has moved on, so nothing of a host that
  * left ever reaches the memory of the next one. */
-#define QUIRE_DMA_EPOCH   0x1c
-#define QUIRE_DMA_TO_CARD 0u
-#define QUIRE_DMA_TO_HOST 1u
-#define QUIRE_DMA_START   1u
-#define QUIRE_DMA_DONE    2u
+#define QUIRE_DMA_EPOCH 0x1c
+/* Read only: transfers finished since reset (mod 2^32, refused ones too); of those, the
+ * ones whose status is not QUIRE_OK, and the status of the last of them (QUIRE_OK before
+ * any); transfers posted and not finished (0 to QUIRE_DMA_QUEUE_DEPTH). */
+#define QUIRE_DMA_DONE_COUNT    0x20
+#define QUIRE_DMA_FAILED_COUNT  0x24
+#define QUIRE_DMA_FAILED_STATUS 0x28
+#define QUIRE_DMA_QUEUED        0x2c
+#define QUIRE_DMA_TO_CARD       0u
+#define QUIRE_DMA_TO_HOST       1u
+#define QUIRE_DMA_START         1u
+#define QUIRE_DMA_DONE          2u
 
 /*
  * Queue engine: the host's rings in hardware, beside the DMA mover. The descriptor

@@ -241,7 +241,8 @@ uint8_t *quire_emu_host_span(struct emu *e, uint32_t epoch, uint64_t host, uint6
 }
 
 /* A START of DMA channel `ch` (docs/registers/dma.md): its checks in their order, then the
- * copy, at once. */
+ * copy, at once: the channel's queue is never more than the transfer just posted, so
+ * QUEUED reads 0 and the counts move at the START. */
 static void dma_run(struct emu *e, uint32_t ch)
 {
 	uint32_t *r = e->dma[ch];
@@ -262,6 +263,11 @@ static void dma_run(struct emu *e, uint32_t ch)
 	}
 	r[QUIRE_DMA_STATUS / 4] = status;
 	r[QUIRE_DMA_CTRL / 4] = QUIRE_DMA_DONE;
+	r[QUIRE_DMA_DONE_COUNT / 4]++;
+	if (status != QUIRE_OK) {
+		r[QUIRE_DMA_FAILED_COUNT / 4]++;
+		r[QUIRE_DMA_FAILED_STATUS / 4] = status;
+	}
 }
 
 static int run_quant(struct emu *e, const uint64_t *a, uint64_t *cycles)
@@ -469,8 +475,8 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 		uint32_t ch = (addr - QUIRE_CARD_DMA) / QUIRE_DMA_CHANNEL_BYTES;
 		if (dma_start)
 			dma_run(e, ch);
-		else if (dma_reg != QUIRE_DMA_CTRL && dma_reg != QUIRE_DMA_STATUS)
-			e->dma[ch][dma_reg / 4] = v;
+		else if (dma_reg < QUIRE_DMA_CTRL || dma_reg == QUIRE_DMA_EPOCH)
+			e->dma[ch][dma_reg / 4] = v; /* the others read only */
 	} else if (addr >= QUIRE_CARD_QUEUE && addr < QUIRE_CARD_QUEUE + QUIRE_QE_BYTES) {
 		quire_emu_qe_write(e, addr - QUIRE_CARD_QUEUE, v);
 	} else if (addr >= QUIRE_CARD_ENGINE(1) && addr < QUIRE_CARD_ENGINE(N_ENGINES + 1)) {

@@ -30,7 +30,7 @@ enum {
 };
 
 #define N_ENGINES 3
-#define DMA_REGS  8 /* a DMA channel's registers, QUIRE_DMA_* / 4 */
+#define DMA_REGS  (QUIRE_DMA_CHANNEL_BYTES / 4) /* a DMA channel's registers, QUIRE_DMA_* / 4 */
 
 struct engine {
 	uint32_t ctrl;
