@@ -135,11 +135,13 @@
 #define QUIRE_DMA_EPOCH 0x1c
 /* Read only: transfers finished since reset (mod 2^32, refused ones too); of those, the
  * ones whose status is not QUIRE_OK, and the status of the last of them (QUIRE_OK before
- * any); transfers posted and not finished (0 to QUIRE_DMA_QUEUE_DEPTH). */
+ * any); transfers posted and not finished (0 to QUIRE_DMA_QUEUE_DEPTH); the bytes of the
+ * transfers finished QUIRE_OK (mod 2^32). */
 #define QUIRE_DMA_DONE_COUNT    0x20
 #define QUIRE_DMA_FAILED_COUNT  0x24
 #define QUIRE_DMA_FAILED_STATUS 0x28
 #define QUIRE_DMA_QUEUED        0x2c
+#define QUIRE_DMA_BYTES_DONE    0x30
 #define QUIRE_DMA_TO_CARD       0u
 #define QUIRE_DMA_TO_HOST       1u
 #define QUIRE_DMA_START         1u

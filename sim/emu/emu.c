@@ -264,7 +264,9 @@ static void dma_run(struct emu *e, uint32_t ch)
 	r[QUIRE_DMA_STATUS / 4] = status;
 	r[QUIRE_DMA_CTRL / 4] = QUIRE_DMA_DONE;
 	r[QUIRE_DMA_DONE_COUNT / 4]++;
-	if (status != QUIRE_OK) {
+	if (status == QUIRE_OK) {
+		r[QUIRE_DMA_BYTES_DONE / 4] += len;
+	} else {
 		r[QUIRE_DMA_FAILED_COUNT / 4]++;
 		r[QUIRE_DMA_FAILED_STATUS / 4] = status;
 	}
