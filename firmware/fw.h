@@ -85,8 +85,8 @@ struct quire_fw {
 	/* The first transfer in of a pipelined command, posted before its descriptor was
 	 * validated (pipe.c): where it goes, and channel 0's counts before it. */
 	struct {
-		uint64_t host;
-		uint32_t card, bytes, pending;
+		uint64_t host, stride;
+		uint32_t card, bytes, reps, pending;
 		uint32_t posted, failed, moved;
 	} prefetch;
 	uint64_t dma_bytes;

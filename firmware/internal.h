@@ -46,9 +46,8 @@ void fw_dma_init(struct quire_fw *fw);
 int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs);
 int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs,
 		    uint32_t *faults);
-/* Run it again after a start that succeeded, in two steps: while it is idle, the arguments
- * that change written anew (argument i's low word), the others as they were; then START. */
-void fw_engine_arg(struct quire_fw *fw, uint32_t kind, uint32_t i, uint32_t value);
+/* Run it again after a start that succeeded: the arguments that change written anew
+ * (a run takes them at its START, so while the run before works), then START. */
 void fw_engine_go(struct quire_fw *fw, uint32_t kind, uint32_t *faults);
 int fw_engine_done(struct quire_fw *fw, uint32_t kind);
 int fw_engine_finish(struct quire_fw *fw, uint32_t kind, uint32_t faults);

@@ -62,18 +62,25 @@ _Static_assert(FW_RING_WINDOW < (1u << FW_NET_RX_LOG2), "a round fits a receive 
  * engine works on chunk k, the next chunks come in (DMA channel 0) and the ones before go
  * out (channel 1); a chunk comes in once the set's chunk before it has gone out. Set s's
  * buffers are FW_BUF_A/B/C/E + s * FW_PIPE_SET_BYTES (x or values, residual, output,
- * exponents) and REDUCE's W inputs FW_REDUCE_IN + s * FW_PIPE_REDUCE_IN_BYTES. The first
- * chunk is FW_PIPE_FIRST elements, so the engine starts soon; once fewer than two whole
- * chunks are left, they halve down to FW_PIPE_TAIL elements, so that the last engine run
- * and transfers out, which no transfer in overlaps, are short. Each is a power of 2 and a
- * whole number of 64-byte lines of exponents (a byte a block of QUIRE_BFP_BLOCK); fewer
- * chunks cost less of the control core's time (docs/rtl-card.md). */
+ * exponents) and REDUCE's W inputs FW_REDUCE_IN + s * FW_PIPE_REDUCE_IN_BYTES. DECODE's
+ * first chunk is FW_PIPE_FIRST elements, so that its transfers out, which bound it, start
+ * soon; towards the end the chunks shrink (pipe_len) down to FW_PIPE_TAIL, so that the last
+ * run and transfers out, which no transfer in overlaps, are short. A chunk is a whole
+ * number of FW_PIPE_STEP elements, a 64-byte line of exponents (a byte a block of
+ * QUIRE_BFP_BLOCK); fewer chunks cost less of the control core's time (docs/rtl-card.md). */
 #define FW_PIPE_ELEMS           32768u
-#define FW_PIPE_FIRST           4096u
-#define FW_PIPE_TAIL            4096u
-#define FW_PIPE_SETS            4u
+#define FW_PIPE_STEP            4096u
+#define FW_PIPE_FIRST           16384u
+#define FW_PIPE_TAIL            12288u
+#define FW_PIPE_SETS            8u
 #define FW_PIPE_SET_BYTES       (8u * FW_PIPE_ELEMS) /* an int64 output: the widest */
-#define FW_PIPE_REDUCE_IN_BYTES 0x00800000u          /* 4 x 8 MiB: FW_REDUCE_IN */
+#define FW_PIPE_REDUCE_IN_BYTES 0x00400000u          /* 8 x 4 MiB: FW_REDUCE_IN */
+_Static_assert(FW_PIPE_FIRST % FW_PIPE_STEP == 0 && FW_PIPE_TAIL % FW_PIPE_STEP == 0 &&
+		   FW_PIPE_ELEMS % FW_PIPE_STEP == 0,
+	       "chunks of whole lines of exponents");
+_Static_assert((FW_PIPE_SETS * FW_PIPE_SET_BYTES) <= FW_BUF_BYTES, "the sets fit a buffer");
+_Static_assert((FW_PIPE_SETS * FW_PIPE_REDUCE_IN_BYTES) <= FW_REDUCE_IN_BYTES,
+	       "REDUCE's sets fit its input buffer");
 
 /* FW_COLL_TX's payload starts on a line because the engines stream only line-aligned buffers. */
 

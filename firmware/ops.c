@@ -27,13 +27,6 @@ static int inside(uint64_t addr, uint64_t bytes, uint64_t base, uint64_t size)
 	return addr >= base && bytes <= size && addr - base <= size - bytes;
 }
 
-/* Is [addr, addr + bytes) inside the host memory window? */
-static int in_window(struct quire_fw *fw, uint64_t addr, uint64_t bytes)
-{
-	uint64_t size, base = host_window(fw, &size);
-	return inside(addr, bytes, base, size);
-}
-
 /* Every host buffer of the descriptor inside the window, before anything moves. */
 static int check_windows(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
@@ -41,10 +34,10 @@ static int check_windows(struct quire_fw *fw, const struct quire_cmd *d, uint32_
 				  quire_le64_to_cpu(d->exp), quire_le64_to_cpu(d->aux)};
 	static const uint32_t details[4] = {QUIRE_DETAIL_SRC, QUIRE_DETAIL_DST, QUIRE_DETAIL_EXP,
 					    QUIRE_DETAIL_AUX};
-	uint64_t ext[4];
+	uint64_t ext[4], size, base = host_window(fw, &size);
 	quire_cmd_extents(d, fw->mlp_width0, ext);
 	for (uint32_t i = 0; i < 4; i++) {
-		if (ext[i] && !in_window(fw, addr[i], ext[i])) {
+		if (ext[i] && !inside(addr[i], ext[i], base, size)) {
 			*detail = details[i];
 			return QUIRE_ERR_RANGE;
 		}
