@@ -207,18 +207,19 @@ static uint32_t pipe_reduce_chunk(uint32_t w, uint32_t in_b)
 void fw_pipe_prefetch(struct quire_fw *fw, uint32_t desc, uint32_t w0)
 {
 	uint32_t op = w0 & 0xffu, card = FW_BUF_A, elem = 4, first = FW_PIPE_ELEMS, reps = 1;
-	uint32_t formats = hal_read32(fw, desc + 4 * QUIRE_CMD_W_FORMATS);
-	if (op == QUIRE_OPC_DECODE || op == QUIRE_OPC_REDUCE)
+	if (op == QUIRE_OPC_DECODE || op == QUIRE_OPC_REDUCE) {
+		uint32_t formats = hal_read32(fw, desc + 4 * QUIRE_CMD_W_FORMATS);
 		elem = quire_format_elem_bytes(formats & 0xffffu);
-	if (op == QUIRE_OPC_DECODE) {
-		first = FW_PIPE_FIRST;
-	} else if (op == QUIRE_OPC_REDUCE) {
-		card = FW_REDUCE_IN;
-		if (elem == 0 || formats >> 16 == 0)
-			return; /* no chunk: the descriptor is refused */
-		first = pipe_reduce_chunk(formats >> 16, elem);
-		if (formats >> 16 <= QUIRE_DMA_QUEUE_DEPTH)
-			reps = formats >> 16; /* every worker's first chunk */
+		if (op == QUIRE_OPC_DECODE) {
+			first = FW_PIPE_FIRST;
+		} else {
+			if (elem == 0 || formats >> 16 == 0)
+				return; /* no chunk: the descriptor is refused */
+			card = FW_REDUCE_IN;
+			first = pipe_reduce_chunk(formats >> 16, elem);
+			if (formats >> 16 <= QUIRE_DMA_QUEUE_DEPTH)
+				reps = formats >> 16; /* every worker's first chunk */
+		}
 	} else if (op != QUIRE_OPC_ENCODE && op != QUIRE_OPC_EXPONENTS) {
 		return;
 	}
