@@ -3,7 +3,7 @@
 # - native objects (QUIRE_FW_NATIVE) that the card models link, and contract/build.mk's;
 # - the card image for the rv32im control core, with its size checked against
 #   the on-chip memories of firmware/link.ld (the link fails past them).
-FW_SRCS := firmware/cmdloop.c firmware/ops.c firmware/dma.c \
+FW_SRCS := firmware/cmdloop.c firmware/ops.c firmware/pipe.c firmware/dma.c \
 	firmware/engines.c firmware/bar.c firmware/net.c firmware/comm.c firmware/allreduce.c \
 	firmware/gather.c firmware/alive.c
 FW_BUILD_ID := 0x$(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
@@ -33,6 +33,6 @@ $(FW_ELF): $(FW_CROSS_SRCS) firmware/link.ld $(wildcard firmware/*.h include/qui
 
 # The size report, on every `make firmware` (and `make`), built just now or not.
 firmware: $(FW_ELF)
-	@echo "firmware $(notdir $<) (rv32im) against its memories, IMEM 32 KiB and DMEM 8 KiB:"
+	@echo "firmware $(notdir $<) (rv32im) against its memories, IMEM 64 KiB and DMEM 8 KiB:"
 	@$(RISCV_SIZE) $<
 .PHONY: firmware

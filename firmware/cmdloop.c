@@ -121,6 +121,7 @@ int quire_fw_init(struct quire_fw *fw)
 	if (st != QUIRE_OK)
 		return st; /* without its blocks the firmware cannot even say so */
 	fw->epoch = hal_read32(fw, QUIRE_CARD_CTL + QUIRE_CTL_QUEUE_EPOCH);
+	fw_dma_init(fw);
 	fw->mem_bytes = hal_bar_read(fw, fw->bar.id, QUIRE_ID_MEM_LO);
 	fw->caps = hal_bar_read(fw, fw->bar.id, QUIRE_ID_CAPS);
 	if (hal_bar_read(fw, fw->bar.id, QUIRE_ID_MEM_HI) == 0 && fw->mem_bytes < FW_MEM_NEEDED) {
@@ -387,10 +388,12 @@ static __attribute__((noinline)) int run(struct quire_fw *fw, const struct fetch
 		if (quick != FW_NOT_QUICK)
 			return quick;
 	}
+	fw_pipe_prefetch(fw, f->desc, f->w0);
 	unpack(fw, f->desc, cmd);
 	int status = quire_cmd_validate(cmd, detail);
 	if (status == QUIRE_OK)
 		status = fw_execute(fw, cmd, result, detail);
+	fw_pipe_prefetch_end(fw);
 	return status;
 }
 

@@ -4,9 +4,10 @@
  * and each transfer carries the queue epoch of its command: once the host has gone or
  * reset its queues, what is left of its command is refused (QUIRE_ERR_PEER).
  *
- * The mover has QUIRE_DMA_CHANNELS channels that run at once. A transfer's registers
- * may be loaded while the channel still moves the one before (a START takes them as they
- * are), so a chunked command keeps a channel busy with little gap between transfers.
+ * The mover has QUIRE_DMA_CHANNELS channels that run at once, each with a queue of posted
+ * transfers (a START takes the registers as they are), which it counts as they finish:
+ * fw->dma_posted[ch] is the count a channel's DONE_COUNT reaches once all that was posted
+ * is over, so the pipelined commands (pipe.c) post ahead and only count.
  */
 #include "hal.h"
 #include "internal.h"
@@ -56,21 +57,19 @@ void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card,
 void fw_dma_go(struct quire_fw *fw, uint32_t ch)
 {
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_CTRL, QUIRE_DMA_START);
+	fw->dma_posted[ch]++;
 }
 
-int fw_dma_done(struct quire_fw *fw, uint32_t ch)
+uint32_t fw_dma_reg(struct quire_fw *fw, uint32_t ch, uint32_t reg)
 {
-	return dma_done(fw, ch);
+	return hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + reg);
 }
 
-int fw_dma_status(struct quire_fw *fw, uint32_t ch)
+void fw_dma_init(struct quire_fw *fw)
 {
-	return dma_status(fw, ch);
-}
-
-void fw_dma_count(struct quire_fw *fw, uint32_t len, int status)
-{
-	dma_count(fw, len, status);
+	for (uint32_t ch = 0; ch < QUIRE_DMA_CHANNELS; ch++)
+		fw->dma_posted[ch] =
+		    fw_dma_reg(fw, ch, QUIRE_DMA_DONE_COUNT) + fw_dma_reg(fw, ch, QUIRE_DMA_QUEUED);
 }
 
 int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len)
@@ -88,5 +87,6 @@ int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint
 		return QUIRE_OK;
 	dma_load(fw, 0, host, card, len, dir);
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CTRL, QUIRE_DMA_START);
+	fw->dma_posted[0]++;
 	return fw_dma_finish(fw, 0, len);
 }

@@ -50,11 +50,6 @@ static inline __attribute__((always_inline)) int engine_start(struct quire_fw *f
 	return QUIRE_OK;
 }
 
-void fw_engine_arg(struct quire_fw *fw, uint32_t kind, uint32_t i, uint32_t value)
-{
-	hal_write32(fw, QUIRE_CARD_ENGINE(kind) + QUIRE_ENGINE_ARG(i), value);
-}
-
 void fw_engine_go(struct quire_fw *fw, uint32_t kind, uint32_t *faults)
 {
 	*faults = hal_access_faults(fw);

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "quire/card.h"
 #include "quire/cmd.h"
 #include "quire/validate.h" /* the descriptor rules, shared with libquire and the driver */
 
@@ -80,6 +81,14 @@ struct quire_fw {
 			     * descriptors and writes completions instead of the DMA mover */
 	uint32_t qe_serves; /* and it serves MLP_SCOREs itself (QUIRE_QE_SERVE took) */
 	uint32_t cmds_ok, cmds_err;
+	uint32_t dma_posted[QUIRE_DMA_CHANNELS]; /* transfers posted to each channel (dma.c) */
+	/* The first transfer in of a pipelined command, posted before its descriptor was
+	 * validated (pipe.c): where it goes, and channel 0's counts before it. */
+	struct {
+		uint64_t host, stride;
+		uint32_t card, bytes, reps, pending;
+		uint32_t posted, failed, moved;
+	} prefetch;
 	uint64_t dma_bytes;
 	uint64_t dma_published; /* dma_bytes as last written to QUIRE_CNT_DMA_BYTES */
 	uint32_t mlp_width0;    /* input width of the loaded model, 0 when none is loaded */

@@ -28,18 +28,17 @@ int fw_find_blocks(struct quire_fw *fw);
 
 /* dma.c: move len bytes between host address `host` and card memory `card` (channel 0,
  * waited for). The parts, for a channel `ch` of QUIRE_DMA_CHANNELS: load a transfer's
- * registers (the channel may still be moving the one before), start it, ask whether it is
- * over, and wait for it (its status; len as loaded, for the counters). */
+ * registers, post it, and wait until the channel's queue is empty (the last transfer's
+ * status; len as loaded, for the counters). */
 int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir);
 void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len,
 		 uint32_t dir);
 void fw_dma_go(struct quire_fw *fw, uint32_t ch);
-int fw_dma_done(struct quire_fw *fw, uint32_t ch);
 int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len);
-/* ...and the parts of the wait: the status of a transfer that is over, and the counters
- * (DMA bytes, the heartbeat) of one of len bytes that ended with it. */
-int fw_dma_status(struct quire_fw *fw, uint32_t ch);
-void fw_dma_count(struct quire_fw *fw, uint32_t len, int status);
+/* A channel's register (QUIRE_DMA_DONE_COUNT and the other counts); fw->dma_posted from
+ * the channels' counts, at the firmware's start. */
+uint32_t fw_dma_reg(struct quire_fw *fw, uint32_t ch, uint32_t reg);
+void fw_dma_init(struct quire_fw *fw);
 
 /* engines.c: run an engine with its top function's arguments; returns its status. The
  * parts: start it (a status other than QUIRE_OK: not started; *faults for the finish), ask
@@ -47,12 +46,22 @@ void fw_dma_count(struct quire_fw *fw, uint32_t len, int status);
 int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs);
 int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs,
 		    uint32_t *faults);
-/* Run it again after a start that succeeded, in two steps: while it is idle, the arguments
- * that change written anew (argument i's low word), the others as they were; then START. */
-void fw_engine_arg(struct quire_fw *fw, uint32_t kind, uint32_t i, uint32_t value);
+/* Run it again after a start that succeeded: the arguments that change written anew
+ * (a run takes them at its START, so while the run before works), then START. */
 void fw_engine_go(struct quire_fw *fw, uint32_t kind, uint32_t *faults);
 int fw_engine_done(struct quire_fw *fw, uint32_t kind);
 int fw_engine_finish(struct quire_fw *fw, uint32_t kind, uint32_t faults);
+
+/* pipe.c: the pipelined commands, validated descriptors whose buffers are inside the
+ * host window; their status. */
+int fw_op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail);
+int fw_op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail);
+int fw_op_reduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail);
+/* pipe.c: the first chunk's transfer in of the descriptor at `desc` (w0 its first word),
+ * posted before it is validated; and, after its command, the wait for a prefetch the
+ * command did not take (a refused descriptor's). */
+void fw_pipe_prefetch(struct quire_fw *fw, uint32_t desc, uint32_t w0);
+void fw_pipe_prefetch_end(struct quire_fw *fw);
 
 /* ops.c: run a validated descriptor; *result is the completion's result field. */
 int fw_execute(struct quire_fw *fw, const struct quire_cmd *cmd, uint32_t *result,

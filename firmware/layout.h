@@ -25,12 +25,12 @@
 #define FW_REDUCE_IN       0x02000000u /* REDUCE's W inputs, 32 MiB */
 #define FW_REDUCE_IN_BYTES 0x02000000u
 /* Collectives: the block exponents of a whole vector, then one chunk of everything. */
-#define FW_COLL_EXP   0x04000000u /* up to 4 Mi blocks (2^28 elements) */
-#define FW_COLL_X     0x04400000u /* input, fp32 or int32 */
-#define FW_COLL_R     0x04420000u /* residual (error feedback) */
-#define FW_COLL_TX    0x0447ffe0u /* the frame being sent: header, then payload on a line */
-#define FW_COLL_Y     0x044a0000u /* result, fp32 */
-#define FW_COLL_T     0x044c0000u /* an int64 sum before it is narrowed */
+#define FW_COLL_EXP 0x04000000u /* up to 4 Mi blocks (2^28 elements) */
+#define FW_COLL_X   0x04400000u /* input, fp32 or int32 */
+#define FW_COLL_R   0x04420000u /* residual (error feedback) */
+#define FW_COLL_TX  0x0447ffe0u /* the frame being sent: header, then payload on a line */
+#define FW_COLL_Y   0x044a0000u /* result, fp32 */
+#define FW_COLL_T   0x044c0000u /* an int64 sum before it is narrowed */
 
 /* The network port's rings and the receive buffers it fills (firmware/net.c). The buffers
  * are half a line in, so that a frame's payload, after its 32-byte header, is on a line:
@@ -57,22 +57,30 @@ _Static_assert(FW_RING_WINDOW < (1u << FW_NET_RX_LOG2), "a round fits a receive 
 #define FW_COLL_L     0x04810000u
 #define FW_MEM_NEEDED 0x04830000u /* 72.2 MiB of card memory */
 
-/* ENCODE, EXPONENTS, DECODE and REDUCE run pipelined (ops.c): chunks of up to
+/* ENCODE, EXPONENTS, DECODE and REDUCE run pipelined (pipe.c): chunks of up to
  * FW_PIPE_ELEMS elements, chunk k in set k % FW_PIPE_SETS of buffers, so that while an
  * engine works on chunk k, the next chunks come in (DMA channel 0) and the ones before go
- * out (channel 1); a chunk comes in once the set's chunk before it has gone out. Fewer
- * chunks cost less of the control core's time, smaller ones shorten the last run and
- * transfers out (docs/rtl-card.md). Set s's buffers are FW_BUF_A/B/C/E + s * FW_PIPE_SET_BYTES (x or values,
- * residual, output, exponents) and REDUCE's W inputs FW_REDUCE_IN + s *
- * FW_PIPE_REDUCE_IN_BYTES. Once fewer than two whole chunks are left, the chunks halve down
- * to FW_PIPE_TAIL elements (ops.c, pipe_len), so that the last engine run and transfers out,
- * which no transfer in overlaps, are shorter: a power of 2, and a whole number of 64-byte
- * lines of exponents (a byte a block of QUIRE_BFP_BLOCK). */
+ * out (channel 1); a chunk comes in once the set's chunk before it has gone out. Set s's
+ * buffers are FW_BUF_A/B/C/E + s * FW_PIPE_SET_BYTES (x or values, residual, output,
+ * exponents) and REDUCE's W inputs FW_REDUCE_IN + s * FW_PIPE_REDUCE_IN_BYTES. DECODE's
+ * first chunk is FW_PIPE_FIRST elements, so that its transfers out, which bound it, start
+ * soon; towards the end the chunks shrink (pipe_len) down to FW_PIPE_TAIL, so that the last
+ * run and transfers out, which no transfer in overlaps, are short. A chunk is a whole
+ * number of FW_PIPE_STEP elements, a 64-byte line of exponents (a byte a block of
+ * QUIRE_BFP_BLOCK); fewer chunks cost less of the control core's time (docs/rtl-card.md). */
 #define FW_PIPE_ELEMS           32768u
-#define FW_PIPE_TAIL            16384u
-#define FW_PIPE_SETS            4u
+#define FW_PIPE_STEP            4096u
+#define FW_PIPE_FIRST           16384u
+#define FW_PIPE_TAIL            12288u
+#define FW_PIPE_SETS            8u
 #define FW_PIPE_SET_BYTES       (8u * FW_PIPE_ELEMS) /* an int64 output: the widest */
-#define FW_PIPE_REDUCE_IN_BYTES 0x00800000u          /* 4 x 8 MiB: FW_REDUCE_IN */
+#define FW_PIPE_REDUCE_IN_BYTES 0x00400000u          /* 8 x 4 MiB: FW_REDUCE_IN */
+_Static_assert(FW_PIPE_FIRST % FW_PIPE_STEP == 0 && FW_PIPE_TAIL % FW_PIPE_STEP == 0 &&
+		   FW_PIPE_ELEMS % FW_PIPE_STEP == 0,
+	       "chunks of whole lines of exponents");
+_Static_assert((FW_PIPE_SETS * FW_PIPE_SET_BYTES) <= FW_BUF_BYTES, "the sets fit a buffer");
+_Static_assert((FW_PIPE_SETS * FW_PIPE_REDUCE_IN_BYTES) <= FW_REDUCE_IN_BYTES,
+	       "REDUCE's sets fit its input buffer");
 
 /* FW_COLL_TX's payload starts on a line because the engines stream only line-aligned buffers. */
 

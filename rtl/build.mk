@@ -19,7 +19,7 @@ $(RTL_CARD_PKG): $(RTL_CARD_HEADERS) $(RTL_GEN_PKG) rtl/build.mk
 	mv $@.tmp $@
 
 # The card top (rtl/card/): its IMEM and DMEM are placed and sized as firmware/link.ld
-# declares, read from its MEMORY lines ("IMEM (rx) : ORIGIN = 0x..., LENGTH = 32K").
+# declares, read from its MEMORY lines ("IMEM (rx) : ORIGIN = 0x..., LENGTH = 64K").
 RTL_CARD_SRCS := $(RTL_CARD_PKG) $(RTLE_DIR)/quire_format_pkg.sv $(RTL_CORE_SRCS) \
 	$(RTLE_LANE_SRCS) rtl/engines/quire_quant_exp.sv rtl/engines/quire_quant_encode.sv \
 	rtl/engines/quire_quant_decode.sv rtl/engines/quire_reduce_sum.sv \

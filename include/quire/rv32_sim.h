@@ -9,7 +9,7 @@
  * line, so that the generator can read it: unsigned in C, a bare number for
  * the assembler and the linker, which know no `u` suffix.
  *
- *   0x0000_0000  RAM, 128 KiB: the firmware's IMEM (32 KiB at 0) and DMEM
+ *   0x0000_0000  RAM, 128 KiB: the firmware's IMEM (64 KiB at 0) and DMEM
  *                (8 KiB at 0x1_0000) lie inside it; fetch and data ports reach all of it
  *   0x2000_0000  simulation I/O: console, sim-exit, interrupt line, timer
  *

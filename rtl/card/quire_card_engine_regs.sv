@@ -3,7 +3,8 @@
 // CTRL (a write with START starts an idle engine; reads 0 while it runs and
 // DONE|IDLE once done), RETURN (the last run's status), one 64-bit register
 // per argument (QUIRE_ENGINE_ARG(i), low word then high word, read back as
-// written, written only while the engine is idle); any other offset reads
+// written, written at any time: a run takes them as they are at its START, so
+// the next run's arguments are written while one runs); any other offset reads
 // 0xffff_ffff. It also keeps the engine's record for the ENGINES block:
 // operations done, and cycles from START to DONE summed over them.
 // Every engine controller of the card (quire_card_quant, quire_card_reduce, quire_card_mlp)
@@ -23,8 +24,8 @@ module quire_card_engine_regs
   input  logic [31:0]             wdata_i,
   output logic [31:0]             rdata_o,
 
-  // The controller: idle (arguments writable, START taken), the last cycle of a
-  // run and its status.
+  // The controller: idle (START taken), the last cycle of a run and its status;
+  // the arguments of the run (those written, in the cycle of its START).
   input  logic                    idle_i,
   input  logic                    finish_i,
   input  logic [31:0]             status_i,
@@ -38,6 +39,8 @@ module quire_card_engine_regs
 );
 
   logic [31:0] ctrl_q, ret_q, busy_q;
+  logic [NumArgs-1:0][63:0] written_q, run_q;
+  assign args_o = start_o ? written_q : run_q;
   logic [11:0] arg_off;
   logic [3:0]  arg_idx;
   logic        arg_hit;
@@ -51,14 +54,15 @@ module quire_card_engine_regs
   always_comb begin : read_regs
     if ({20'd0, addr_i} == ENGINE_CTRL)        rdata_o = ctrl_q;
     else if ({20'd0, addr_i} == ENGINE_RETURN) rdata_o = ret_q;
-    else if (arg_hit)                          rdata_o = addr_i[2] ? args_o[arg_idx][63:32]
-                                                                   : args_o[arg_idx][31:0];
+    else if (arg_hit)                          rdata_o = addr_i[2] ? written_q[arg_idx][63:32]
+                                                                   : written_q[arg_idx][31:0];
     else                                       rdata_o = 32'hffff_ffff;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : regs
     if (!rst_ni) begin
-      args_o   <= '0;
+      written_q <= '0;
+      run_q     <= '0;
       ctrl_q   <= 32'd0;
       ret_q    <= 32'd0;
       busy_q   <= 32'd0;
@@ -67,11 +71,12 @@ module quire_card_engine_regs
       done_o   <= 1'b0;
     end else begin
       done_o <= 1'b0;
-      if (req_i && we_i && arg_hit && idle_i) begin
-        if (addr_i[2]) args_o[arg_idx][63:32] <= wdata_i;
-        else           args_o[arg_idx][31:0]  <= wdata_i;
+      if (req_i && we_i && arg_hit) begin
+        if (addr_i[2]) written_q[arg_idx][63:32] <= wdata_i;
+        else           written_q[arg_idx][31:0]  <= wdata_i;
       end
       if (start_o) begin
+        run_q  <= written_q;
         ctrl_q <= 32'd0;
         busy_q <= 32'd1;
       end else if (!idle_i) begin

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The pipelined commands, ENCODE (and EXPONENTS), DECODE and REDUCE: each chunk of the
+ * vector in on DMA channel 0, through its engine run, and out on channel 1, chunk k in
+ * buffer set k % FW_PIPE_SETS (layout.h). The three go on at once: the transfers of the
+ * chunks ahead are posted to channel 0's queue as soon as their set is free (the set's
+ * chunk before has gone out), a chunk's run starts once channel 0 counts its transfers
+ * done, and its transfers out are posted to channel 1's queue as the run ends. The mover
+ * goes from one queued transfer to the next by itself, so the host link does not wait for
+ * the control core (docs/registers/dma.md); the core counts transfers done, never waits on
+ * one.
+ *
+ * The first chunk's first transfer in goes before the rest: it is posted as soon as the
+ * descriptor is fetched, before its validation and the checks of its buffers (about a
+ * thousand cycles of the core, fw_pipe_prefetch), from its words alone. It writes only the
+ * card's own buffer, and the mover keeps it to the host window and to the command's epoch;
+ * a pipeline whose first transfer it is takes it as posted, and a command that does not
+ * (refused, or not the transfer its pipeline begins with) waits for it to finish.
+ *
+ * A failure ends the command with its status: an engine run's stops its chunk and the ones
+ * after it from running (the chunks before still go out); a transfer's (the host left, so
+ * its epoch is over) stops every chunk not yet run. What was posted finishes before the
+ * command's completion, so no transfer of a command outlives it.
+ */
+#include "hal.h"
+#include "internal.h"
+#include "layout.h"
+#include "quire/format.h"
+#include "quire/status.h"
+
+_Static_assert((FW_PIPE_SETS & (FW_PIPE_SETS - 1)) == 0, "a chunk's set is its index's low bits");
+
+enum { PIPE_IN, PIPE_OUT, PIPE_CHANNELS, PIPE_MAX_XFERS = 3 };
+
+/* A transfer of each chunk: host + (i << lg >> shift) for its elements [i, i + len),
+ * (len << lg) >> shift bytes rounded up, at card + (set << set_lg) (+ r * card_rep for its
+ * r-th repeat, host + r * host_rep: REDUCE's W inputs). */
+struct pipe_xfer {
+	uint64_t host, host_rep;
+	uint32_t card, set_lg, card_rep, reps, lg, shift, dir;
+};
+
+struct pipe {
+	uint32_t n, chunk, first; /* elements; chunks of up to chunk, the first of first */
+	uint32_t nx[PIPE_CHANNELS];
+	struct pipe_xfer x[PIPE_CHANNELS][PIPE_MAX_XFERS];
+	/* The engine run of a chunk: args with N and the card buffers of set 0; what a chunk's
+	 * run writes: N to register n_reg, and the nsets buffers of its set, register
+	 * set_reg[k] taking set_val[k] + (set << set_lg[k]). */
+	uint32_t kind, nargs, arg_n, nsets, n_reg;
+	uint32_t a[QUIRE_ENGINE_MAX_ARGS];
+	uint32_t set_reg[QUIRE_ENGINE_MAX_ARGS], set_val[QUIRE_ENGINE_MAX_ARGS],
+	    set_lg[QUIRE_ENGINE_MAX_ARGS];
+	int overflow; /* REDUCE: an engine's saturation, the rest still summed */
+};
+
+/* Where a unit (the transfers in, the runs, the transfers out) is: its next chunk, that
+ * chunk's first element and its elements; for a channel, the chunk's next transfer and
+ * repeat. */
+struct pipe_unit {
+	uint32_t c, i, len, j, r;
+};
+
+/* A transfer of each chunk on channel ch: `bytes` bytes an element (a power of 2), or one
+ * byte a block of them (shift 6: the exponents). */
+static void pipe_add(struct pipe *p, uint32_t ch, uint64_t host, uint32_t card, uint32_t bytes,
+		     uint32_t shift)
+{
+	struct pipe_xfer *x = &p->x[ch][p->nx[ch]++];
+	x->host = host;
+	x->host_rep = 0;
+	x->card = card;
+	x->set_lg = __builtin_ctz(FW_PIPE_SET_BYTES);
+	x->card_rep = 0;
+	x->reps = 1;
+	x->lg = (bytes >> 1) - (bytes >> 3); /* 1, 2, 4, 8: 0, 1, 2, 3 */
+	x->shift = shift;
+	x->dir = ch == PIPE_IN ? QUIRE_DMA_TO_CARD : QUIRE_DMA_TO_HOST;
+}
+
+/* The elements of the chunk that starts at element i: the first of p->first; while the
+ * first is shorter than a whole chunk (DECODE's), as many as came before, so that each run
+ * is not much longer than the transfers out of the chunk before; whole chunks; once fewer
+ * than four are left, a quarter of what is left, rounded up to FW_PIPE_STEP and at least
+ * FW_PIPE_TAIL, so that the last run and transfers out, which nothing overlaps, are short:
+ * each chunk is then about three quarters of the one before, and the engine, 4/3 as fast
+ * as the host link, finishes a chunk about as the next one is in. */
+static uint32_t pipe_len(const struct pipe *p, uint32_t i)
+{
+	uint32_t left = p->n - i, len = min_u32(p->chunk, i < p->first ? p->first : i);
+	if (i == 0)
+		return min_u32(p->first, left);
+	if (left <= FW_PIPE_TAIL)
+		return left;
+	uint32_t quarter = (left / 4 + FW_PIPE_STEP - 1) & ~(FW_PIPE_STEP - 1);
+	return min_u32(len, quarter < FW_PIPE_TAIL ? FW_PIPE_TAIL : quarter);
+}
+
+/* The unit on to its next chunk. */
+static void pipe_next(const struct pipe *p, struct pipe_unit *u)
+{
+	u->c++;
+	u->i += u->len;
+	u->len = pipe_len(p, u->i);
+}
+
+/* The transfers of a chunk on one channel. */
+static uint32_t pipe_xfers(const struct pipe *p, uint32_t ch)
+{
+	uint32_t t = 0;
+	for (uint32_t j = 0; j < p->nx[ch]; j++)
+		t += p->x[ch][j].reps;
+	return t;
+}
+
+/* Post the unit's chunk's next transfer to channel ch (or, without `go`, count it as
+ * posted: the prefetch); the unit moves on to the next chunk once a chunk's are all posted.
+ * A transfer's host offset, (i << lg) >> shift, as (i >> shift) << lg: a chunk starts on a
+ * whole number of blocks. DIR and EPOCH stay as pipe_run wrote them. */
+static void pipe_post(struct quire_fw *fw, const struct pipe *p, uint32_t ch, struct pipe_unit *u,
+		      int go)
+{
+	const struct pipe_xfer *x = &p->x[ch][u->j];
+	if (go) {
+		uint32_t regs = QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch);
+		uint64_t host = x->host + (uint64_t)(u->i >> x->shift) * (1u << x->lg) +
+				(uint64_t)u->r * x->host_rep;
+		hal_write32(fw, regs + QUIRE_DMA_HOST_LO, (uint32_t)host);
+		hal_write32(fw, regs + QUIRE_DMA_HOST_HI, (uint32_t)(host >> 32));
+		hal_write32(fw, regs + QUIRE_DMA_CARD,
+			    x->card + ((u->c & (FW_PIPE_SETS - 1)) << x->set_lg) +
+				u->r * x->card_rep);
+		hal_write32(fw, regs + QUIRE_DMA_LEN,
+			    ((u->len << x->lg) + (1u << x->shift) - 1) >> x->shift);
+		hal_write32(fw, regs + QUIRE_DMA_CTRL, QUIRE_DMA_START);
+		fw->dma_posted[ch]++;
+	}
+	if (++u->r < x->reps)
+		return;
+	u->r = 0;
+	if (++u->j < p->nx[ch])
+		return;
+	u->j = 0;
+	pipe_next(p, u);
+}
+
+/* The transfers channel ch's queue has room for, its count of those done being `done`. */
+static uint32_t pipe_room(const struct quire_fw *fw, uint32_t ch, uint32_t done)
+{
+	return QUIRE_DMA_QUEUE_DEPTH - (fw->dma_posted[ch] - done);
+}
+
+/* The arguments of the run of chunk c of len elements written, while the run before it works (a run
+ * takes them at its START): N and the set's buffers, the others as the first run wrote them. */
+static void pipe_arm(struct quire_fw *fw, const struct pipe *p, uint32_t c, uint32_t len)
+{
+	uint32_t set = c & (FW_PIPE_SETS - 1);
+	for (uint32_t k = 0; k < p->nsets; k++)
+		hal_write32(fw, p->set_reg[k], p->set_val[k] + (set << p->set_lg[k]));
+	hal_write32(fw, p->n_reg, len);
+}
+
+/* Start the run of chunk u, its arguments written (the first run's all of them here, the
+ * others' by pipe_arm), and write the next run's. QUIRE_OK, or why it did not start. */
+static int pipe_start(struct quire_fw *fw, struct pipe *p, const struct pipe_unit *u,
+		      uint32_t *faults)
+{
+	if (u->c == 0) {
+		p->a[p->arg_n] = u->len;
+		int st = fw_engine_start(fw, p->kind, p->a, p->nargs, faults);
+		if (st != QUIRE_OK)
+			return st;
+	} else {
+		fw_engine_go(fw, p->kind, faults);
+	}
+	uint32_t i = u->i + u->len;
+	if (i < p->n)
+		pipe_arm(fw, p, u->c + 1, pipe_len(p, i));
+	return QUIRE_OK;
+}
+
+/* Has the channel finished its transfers up to count `mark` (DONE_COUNT, mod 2^32)? */
+static int pipe_reached(uint32_t done, uint32_t mark)
+{
+	return (int32_t)(done - mark) >= 0;
+}
+
+/* The bytes channel ch moved since *mark, into the DMA_BYTES counter. Read at least once a
+ * chunk, so the difference never wraps. */
+static void pipe_bytes(struct quire_fw *fw, uint32_t ch, uint32_t *mark)
+{
+	uint32_t now = fw_dma_reg(fw, ch, QUIRE_DMA_BYTES_DONE);
+	fw->dma_bytes += now - *mark;
+	*mark = now;
+}
+
+/* REDUCE's chunk: all W inputs of a chunk side by side in a set's input buffer. */
+static uint32_t pipe_reduce_chunk(uint32_t w, uint32_t in_b)
+{
+	return min_u32(FW_PIPE_ELEMS, FW_PIPE_REDUCE_IN_BYTES / (w * in_b)) &
+	       ~(QUIRE_BFP_BLOCK - 1);
+}
+
+/* The first transfer in of a pipelined opcode's descriptor, before it is validated: the
+ * first chunk of src (pipe_len's), from the descriptor's words alone. Garbage in them
+ * costs a transfer into the card's own buffer, or one the mover refuses. */
+void fw_pipe_prefetch(struct quire_fw *fw, uint32_t desc, uint32_t w0)
+{
+	uint32_t op = w0 & 0xffu, card = FW_BUF_A, elem = 4, first = FW_PIPE_ELEMS, reps = 1;
+	uint32_t formats = hal_read32(fw, desc + 4 * QUIRE_CMD_W_FORMATS);
+	if (op == QUIRE_OPC_DECODE || op == QUIRE_OPC_REDUCE)
+		elem = quire_format_elem_bytes(formats & 0xffffu);
+	if (op == QUIRE_OPC_DECODE) {
+		first = FW_PIPE_FIRST;
+	} else if (op == QUIRE_OPC_REDUCE) {
+		card = FW_REDUCE_IN;
+		if (elem == 0 || formats >> 16 == 0)
+			return; /* no chunk: the descriptor is refused */
+		first = pipe_reduce_chunk(formats >> 16, elem);
+		if (formats >> 16 <= QUIRE_DMA_QUEUE_DEPTH)
+			reps = formats >> 16; /* every worker's first chunk */
+	} else if (op != QUIRE_OPC_ENCODE && op != QUIRE_OPC_EXPONENTS) {
+		return;
+	}
+	uint32_t bytes = elem * min_u32(hal_read32(fw, desc + 4 * QUIRE_CMD_W_COUNT), first);
+	if (bytes == 0)
+		return;
+	uint64_t host = (uint64_t)hal_read32(fw, desc + 4 * QUIRE_CMD_W_SRC + 4) << 32 |
+			hal_read32(fw, desc + 4 * QUIRE_CMD_W_SRC);
+	fw->prefetch.posted = fw->dma_posted[PIPE_IN];
+	fw->prefetch.failed = fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_FAILED_COUNT);
+	fw->prefetch.moved = fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_BYTES_DONE);
+	fw->prefetch.host = host;
+	fw->prefetch.card = card;
+	fw->prefetch.bytes = bytes;
+	fw->prefetch.reps = reps;
+	fw->prefetch.stride = (uint64_t)hal_read32(fw, desc + 4 * QUIRE_CMD_W_STRIDE + 4) << 32 |
+			      hal_read32(fw, desc + 4 * QUIRE_CMD_W_STRIDE);
+	for (uint32_t r = 0; r < reps; r++) {
+		fw_dma_load(fw, PIPE_IN, host, card, bytes, QUIRE_DMA_TO_CARD);
+		fw_dma_go(fw, PIPE_IN);
+		host += fw->prefetch.stride;
+		card += first * elem;
+	}
+	fw->prefetch.pending = 1;
+}
+
+void fw_pipe_prefetch_end(struct quire_fw *fw)
+{
+	if (!fw->prefetch.pending)
+		return;
+	fw->prefetch.pending = 0;
+	while (fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_DONE_COUNT) != fw->dma_posted[PIPE_IN])
+		;
+	pipe_bytes(fw, PIPE_IN, &fw->prefetch.moved);
+}
+
+/* Is the prefetch the pipeline's first transfers in (the first chunk's of src)? */
+static int pipe_takes_prefetch(const struct quire_fw *fw, const struct pipe *p)
+{
+	const struct pipe_xfer *x = &p->x[PIPE_IN][0];
+	uint32_t len = pipe_len(p, 0);
+	return p->n && x->host == fw->prefetch.host && x->card == fw->prefetch.card &&
+	       x->shift == 0 && (len << x->lg) == fw->prefetch.bytes &&
+	       (fw->prefetch.reps == 1 ||
+		(x->reps == fw->prefetch.reps && x->host_rep == fw->prefetch.stride &&
+		 x->card_rep == (p->first << x->lg)));
+}
+
+/* The command's chunks through the pipeline: its status (detail ENGINE on a failure). */
+static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
+{
+	const uint32_t len0 = pipe_len(p, 0);
+	struct pipe_unit in = {0, 0, len0, 0, 0}, run = in, out = in;
+	const uint32_t per_in = pipe_xfers(p, PIPE_IN), per_out = pipe_xfers(p, PIPE_OUT);
+	/* DONE_COUNT of channel 0 once run's chunk is in, of channel 1 once chunk `gone` is
+	 * out; the failures each channel had before; its bytes as last read. */
+	if (fw->prefetch.pending && !pipe_takes_prefetch(fw, p))
+		fw_pipe_prefetch_end(fw); /* its failure, should it fail, is not this pipeline's */
+	uint32_t failed[PIPE_CHANNELS], bytes[PIPE_CHANNELS];
+	for (uint32_t ch = 0; ch < PIPE_CHANNELS; ch++) {
+		failed[ch] = fw_dma_reg(fw, ch, QUIRE_DMA_FAILED_COUNT);
+		bytes[ch] = fw_dma_reg(fw, ch, QUIRE_DMA_BYTES_DONE);
+		/* A channel's direction and epoch, the same for every transfer posted below. */
+		uint32_t regs = QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch);
+		hal_write32(fw, regs + QUIRE_DMA_DIR,
+			    ch == PIPE_IN ? QUIRE_DMA_TO_CARD : QUIRE_DMA_TO_HOST);
+		hal_write32(fw, regs + QUIRE_DMA_EPOCH, fw->epoch);
+	}
+	uint32_t in_mark = fw->dma_posted[PIPE_IN] + per_in;
+	if (fw->prefetch.pending) { /* the first transfer in, as posted (counts before it) */
+		fw->prefetch.pending = 0;
+		failed[PIPE_IN] = fw->prefetch.failed;
+		bytes[PIPE_IN] = fw->prefetch.moved;
+		in_mark = fw->prefetch.posted + per_in;
+		for (uint32_t r = 0; r < fw->prefetch.reps; r++)
+			pipe_post(fw, p, PIPE_IN, &in, 0);
+	}
+	uint32_t out_mark = fw->dma_posted[PIPE_OUT] + per_out, gone = 0;
+	uint32_t end = ~0u, faults = 0; /* end: the first chunk not to run */
+	int st = QUIRE_OK, running = 0;
+	/* Each round does one thing (posts one transfer at most), the engine's first: it is the
+	 * pipeline's critical path, so a run over is followed at once by the next, before any
+	 * transfer is posted. */
+	for (;;) {
+		if (running && fw_engine_done(fw, p->kind)) {
+			int r = fw_engine_finish(fw, p->kind, faults);
+			running = 0;
+			if (r == QUIRE_ERR_OVERFLOW && p->kind == QUIRE_ENGINE_REDUCE) {
+				p->overflow = 1; /* saturated, reported, the rest still summed */
+				r = QUIRE_OK;
+			}
+			if (r != QUIRE_OK) {
+				st = r;
+				end = run.c;
+			} else {
+				pipe_next(p, &run);
+			}
+		}
+		uint32_t done_in = fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_DONE_COUNT);
+		/* The next run, once its chunk is in and its set's outputs have gone. */
+		if (!running && run.i < p->n && run.c < end && run.c < in.c &&
+		    run.c < gone + FW_PIPE_SETS && pipe_reached(done_in, in_mark)) {
+			int r;
+			if (fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_FAILED_COUNT) != failed[PIPE_IN])
+				r = (int)fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_FAILED_STATUS);
+			else
+				r = pipe_start(fw, p, &run, &faults);
+			if (r != QUIRE_OK) {
+				st = r;
+				end = run.c;
+			} else {
+				running = 1;
+				in_mark += per_in;
+			}
+			pipe_bytes(fw, PIPE_IN, &bytes[PIPE_IN]);
+			fw_heartbeat(fw);
+			continue;
+		}
+		/* The chunks run go out. */
+		uint32_t done_out = fw_dma_reg(fw, PIPE_OUT, QUIRE_DMA_DONE_COUNT);
+		if (out.c < run.c && pipe_room(fw, PIPE_OUT, done_out) != 0) {
+			pipe_post(fw, p, PIPE_OUT, &out, 1);
+			continue;
+		}
+		/* Chunks gone out free their sets. */
+		if (gone < out.c && pipe_reached(done_out, out_mark)) {
+			while (gone < out.c && pipe_reached(done_out, out_mark)) {
+				gone++;
+				out_mark += per_out;
+			}
+			pipe_bytes(fw, PIPE_OUT, &bytes[PIPE_OUT]);
+			if (fw_dma_reg(fw, PIPE_OUT, QUIRE_DMA_FAILED_COUNT) != failed[PIPE_OUT]) {
+				st = (int)fw_dma_reg(fw, PIPE_OUT, QUIRE_DMA_FAILED_STATUS);
+				end = min_u32(end, run.c + running);
+			}
+			continue;
+		}
+		/* Chunks in, as far ahead as their sets and channel 0's queue allow. */
+		if (in.i < p->n && in.c < end && in.c < gone + FW_PIPE_SETS &&
+		    pipe_room(fw, PIPE_IN, done_in) != 0) {
+			pipe_post(fw, p, PIPE_IN, &in, 1);
+			continue;
+		}
+		/* Over once every chunk run has gone out and no other will run. */
+		if (!running && gone == run.c && (run.i >= p->n || run.c >= end))
+			break;
+		/* Nothing to do but wait: for the run or a transfer to end, seen at once. */
+		while (running && !fw_engine_done(fw, p->kind) &&
+		       fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_DONE_COUNT) == done_in &&
+		       fw_dma_reg(fw, PIPE_OUT, QUIRE_DMA_DONE_COUNT) == done_out)
+			;
+	}
+	/* Chunks posted in ahead of a failure finish before the completion. */
+	for (uint32_t ch = 0; ch < PIPE_CHANNELS; ch++) {
+		while (fw_dma_reg(fw, ch, QUIRE_DMA_DONE_COUNT) != fw->dma_posted[ch])
+			;
+		pipe_bytes(fw, ch, &bytes[ch]);
+	}
+	if (st && !*detail)
+		*detail = QUIRE_DETAIL_ENGINE;
+	return st;
+}
+
+/* The chunks' engine run: `kind` with the nargs arguments a (N at arg_n, the buffers of
+ * set 0 at the set_args bits, and REDUCE's inputs). */
+static void pipe_engine(struct pipe *p, uint32_t kind, const uint32_t *a, uint32_t nargs,
+			uint32_t arg_n, uint32_t set_args)
+{
+	uint32_t regs = QUIRE_CARD_ENGINE(kind), k = 0;
+	p->kind = kind;
+	p->nargs = nargs;
+	p->arg_n = arg_n;
+	p->n_reg = regs + QUIRE_ENGINE_ARG(arg_n);
+	if (kind == QUIRE_ENGINE_REDUCE) { /* its inputs' sets are larger */
+		p->set_reg[k] = regs + QUIRE_ENGINE_ARG(QUIRE_REDUCE_ARG_IN);
+		p->set_val[k] = a[QUIRE_REDUCE_ARG_IN];
+		p->set_lg[k++] = __builtin_ctz(FW_PIPE_REDUCE_IN_BYTES);
+	}
+	for (uint32_t i = 0; i < nargs; i++) {
+		p->a[i] = a[i];
+		if (set_args >> i & 1) {
+			p->set_reg[k] = regs + QUIRE_ENGINE_ARG(i);
+			p->set_val[k] = a[i];
+			p->set_lg[k++] = __builtin_ctz(FW_PIPE_SET_BYTES);
+		}
+	}
+	p->nsets = k;
+}
+
+/* The pipeline of a descriptor, for n elements in chunks of up to `chunk` (pipe_len). */
+static void pipe_init(struct pipe *p, uint32_t n, uint32_t chunk, uint32_t first)
+{
+	p->n = n;
+	p->chunk = chunk;
+	p->first = first;
+	p->nx[PIPE_IN] = p->nx[PIPE_OUT] = 0;
+	p->overflow = 0;
+}
+
+int fw_op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	uint32_t fmt = quire_le16_to_cpu(d->format);
+	int bfp = fmt != QUIRE_FMT_FP16, ef = (d->flags & QUIRE_CMD_F_EF) != 0,
+	    shared = (d->flags & QUIRE_CMD_F_SHARED_EXP) != 0,
+	    exps_only = d->opcode == QUIRE_OPC_EXPONENTS;
+	uint64_t src = quire_le64_to_cpu(d->src), aux = quire_le64_to_cpu(d->aux),
+		 exp = quire_le64_to_cpu(d->exp), dst = quire_le64_to_cpu(d->dst);
+	uint32_t elem = quire_format_elem_bytes(fmt);
+	struct pipe p;
+	pipe_init(&p, quire_le32_to_cpu(d->count), FW_PIPE_ELEMS, FW_PIPE_ELEMS);
+	pipe_add(&p, PIPE_IN, src, FW_BUF_A, 4, 0);
+	if (ef)
+		pipe_add(&p, PIPE_IN, aux, FW_BUF_B, 4, 0);
+	if (bfp && shared)
+		pipe_add(&p, PIPE_IN, exp, FW_BUF_E, 1, 6);
+	if (!exps_only)
+		pipe_add(&p, PIPE_OUT, dst, FW_BUF_C, elem, 0);
+	if (bfp && !shared)
+		pipe_add(&p, PIPE_OUT, exp, FW_BUF_E, 1, 6);
+	if (ef && !exps_only)
+		pipe_add(&p, PIPE_OUT, aux, FW_BUF_B, 4, 0);
+	/* EXPONENTS alone, or ENCODE; a command's own exponents come from the ENCODE run
+	 * itself (one pass over x). */
+	const uint32_t a[QUIRE_QUANT_ARGS] = {
+	    exps_only ? QUIRE_QUANT_OP_EXPONENTS : QUIRE_QUANT_OP_ENCODE,
+	    fmt,
+	    0,
+	    (ef ? QUIRE_QUANT_F_EF : 0) | (bfp && !shared && !exps_only ? QUIRE_QUANT_F_EXPS : 0),
+	    0,
+	    0,
+	    FW_BUF_A,
+	    FW_BUF_B,
+	    FW_BUF_E,
+	    FW_BUF_C,
+	    0};
+	pipe_engine(&p, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS, QUIRE_QUANT_ARG_N,
+		    1u << QUIRE_QUANT_ARG_X | 1u << QUIRE_QUANT_ARG_RESID |
+			1u << QUIRE_QUANT_ARG_EXP | 1u << QUIRE_QUANT_ARG_Q);
+	return pipe_run(fw, &p, detail);
+}
+
+int fw_op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	uint32_t fmt = quire_le16_to_cpu(d->format), vf = quire_le16_to_cpu(d->val_format);
+	struct pipe p;
+	pipe_init(&p, quire_le32_to_cpu(d->count), FW_PIPE_ELEMS, FW_PIPE_FIRST);
+	pipe_add(&p, PIPE_IN, quire_le64_to_cpu(d->src), FW_BUF_A, quire_format_elem_bytes(vf), 0);
+	if (fmt != QUIRE_FMT_FP16)
+		pipe_add(&p, PIPE_IN, quire_le64_to_cpu(d->exp), FW_BUF_E, 1, 6);
+	pipe_add(&p, PIPE_OUT, quire_le64_to_cpu(d->dst), FW_BUF_C, 4, 0);
+	const uint32_t a[QUIRE_QUANT_ARGS] = {QUIRE_QUANT_OP_DECODE,
+					      fmt,
+					      vf,
+					      0,
+					      0,
+					      quire_le16_to_cpu(d->workers),
+					      0,
+					      0,
+					      FW_BUF_E,
+					      FW_BUF_A,
+					      FW_BUF_C};
+	pipe_engine(&p, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS, QUIRE_QUANT_ARG_N,
+		    1u << QUIRE_QUANT_ARG_EXP | 1u << QUIRE_QUANT_ARG_Q | 1u << QUIRE_QUANT_ARG_Y);
+	return pipe_run(fw, &p, detail);
+}
+
+int fw_op_reduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
+{
+	uint32_t w = quire_le16_to_cpu(d->workers), fmt = quire_le16_to_cpu(d->format),
+		 vf = quire_le16_to_cpu(d->val_format);
+	uint32_t in_b = quire_format_elem_bytes(vf);
+	uint32_t chunk = pipe_reduce_chunk(w, in_b);
+	struct pipe p;
+	pipe_init(&p, quire_le32_to_cpu(d->count), chunk, chunk);
+	pipe_add(&p, PIPE_IN, quire_le64_to_cpu(d->src), FW_REDUCE_IN, in_b, 0);
+	p.x[PIPE_IN][0].reps = w;
+	p.x[PIPE_IN][0].host_rep = quire_le64_to_cpu(d->stride);
+	p.x[PIPE_IN][0].card_rep = chunk * in_b;
+	p.x[PIPE_IN][0].set_lg = __builtin_ctz(FW_PIPE_REDUCE_IN_BYTES);
+	pipe_add(&p, PIPE_OUT, quire_le64_to_cpu(d->dst), FW_BUF_C, quire_format_elem_bytes(fmt),
+		 0);
+	const uint32_t a[QUIRE_REDUCE_ARGS] = {QUIRE_REDUCE_OP_SUM, vf, fmt,     w, 0, chunk, 0,
+					       FW_REDUCE_IN,        0,  FW_BUF_C};
+	pipe_engine(&p, QUIRE_ENGINE_REDUCE, a, QUIRE_REDUCE_ARGS, QUIRE_REDUCE_ARG_N,
+		    1u << QUIRE_REDUCE_ARG_ACC_OUT);
+	int st = pipe_run(fw, &p, detail);
+	if (st == QUIRE_OK && p.overflow) {
+		*detail = QUIRE_DETAIL_ENGINE;
+		return QUIRE_ERR_OVERFLOW;
+	}
+	return st;
+}
