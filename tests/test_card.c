@@ -16,6 +16,7 @@
 #include "test_util.h"
 #include "sim/emu/emu.h"
 #include "quire.h"
+#include "quire/card.h"
 #include "quire/mlp.h"
 #include "quire/regblock.h"
 #include "quire/regs.h"
@@ -469,6 +470,82 @@ static void test_engine_errors_and_inputs_kept(void **state)
 	check_good_encode(r, 803);
 }
 
+/* The card's DMA mover driven directly (quire_emu_card_*), on channel 1 while the
+ * firmware waits for work: a transfer each way, refused ones, and what the channel
+ * counts of them (docs/registers/dma.md: DONE_COUNT, FAILED_COUNT, FAILED_STATUS,
+ * BYTES_DONE, QUEUED); channel 0's registers, QUIRE_DMA_CHANNEL_BYTES before them, stay as
+ * they were. */
+static uint32_t dma_rd(struct rig *r, uint32_t ch, uint32_t reg)
+{
+	return quire_emu_card_read(r->dev, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + reg);
+}
+
+static uint32_t dma_run(struct rig *r, uint64_t host, uint32_t card, uint32_t len, uint32_t dir,
+			uint32_t epoch)
+{
+	const uint32_t regs[] = {QUIRE_DMA_HOST_LO, QUIRE_DMA_HOST_HI, QUIRE_DMA_CARD,
+				 QUIRE_DMA_LEN,     QUIRE_DMA_DIR,     QUIRE_DMA_EPOCH};
+	const uint32_t values[] = {(uint32_t)host, (uint32_t)(host >> 32), card, len, dir, epoch};
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		quire_emu_card_write(r->dev, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(1) + regs[i],
+				     values[i]);
+	quire_emu_card_write(r->dev, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(1) + QUIRE_DMA_CTRL,
+			     QUIRE_DMA_START);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_CTRL), QUIRE_DMA_DONE);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_QUEUED), 0);
+	return dma_rd(r, 1, QUIRE_DMA_STATUS);
+}
+
+static void test_dma_counts(void **state)
+{
+	struct rig *r = *state;
+	const uint32_t counts[] = {QUIRE_DMA_DONE_COUNT, QUIRE_DMA_FAILED_COUNT,
+				   QUIRE_DMA_FAILED_STATUS, QUIRE_DMA_BYTES_DONE};
+	uint32_t ch0[4];
+	for (int i = 0; i < 4; i++) {
+		ch0[i] = dma_rd(r, 0, counts[i]);
+		assert_int_equal(dma_rd(r, 1, counts[i]), 0); /* FAILED_STATUS: QUIRE_OK */
+	}
+	const uint32_t epoch = quire_emu_card_read(r->dev, QUIRE_CARD_CTL + QUIRE_CTL_QUEUE_EPOCH);
+	const uint32_t mem = quire_emu_card_read(r->dev, QUIRE_CARD_BAR + r->id + QUIRE_ID_MEM_LO);
+	for (uint32_t i = 0; i < 100; i++)
+		r->host[DATA + i] = (uint8_t)(i * 7 + 3);
+	/* To the card and back to the host a little further on: counted done, their bytes. */
+	assert_int_equal(dma_run(r, IOVA + DATA, 0x1000, 100, QUIRE_DMA_TO_CARD, epoch), QUIRE_OK);
+	for (uint32_t i = 0; i < 100; i++)
+		assert_int_equal(
+		    (uint8_t)(quire_emu_card_read(r->dev, QUIRE_CARD_MEM + 0x1000 + (i & ~3u)) >>
+			      (8 * (i & 3))),
+		    r->host[DATA + i]);
+	assert_int_equal(dma_run(r, IOVA + DATA + 0x200, 0x1000, 100, QUIRE_DMA_TO_HOST, epoch),
+			 QUIRE_OK);
+	assert_memory_equal(r->host + DATA + 0x200, r->host + DATA, 100);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_DONE_COUNT), 2);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_FAILED_COUNT), 0);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_FAILED_STATUS), QUIRE_OK);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_BYTES_DONE), 200);
+	/* Refused: past card memory, then an epoch gone; counted failed, the last one's status
+	 * kept, no bytes. */
+	assert_int_equal(dma_run(r, IOVA + DATA, mem - 3, 4, QUIRE_DMA_TO_CARD, epoch),
+			 QUIRE_ERR_RANGE);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_FAILED_STATUS), QUIRE_ERR_RANGE);
+	assert_int_equal(dma_run(r, IOVA + DATA, 0x1000, 4, QUIRE_DMA_TO_CARD, epoch + 1),
+			 QUIRE_ERR_PEER);
+	/* A good one after them: STATUS its own, FAILED_STATUS still the last failure's. */
+	assert_int_equal(dma_run(r, IOVA + DATA, 0x2000, 0, QUIRE_DMA_TO_CARD, epoch), QUIRE_OK);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_DONE_COUNT), 5);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_FAILED_COUNT), 2);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_FAILED_STATUS), QUIRE_ERR_PEER);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_BYTES_DONE), 200);
+	/* The counts are read only. */
+	for (int i = 0; i < 4; i++)
+		quire_emu_card_write(r->dev, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(1) + counts[i], 77);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_DONE_COUNT), 5);
+	assert_int_equal(dma_rd(r, 1, QUIRE_DMA_BYTES_DONE), 200);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(dma_rd(r, 0, counts[i]), ch0[i]);
+}
+
 /* COMM_INIT of a one-member communicator `id` (no network needed); its status. */
 static int comm_init(struct rig *r, uint16_t id, uint32_t seq)
 {
@@ -593,6 +670,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bad_ring_setup, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_engine_errors_and_inputs_kept, rig_setup,
 					    rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_dma_counts, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_host_detach, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_next_host_untouched, rig_setup, rig_teardown),
 	};

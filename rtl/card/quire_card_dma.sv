@@ -1,32 +1,40 @@
 // SPDX-License-Identifier: MIT
-// The DMA mover: host memory <-> card memory (docs/registers/dma.md, registers
-// QUIRE_DMA_* of include/quire/card.h). A START runs the page's checks in its order:
-// the transfer's epoch against the queue epoch (QUIRE_ERR_PEER), the host
-// window and card memory bounds in 64-bit arithmetic (QUIRE_ERR_RANGE), the
-// direction (QUIRE_ERR_INVALID). A refused transfer is DONE at once and moves
-// nothing; an accepted one reads CTRL 0 until the last byte is written.
+// A channel of the DMA mover: host memory <-> card memory (docs/registers/dma.md, registers
+// QUIRE_DMA_* of include/quire/card.h). A START posts a copy of the channel's registers to
+// a queue of QUIRE_DMA_QUEUE_DEPTH transfers (a START with the queue full is refused at
+// once, QUIRE_ERR_BUSY); the queue runs in order, and each transfer is checked when it
+// begins, in the page's order: its epoch against the queue epoch (QUIRE_ERR_PEER), the
+// host window and card memory bounds in 64-bit arithmetic (QUIRE_ERR_RANGE), the
+// direction (QUIRE_ERR_INVALID). A refused transfer moves nothing and finishes in its
+// turn. DONE_COUNT, FAILED_COUNT, FAILED_STATUS, BYTES_DONE and STATUS move as each one
+// finishes; CTRL reads 0 from a START until the queue is empty.
 //
-// Host memory is reached through a port of 64-byte lines, as a PCIe bridge
-// offers it: a request (line address, byte enables, write data) is taken in a
-// cycle where host_ready_i is high, and every request is answered by rvalid (with
-// the line for a read, an acknowledgement for a write) in request order, some
-// cycles later; whoever holds host memory (the harness under Verilator, a PCIe
-// bridge) decides the latency and the rate. Card memory is a 512-bit port too
-// (a line, read data in the next cycle).
+// Host memory is reached through a port of 64-byte lines, as a PCIe bridge offers it: a
+// request (line address, byte enables, write data) is taken in a cycle where host_ready_i
+// is high, and every request is answered by rvalid (with the line for a read, an
+// acknowledgement for a write) in request order, some cycles later; whoever holds host
+// memory (the harness under Verilator, a PCIe bridge) decides the latency and the rate.
+// Card memory is a 512-bit port too (a line, read data in the next cycle, held until the
+// next read).
 //
-// Where host and card addresses sit at the same offset in their lines (the
-// firmware's transfers of data), a transfer moves whole lines: to the card, up
-// to MaxOutstanding line reads in flight, each answer written to card memory as
-// it comes; to the host, a card line read a cycle and sent as a host write,
-// MaxOutstanding writes unacknowledged at most, DONE once the last is
-// acknowledged. The first and last lines carry byte enables. Otherwise a
-// transfer moves a word per step where both cursors are aligned and 4 bytes
-// are left, a byte otherwise, one request at a time.
-// The queue engine (quire_card_queue) shares the port: a START while it holds
-// the port (hold_i) waits until it is done, CTRL reading 0 meanwhile, and busy_o
-// keeps the engine from starting while the mover has the port or is told to.
-// A transfer takes its registers at START (a START that waits takes a copy of them):
-// the firmware may write the next transfer's registers while one moves.
+// Where host and card addresses sit at the same offset in their lines (the firmware's
+// transfers of data), a transfer moves whole lines, the first and last with byte enables:
+// to the card, a line read asked for in every cycle the port takes one, each answer
+// written to card memory as it comes; to the host, a card line read a cycle ahead and sent
+// as a host write. Two sides work at once so that the link does not idle between queued
+// transfers: the issue side asks for one transfer's lines and takes the next from the
+// queue in the cycle its last request is taken, while the answer side follows the
+// transfers in flight (a FIFO of their card lines, line counts and edge offsets) and
+// finishes each on its last answer. At most MaxOutstanding requests are in flight, across
+// transfers. A transfer to the host waits for the transfers to the card before it to
+// finish (it may read what they write). Otherwise (different offsets) a transfer moves a
+// word per step where both cursors are aligned and 4 bytes are left, a byte otherwise, one
+// request at a time, and it begins, as a refused or empty one does, once nothing is in
+// flight.
+//
+// The queue engine (quire_card_queue) shares the port: no transfer begins while it holds
+// the port (hold_i), and busy_o, high while anything is queued or in flight, keeps the
+// engine from starting.
 module quire_card_dma
   import quire_card_pkg::*;
 #(
@@ -36,10 +44,10 @@ module quire_card_dma
   input  logic        clk_i,
   input  logic        rst_ni,
 
-  // Registers (the core's data port).
+  // Registers (the core's data port): the offset in the channel's registers.
   input  logic        req_i,
   input  logic        we_i,
-  input  logic [4:0]  addr_i,
+  input  logic [$clog2(DMA_CHANNEL_BYTES)-1:0] addr_i,
   input  logic [31:0] wdata_i,
   output logic [31:0] rdata_o,
 
@@ -68,62 +76,174 @@ module quire_card_dma
   input  logic [511:0] host_rdata_i
 );
 
+  localparam int unsigned AddrBits  = $clog2(DMA_CHANNEL_BYTES);
+  localparam int unsigned Depth     = DMA_QUEUE_DEPTH;
+  localparam int unsigned PtrBits   = $clog2(Depth);
+  localparam int unsigned CountBits = $clog2(Depth + 1);
+  localparam int unsigned OutBits   = $clog2(MaxOutstanding + 1);
+  localparam int unsigned LineBits  = 26;  // the lines of a 32-bit card offset
+
   typedef enum logic [2:0] {
     IDLE,
-    HOST_READ,        // to card: ask host memory for the next word
-    HOST_READ_WAIT,   // to card: its answer, written to card memory as it comes
-    CARD_READ,        // to host: read card memory
-    CARD_READ_WAIT,   // to host: its word, sent as a host write when the port takes it
-    HOST_WRITE_WAIT,  // to host: the write's acknowledgement
-    LINES_TO_CARD,    // whole lines to the card
-    LINES_TO_HOST     // whole lines to the host
+    LINES_TO_CARD,    // whole lines to the card: the line reads asked for
+    LINES_TO_HOST,    // whole lines to the host: the line writes sent
+    HOST_READ,        // word/byte path to the card: ask host memory for the next word
+    HOST_READ_WAIT,   // its answer, written to card memory as it comes
+    CARD_READ,        // word/byte path to the host: read card memory
+    CARD_READ_WAIT,   // its word, sent as a host write when the port takes it
+    HOST_WRITE_WAIT   // the write's acknowledgement
   } state_e;
 
-  localparam int unsigned Regs = 8;
-  localparam logic [2:0] RegHostLo = 3'(DMA_HOST_LO >> 2);
-  localparam logic [2:0] RegHostHi = 3'(DMA_HOST_HI >> 2);
-  localparam logic [2:0] RegCard   = 3'(DMA_CARD >> 2);
-  localparam logic [2:0] RegLen    = 3'(DMA_LEN >> 2);
-  localparam logic [2:0] RegDir    = 3'(DMA_DIR >> 2);
-  localparam logic [2:0] RegCtrl   = 3'(DMA_CTRL >> 2);
-  localparam logic [2:0] RegStatus = 3'(DMA_STATUS >> 2);
-  localparam logic [2:0] RegEpoch  = 3'(DMA_EPOCH >> 2);
+  // A posted transfer: the registers as they were at its START.
+  typedef struct packed {
+    logic [63:0] host;
+    logic [31:0] card;
+    logic [31:0] len;
+    logic [31:0] epoch;
+    logic        to_card;  // DIR is QUIRE_DMA_TO_CARD
+    logic        to_host;  // DIR is QUIRE_DMA_TO_HOST
+  } xfer_t;
 
-  logic [Regs-1:0][31:0] regs_q;
-  state_e      state_q;
-  logic [63:0] host_cur_q;
-  logic [31:0] card_cur_q, left_q;
-  logic        start_pending_q;  // a START that waits for the queue engine
-  logic [Regs-1:0][31:0] snap_q; // its registers as they were at the START
-  logic [Regs-1:0][31:0] sregs;  // the registers a START takes
-  assign sregs = start_pending_q ? snap_q : regs_q;
+  // A whole-line transfer in flight: where its answers go and when it is finished.
+  typedef struct packed {
+    logic                to_host;
+    logic [LineBits-1:0] card_line;
+    logic [LineBits-1:0] lines;
+    logic [5:0]          first_off;
+    logic [5:0]          last_off;
+    logic [31:0]         len;
+  } flight_t;
 
-  // ---- the checks of a START, from the registers as they are (docs/registers/dma.md)
-  logic [63:0] host, len, card, window_offset;
-  assign host          = {sregs[RegHostHi], sregs[RegHostLo]};
-  assign len           = {32'd0, sregs[RegLen]};
-  assign card          = {32'd0, sregs[RegCard]};
-  assign window_offset = host - host_win_base_i;
+  function automatic logic [PtrBits-1:0] next_ptr(logic [PtrBits-1:0] p);
+    return p == PtrBits'(Depth - 1) ? '0 : p + 1'b1;
+  endfunction
+
+  // The bytes of line k of a transfer of n lines inside it.
+  function automatic logic [63:0] line_be(logic [LineBits-1:0] k, logic [LineBits-1:0] n,
+                                          logic [5:0] first, logic [5:0] last);
+    logic [63:0] be;
+    be = 64'hffff_ffff_ffff_ffff;
+    if (k == '0)     be = be & ~((64'd1 << first) - 64'd1);
+    if (k == n - 1'b1) be = be & (last == 6'd63 ? 64'hffff_ffff_ffff_ffff : (64'd1 << (last + 6'd1)) - 64'd1);
+    return be;
+  endfunction
+
+  // ---- the registers the firmware writes, and the counts it reads
+  logic [AddrBits-1:0] reg_at;
+  assign reg_at = {addr_i[AddrBits-1:2], 2'b00};
+
+  logic [63:0]          host_q;
+  logic [31:0]          card_q, len_q, dir_q, epoch_q;
+  logic [31:0]          status_q, done_count_q, failed_count_q, failed_status_q, bytes_done_q;
+  logic                 ctrl_done_q;
+  logic [CountBits-1:0] queued_q;  // posted and not finished
+
+  logic write, start_write, refuse_busy, post;
+  assign write       = req_i && we_i;
+  assign start_write = write && reg_at == AddrBits'(DMA_CTRL) && (wdata_i & DMA_START) != 32'd0;
+  assign refuse_busy = start_write && queued_q == CountBits'(Depth);
+  assign post        = start_write && !refuse_busy;
+  assign busy_o      = queued_q != '0 || start_write;
+
+  // ---- the queue of posted transfers; a START into an empty queue is its head at once
+  xfer_t                posted_q [Depth];
+  logic [PtrBits-1:0]   post_wr_q, post_rd_q;
+  logic [CountBits-1:0] post_count_q;
+  xfer_t                regs_xfer, head;
+  logic                 have_head;
+  always_comb begin : head_of_queue
+    regs_xfer.host    = host_q;
+    regs_xfer.card    = card_q;
+    regs_xfer.len     = len_q;
+    regs_xfer.epoch   = epoch_q;
+    regs_xfer.to_card = dir_q == DMA_TO_CARD;
+    regs_xfer.to_host = dir_q == DMA_TO_HOST;
+    head              = post_count_q != '0 ? posted_q[post_rd_q] : regs_xfer;
+  end
+  assign have_head = post_count_q != '0 || post;
+
+  // ---- the head's checks, against the epoch and window of the cycle it begins in
+  logic [63:0] window_offset, head_len, head_card, head_end;
+  assign window_offset = head.host - host_win_base_i;
+  assign head_len      = {32'd0, head.len};
+  assign head_card     = {32'd0, head.card};
+  assign head_end      = head.host + head_len - 64'd1;
 
   logic card_ok, host_ok;
-  assign card_ok = card <= MemBytes && len <= MemBytes - card;
-  assign host_ok = host_win_size_i != 64'd0 && host >= host_win_base_i &&
-                   window_offset <= host_win_size_i && len <= host_win_size_i - window_offset;
+  assign card_ok = head_card <= MemBytes && head_len <= MemBytes - head_card;
+  assign host_ok = host_win_size_i != 64'd0 && head.host >= host_win_base_i &&
+                   window_offset <= host_win_size_i && head_len <= host_win_size_i - window_offset;
 
-  logic [31:0] start_status;
+  logic [31:0] head_status;
   always_comb begin : checks
-    if (sregs[RegEpoch] != queue_epoch_i) begin
-      start_status = ERR_PEER;  // the host of its command has gone or reset the queues
+    if (head.epoch != queue_epoch_i) begin
+      head_status = ERR_PEER;  // the host of its command has gone or reset the queues
     end else if (!host_ok || !card_ok) begin
-      start_status = ERR_RANGE;
-    end else if (sregs[RegDir] != DMA_TO_CARD && sregs[RegDir] != DMA_TO_HOST) begin
-      start_status = ERR_INVALID;
+      head_status = ERR_RANGE;
+    end else if (!head.to_card && !head.to_host) begin
+      head_status = ERR_INVALID;
     end else begin
-      start_status = OK;
+      head_status = OK;
     end
   end
 
-  // ---- one step: a word where both cursors are aligned and 4 bytes are left, else a byte
+  logic                head_empty, head_whole;
+  logic [LineBits-1:0] head_lines;
+  assign head_empty = head_status != OK || head.len == 32'd0;  // moves nothing
+  assign head_whole = head.host[5:0] == head.card[5:0];
+  assign head_lines = LineBits'(head_end[63:6] - head.host[63:6]) + 1'b1;
+
+  // ---- the transfers in flight on the whole-line path, oldest first
+  flight_t              flight_q [Depth];
+  logic [PtrBits-1:0]   flight_wr_q, flight_rd_q;
+  logic [CountBits-1:0] flight_count_q, to_card_flying_q;
+  flight_t              flight;  // the oldest: the next answer is its
+  logic [LineBits-1:0]  got_q;   // its answers so far
+  logic                 answer, finish_answer;
+  assign flight        = flight_q[flight_rd_q];
+  assign answer        = host_rvalid_i && flight_count_q != '0;
+  assign finish_answer = answer && got_q == flight.lines - 1'b1;
+
+  // ---- the issue side: the lines of the transfer being asked for (line k is host line
+  // (host >> 6) + k and card line (card >> 6) + k), or the word/byte path's cursors
+  state_e              state_q;
+  logic [63:0]         host_cur_q;
+  logic [31:0]         card_cur_q, left_q, word_len_q;
+  logic [LineBits-1:0] sent_q, lines_q;
+  logic [5:0]          first_off_q, last_off_q;
+  logic                have_q;  // to the host: the card line of sent_q is in mem_rdata_i
+  logic [OutBits-1:0]  out_q;   // requests of the whole-line path not answered
+
+  logic line_ask, line_take, last_take;
+  assign line_ask  = out_q != OutBits'(MaxOutstanding) &&
+                     (state_q == LINES_TO_CARD || (state_q == LINES_TO_HOST && have_q));
+  assign line_take = line_ask && host_ready_i;
+  assign last_take = line_take && sent_q == lines_q - 1'b1;
+
+  // Which transfer begins: a whole-line one as soon as the issue side is free (a transfer
+  // to the host once no transfer to the card is in flight), the others once nothing is.
+  logic drained, pop, pop_lines, pop_word;
+  assign drained = state_q == IDLE && flight_count_q == '0;
+  always_comb begin : begins
+    pop = 1'b0;
+    if (have_head && !hold_i) begin
+      if (head_empty || !head_whole) begin
+        pop = drained;
+      end else begin
+        pop = (state_q == IDLE || last_take) && !(head.to_host && to_card_flying_q != '0);
+      end
+    end
+  end
+  assign pop_lines = pop && !head_empty && head_whole;
+  assign pop_word  = pop && !head_empty && !head_whole;
+
+  // The queue's storage: a START is stored unless it begins in its own cycle.
+  logic store, unstore;
+  assign store   = post && (!pop || post_count_q != '0);
+  assign unstore = pop && post_count_q != '0;
+
+  // ---- the word/byte path's step: a word where both cursors are aligned and 4 bytes are
+  // left, else a byte
   logic        word_step;
   logic [31:0] step_bytes;
   assign word_step  = host_cur_q[1:0] == 2'd0 && card_cur_q[1:0] == 2'd0 && left_q >= 32'd4;
@@ -139,51 +259,19 @@ module quire_card_dma
   assign host_word_be = word_step ? 4'hf : 4'b0001 << host_cur_q[1:0];
   assign card_word_be = word_step ? 4'hf : 4'b0001 << card_cur_q[1:0];
 
-  logic start_write, start, step_done;
-  assign start_write = req_i && we_i && addr_i[4:2] == RegCtrl &&
-                       (wdata_i & DMA_START) != 32'd0 && state_q == IDLE;
-  assign start       = (start_write || start_pending_q) && !hold_i;
-  assign busy_o      = state_q != IDLE || start_pending_q || start_write;
-  assign step_done = (state_q == HOST_READ_WAIT || state_q == HOST_WRITE_WAIT) && host_rvalid_i;
+  logic step_done, finish_word;
+  assign step_done   = (state_q == HOST_READ_WAIT || state_q == HOST_WRITE_WAIT) && host_rvalid_i;
+  assign finish_word = step_done && left_q == step_bytes;
 
-  // The cursors after this step, and whether another step follows it.
-  logic [63:0] host_next;
-  logic [31:0] card_next;
-  logic        more;
-  assign host_next = host_cur_q + {32'd0, step_bytes};
-  assign card_next = card_cur_q + step_bytes;
-  assign more      = left_q != step_bytes;
-
-  // ---- whole lines: line k of the transfer is host line (host >> 6) + k and card line
-  // (card >> 6) + k; sent_q lines asked for (to the card) or sent (to the host), got_q
-  // answered, out_q in flight.
-  localparam int unsigned OutBits = $clog2(MaxOutstanding + 1);
-  logic [63:0] host_end;
-  logic [25:0] lines;
-  logic        same_offset;
-  assign host_end    = host + len - 64'd1;
-  assign lines       = 26'(host_end[63:6] - host[63:6]) + 26'd1;
-  assign same_offset = host[5:0] == card[5:0];
-
-  logic [25:0]        sent_q, got_q;
-  logic [OutBits-1:0] out_q;
-  logic [5:0]         first_off_q, last_off_q;
-  logic [25:0]        lines_q;
-  logic               have_q;       // to the host: the card line of sent_q is in mem_rdata_i
-  logic               line_ask, line_take;
-  assign line_ask  = state_q == LINES_TO_CARD ? sent_q != lines_q && out_q != OutBits'(MaxOutstanding)
-                   : state_q == LINES_TO_HOST && have_q && out_q != OutBits'(MaxOutstanding);
-  assign line_take = line_ask && host_ready_i;
-
-  // The bytes of line k inside the transfer.
-  function automatic logic [63:0] line_be(logic [25:0] k, logic [25:0] n, logic [5:0] first,
-                                          logic [5:0] last);
-    logic [63:0] be;
-    be = 64'hffff_ffff_ffff_ffff;
-    if (k == 26'd0)     be = be & ~((64'd1 << first) - 64'd1);
-    if (k == n - 26'd1) be = be & (last == 6'd63 ? 64'hffff_ffff_ffff_ffff : (64'd1 << (last + 6'd1)) - 64'd1);
-    return be;
-  endfunction
+  // ---- what finishes in this cycle (one at most: a refused or empty transfer and the
+  // word/byte path begin only when nothing is in flight)
+  logic                 finish;
+  logic [31:0]          finish_status, finish_bytes;
+  logic [CountBits-1:0] queued_next;
+  assign finish        = finish_answer || finish_word || (pop && head_empty);
+  assign finish_status = finish_answer || finish_word ? OK : head_status;
+  assign finish_bytes  = finish_answer ? flight.len : finish_word ? word_len_q : 32'd0;
+  assign queued_next   = queued_q + CountBits'(post) - CountBits'(finish);
 
   always_comb begin : ports
     mem_req_o    = 1'b0;
@@ -208,117 +296,181 @@ module quire_card_dma
         host_req_o = 1'b1;
         host_we_o  = 1'b1;
       end
-      LINES_TO_CARD: begin
-        host_req_o  = line_ask;
-        host_addr_o = {host_cur_q[63:6] + 58'(sent_q), 6'd0};
-        host_be_o   = line_be(sent_q, lines_q, first_off_q, last_off_q);
-        // an answer goes to its card line as it comes
-        mem_req_o   = host_rvalid_i;
-        mem_we_o    = 1'b1;
-        mem_addr_o  = {card_cur_q[31:6] + 26'(got_q), 6'd0};
-        mem_be_o    = line_be(got_q, lines_q, first_off_q, last_off_q);
-        mem_wdata_o = host_rdata_i;
-      end
-      LINES_TO_HOST: begin
+      LINES_TO_CARD, LINES_TO_HOST: begin
         host_req_o   = line_ask;
-        host_we_o    = 1'b1;
+        host_we_o    = state_q == LINES_TO_HOST;
         host_addr_o  = {host_cur_q[63:6] + 58'(sent_q), 6'd0};
         host_be_o    = line_be(sent_q, lines_q, first_off_q, last_off_q);
         host_wdata_o = mem_rdata_i;
-        // the next card line read as this one is taken (or the first, at the start)
-        mem_req_o    = (line_take || !have_q) && sent_q + 26'(line_take) != lines_q &&
-                       !(have_q && !line_take);
-        mem_addr_o   = {card_cur_q[31:6] + 26'(sent_q) + 26'(line_take), 6'd0};
+        // to the host: the next card line read as this one is taken
+        if (state_q == LINES_TO_HOST && line_take && !last_take) begin
+          mem_req_o  = 1'b1;
+          mem_addr_o = {card_cur_q[31:6] + 26'(sent_q) + 26'd1, 6'd0};
+        end
       end
       default: ;
     endcase
+    // A transfer to the host beginning: its first card line, read as it is taken. (No
+    // transfer to the card is in flight, so no answer below wants the port.)
+    if (pop_lines && head.to_host) begin
+      mem_req_o  = 1'b1;
+      mem_we_o   = 1'b0;
+      mem_addr_o = {head.card[31:6], 6'd0};
+    end
+    // An answer to the card goes to its line as it comes.
+    if (answer && !flight.to_host) begin
+      mem_req_o   = 1'b1;
+      mem_we_o    = 1'b1;
+      mem_addr_o  = {flight.card_line + got_q, 6'd0};
+      mem_be_o    = line_be(got_q, flight.lines, flight.first_off, flight.last_off);
+      mem_wdata_o = host_rdata_i;
+    end
+  end
+
+  always_comb begin : read
+    unique case (reg_at)
+      AddrBits'(DMA_HOST_LO):       rdata_o = host_q[31:0];
+      AddrBits'(DMA_HOST_HI):       rdata_o = host_q[63:32];
+      AddrBits'(DMA_CARD):          rdata_o = card_q;
+      AddrBits'(DMA_LEN):           rdata_o = len_q;
+      AddrBits'(DMA_DIR):           rdata_o = dir_q;
+      AddrBits'(DMA_CTRL):          rdata_o = ctrl_done_q ? DMA_DONE : 32'd0;
+      AddrBits'(DMA_STATUS):        rdata_o = status_q;
+      AddrBits'(DMA_EPOCH):         rdata_o = epoch_q;
+      AddrBits'(DMA_DONE_COUNT):    rdata_o = done_count_q;
+      AddrBits'(DMA_FAILED_COUNT):  rdata_o = failed_count_q;
+      AddrBits'(DMA_FAILED_STATUS): rdata_o = failed_status_q;
+      AddrBits'(DMA_QUEUED):        rdata_o = 32'(queued_q);
+      AddrBits'(DMA_BYTES_DONE):    rdata_o = bytes_done_q;
+      default:                      rdata_o = 32'd0;
+    endcase
+  end
+
+  // The queues' contents: data only, no reset (what the pointers do not cover is not read).
+  always_ff @(posedge clk_i) begin : queues
+    if (store) posted_q[post_wr_q] <= regs_xfer;
+    if (pop_lines) begin
+      flight_q[flight_wr_q] <= '{to_host:   head.to_host,
+                                 card_line: head.card[31:6],
+                                 lines:     head_lines,
+                                 first_off: head.host[5:0],
+                                 last_off:  head_end[5:0],
+                                 len:       head.len};
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin : mover
     if (!rst_ni) begin
-      regs_q     <= '0;
-      state_q    <= IDLE;
-      host_cur_q <= 64'd0;
-      card_cur_q <= 32'd0;
-      left_q     <= 32'd0;
-      start_pending_q <= 1'b0;
-      snap_q          <= '0;
-      sent_q      <= 26'd0;
-      got_q       <= 26'd0;
-      out_q       <= '0;
-      first_off_q <= 6'd0;
-      last_off_q  <= 6'd0;
-      lines_q     <= 26'd0;
-      have_q      <= 1'b0;
+      host_q           <= 64'd0;
+      card_q           <= 32'd0;
+      len_q            <= 32'd0;
+      dir_q            <= 32'd0;
+      epoch_q          <= 32'd0;
+      status_q         <= 32'd0;
+      done_count_q     <= 32'd0;
+      failed_count_q   <= 32'd0;
+      failed_status_q  <= OK;
+      bytes_done_q     <= 32'd0;
+      ctrl_done_q      <= 1'b0;
+      queued_q         <= '0;
+      post_wr_q        <= '0;
+      post_rd_q        <= '0;
+      post_count_q     <= '0;
+      flight_wr_q      <= '0;
+      flight_rd_q      <= '0;
+      flight_count_q   <= '0;
+      to_card_flying_q <= '0;
+      got_q            <= '0;
+      state_q          <= IDLE;
+      host_cur_q       <= 64'd0;
+      card_cur_q       <= 32'd0;
+      left_q           <= 32'd0;
+      word_len_q       <= 32'd0;
+      sent_q           <= '0;
+      lines_q          <= '0;
+      first_off_q      <= 6'd0;
+      last_off_q       <= 6'd0;
+      have_q           <= 1'b0;
+      out_q            <= '0;
     end else begin
-      if (start_write && hold_i) begin
-        start_pending_q <= 1'b1;
-        snap_q          <= regs_q;
-        regs_q[RegCtrl] <= 32'd0;
+      if (write) begin
+        unique case (reg_at)
+          AddrBits'(DMA_HOST_LO): host_q[31:0]  <= wdata_i;
+          AddrBits'(DMA_HOST_HI): host_q[63:32] <= wdata_i;
+          AddrBits'(DMA_CARD):    card_q        <= wdata_i;
+          AddrBits'(DMA_LEN):     len_q         <= wdata_i;
+          AddrBits'(DMA_DIR):     dir_q         <= wdata_i;
+          AddrBits'(DMA_EPOCH):   epoch_q       <= wdata_i;
+          default: ;  // CTRL (START is taken above) and the read-only ones
+        endcase
       end
-      if (start) start_pending_q <= 1'b0;
-      if (req_i && we_i && addr_i[4:2] != RegCtrl && addr_i[4:2] != RegStatus) begin
-        regs_q[addr_i[4:2]] <= wdata_i;
+
+      // The queue of posted transfers, and the count of those not finished.
+      if (store)    post_wr_q <= next_ptr(post_wr_q);
+      if (unstore)  post_rd_q <= next_ptr(post_rd_q);
+      post_count_q <= post_count_q + CountBits'(store) - CountBits'(unstore);
+      queued_q     <= queued_next;
+
+      // The counts, the status of the last finished, CTRL.
+      done_count_q   <= done_count_q + 32'(finish) + 32'(refuse_busy);
+      failed_count_q <= failed_count_q + 32'(finish && finish_status != OK) + 32'(refuse_busy);
+      bytes_done_q   <= bytes_done_q + finish_bytes;
+      if (refuse_busy) begin
+        status_q        <= ERR_BUSY;
+        failed_status_q <= ERR_BUSY;
+      end else if (finish) begin
+        status_q <= finish_status;
+        if (finish_status != OK) failed_status_q <= finish_status;
       end
-      if (start) begin
-        if (start_status != OK || sregs[RegLen] == 32'd0) begin
-          regs_q[RegStatus] <= start_status;
-          regs_q[RegCtrl]   <= DMA_DONE;
-        end else begin
-          regs_q[RegCtrl] <= 32'd0;
-          host_cur_q      <= host;
-          card_cur_q      <= sregs[RegCard];
-          left_q          <= sregs[RegLen];
-          sent_q          <= 26'd0;
-          got_q           <= 26'd0;
-          out_q           <= '0;
-          have_q          <= 1'b0;
-          first_off_q     <= host[5:0];
-          last_off_q      <= host_end[5:0];
-          lines_q         <= lines;
-          if (same_offset) begin
-            state_q <= sregs[RegDir] == DMA_TO_CARD ? LINES_TO_CARD : LINES_TO_HOST;
-          end else begin
-            state_q <= sregs[RegDir] == DMA_TO_CARD ? HOST_READ : CARD_READ;
-          end
-        end
-      end
+      if (start_write || finish) ctrl_done_q <= queued_next == '0;
+
+      // The transfers in flight: one enters as it begins, the oldest leaves on its last answer.
+      if (pop_lines)     flight_wr_q <= next_ptr(flight_wr_q);
+      if (finish_answer) flight_rd_q <= next_ptr(flight_rd_q);
+      flight_count_q   <= flight_count_q + CountBits'(pop_lines) - CountBits'(finish_answer);
+      to_card_flying_q <= to_card_flying_q + CountBits'(pop_lines && head.to_card)
+                                           - CountBits'(finish_answer && !flight.to_host);
+      if (finish_answer)  got_q <= '0;
+      else if (answer)    got_q <= got_q + 1'b1;
+      out_q <= out_q + OutBits'(line_take) - OutBits'(answer);
+
+      // The issue side.
       unique case (state_q)
         HOST_READ:      if (host_ready_i) state_q <= HOST_READ_WAIT;
         CARD_READ:      state_q <= CARD_READ_WAIT;
         CARD_READ_WAIT: if (host_ready_i) state_q <= HOST_WRITE_WAIT;
         LINES_TO_CARD, LINES_TO_HOST: begin
-          if (line_take) sent_q <= sent_q + 26'd1;
-          if (host_rvalid_i) got_q <= got_q + 26'd1;
-          out_q <= out_q + OutBits'(line_take) - OutBits'(host_rvalid_i);
+          if (line_take) sent_q <= sent_q + 1'b1;
           if (state_q == LINES_TO_HOST) begin
-            if (mem_req_o) have_q <= 1'b1;
-            else if (line_take) have_q <= 1'b0;
+            if (line_take && !last_take) have_q <= 1'b1;  // the next line, read above
+            else if (line_take)          have_q <= 1'b0;
           end
-          if (host_rvalid_i && got_q == lines_q - 26'd1) begin
-            state_q           <= IDLE;
-            regs_q[RegStatus] <= OK;
-            regs_q[RegCtrl]   <= DMA_DONE;
-          end
+          if (last_take) state_q <= IDLE;
         end
         default: ;
       endcase
       if (step_done) begin
-        host_cur_q <= host_next;
-        card_cur_q <= card_next;
+        host_cur_q <= host_cur_q + {32'd0, step_bytes};
+        card_cur_q <= card_cur_q + step_bytes;
         left_q     <= left_q - step_bytes;
-        if (!more) begin
-          state_q           <= IDLE;
-          regs_q[RegStatus] <= OK;
-          regs_q[RegCtrl]   <= DMA_DONE;
-        end else begin
-          state_q <= state_q == HOST_READ_WAIT ? HOST_READ : CARD_READ;
-        end
+        if (finish_word) state_q <= IDLE;
+        else             state_q <= state_q == HOST_READ_WAIT ? HOST_READ : CARD_READ;
+      end
+      if (pop_lines || pop_word) begin
+        host_cur_q  <= head.host;
+        card_cur_q  <= head.card;
+        left_q      <= head.len;
+        word_len_q  <= head.len;
+        sent_q      <= '0;
+        lines_q     <= head_lines;
+        first_off_q <= head.host[5:0];
+        last_off_q  <= head_end[5:0];
+        have_q      <= head.to_host;  // its first card line, read above
+        if (pop_lines) state_q <= head.to_card ? LINES_TO_CARD : LINES_TO_HOST;
+        else           state_q <= head.to_card ? HOST_READ : CARD_READ;
       end
     end
   end
-
-  assign rdata_o = regs_q[addr_i[4:2]];
 
   logic unused_bits;
   assign unused_bits = ^{addr_i[1:0]};

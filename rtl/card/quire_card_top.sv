@@ -117,7 +117,8 @@ module quire_card_top
   localparam int unsigned NumEngines = 3;  // QUANT (kind 1), REDUCE (kind 2), MLP (kind 3)
 
   localparam logic [31:0] CtlBytes   = 32'h100;
-  localparam logic [31:0] DmaBytes   = 32'h20 * DMA_CHANNELS;
+  localparam logic [31:0] DmaBytes   = DMA_CHANNEL_BYTES * DMA_CHANNELS;
+  localparam int unsigned DmaRegBits = $clog2(DMA_CHANNEL_BYTES);
   localparam logic [31:0] NetBytes   = 32'h100;
   localparam logic [31:0] SimIoBytes = 32'h100;
   localparam logic [31:0] QueueBytes = QE_BYTES;
@@ -363,17 +364,20 @@ module quire_card_top
   logic [31:0]  dma_mem_addr;
   logic [511:0] dma_mem_wdata, dma_mem_rdata;
 
+  // The offset's bits below DmaRegBits pick a DMA channel's register, the next one the channel.
+  logic        dma_channel;
   logic [31:0] dma0_rdata, dma1_rdata;
-  assign dma_rdata = dma_offset[5] ? dma1_rdata : dma0_rdata;
+  assign dma_channel = dma_offset[DmaRegBits];
+  assign dma_rdata   = dma_channel ? dma1_rdata : dma0_rdata;
 
   quire_card_dma #(
     .MemBytes (64'(MemBytes))
   ) u_dma (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
-    .req_i           (dma_req && !dma_offset[5]),
+    .req_i           (dma_req && !dma_channel),
     .we_i            (data_we),
-    .addr_i          (dma_offset[4:0]),
+    .addr_i          (dma_offset[DmaRegBits-1:0]),
     .wdata_i         (data_wdata),
     .rdata_o         (dma0_rdata),
     .queue_epoch_i   (queue_epoch),
@@ -409,9 +413,9 @@ module quire_card_top
   ) u_dma1 (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
-    .req_i           (dma_req && dma_offset[5]),
+    .req_i           (dma_req && dma_channel),
     .we_i            (data_we),
-    .addr_i          (dma_offset[4:0]),
+    .addr_i          (dma_offset[DmaRegBits-1:0]),
     .wdata_i         (data_wdata),
     .rdata_o         (dma1_rdata),
     .queue_epoch_i   (queue_epoch),
@@ -786,7 +790,7 @@ module quire_card_top
   // Only the offsets' index bits and range checks are used.
   logic unused_bits;
   assign unused_bits = ^{imem_offset, dmem_offset, bar_offset[31:16], ctl_offset[31:8],
-                         dma_offset[31:6], net_offset[31:8], qe_offset[31:8], eng_offset[31:12], sim_offset, mem_offset, fetch_offset,
+                         dma_offset[31:DmaRegBits+1], net_offset[31:8], qe_offset[31:8], eng_offset[31:12], sim_offset, mem_offset, fetch_offset,
                          load_imem_offset, load_dmem_offset, dmem_unused_rdata, dma_mem_addr, dma1_mem_addr, dma1_busy};
 
 endmodule

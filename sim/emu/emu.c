@@ -533,6 +533,16 @@ static int hal_wait(void *ctx)
 
 static const struct quire_fw_hal emu_hal = {hal_read, hal_write, hal_wait};
 
+uint32_t quire_emu_card_read(struct quire_device *dev, uint32_t addr)
+{
+	return hal_read(emu_of(dev), addr);
+}
+
+void quire_emu_card_write(struct quire_device *dev, uint32_t addr, uint32_t value)
+{
+	hal_write(emu_of(dev), addr, value);
+}
+
 /* The port received a frame. */
 static void net_wake(void *ctx)
 {

@@ -30,4 +30,11 @@ struct quire_emu_config {
 /* A card, its firmware already running. NULL on failure (errno set). */
 struct quire_device *quire_emu_create(const struct quire_emu_config *cfg);
 
+/* For tests that drive one of the card's own blocks directly (the DMA mover's channels,
+ * say), past the firmware: a 32-bit read or write at a card address (QUIRE_CARD_*) of a
+ * card from quire_emu_create, as its firmware makes them. The firmware must leave that
+ * block alone meanwhile (no command under way). */
+uint32_t quire_emu_card_read(struct quire_device *dev, uint32_t addr);
+void quire_emu_card_write(struct quire_device *dev, uint32_t addr, uint32_t value);
+
 #endif

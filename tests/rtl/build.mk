@@ -22,7 +22,7 @@ rtl: $(RTL_TEST_ELFS)
 
 # The card top running the firmware, against the emu (libquire_sim.a) in the same process.
 RTL_CARD_TEST := $(BUILD)/tests/rtl/test_card_top
-$(RTL_CARD_TEST): tests/rtl/test_card_top.cpp $(RTL_CARD_HARNESS_SRCS) sim/rtl/card_harness.h \
+$(RTL_CARD_TEST): tests/rtl/test_card_top.cpp tests/rtl/card_dma.h $(RTL_CARD_HARNESS_SRCS) sim/rtl/card_harness.h \
 		sim/rtl/elf_image.h $(RTL_CARD_MODEL) $(RTL_VERILATED_OBJS) $(LIBQUIRE_SIM_A) $(LIBQUIRE_A)
 	@mkdir -p $(dir $@)
 	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_CARD_VDIR) -o $@ $< $(RTL_CARD_HARNESS_SRCS) $(RTL_CARD_MODEL) \
@@ -30,7 +30,7 @@ $(RTL_CARD_TEST): tests/rtl/test_card_top.cpp $(RTL_CARD_HARNESS_SRCS) sim/rtl/c
 
 # A bare-metal program for the card top, linked like the firmware: the DMA mover driven directly.
 RTL_CARD_DMA_ELF := $(BUILD)/tests/rtl/card/card_dma.elf
-$(RTL_CARD_DMA_ELF): tests/rtl/card_dma.c tests/rtl/card_bare.h firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
+$(RTL_CARD_DMA_ELF): tests/rtl/card_dma.c tests/rtl/card_dma.h tests/rtl/card_bare.h firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
 	@mkdir -p $(dir $@)
 	$(RISCV_CC) $(FW_CROSS_FLAGS) -I. -T firmware/link.ld -o $@ firmware/crt0.S $< -lgcc
 

@@ -3,8 +3,13 @@
  * A bare-metal program for the RTL card (linked like the firmware: firmware/crt0.S and
  * firmware/link.ld) that drives the DMA mover directly, past the firmware's own window
  * checks: the order and the edges of the mover's checks (sim/emu/emu.c dma_run: epoch,
- * then host window and card memory bounds, then direction) and unaligned moves both ways.
- * The harness fills host memory with byte i = (i * 7 + 3) & 0xff before the run. Ends
+ * then host window and card memory bounds, then direction), unaligned moves both ways,
+ * the two channels QUIRE_DMA_CHANNEL_BYTES apart, and the queue of posted transfers
+ * (docs/registers/dma.md): 16 posted without waiting, both ways, 1 byte to several KiB,
+ * on whole lines and not, one reading what another before it writes; a refused one among
+ * others; a START with the queue full; one whose epoch has moved on behind others; the
+ * counts of each. Then the queue's rate, left for test_card_top to read (card_dma.h). The
+ * harness fills host memory with byte i = (i * 7 + 3) & 0xff before the run. Ends
  * through sim-exit with 0, or the number of the first failed check.
  * Last, the firmware's trap handler (crt0.S), which this program shares: an access to an
  * address nothing answers (the window of an engine kind no card has) is skipped and
@@ -16,29 +21,178 @@
 #include "quire/regs.h"
 #include "quire/status.h"
 #include "tests/rtl/card_bare.h"
-
-#include "card_bare.h"
+#include "tests/rtl/card_dma.h"
 
 int main(void);
 extern volatile uint32_t fw_access_faults; /* crt0.S */
 
+static uint32_t dma_reg(uint32_t ch, uint32_t reg)
+{
+	return QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + reg;
+}
+
+/* What a channel's counts should read: kept from the statuses its transfers ended with. */
+struct counts {
+	uint32_t done, failed, failed_status, bytes;
+};
+static struct counts want[QUIRE_DMA_CHANNELS];
+
+static void counted(uint32_t ch, uint32_t status, uint32_t len)
+{
+	want[ch].done++;
+	if (status == QUIRE_OK) {
+		want[ch].bytes += len;
+	} else {
+		want[ch].failed++;
+		want[ch].failed_status = status;
+	}
+}
+
+static int counts_are(uint32_t ch)
+{
+	return rd(dma_reg(ch, QUIRE_DMA_DONE_COUNT)) == want[ch].done &&
+	       rd(dma_reg(ch, QUIRE_DMA_FAILED_COUNT)) == want[ch].failed &&
+	       rd(dma_reg(ch, QUIRE_DMA_FAILED_STATUS)) == want[ch].failed_status &&
+	       rd(dma_reg(ch, QUIRE_DMA_BYTES_DONE)) == want[ch].bytes;
+}
+
+/* A START of the registers given, not waited for. */
+static void post(uint32_t ch, uint64_t host, uint32_t card, uint32_t len, uint32_t dir,
+		 uint32_t epoch)
+{
+	wr(dma_reg(ch, QUIRE_DMA_HOST_LO), (uint32_t)host);
+	wr(dma_reg(ch, QUIRE_DMA_HOST_HI), (uint32_t)(host >> 32));
+	wr(dma_reg(ch, QUIRE_DMA_CARD), card);
+	wr(dma_reg(ch, QUIRE_DMA_LEN), len);
+	wr(dma_reg(ch, QUIRE_DMA_DIR), dir);
+	wr(dma_reg(ch, QUIRE_DMA_EPOCH), epoch);
+	wr(dma_reg(ch, QUIRE_DMA_CTRL), QUIRE_DMA_START);
+}
+
+/* Until the channel's queue is empty; then nothing is queued. */
+static int wait_done(uint32_t ch)
+{
+	while (!(rd(dma_reg(ch, QUIRE_DMA_CTRL)) & QUIRE_DMA_DONE))
+		;
+	return rd(dma_reg(ch, QUIRE_DMA_QUEUED)) == 0;
+}
+
+/* One transfer on channel 0, waited for: its status, counted. */
 static uint32_t dma(uint64_t host, uint32_t card, uint32_t len, uint32_t dir, uint32_t epoch)
 {
-	wr(QUIRE_CARD_DMA + QUIRE_DMA_HOST_LO, (uint32_t)host);
-	wr(QUIRE_CARD_DMA + QUIRE_DMA_HOST_HI, (uint32_t)(host >> 32));
-	wr(QUIRE_CARD_DMA + QUIRE_DMA_CARD, card);
-	wr(QUIRE_CARD_DMA + QUIRE_DMA_LEN, len);
-	wr(QUIRE_CARD_DMA + QUIRE_DMA_DIR, dir);
-	wr(QUIRE_CARD_DMA + QUIRE_DMA_EPOCH, epoch);
-	wr(QUIRE_CARD_DMA + QUIRE_DMA_CTRL, QUIRE_DMA_START);
-	while (!(rd(QUIRE_CARD_DMA + QUIRE_DMA_CTRL) & QUIRE_DMA_DONE))
-		;
-	return rd(QUIRE_CARD_DMA + QUIRE_DMA_STATUS);
+	post(0, host, card, len, dir, epoch);
+	wait_done(0);
+	uint32_t status = rd(dma_reg(0, QUIRE_DMA_STATUS));
+	counted(0, status, len);
+	return status;
 }
 
 static uint8_t pattern(uint32_t i)
 {
 	return (uint8_t)(i * 7 + 3);
+}
+
+/* What the program writes to card memory itself, for transfers to the host. */
+static uint8_t card_pattern(uint32_t i)
+{
+	return (uint8_t)(i * 13 + 5);
+}
+
+static uint32_t cycles(void)
+{
+	return rd(QUIRE_CARD_CTL + QUIRE_CTL_CYCLES_LO);
+}
+
+static void fill_card(uint32_t card, uint32_t len, uint32_t word)
+{
+	for (uint32_t i = 0; i < len; i += 4)
+		wr(QUIRE_CARD_MEM + card + i, word);
+}
+
+static int card_is(uint32_t card, uint32_t len, uint32_t word)
+{
+	for (uint32_t i = 0; i < len; i += 4)
+		if (rd(QUIRE_CARD_MEM + card + i) != word)
+			return 0;
+	return 1;
+}
+
+/* Whether card bytes [card, card + len) are the host pattern (or the card pattern) from
+ * offset `from` on (a load a word, the pattern's bytes stepped). */
+static int card_holds(uint32_t card, uint32_t len, int of_card, uint32_t from)
+{
+	uint8_t want = of_card ? card_pattern(from) : pattern(from);
+	const uint8_t step =
+	    (uint8_t)(of_card ? card_pattern(1) - card_pattern(0) : pattern(1) - pattern(0));
+	uint32_t word = 0;
+	for (uint32_t i = 0; i < len; i++, want += step) {
+		uint32_t at = card + i;
+		if (i == 0 || (at & 3) == 0)
+			word = rd(QUIRE_CARD_MEM + (at & ~3u));
+		if ((uint8_t)(word >> 8 * (at & 3)) != want)
+			return 0;
+	}
+	return 1;
+}
+
+/* The queue of 16: host offsets from the window's base. A transfer to the card is checked
+ * in card memory, one to the host by copying the host bytes back into card memory. The
+ * expected bytes are the host pattern (or the card pattern) from `from` on. */
+struct xfer {
+	uint32_t dir, host, card, len;
+	uint8_t of_card;
+	uint32_t from;
+};
+#define PAT_CARD 0x200000u /* card_pattern(i) at PAT_CARD + i */
+#define BACK     0x300000u /* where the host bytes come back to */
+static const struct xfer queue16[16] = {
+    {QUIRE_DMA_TO_CARD, 0x0, 0x100000, 2048, 0, 0x0},       /* whole lines */
+    {QUIRE_DMA_TO_CARD, 0x2001, 0x101041, 3000, 0, 0x2001}, /* both at 1 in their lines */
+    {QUIRE_DMA_TO_CARD, 0x3003, 0x102005, 201, 0, 0x3003},  /* words and bytes */
+    {QUIRE_DMA_TO_HOST, 0x80000, PAT_CARD, 4096, 1, 0x0},
+    {QUIRE_DMA_TO_HOST, 0x82007, PAT_CARD + 7, 1, 1, 0x7},
+    {QUIRE_DMA_TO_CARD, 0x3810, 0x103010, 48, 0, 0x3810},         /* inside a line */
+    {QUIRE_DMA_TO_HOST, 0x84102, PAT_CARD + 0x100, 77, 1, 0x100}, /* words and bytes */
+    {QUIRE_DMA_TO_CARD, 0x4000, 0x104000, 6000, 0, 0x4000},
+    /* the last lines the one before writes, read back at once: it waits for them */
+    {QUIRE_DMA_TO_HOST, 0x87700, 0x105700, 0x70, 0, 0x5700},
+    /* and the host bytes that one writes, read back */
+    {QUIRE_DMA_TO_CARD, 0x87700, 0x110700, 0x70, 0, 0x5700},
+    {QUIRE_DMA_TO_HOST, 0x8803f, PAT_CARD + 0x3f, 130, 1, 0x3f}, /* 3 lines from byte 63 */
+    {QUIRE_DMA_TO_CARD, 0x5020, 0x105820, 64, 0, 0x5020},        /* a line's bytes over two */
+    {QUIRE_DMA_TO_CARD, 0x603e, 0x10603e, 2, 0, 0x603e},
+    {QUIRE_DMA_TO_HOST, 0x89000, PAT_CARD + 0x1000, 4091, 1, 0x1000},
+    {QUIRE_DMA_TO_CARD, 0x7000, 0x107001, 1, 0, 0x7000},
+    {QUIRE_DMA_TO_HOST, 0x8c000, PAT_CARD + 0x2000, 2048, 1, 0x2000},
+};
+
+static void check_queue16(uint64_t base, uint32_t epoch)
+{
+	uint32_t i;
+	for (i = 0; i < 0x3000; i += 4)
+		wr(QUIRE_CARD_MEM + PAT_CARD + i,
+		   (uint32_t)card_pattern(i) | (uint32_t)card_pattern(i + 1) << 8 |
+		       (uint32_t)card_pattern(i + 2) << 16 | (uint32_t)card_pattern(i + 3) << 24);
+	for (i = 0; i < 16; i++) {
+		const struct xfer *x = &queue16[i];
+		post(0, base + x->host, x->card, x->len, x->dir, epoch);
+		counted(0, QUIRE_OK, x->len);
+	}
+	/* posted faster than they move: some still queued */
+	check(rd(dma_reg(0, QUIRE_DMA_QUEUED)) > 0 && rd(dma_reg(0, QUIRE_DMA_CTRL)) == 0);
+	check(wait_done(0));
+	check(counts_are(0) && rd(dma_reg(0, QUIRE_DMA_STATUS)) == QUIRE_OK);
+	for (i = 0; i < 16; i++) {
+		const struct xfer *x = &queue16[i];
+		uint32_t at = x->card;
+		if (x->dir == QUIRE_DMA_TO_HOST) {
+			at = BACK + (x->host & 63);
+			check(dma(base + x->host, at, x->len, QUIRE_DMA_TO_CARD, epoch) ==
+			      QUIRE_OK);
+		}
+		check(card_holds(at, x->len, x->of_card, x->from));
+	}
+	check(counts_are(0));
 }
 
 int main(void)
@@ -51,6 +205,9 @@ int main(void)
 	uint32_t epoch = rd(QUIRE_CARD_CTL + QUIRE_CTL_QUEUE_EPOCH);
 	uint32_t mem = rd(QUIRE_CARD_BAR + QUIRE_ID_MEM_LO); /* the ID block is at BAR offset 0 */
 
+	/* Nothing done yet: the counts at 0, FAILED_STATUS QUIRE_OK, CTRL 0. */
+	check(counts_are(0) && counts_are(1) && rd(dma_reg(0, QUIRE_DMA_QUEUED)) == 0 &&
+	      rd(dma_reg(0, QUIRE_DMA_CTRL)) == 0);
 	/* The order of the checks: epoch first, then the bounds, then the direction. */
 	check(dma(base, 0, 16, to_card, epoch + 1) == QUIRE_ERR_PEER);
 	check(dma(base - 1, 0, 1, 7, epoch + 1) == QUIRE_ERR_PEER);
@@ -81,6 +238,103 @@ int main(void)
 	check(dma(base - 4, 0x3000, 8, to_card, epoch) == QUIRE_ERR_RANGE);
 	check(rd(QUIRE_CARD_MEM + 0x3000) == 0x11223344u &&
 	      rd(QUIRE_CARD_MEM + 0x3004) == 0x55667788u);
+	/* Each finished, refused ones too, was counted; DONE and nothing queued. */
+	check(counts_are(0) && rd(dma_reg(0, QUIRE_DMA_QUEUED)) == 0 &&
+	      rd(dma_reg(0, QUIRE_DMA_CTRL)) == QUIRE_DMA_DONE);
+
+	/* The two channels, QUIRE_DMA_CHANNEL_BYTES apart, each its own registers and counts,
+	 * four transfers queued on each at once: to the card on 0, to the host on 1. */
+	wr(dma_reg(1, QUIRE_DMA_CARD), 0x5a5a5a5au);
+	check(rd(dma_reg(1, QUIRE_DMA_CARD)) == 0x5a5a5a5au &&
+	      rd(dma_reg(0, QUIRE_DMA_CARD)) == 0x3000u && counts_are(1));
+	fill_card(0x60000, 0x1000, 0x0badf00du);
+	for (uint32_t k = 0; k < 4; k++) {
+		post(0, base + 0x10000 + k * 0x400, 0x50000 + k * 0x400, 0x400, to_card, epoch);
+		counted(0, QUIRE_OK, 0x400);
+		post(1, base + 0x90000 + k * 0x400, 0x60000 + k * 0x400, 0x400, to_host, epoch);
+		counted(1, QUIRE_OK, 0x400);
+	}
+	check(wait_done(0) && wait_done(1) && counts_are(0) && counts_are(1));
+	check(card_holds(0x50000, 0x1000, 0, 0x10000));
+	check(dma(base + 0x90000, 0x70000, 0x1000, to_card, epoch) == QUIRE_OK &&
+	      card_is(0x70000, 0x1000, 0x0badf00du));
+
+	/* 16 posted without waiting, then checked byte for byte. */
+	check_queue16(base, epoch);
+
+	/* A refused one among others: the card range (the last 64 bytes of card memory and
+	 * past them) is QUIRE_ERR_RANGE, and moves nothing; the ones around it move. */
+	fill_card(mem - 64, 64, 0x600dcafeu);
+	post(0, base + 0x8000, 0x120000, 2048, to_card, epoch);
+	post(0, base + 0xa000, mem - 64, 128, to_card, epoch);
+	post(0, base + 0x9000, 0x121000, 1000, to_card, epoch);
+	counted(0, QUIRE_OK, 2048);
+	counted(0, QUIRE_ERR_RANGE, 128);
+	counted(0, QUIRE_OK, 1000);
+	check(wait_done(0) && counts_are(0) && rd(dma_reg(0, QUIRE_DMA_STATUS)) == QUIRE_OK);
+	check(card_is(mem - 64, 64, 0x600dcafeu) && card_holds(0x120000, 2048, 0, 0x8000) &&
+	      card_holds(0x121000, 1000, 0, 0x9000));
+
+	/* The queue full: a slow transfer (host and card at different offsets: a byte a
+	 * request) and 15 behind it; the 17th START is refused at once, counted, BUSY, and
+	 * moves nothing; the queue is unchanged and runs to its end. */
+	fill_card(0x132000, 64, 0xfeedf00du);
+	post(0, base + 0xb001, 0x130000, 512, to_card, epoch);
+	for (uint32_t k = 0; k < 15; k++)
+		post(0, base + 0xc000 + k * 64, 0x131000 + k * 64, 64, to_card, epoch);
+	check(rd(dma_reg(0, QUIRE_DMA_QUEUED)) == QUIRE_DMA_QUEUE_DEPTH);
+	post(0, base + 0xd000, 0x132000, 64, to_card, epoch);
+	counted(0, QUIRE_ERR_BUSY, 64); /* the 16 before it still queued, none counted */
+	check(rd(dma_reg(0, QUIRE_DMA_STATUS)) == QUIRE_ERR_BUSY &&
+	      rd(dma_reg(0, QUIRE_DMA_QUEUED)) == QUIRE_DMA_QUEUE_DEPTH &&
+	      rd(dma_reg(0, QUIRE_DMA_CTRL)) == 0 && counts_are(0));
+	counted(0, QUIRE_OK, 512);
+	for (uint32_t k = 0; k < 15; k++)
+		counted(0, QUIRE_OK, 64);
+	check(wait_done(0) && counts_are(0) && rd(dma_reg(0, QUIRE_DMA_STATUS)) == QUIRE_OK);
+	check(card_holds(0x130000, 512, 0, 0xb001) && card_holds(0x131000, 15 * 64, 0, 0xc000) &&
+	      card_is(0x132000, 64, 0xfeedf00du));
+
+	/* The epoch moves on while a transfer waits behind a slow one: it is checked when it
+	 * begins, and refused QUIRE_ERR_PEER; one posted with the new epoch moves. The host
+	 * moves it (a write of a queue's CTRL), asked through the console. */
+	fill_card(0x141000, 256, 0xdeadbeefu);
+	post(0, base + 0xe001, 0x140000, 256, to_card, epoch);
+	post(0, base + 0xe400, 0x141000, 256, to_card, epoch);
+	counted(0, QUIRE_OK, 256);
+	counted(0, QUIRE_ERR_PEER, 256);
+	wr(QUIRE_CARD_SIM_IO + QUIRE_SIM_IO_CONSOLE, CARD_DMA_ASK_EPOCH);
+	while (rd(QUIRE_CARD_CTL + QUIRE_CTL_QUEUE_EPOCH) == epoch)
+		;
+	epoch = rd(QUIRE_CARD_CTL + QUIRE_CTL_QUEUE_EPOCH);
+	check(rd(dma_reg(0, QUIRE_DMA_DONE_COUNT)) == want[0].done - 2); /* the slow one runs */
+	post(0, base + 0xe800, 0x142000, 256, to_card, epoch);
+	counted(0, QUIRE_OK, 256);
+	check(wait_done(0) && counts_are(0) && rd(dma_reg(0, QUIRE_DMA_STATUS)) == QUIRE_OK);
+	check(card_holds(0x140000, 256, 0, 0xe001) && card_is(0x141000, 256, 0xdeadbeefu) &&
+	      card_holds(0x142000, 256, 0, 0xe800));
+
+	/* The rate: transfers of whole lines back to back, to the card, then to the host;
+	 * test_card_top checks the copy and prints the cycles against the link's. */
+	const uint32_t rate_card = 0x400000;
+	uint32_t t0 = cycles();
+	for (uint32_t k = 0; k < CARD_DMA_RATE_COUNT; k++)
+		post(0, base + k * CARD_DMA_RATE_BYTES, rate_card + k * CARD_DMA_RATE_BYTES,
+		     CARD_DMA_RATE_BYTES, to_card, epoch);
+	check(wait_done(0));
+	uint32_t t1 = cycles();
+	for (uint32_t k = 0; k < CARD_DMA_RATE_COUNT; k++)
+		post(0, base + CARD_DMA_RATE_TO_HOST + k * CARD_DMA_RATE_BYTES,
+		     rate_card + k * CARD_DMA_RATE_BYTES, CARD_DMA_RATE_BYTES, to_host, epoch);
+	check(wait_done(0));
+	uint32_t t2 = cycles();
+	for (uint32_t k = 0; k < 2 * CARD_DMA_RATE_COUNT; k++)
+		counted(0, QUIRE_OK, CARD_DMA_RATE_BYTES);
+	check(counts_are(0));
+	wr(QUIRE_CARD_MEM + 0x3100, t1 - t0);
+	wr(QUIRE_CARD_MEM + 0x3104, t2 - t1);
+	check(dma(base + CARD_DMA_FIGURES, 0x3100, 8, to_host, epoch) == QUIRE_OK);
+
 	/* Access faults: skipped, counted, loads all ones; the program goes on. */
 	const uint32_t nowhere = QUIRE_CARD_ENGINE(16) + QUIRE_ENGINE_CTRL;
 	check(fw_access_faults == 0);

@@ -8,7 +8,8 @@
 // Prints the cycles of the boot and of the NOP round trip, and
 // "rtl card: N passed, N failed".
 // With a second ELF (tests/rtl/card_dma.c), it also runs that bare-metal program on a
-// fresh card: the DMA mover's checks and unaligned moves, driven directly; with a third
+// fresh card: the DMA mover's checks, unaligned moves and queues, driven directly, and the
+// cycles of 16 transfers queued back to back each way against the link's; with a third
 // (tests/rtl/card_mlp.c), the MLP engine's window and checks, driven directly; with a
 // fourth (tests/rtl/card_net.c), the network port driven directly over a wire looped
 // back to itself.
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "sim/rtl/card_harness.h"
+#include "tests/rtl/card_dma.h"
 
 extern "C" {
 #include "hls/crc32.h"
@@ -1013,26 +1015,70 @@ void mlp_tests(Host &rh, Host &eh)
 			 moved);
 }
 
-// The bare-metal DMA program: host memory holds byte i = (i * 7 + 3) & 0xff.
+// The bare-metal DMA program: host memory holds byte i = (i * 7 + 3) & 0xff. When it asks
+// (CARD_DMA_ASK_EPOCH on the console), the host moves the queue epoch on, by a write of the
+// command queue's CTRL. Then the rate of its queue: the cycles it counted, against the
+// cycles the link needs for the bytes at its rate.
 void dma_program(const char *elf)
 {
-	quire_rtl::CardHarness card(kIova, kHostBytes);
-	for (uint32_t i = 0; i < kHostBytes; i++)
-		card.host()[i] = uint8_t(i * 7 + 3);
+	quire_rtl::CardHarness card(kIova, CARD_DMA_HOST_BYTES);
+	uint8_t *host = card.host();
+	for (uint32_t i = 0; i < CARD_DMA_HOST_BYTES; i++)
+		host[i] = uint8_t(i * 7 + 3);
 	std::string error;
 	uint32_t code = 0;
-	bool ran = card.boot(elf, error) && card.run_to_exit(kRtlCycleLimit, code);
+	bool ran = card.boot(elf, error), exited = false, epoch_moved = false;
+	while (ran && !exited && card.cycles() < kRtlCycleLimit) {
+		exited = card.run_to_exit(epoch_moved ? kRtlCycleLimit : 1, code);
+		if (!epoch_moved && card.console().find(CARD_DMA_ASK_EPOCH) != std::string::npos) {
+			auto read = [](void *c, uint32_t offset) {
+				return static_cast<quire_rtl::CardHarness *>(c)->bar_read(offset);
+			};
+			quire_regblock_chain chain;
+			uint32_t cmdq = 0;
+			if (quire_regblock_walk(read, &card, &chain) != QUIRE_OK ||
+			    quire_regblock_find(&chain, QUIRE_RB_TYPE_CMDQ, QUIRE_RB_CMDQ_VERSION,
+						&cmdq) != QUIRE_OK)
+				break; /* no CMDQ block: the program waits in vain */
+			card.bar_write(cmdq + QUIRE_Q_CTRL, 0);
+			epoch_moved = true;
+		}
+	}
 	bool host_ok = true; // its unaligned transfer to host +0x1002 of host bytes 1..37
 	for (uint32_t i = 0; i < 37; i++)
-		host_ok = host_ok && card.host()[0x1002 + i] == uint8_t((1 + i) * 7 + 3);
-	char line[320];
+		host_ok = host_ok && host[0x1002 + i] == uint8_t((1 + i) * 7 + 3);
+	char line[400];
 	std::snprintf(line, sizeof line,
 		      "the DMA mover driven directly (%s): check order, window and memory edges, "
-		      "unaligned moves; crt0.S's handler of its 2 access faults: sim-exit %" PRIu32
-		      " after %" PRIu64 " cycles, %" PRIu64 " traps",
+		      "unaligned moves, two channels, queues of posted transfers and their counts, "
+		      "a refused one among them, a full queue, an epoch moved on; crt0.S's "
+		      "handler of its 2 access faults: sim-exit %" PRIu32 " after %" PRIu64
+		      " cycles, %" PRIu64 " traps",
 		      elf, code, card.cycles(), card.traps());
-	check(ran && code == 0 && host_ok && card.traps() == 2 && card.stray_host_accesses() == 0,
+	bool ok = ran && exited && code == 0;
+	check(ok && host_ok && card.traps() == 2 && card.stray_host_accesses() == 0,
 	      ran ? line : "the DMA program did not run: " + error);
+	if (!ok)
+		return;
+	// The rate: the copy back to the host byte for byte, and the cycles of each direction
+	// against the link's least for the bytes. A queue that keeps the link busy pays the
+	// link's latency about once for all its transfers; one transfer at a time pays it (and
+	// the core's turn-around) for each, so less than half a latency a transfer is allowed.
+	const uint32_t bytes = CARD_DMA_RATE_COUNT * CARD_DMA_RATE_BYTES;
+	bool copied = std::memcmp(host + CARD_DMA_RATE_TO_HOST, host, bytes) == 0;
+	uint32_t figures[2];
+	std::memcpy(figures, host + CARD_DMA_FIGURES, sizeof figures);
+	const double per_cycle = card.host_link_gbs() * 1e9 / card.bar_read(QUIRE_ID_CLOCK_HZ);
+	const double least = bytes / per_cycle;
+	const double allowed = least + CARD_DMA_RATE_COUNT * card.host_link_latency() / 2.0;
+	std::snprintf(
+	    line, sizeof line,
+	    "DMA channel 0, %u transfers of %u KiB queued back to back: to the card %" PRIu32
+	    " cycles, to the host %" PRIu32 " cycles; the link's least %.0f at %.1f GB/s "
+	    "(%u cycles latency); copied back whole: %s",
+	    CARD_DMA_RATE_COUNT, CARD_DMA_RATE_BYTES >> 10, figures[0], figures[1], least,
+	    card.host_link_gbs(), card.host_link_latency(), copied ? "yes" : "no");
+	check(copied && figures[0] < allowed && figures[1] < allowed, line);
 }
 
 // The bare-metal MLP program: its checks end in sim-exit 0, or the number of the one failed.
