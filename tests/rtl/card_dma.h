@@ -19,7 +19,7 @@
 #define CARD_DMA_RATE_TO_HOST 0x100040u
 /* Two words at this host offset: the cycles from the first START to CTRL DONE, to the
  * card, then to the host. */
-#define CARD_DMA_FIGURES    0x1ff000u
+#define CARD_DMA_FIGURES   0x1ff000u
 #define CARD_DMA_ASK_EPOCH '^'
 
 #endif /* QUIRE_TESTS_RTL_CARD_DMA_H */
