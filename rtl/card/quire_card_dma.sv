@@ -145,11 +145,13 @@ module quire_card_dma
   assign post        = start_write && !refuse_busy;
   assign busy_o      = queued_q != '0 || start_write;
 
-  // ---- the queue of posted transfers; a START into an empty queue is its head at once
-  xfer_t                posted_q [Depth];
+  // ---- the queue of posted transfers; a START into an empty queue is its head at once.
+  // Its entries (and flight_q's) are plain vectors of the struct's width: Yosys 0.23 makes
+  // an unpacked array of a struct type one register, and takes $bits of a signal only.
+  xfer_t                regs_xfer, head;
+  logic [$bits(head)-1:0] posted_q [Depth];
   logic [PtrBits-1:0]   post_wr_q, post_rd_q;
   logic [CountBits-1:0] post_count_q;
-  xfer_t                regs_xfer, head;
   logic                 have_head;
   always_comb begin : head_of_queue
     regs_xfer.host    = host_q;
@@ -194,10 +196,10 @@ module quire_card_dma
   assign head_lines = LineBits'(head_end[63:6] - head.host[63:6]) + 1'b1;
 
   // ---- the transfers in flight on the whole-line path, oldest first
-  flight_t              flight_q [Depth];
+  flight_t              flight;  // the oldest: the next answer is its
+  logic [$bits(flight)-1:0] flight_q [Depth];
   logic [PtrBits-1:0]   flight_wr_q, flight_rd_q;
   logic [CountBits-1:0] flight_count_q, to_card_flying_q;
-  flight_t              flight;  // the oldest: the next answer is its
   logic [LineBits-1:0]  got_q;   // its answers so far
   logic                 answer, finish_answer;
   assign flight        = flight_q[flight_rd_q];
@@ -350,12 +352,9 @@ module quire_card_dma
   always_ff @(posedge clk_i) begin : queues
     if (store) posted_q[post_wr_q] <= regs_xfer;
     if (pop_lines) begin
-      flight_q[flight_wr_q] <= '{to_host:   head.to_host,
-                                 card_line: head.card[31:6],
-                                 lines:     head_lines,
-                                 first_off: head.host[5:0],
-                                 last_off:  head_end[5:0],
-                                 len:       head.len};
+      // flight_t's fields in their order (Yosys 0.23 reads no assignment pattern)
+      flight_q[flight_wr_q] <= {head.to_host, head.card[31:6], head_lines, head.host[5:0],
+                                head_end[5:0], head.len};
     end
   end
 

@@ -564,7 +564,7 @@ void codec_tests(Host &rh, Host &eh)
 		    qc, uint64_t(qc * (1u << 20) / (4ull * big)));
 }
 
-// ---- REDUCE on the REDUCE engine: the firmware's descriptors (op_reduce in firmware/ops.c)
+// ---- REDUCE on the REDUCE engine: the firmware's descriptors (fw_op_reduce in firmware/pipe.c)
 uint32_t fmt_bytes(uint32_t fmt)
 {
 	return fmt == QUIRE_FMT_INT8 ? 1 : fmt == QUIRE_FMT_INT16 || fmt == QUIRE_FMT_FP16 ? 2 : 4;
