@@ -51,7 +51,12 @@ else
 		ko "quire info --backend opencl: $(cat "$T/info")"
 	fi
 	start=$(date +%s)
-	if "$Q" selftest --backend opencl >"$T/st" 2>&1 && grep -q "n=4194304" "$T/st"; then
+	# Under ASan, LeakSanitizer's exit scan crashes in PoCL's dynamic TLS after the selftest
+	# passed ("Tracer caught signal 11", a DTLS range of 0x1c-0x80000111e; Debian 12's
+	# glibc and gcc-12's libsanitizer): no leak check in this process. Leaks of libquire's
+	# opencl backend stay checked by the unit test (tests/test_opencl.c) under LSan.
+	if ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		"$Q" selftest --backend opencl >"$T/st" 2>&1 && grep -q "n=4194304" "$T/st"; then
 		ok "selftest --backend opencl: $(tail -1 "$T/st"), 1 to 4194304 elements, $(($(date +%s) - start)) s"
 	else
 		ko "selftest --backend opencl: $(grep -v '^ok' "$T/st" | head -5)"
