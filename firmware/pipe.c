@@ -10,12 +10,13 @@
  * the control core (docs/registers/dma.md); the core counts transfers done, never waits on
  * one.
  *
- * The first chunk's first transfer in goes before the rest: it is posted as soon as the
- * descriptor is fetched, before its validation and the checks of its buffers (about a
- * thousand cycles of the core, fw_pipe_prefetch), from its words alone. It writes only the
- * card's own buffer, and the mover keeps it to the host window and to the command's epoch;
- * a pipeline whose first transfer it is takes it as posted, and a command that does not
- * (refused, or not the transfer its pipeline begins with) waits for it to finish.
+ * The first chunk's transfers in of src (REDUCE's: every input's) go before the rest: they
+ * are posted as soon as the descriptor is fetched, before its validation and the checks of
+ * its buffers (about a thousand cycles of the core, fw_pipe_prefetch), from its words
+ * alone. They write only the card's own buffer, and the mover keeps them to the host window
+ * and to the command's epoch; a pipeline that begins with them takes them as posted, and a
+ * command that does not (refused, or not the transfers its pipeline begins with) waits for
+ * them to finish.
  *
  * A failure ends the command with its status: an engine run's stops its chunk and the ones
  * after it from running (the chunks before still go out); a transfer's (the host left, so
