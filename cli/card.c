@@ -468,7 +468,9 @@ static int card_selftest(int argc, char **argv)
 	struct quire_op nop = {.opcode = QUIRE_OPC_NOP};
 	struct io none[4] = {{0, NULL}};
 	check(&t, "nop", nop, none);
-	static const size_t sizes[] = {1, 63, 64, 65, 4099, (1u << 20) + 7};
+	/* Edges of a block and of a line of blocks; sizes that end inside a card's chunks (its
+	 * firmware moves 32 Ki, 16 Ki and 4 Ki elements at a time); a long odd one. */
+	static const size_t sizes[] = {1, 63, 64, 65, 4099, 20481, 40000, (1u << 20) + 7};
 	if (t.caps & QUIRE_CAP_CODEC) {
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 			if (sizes[i] * 4 <= max_bytes)

@@ -148,19 +148,16 @@ static void check_codec_overlap(struct check *c, const struct fields *d)
 /*
  * REDUCE: dst shares no byte with any of the W inputs (src + k * stride, vec bytes each;
  * a dst in the gap between two inputs is apart from both), for the reason ENCODE's is.
+ * Input by input, W at most QUIRE_CMD_MAX_WORKERS: the card's core has no 64-bit divide.
  */
 static void check_reduce_overlap(struct check *c, const struct fields *d, uint64_t vec,
 				 uint64_t out)
 {
-	/* The first input that ends after dst starts: 0, or the one after those wholly below. */
-	uint64_t k = 0;
-	if (d->dst >= d->src + vec) {
-		if (d->workers <= 1)
+	for (uint32_t k = 0; k < d->workers; k++)
+		if (spans_meet(d->src + k * d->stride, vec, d->dst, out)) {
+			fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_DST);
 			return;
-		k = (d->dst - d->src - vec) / d->stride + 1;
-	}
-	if (k < d->workers && d->src + k * d->stride < d->dst + out)
-		fail(c, QUIRE_ERR_INVALID, QUIRE_DETAIL_DST);
+		}
 }
 
 static void check_codec(struct check *c, const struct fields *d)
@@ -247,7 +244,8 @@ static void check_reduce(struct check *c, const struct fields *d)
 	if (d->workers < 1 || d->workers > QUIRE_CMD_MAX_WORKERS)
 		fail(c, QUIRE_ERR_RANGE, QUIRE_DETAIL_WORKERS);
 	uint64_t vec = (uint64_t)d->count * in_b;
-	if (d->workers > 1 && (d->stride < vec || (in_b && d->stride % in_b)))
+	/* in_b is a power of two (quire_format_elem_bytes), or 0 */
+	if (d->workers > 1 && (d->stride < vec || (in_b && (d->stride & (in_b - 1)))))
 		fail(c, d->stride < vec ? QUIRE_ERR_SIZE : QUIRE_ERR_ALIGN, QUIRE_DETAIL_STRIDE);
 	if (d->workers <= 1)
 		unused(c, d->stride, QUIRE_DETAIL_STRIDE);

@@ -30,6 +30,8 @@
  * those. Every frame of such an all-reduce is marked, and a member that meets a frame marked
  * otherwise than its own fails the collective for all with QUIRE_ERR_MISMATCH.
  */
+#include "dma.h"
+#include "engines.h"
 #include "hal.h"
 #include "internal.h"
 #include "layout.h"

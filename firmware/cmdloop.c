@@ -5,6 +5,7 @@
  * error completion; a ring overrun costs an error completion per lost
  * descriptor; the loop always goes on with the next one.
  */
+#include "dma.h"
 #include "hal.h"
 #include "internal.h"
 #include "layout.h"

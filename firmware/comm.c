@@ -5,6 +5,7 @@
  * failed: the members may disagree on where they stopped, so the only way on
  * is to free it and make a new one (as NCCL's abort does).
  */
+#include "dma.h"
 #include "hal.h"
 #include "internal.h"
 #include "layout.h"

@@ -9,6 +9,7 @@
  * fw->dma_posted[ch] is the count a channel's DONE_COUNT reaches once all that was posted
  * is over, so the pipelined commands (pipe.c) post ahead and only count.
  */
+#include "dma.h"
 #include "hal.h"
 #include "internal.h"
 #include "quire/status.h"
@@ -18,9 +19,7 @@ static inline __attribute__((always_inline)) void
 dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len, uint32_t dir)
 {
 	uint32_t base = QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch);
-	hal_write32(fw, base + QUIRE_DMA_HOST_LO, (uint32_t)host);
-	hal_write32(fw, base + QUIRE_DMA_HOST_HI, (uint32_t)(host >> 32));
-	hal_write32(fw, base + QUIRE_DMA_CARD, card);
+	fw_dma_where(fw, ch, host, card);
 	hal_write32(fw, base + QUIRE_DMA_LEN, len);
 	hal_write32(fw, base + QUIRE_DMA_DIR, dir);
 	hal_write32(fw, base + QUIRE_DMA_EPOCH, fw->epoch);
@@ -56,13 +55,7 @@ void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card,
 
 void fw_dma_go(struct quire_fw *fw, uint32_t ch)
 {
-	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_CTRL, QUIRE_DMA_START);
-	fw->dma_posted[ch]++;
-}
-
-uint32_t fw_dma_reg(struct quire_fw *fw, uint32_t ch, uint32_t reg)
-{
-	return hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + reg);
+	fw_dma_start(fw, ch);
 }
 
 void fw_dma_init(struct quire_fw *fw)
@@ -86,7 +79,6 @@ int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint
 	if (len == 0)
 		return QUIRE_OK;
 	dma_load(fw, 0, host, card, len, dir);
-	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CTRL, QUIRE_DMA_START);
-	fw->dma_posted[0]++;
+	fw_dma_start(fw, 0);
 	return fw_dma_finish(fw, 0, len);
 }

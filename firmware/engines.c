@@ -9,6 +9,7 @@
  * not the card: the trap handler (crt0.S) reads such a register as all ones, which
  * ends the DONE poll, and counts the fault (hal_access_faults).
  */
+#include "engines.h"
 #include "hal.h"
 #include "internal.h"
 #include "quire/regs.h"
@@ -50,22 +51,10 @@ static inline __attribute__((always_inline)) int engine_start(struct quire_fw *f
 	return QUIRE_OK;
 }
 
-void fw_engine_go(struct quire_fw *fw, uint32_t kind, uint32_t *faults)
-{
-	*faults = hal_access_faults(fw);
-	hal_write32(fw, QUIRE_CARD_ENGINE(kind) + QUIRE_ENGINE_CTRL, QUIRE_ENGINE_START);
-}
-
-static inline __attribute__((always_inline)) int engine_done(struct quire_fw *fw, uint32_t kind)
-{
-	return (hal_read32(fw, QUIRE_CARD_ENGINE(kind) + QUIRE_ENGINE_CTRL) & QUIRE_ENGINE_DONE) !=
-	       0;
-}
-
 static inline __attribute__((always_inline)) int engine_finish(struct quire_fw *fw, uint32_t kind,
 							       uint32_t faults)
 {
-	while (!engine_done(fw, kind))
+	while (!fw_engine_done(fw, kind))
 		;
 	int st = (int)hal_read32(fw, QUIRE_CARD_ENGINE(kind) + QUIRE_ENGINE_RETURN);
 	return hal_access_faults(fw) == faults ? st : QUIRE_ERR_NOT_SUPPORTED;
@@ -75,11 +64,6 @@ int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, ui
 		    uint32_t *faults)
 {
 	return engine_start(fw, kind, args, nargs, faults);
-}
-
-int fw_engine_done(struct quire_fw *fw, uint32_t kind)
-{
-	return engine_done(fw, kind);
 }
 
 int fw_engine_finish(struct quire_fw *fw, uint32_t kind, uint32_t faults)

@@ -82,11 +82,12 @@ struct quire_fw {
 	uint32_t qe_serves; /* and it serves MLP_SCOREs itself (QUIRE_QE_SERVE took) */
 	uint32_t cmds_ok, cmds_err;
 	uint32_t dma_posted[QUIRE_DMA_CHANNELS]; /* transfers posted to each channel (dma.c) */
-	/* The first transfer in of a pipelined command, posted before its descriptor was
-	 * validated (pipe.c): where it goes, and channel 0's counts before it. */
+	/* The first transfers in of a pipelined command, posted before its descriptor was
+	 * validated (pipe.c): where they go (src's, and DECODE's exponents when exp_bytes),
+	 * and channel 0's counts before them. */
 	struct {
-		uint64_t host, stride;
-		uint32_t card, bytes, reps, pending;
+		uint64_t host, stride, exp_host;
+		uint32_t card, bytes, reps, exp_bytes, pending;
 		uint32_t posted, failed, moved;
 	} prefetch;
 	uint64_t dma_bytes;

@@ -6,6 +6,7 @@
  * FW_RING_WINDOW frames of every member's bytes (layout.h), so that a member's frames sent
  * run at most a round ahead of its frames received.
  */
+#include "dma.h"
 #include "hal.h"
 #include "internal.h"
 #include "layout.h"

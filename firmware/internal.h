@@ -26,32 +26,6 @@ static inline uint32_t min_u32(uint32_t a, uint32_t b)
 /* bar.c */
 int fw_find_blocks(struct quire_fw *fw);
 
-/* dma.c: move len bytes between host address `host` and card memory `card` (channel 0,
- * waited for). The parts, for a channel `ch` of QUIRE_DMA_CHANNELS: load a transfer's
- * registers, post it, and wait until the channel's queue is empty (the last transfer's
- * status; len as loaded, for the counters). */
-int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir);
-void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len,
-		 uint32_t dir);
-void fw_dma_go(struct quire_fw *fw, uint32_t ch);
-int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len);
-/* A channel's register (QUIRE_DMA_DONE_COUNT and the other counts); fw->dma_posted from
- * the channels' counts, at the firmware's start. */
-uint32_t fw_dma_reg(struct quire_fw *fw, uint32_t ch, uint32_t reg);
-void fw_dma_init(struct quire_fw *fw);
-
-/* engines.c: run an engine with its top function's arguments; returns its status. The
- * parts: start it (a status other than QUIRE_OK: not started; *faults for the finish), ask
- * whether it is done, and wait for it (its status). */
-int fw_engine_run(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs);
-int fw_engine_start(struct quire_fw *fw, uint32_t kind, const uint32_t *args, uint32_t nargs,
-		    uint32_t *faults);
-/* Run it again after a start that succeeded: the arguments that change written anew
- * (a run takes them at its START, so while the run before works), then START. */
-void fw_engine_go(struct quire_fw *fw, uint32_t kind, uint32_t *faults);
-int fw_engine_done(struct quire_fw *fw, uint32_t kind);
-int fw_engine_finish(struct quire_fw *fw, uint32_t kind, uint32_t faults);
-
 /* pipe.c: the pipelined commands, validated descriptors whose buffers are inside the
  * host window; their status. */
 int fw_op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail);

@@ -64,10 +64,11 @@ _Static_assert(FW_RING_WINDOW < (1u << FW_NET_RX_LOG2), "a round fits a receive 
  * buffers are FW_BUF_A/B/C/E + s * FW_PIPE_SET_BYTES (x or values, residual, output,
  * exponents) and REDUCE's W inputs FW_REDUCE_IN + s * FW_PIPE_REDUCE_IN_BYTES. DECODE's
  * first chunk is FW_PIPE_FIRST elements, so that its transfers out, which bound it, start
- * soon; towards the end the chunks shrink (pipe_len) down to FW_PIPE_TAIL, so that the last
- * run and transfers out, which no transfer in overlaps, are short. A chunk is a whole
- * number of FW_PIPE_STEP elements, a 64-byte line of exponents (a byte a block of
- * QUIRE_BFP_BLOCK); fewer chunks cost less of the control core's time (docs/rtl-card.md). */
+ * soon; towards the end the chunks shrink (pipe_len) down to FW_PIPE_TAIL, the last to
+ * FW_PIPE_STEP, so that the last run and transfers out, which no transfer in overlaps, are
+ * short. A chunk is a whole number of FW_PIPE_STEP elements, a 64-byte line of exponents (a
+ * byte a block of QUIRE_BFP_BLOCK); fewer chunks cost less of the control core's time
+ * (docs/rtl-card.md). */
 #define FW_PIPE_ELEMS           32768u
 #define FW_PIPE_STEP            4096u
 #define FW_PIPE_FIRST           16384u

@@ -4,6 +4,8 @@
  * window, then run it (the codec's and REDUCE's chunks through pipe.c). Nothing
  * is written to the host before every check passed.
  */
+#include "dma.h"
+#include "engines.h"
 #include "hal.h"
 #include "internal.h"
 #include "layout.h"

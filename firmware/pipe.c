@@ -10,7 +10,8 @@
  * the control core (docs/registers/dma.md); the core counts transfers done, never waits on
  * one.
  *
- * The first chunk's transfers in of src (REDUCE's: every input's) go before the rest: they
+ * The first chunk's transfers in of src (REDUCE's: every input's; DECODE's exponents too)
+ * go before the rest: they
  * are posted as soon as the descriptor is fetched, before its validation and the checks of
  * its buffers (about a thousand cycles of the core, fw_pipe_prefetch), from its words
  * alone. They write only the card's own buffer, and the mover keeps them to the host window
@@ -23,6 +24,8 @@
  * its epoch is over) stops every chunk not yet run. What was posted finishes before the
  * command's completion, so no transfer of a command outlives it.
  */
+#include "dma.h"
+#include "engines.h"
 #include "hal.h"
 #include "internal.h"
 #include "layout.h"
@@ -38,7 +41,7 @@ enum { PIPE_IN, PIPE_OUT, PIPE_CHANNELS, PIPE_MAX_XFERS = 3 };
  * r-th repeat, host + r * host_rep: REDUCE's W inputs). */
 struct pipe_xfer {
 	uint64_t host, host_rep;
-	uint32_t card, set_lg, card_rep, reps, lg, shift, dir;
+	uint32_t card, set_lg, card_rep, reps, lg, shift;
 };
 
 struct pipe {
@@ -57,9 +60,11 @@ struct pipe {
 
 /* Where a unit (the transfers in, the runs, the transfers out) is: its next chunk, that
  * chunk's first element and its elements; for a channel, the chunk's next transfer and
- * repeat. */
+ * repeat, and that transfer's host address, card address and length (pipe_aim). */
 struct pipe_unit {
 	uint32_t c, i, len, j, r;
+	uint64_t host;
+	uint32_t card, bytes;
 };
 
 /* A transfer of each chunk on channel ch: `bytes` bytes an element (a power of 2), or one
@@ -76,23 +81,27 @@ static void pipe_add(struct pipe *p, uint32_t ch, uint64_t host, uint32_t card, 
 	x->reps = 1;
 	x->lg = (bytes >> 1) - (bytes >> 3); /* 1, 2, 4, 8: 0, 1, 2, 3 */
 	x->shift = shift;
-	x->dir = ch == PIPE_IN ? QUIRE_DMA_TO_CARD : QUIRE_DMA_TO_HOST;
 }
 
-/* The elements of the chunk that starts at element i: the first of p->first; while the
- * first is shorter than a whole chunk (DECODE's), as many as came before, so that each run
- * is not much longer than the transfers out of the chunk before; whole chunks; once fewer
- * than four are left, a quarter of what is left, rounded up to FW_PIPE_STEP and at least
- * FW_PIPE_TAIL, so that the last run and transfers out, which nothing overlaps, are short:
- * each chunk is then about three quarters of the one before, and the engine, 4/3 as fast
- * as the host link, finishes a chunk about as the next one is in. */
+/* The elements of the chunk that starts at element i:
+ * - the first, p->first; while that is shorter than a whole chunk (DECODE's), about 5/16 of
+ *   what came before, at least p->first, so that each run ends before the transfers out of
+ *   the chunks before it do (the engine writes 4/3 as fast as the host link takes);
+ * - whole chunks;
+ * - once fewer than four are left, a quarter of what is left, rounded up to FW_PIPE_STEP
+ *   and at least FW_PIPE_TAIL: each chunk about three quarters of the one before, so the
+ *   engine, 4/3 as fast as the host link, finishes a chunk about as the next one is in;
+ * - the last FW_PIPE_TAIL in two, the last chunk FW_PIPE_STEP or less: the last run and
+ *   its transfers out, which nothing overlaps, are short.
+ * Every chunk but the last is a whole number of FW_PIPE_STEP elements. */
 static uint32_t pipe_len(const struct pipe *p, uint32_t i)
 {
-	uint32_t left = p->n - i, len = min_u32(p->chunk, i < p->first ? p->first : i);
+	uint32_t ramp = (i / 4 + i / 16) & ~(FW_PIPE_STEP - 1);
+	uint32_t left = p->n - i, len = min_u32(p->chunk, ramp < p->first ? p->first : ramp);
 	if (i == 0)
 		return min_u32(p->first, left);
-	if (left <= FW_PIPE_TAIL)
-		return left;
+	if (left <= FW_PIPE_TAIL) /* the last FW_PIPE_STEP or less apart */
+		return left > FW_PIPE_STEP ? (left - 1) & ~(FW_PIPE_STEP - 1) : left;
 	uint32_t quarter = (left / 4 + FW_PIPE_STEP - 1) & ~(FW_PIPE_STEP - 1);
 	return min_u32(len, quarter < FW_PIPE_TAIL ? FW_PIPE_TAIL : quarter);
 }
@@ -114,35 +123,60 @@ static uint32_t pipe_xfers(const struct pipe *p, uint32_t ch)
 	return t;
 }
 
-/* Post the unit's chunk's next transfer to channel ch (or, without `go`, count it as
- * posted: the prefetch); the unit moves on to the next chunk once a chunk's are all posted.
- * A transfer's host offset, (i << lg) >> shift, as (i >> shift) << lg: a chunk starts on a
- * whole number of blocks. DIR and EPOCH stay as pipe_run wrote them. */
+/* The unit's transfer on channel ch: transfer j of its chunk, its first repeat. The host
+ * offset, (i << lg) >> shift, as (i >> shift) << lg: a chunk starts on a whole number of
+ * blocks. */
+static void pipe_aim(const struct pipe *p, uint32_t ch, struct pipe_unit *u)
+{
+	const struct pipe_xfer *x = &p->x[ch][u->j];
+	u->host = x->host + (uint64_t)(u->i >> x->shift) * (1u << x->lg); /* no 64-bit shift call */
+	u->card = x->card + ((u->c & (FW_PIPE_SETS - 1)) << x->set_lg);
+	u->bytes = ((u->len << x->lg) + (1u << x->shift) - 1) >> x->shift;
+}
+
+/* Post the unit's transfer to channel ch (or, without `go`, count it as posted: the
+ * prefetch), and aim at the next: the next repeat, the chunk's next transfer, or the next
+ * chunk's first. The transfer's direction and epoch are the channel's, as pipe_run wrote
+ * them. Every pipeline has transfers both ways. */
 static void pipe_post(struct quire_fw *fw, const struct pipe *p, uint32_t ch, struct pipe_unit *u,
 		      int go)
 {
 	const struct pipe_xfer *x = &p->x[ch][u->j];
-	if (go) {
-		uint32_t regs = QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch);
-		uint64_t host = x->host + (uint64_t)(u->i >> x->shift) * (1u << x->lg) +
-				(uint64_t)u->r * x->host_rep;
-		hal_write32(fw, regs + QUIRE_DMA_HOST_LO, (uint32_t)host);
-		hal_write32(fw, regs + QUIRE_DMA_HOST_HI, (uint32_t)(host >> 32));
-		hal_write32(fw, regs + QUIRE_DMA_CARD,
-			    x->card + ((u->c & (FW_PIPE_SETS - 1)) << x->set_lg) +
-				u->r * x->card_rep);
-		hal_write32(fw, regs + QUIRE_DMA_LEN,
-			    ((u->len << x->lg) + (1u << x->shift) - 1) >> x->shift);
-		hal_write32(fw, regs + QUIRE_DMA_CTRL, QUIRE_DMA_START);
-		fw->dma_posted[ch]++;
+	if (go)
+		fw_dma_post(fw, ch, u->host, u->card, u->bytes);
+	if (++u->r < x->reps) {
+		u->host += x->host_rep;
+		u->card += x->card_rep;
+		return;
 	}
-	if (++u->r < x->reps)
-		return;
 	u->r = 0;
-	if (++u->j < p->nx[ch])
-		return;
-	u->j = 0;
-	pipe_next(p, u);
+	if (++u->j == p->nx[ch]) {
+		u->j = 0;
+		pipe_next(p, u);
+	}
+	if (u->i < p->n) /* none after the last */
+		pipe_aim(p, ch, u);
+}
+
+/* A channel's unit at the first transfer of the first chunk, of len elements. */
+static void pipe_unit_start(const struct pipe *p, uint32_t ch, struct pipe_unit *u, uint32_t len)
+{
+	u->c = u->i = u->j = u->r = 0;
+	u->len = len;
+	pipe_aim(p, ch, u);
+}
+
+/* Post the transfer in of unit u, and its repeats after it (REDUCE's W inputs) while the
+ * queue has room: one round of pipe_run's loop for all, the length as it was. */
+static void pipe_post_in(struct quire_fw *fw, const struct pipe *p, struct pipe_unit *u,
+			 uint32_t room)
+{
+	pipe_post(fw, p, PIPE_IN, u, 1);
+	while (u->r != 0 && --room != 0) {
+		fw_dma_where(fw, PIPE_IN, u->host, u->card); /* the length as it was */
+		fw_dma_start(fw, PIPE_IN);
+		pipe_post(fw, p, PIPE_IN, u, 0);
+	}
 }
 
 /* The transfers channel ch's queue has room for, its count of those done being `done`. */
@@ -207,12 +241,14 @@ static uint32_t pipe_reduce_chunk(uint32_t w, uint32_t in_b)
  * costs a transfer into the card's own buffer, or one the mover refuses. */
 void fw_pipe_prefetch(struct quire_fw *fw, uint32_t desc, uint32_t w0)
 {
-	uint32_t op = w0 & 0xffu, card = FW_BUF_A, elem = 4, first = FW_PIPE_ELEMS, reps = 1;
+	uint32_t op = w0 & 0xffu, card = FW_BUF_A, elem = 4, first = FW_PIPE_ELEMS, reps = 1,
+		 exps = 0;
 	if (op == QUIRE_OPC_DECODE || op == QUIRE_OPC_REDUCE) {
 		uint32_t formats = hal_read32(fw, desc + 4 * QUIRE_CMD_W_FORMATS);
 		elem = quire_format_elem_bytes(formats & 0xffffu);
 		if (op == QUIRE_OPC_DECODE) {
 			first = FW_PIPE_FIRST;
+			exps = w0 >> 16 != QUIRE_FMT_FP16; /* and the first chunk's exponents */
 		} else {
 			if (elem == 0 || formats >> 16 == 0)
 				return; /* no chunk: the descriptor is refused */
@@ -224,7 +260,7 @@ void fw_pipe_prefetch(struct quire_fw *fw, uint32_t desc, uint32_t w0)
 	} else if (op != QUIRE_OPC_ENCODE && op != QUIRE_OPC_EXPONENTS) {
 		return;
 	}
-	uint32_t bytes = elem * min_u32(hal_read32(fw, desc + 4 * QUIRE_CMD_W_COUNT), first);
+	uint32_t n = min_u32(hal_read32(fw, desc + 4 * QUIRE_CMD_W_COUNT), first), bytes = elem * n;
 	if (bytes == 0)
 		return;
 	uint64_t host = (uint64_t)hal_read32(fw, desc + 4 * QUIRE_CMD_W_SRC + 4) << 32 |
@@ -244,6 +280,16 @@ void fw_pipe_prefetch(struct quire_fw *fw, uint32_t desc, uint32_t w0)
 		host += fw->prefetch.stride;
 		card += first * elem;
 	}
+	fw->prefetch.exp_bytes = 0;
+	if (exps) {
+		fw->prefetch.exp_host = (uint64_t)hal_read32(fw, desc + 4 * QUIRE_CMD_W_EXP + 4)
+					    << 32 |
+					hal_read32(fw, desc + 4 * QUIRE_CMD_W_EXP);
+		fw->prefetch.exp_bytes = (n + QUIRE_BFP_BLOCK - 1) / QUIRE_BFP_BLOCK;
+		fw_dma_load(fw, PIPE_IN, fw->prefetch.exp_host, FW_BUF_E, fw->prefetch.exp_bytes,
+			    QUIRE_DMA_TO_CARD);
+		fw_dma_go(fw, PIPE_IN);
+	}
 	fw->prefetch.pending = 1;
 }
 
@@ -262,18 +308,26 @@ static int pipe_takes_prefetch(const struct quire_fw *fw, const struct pipe *p)
 {
 	const struct pipe_xfer *x = &p->x[PIPE_IN][0];
 	uint32_t len = pipe_len(p, 0);
+	const struct pipe_xfer *e = &p->x[PIPE_IN][1]; /* DECODE's exponents */
 	return p->n && x->host == fw->prefetch.host && x->card == fw->prefetch.card &&
 	       x->shift == 0 && (len << x->lg) == fw->prefetch.bytes &&
 	       (fw->prefetch.reps == 1 ||
 		(x->reps == fw->prefetch.reps && x->host_rep == fw->prefetch.stride &&
-		 x->card_rep == (p->first << x->lg)));
+		 x->card_rep == (p->first << x->lg))) &&
+	       (fw->prefetch.exp_bytes == 0 ||
+		(p->nx[PIPE_IN] == 2 && e->host == fw->prefetch.exp_host && e->card == FW_BUF_E &&
+		 e->shift == 6 && e->lg == 0 && (len + 63) >> 6 == fw->prefetch.exp_bytes));
 }
 
 /* The command's chunks through the pipeline: its status (detail ENGINE on a failure). */
 static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 {
 	const uint32_t len0 = pipe_len(p, 0);
-	struct pipe_unit in = {0, 0, len0, 0, 0}, run = in, out = in;
+	struct pipe_unit in, run, out;
+	pipe_unit_start(p, PIPE_IN, &in, len0);
+	pipe_unit_start(p, PIPE_OUT, &out, len0);
+	run.c = run.i = 0;
+	run.len = len0;
 	const uint32_t per_in = pipe_xfers(p, PIPE_IN), per_out = pipe_xfers(p, PIPE_OUT);
 	/* DONE_COUNT of channel 0 once run's chunk is in, of channel 1 once chunk `gone` is
 	 * out; the failures each channel had before; its bytes as last read. */
@@ -295,15 +349,18 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 		failed[PIPE_IN] = fw->prefetch.failed;
 		bytes[PIPE_IN] = fw->prefetch.moved;
 		in_mark = fw->prefetch.posted + per_in;
-		for (uint32_t r = 0; r < fw->prefetch.reps; r++)
+		in.r = fw->prefetch.reps - 1; /* its last repeat, which pipe_post moves past */
+		pipe_post(fw, p, PIPE_IN, &in, 0);
+		if (fw->prefetch.exp_bytes)
 			pipe_post(fw, p, PIPE_IN, &in, 0);
 	}
 	uint32_t out_mark = fw->dma_posted[PIPE_OUT] + per_out, gone = 0;
 	uint32_t end = ~0u, faults = 0; /* end: the first chunk not to run */
 	int st = QUIRE_OK, running = 0;
-	/* Each round does one thing (posts one transfer at most), the engine's first: it is the
-	 * pipeline's critical path, so a run over is followed at once by the next, before any
-	 * transfer is posted. */
+	/* Each round does one thing (posts one transfer, or a transfer's repeats), in this
+	 * order: the next run, since the engine is the pipeline's critical path; the transfers
+	 * out of a run over; a transfer in while channel 0 has less than two left, so that the
+	 * host link does not idle; the sets of chunks gone out freed; transfers in ahead. */
 	for (;;) {
 		if (running && fw_engine_done(fw, p->kind)) {
 			int r = fw_engine_finish(fw, p->kind, faults);
@@ -345,6 +402,13 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 			pipe_post(fw, p, PIPE_OUT, &out, 1);
 			continue;
 		}
+		/* Chunks in, next, while channel 0 has less than two transfers left: its link
+		 * must not idle. */
+		int may_in = in.i < p->n && in.c < end && in.c < gone + FW_PIPE_SETS;
+		if (may_in && fw->dma_posted[PIPE_IN] - done_in < 2) {
+			pipe_post_in(fw, p, &in, pipe_room(fw, PIPE_IN, done_in));
+			continue;
+		}
 		/* Chunks gone out free their sets. */
 		if (gone < out.c && pipe_reached(done_out, out_mark)) {
 			while (gone < out.c && pipe_reached(done_out, out_mark)) {
@@ -359,9 +423,9 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 			continue;
 		}
 		/* Chunks in, as far ahead as their sets and channel 0's queue allow. */
-		if (in.i < p->n && in.c < end && in.c < gone + FW_PIPE_SETS &&
-		    pipe_room(fw, PIPE_IN, done_in) != 0) {
-			pipe_post(fw, p, PIPE_IN, &in, 1);
+		uint32_t room_in = pipe_room(fw, PIPE_IN, done_in);
+		if (may_in && room_in != 0) {
+			pipe_post_in(fw, p, &in, room_in);
 			continue;
 		}
 		/* Over once every chunk run has gone out and no other will run. */
@@ -373,8 +437,9 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 		       fw_dma_reg(fw, PIPE_OUT, QUIRE_DMA_DONE_COUNT) == done_out)
 			;
 	}
-	/* Chunks posted in ahead of a failure finish before the completion. */
-	for (uint32_t ch = 0; ch < PIPE_CHANNELS; ch++) {
+	/* Chunks posted in ahead of a failure finish before the completion. Without one, every
+	 * transfer is over and counted: each chunk's in before its run, out before the end. */
+	for (uint32_t ch = 0; st != QUIRE_OK && ch < PIPE_CHANNELS; ch++) {
 		while (fw_dma_reg(fw, ch, QUIRE_DMA_DONE_COUNT) != fw->dma_posted[ch])
 			;
 		pipe_bytes(fw, ch, &bytes[ch]);
