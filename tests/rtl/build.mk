@@ -47,7 +47,8 @@ $(RTL_CARD_NET_ELF): tests/rtl/card_net.c tests/rtl/card_bare.h firmware/crt0.S 
 	@mkdir -p $(dir $@)
 	$(RISCV_CC) $(FW_CROSS_FLAGS) -I. -T firmware/link.ld -o $@ firmware/crt0.S $< -lgcc
 
-rtl: $(RTL_CARD_TEST) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF) $(RTL_CARD_NET_ELF)
+# The card's programs, its firmware among them: `make rtl` leaves none stale.
+rtl: $(RTL_CARD_TEST) $(FW_ELF) $(RTL_CARD_DMA_ELF) $(RTL_CARD_MLP_ELF) $(RTL_CARD_NET_ELF)
 
 # `make test` runs them when verilator is installed (tests/run.sh says so otherwise).
 ifeq ($(HAVE_VERILATOR),1)
