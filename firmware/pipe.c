@@ -285,7 +285,7 @@ void fw_pipe_prefetch(struct quire_fw *fw, uint32_t desc, uint32_t w0)
 		fw->prefetch.exp_host = (uint64_t)hal_read32(fw, desc + 4 * QUIRE_CMD_W_EXP + 4)
 					    << 32 |
 					hal_read32(fw, desc + 4 * QUIRE_CMD_W_EXP);
-		fw->prefetch.exp_bytes = (n + QUIRE_BFP_BLOCK - 1) / QUIRE_BFP_BLOCK;
+		fw->prefetch.exp_bytes = QUIRE_BFP_BLOCKS(n);
 		fw_dma_load(fw, PIPE_IN, fw->prefetch.exp_host, FW_BUF_E, fw->prefetch.exp_bytes,
 			    QUIRE_DMA_TO_CARD);
 		fw_dma_go(fw, PIPE_IN);
@@ -316,7 +316,7 @@ static int pipe_takes_prefetch(const struct quire_fw *fw, const struct pipe *p)
 		 x->card_rep == (p->first << x->lg))) &&
 	       (fw->prefetch.exp_bytes == 0 ||
 		(p->nx[PIPE_IN] == 2 && e->host == fw->prefetch.exp_host && e->card == FW_BUF_E &&
-		 e->shift == 6 && e->lg == 0 && (len + 63) >> 6 == fw->prefetch.exp_bytes));
+		 e->shift == 6 && e->lg == 0 && QUIRE_BFP_BLOCKS(len) == fw->prefetch.exp_bytes));
 }
 
 /* The command's chunks through the pipeline: its status (detail ENGINE on a failure). */
