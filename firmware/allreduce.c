@@ -16,6 +16,14 @@
  * next member's receive ring has room for, so members that all send before they receive
  * never wait on each other's full rings. The frames are the same; only their order differs.
  *
+ * Within that order the core starts transfers, engine runs and frames and goes on where the
+ * next step does not need their result: a frame is queued (fw_net_post) while the next is
+ * made in the other transmit buffer, the contribution to the next chunk is encoded ahead
+ * from the kept input while frames go and come, an all-gather frame is passed on while it
+ * is decoded and the next one taken meanwhile, results go to the host from two buffers, and
+ * the exponents' ring starts on a segment as soon as its part of the input is in. The
+ * engines themselves run one at a time: they share card memory's wide port.
+ *
  * BFP first agrees on block exponents: the same ring over the exponent vector,
  * with max instead of sum. Partial sums travel in the narrowest integer that
  * cannot overflow: step 0 carries one contribution in its own type (int8 for
@@ -41,52 +49,132 @@
 #include "quire/status.h"
 
 #define NONE 0xffffffffu /* no received partial sum: this member alone */
-#define TXP  (FW_COLL_TX + QUIRE_FRAME_HDR_BYTES)
 /* The whole fp32 input, kept in card memory from the exponent pass to the value pass when it
  * fits (and without error feedback, whose residual would need a copy too), so that the
  * host link carries it once: the staging buffers and REDUCE's inputs, idle in a collective. */
 #define X_KEPT       FW_BUF_A
 #define X_KEPT_BYTES (FW_COLL_EXP - FW_BUF_A)
 
+/*
+ * The exponent pass of an input kept whole in card memory (X_KEPT) comes over the host link
+ * in pieces of KEPT_STEP elements, segment by segment in the order the reduce-scatter sends
+ * them (this member's own last), up to FEED_AHEAD pieces posted to DMA channel 0 ahead;
+ * each piece's local exponents are computed once it is in, just before the ring needs its
+ * segment, so that the exponents' ring runs while the rest of the input still comes. A
+ * piece is (j, at): element `at` of the j-th segment in that order.
+ */
+#define KEPT_STEP  32768u
+#define FEED_AHEAD 8u
+struct feed {
+	uint32_t post_j, post_at;  /* the next piece to post */
+	uint32_t run_j, run_at;    /* the next piece whose exponents to compute */
+	uint32_t posted, run;      /* pieces posted, and computed */
+	uint32_t mark[FEED_AHEAD]; /* channel 0's DONE_COUNT once piece k % FEED_AHEAD is in */
+	uint32_t failed;           /* channel 0's FAILED_COUNT when last seen */
+};
+
 struct pass {
 	struct quire_fw *fw;
 	struct quire_fw_comm *c;
 	const struct quire_cmd *d;
-	uint32_t n;       /* elements of the vector (0: a barrier) */
-	int exps;         /* the exponent pass: units are blocks */
-	uint32_t chunk;   /* units per frame */
-	uint32_t val;     /* format of this member's contribution */
-	uint32_t part;    /* of partial sums (reduce-scatter) */
-	uint32_t fin;     /* of finished sums (all-gather) */
-	uint32_t mean_w;  /* decode divides by this (0: a sum) */
-	int overflow;     /* some int32 sum saturated */
-	int scatter;      /* reduce-scatter: only this member's segment, to dst from its start */
-	uint32_t out0;    /* the element dst starts with */
-	uint32_t rq;      /* QUIRE_FRAME_F_REQUANT on every frame (requantized all-gather), or 0 */
-	uint32_t own0;    /* requantized: the first element of this member's segment */
-	uint32_t kept;    /* the input's element 0 in card memory (X_KEPT), or 0: from the host */
-	uint32_t out_len; /* bytes of a result still going to the host from FW_COLL_Y (0: none) */
+	uint32_t n;      /* elements of the vector (0: a barrier) */
+	int exps;        /* the exponent pass: units are blocks */
+	uint32_t chunk;  /* units per frame */
+	uint32_t val;    /* format of this member's contribution */
+	uint32_t part;   /* of partial sums (reduce-scatter) */
+	uint32_t fin;    /* of finished sums (all-gather) */
+	uint32_t mean_w; /* decode divides by this (0: a sum) */
+	int overflow;    /* some int32 sum saturated */
+	int scatter;     /* reduce-scatter: only this member's segment, to dst from its start */
+	uint32_t out0;   /* the element dst starts with */
+	uint32_t rq;     /* QUIRE_FRAME_F_REQUANT on every frame (requantized all-gather), or 0 */
+	uint32_t own0;   /* requantized: the first element of this member's segment */
+	uint32_t kept;   /* the input's element 0 in card memory (X_KEPT), or 0: from the host */
+	/* The results go to the host from two buffers in turn, FW_COLL_Y and FW_COLL_Y2: y is
+	 * the one the next is decoded into; out_len the bytes still going from each (0: none),
+	 * gone once channel OUT_CH's DONE_COUNT reaches out_mark; out_failed its FAILED_COUNT
+	 * when last seen. */
+	uint32_t y, out_len[2], out_mark[2], out_failed;
+	uint32_t tx; /* the payload the next frame is made in: FW_COLL_TX's or FW_COLL_TX2's */
+	/* With the input kept, this member's contribution to the chunk combined next (want_*)
+	 * is encoded ahead into the FW_COLL_L slot the chunk combined last does not use, while
+	 * the port sends and the next frame is taken: ahead_state AHEAD_*, its run's faults
+	 * and, once over, its status. */
+	uint32_t want, want_off, want_len;
+	struct feed *feed; /* the exponent pass of a kept input: the input still coming */
+	/* A received chunk's DECODE still running (dec_len elements, 0: none), its result to
+	 * go to the host at dec_out once over; its frame kept (fw_net_keep) until then. */
+	uint32_t dec_len, dec_faults;
+	uint64_t dec_out;
+	uint32_t l_slot, ahead_state, ahead_off, ahead_len, ahead_slot, ahead_faults;
+	int ahead_st;
 };
+
+#define AHEAD_NONE    0u
+#define AHEAD_RUNNING 1u
+#define AHEAD_DONE    2u
+
+static uint32_t l_at(uint32_t slot)
+{
+	return FW_COLL_L + slot * FW_COLL_L_SLOT;
+}
+
+/* A frame made at p->tx, queued (fw_net_post): the next one is made in the other buffer
+ * while the port sends it. */
+static int post(struct pass *p, uint32_t step, uint32_t flags, uint32_t off, uint32_t len)
+{
+	int st = fw_net_post(p->fw, p->c, step, flags, off, len, p->tx);
+	p->tx = p->tx == FW_COLL_TX + QUIRE_FRAME_HDR_BYTES ? FW_COLL_TX2 + QUIRE_FRAME_HDR_BYTES
+							    : FW_COLL_TX + QUIRE_FRAME_HDR_BYTES;
+	return st;
+}
 
 /* The results go to the host on DMA channel OUT_CH while the core goes on; every other
  * transfer of the collective is on channel 0, so the two overlap. */
 #define OUT_CH 1u
 
-/* The result's transfer to the host still under way, waited for: FW_COLL_Y is written
- * again only after. */
-static int out_wait(struct pass *p)
+static uint32_t y_at(uint32_t y)
 {
-	uint32_t len = p->out_len;
-	p->out_len = 0;
-	return len ? fw_dma_finish(p->fw, OUT_CH, len) : QUIRE_OK;
+	return y ? FW_COLL_Y2 : FW_COLL_Y;
 }
 
-/* FW_COLL_Y's len fp32 to the host at `out`, the core going on meanwhile (out_wait). */
+/* Result buffer y's transfer to the host, if one is under way, waited for: the buffer is
+ * written again only after. */
+static int out_wait_y(struct pass *p, uint32_t y)
+{
+	struct quire_fw *fw = p->fw;
+	uint32_t len = p->out_len[y];
+	if (!len)
+		return QUIRE_OK;
+	p->out_len[y] = 0;
+	while ((int32_t)(fw_dma_reg(fw, OUT_CH, QUIRE_DMA_DONE_COUNT) - p->out_mark[y]) < 0)
+		;
+	uint32_t failed = fw_dma_reg(fw, OUT_CH, QUIRE_DMA_FAILED_COUNT);
+	if (failed != p->out_failed) {
+		p->out_failed = failed;
+		return (int)fw_dma_reg(fw, OUT_CH, QUIRE_DMA_FAILED_STATUS);
+	}
+	fw->dma_bytes += len;
+	fw_heartbeat(fw); /* a data transfer */
+	return QUIRE_OK;
+}
+
+/* Both results' transfers over. */
+static int out_wait(struct pass *p)
+{
+	int st = out_wait_y(p, p->y ^ 1u), st2 = out_wait_y(p, p->y);
+	return st ? st : st2;
+}
+
+/* Result buffer p->y's len fp32 to the host at `out`, the core going on meanwhile; the next
+ * result goes to the other buffer. */
 static void out_start(struct pass *p, uint64_t out, uint32_t len)
 {
-	fw_dma_load(p->fw, OUT_CH, out, FW_COLL_Y, 4 * len, QUIRE_DMA_TO_HOST);
+	fw_dma_load(p->fw, OUT_CH, out, y_at(p->y), 4 * len, QUIRE_DMA_TO_HOST);
 	fw_dma_go(p->fw, OUT_CH);
-	p->out_len = 4 * len;
+	p->out_len[p->y] = 4 * len;
+	p->out_mark[p->y] = p->fw->dma_posted[OUT_CH];
+	p->y ^= 1u;
 }
 
 /* Member k's segment, in units, from unit `skip` of it on: 0 when it ends before (a segment
@@ -147,12 +235,51 @@ static int quant(struct quire_fw *fw, uint32_t op, uint32_t fmt, uint32_t val_fm
 	return fw_engine_run(fw, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS);
 }
 
+/* The contribution encoded ahead, over: QUANT free for another run. */
+static void ahead_wait(struct pass *p)
+{
+	if (p->ahead_state == AHEAD_RUNNING) {
+		p->ahead_st = fw_engine_finish(p->fw, QUIRE_ENGINE_QUANT, p->ahead_faults);
+		p->ahead_state = AHEAD_DONE;
+	}
+}
+
+/* The contribution p->want names, encoded from the kept input into the FW_COLL_L slot the
+ * chunk combined last leaves alone; QUANT runs it while the core goes on (the port sending,
+ * the next frame taken), started only while no other engine runs: the engines share card
+ * memory's wide port and run one at a time. */
+static void ahead_go(struct pass *p)
+{
+	if (!p->want || p->ahead_state != AHEAD_NONE || p->dec_len)
+		return;
+	uint32_t off = p->want_off, len = p->want_len, slot = p->l_slot ^ 1u;
+	uint32_t a[QUIRE_QUANT_ARGS] = {QUIRE_QUANT_OP_ENCODE,
+					quire_le16_to_cpu(p->d->format),
+					0,
+					0,
+					len,
+					0,
+					p->kept + 4 * off,
+					0,
+					FW_COLL_EXP + off / QUIRE_BFP_BLOCK,
+					l_at(slot),
+					0};
+	p->want = 0;
+	p->ahead_st =
+	    fw_engine_start(p->fw, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS, &p->ahead_faults);
+	p->ahead_state = p->ahead_st == QUIRE_OK ? AHEAD_RUNNING : AHEAD_DONE;
+	p->ahead_off = off;
+	p->ahead_len = len;
+	p->ahead_slot = slot;
+}
+
 /* This member's contribution to elements [off, off + len), in p->val, at `at`. */
 static int local(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 {
 	struct quire_fw *fw = p->fw;
 	const struct quire_cmd *d = p->d;
 	int ef = d->flags & QUIRE_CMD_F_EF;
+	ahead_wait(p); /* QUANT free */
 	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_FP32 ||
 	    quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32)
 		return fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, at, 4 * len,
@@ -176,6 +303,24 @@ static int local(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 	return st;
 }
 
+/* This member's contribution to [off, off + len) in a slot of FW_COLL_L (*at): the one
+ * encoded ahead, or encoded now into the slot that one is not in. */
+static int local_l(struct pass *p, uint32_t off, uint32_t len, uint32_t *at)
+{
+	if (p->ahead_state != AHEAD_NONE) {
+		ahead_wait(p);
+		p->ahead_state = AHEAD_NONE;
+		if (p->ahead_off == off && p->ahead_len == len) {
+			p->l_slot = p->ahead_slot;
+			*at = l_at(p->l_slot);
+			return p->ahead_st;
+		}
+	}
+	p->l_slot ^= 1u;
+	*at = l_at(p->l_slot);
+	return local(p, off, len, *at);
+}
+
 /* The first partial sum of a segment: this member's part alone, at `out`. */
 static int first(struct pass *p, uint32_t off, uint32_t len, uint32_t out)
 {
@@ -186,9 +331,9 @@ static int first(struct pass *p, uint32_t off, uint32_t len, uint32_t out)
 			      out);
 	if (p->val == p->part)
 		return local(p, off, len, out);
-	int st = local(p, off, len, FW_COLL_L);
-	return st ? st
-		  : reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, NONE, out);
+	uint32_t l;
+	int st = local_l(p, off, len, &l);
+	return st ? st : reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, l, NONE, out);
 }
 
 /* out <- the partial sum at `in` (one member's contribution alone when `narrow`) plus this
@@ -203,16 +348,16 @@ static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, int 
 	if (p->exps)
 		return reduce(p->fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, FW_COLL_EXP + off, in,
 			      out);
-	int st = local(p, off, len, FW_COLL_L);
+	uint32_t l;
+	int st = local_l(p, off, len, &l);
 	if (st)
 		return st;
 	/* Two contributions in card memory, in then L above it (an integer sum, or one fp32
 	 * addition: the same in either order); their span holds no other buffer (layout.h). */
 	if (narrow)
 		return reduce_w(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, 2,
-				(FW_COLL_L - in) / quire_format_elem_bytes(p->val), len, in, NONE,
-				out);
-	return reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, FW_COLL_L, in, out);
+				(l - in) / quire_format_elem_bytes(p->val), len, in, NONE, out);
+	return reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, l, in, out);
 }
 
 /* The owner's last addition: the finished sum, in p->fin, at `out`. */
@@ -233,7 +378,35 @@ static int finish(struct pass *p, uint32_t off, uint32_t len, uint32_t in, int n
 }
 
 /* A finished chunk at `at`: into the exponents, or decoded into the caller's dst. */
-static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint32_t flags)
+/* The DECODE deliver left running, over, and its result on its way to the host. */
+static int deliver_end(struct pass *p)
+{
+	if (!p->dec_len)
+		return QUIRE_OK;
+	int st = fw_engine_finish(p->fw, QUIRE_ENGINE_QUANT, p->dec_faults);
+	if (!st)
+		out_start(p, p->dec_out, p->dec_len);
+	p->dec_len = 0;
+	return st;
+}
+
+/* QUANT's DECODE into the result buffer p->y, then out to the host at `out`: with `later`,
+ * left running (deliver_end). */
+static int decode(struct pass *p, uint32_t fmt, uint32_t val_fmt, uint32_t len, uint32_t mean_w,
+		  uint32_t exp, uint32_t q, uint64_t out, int later)
+{
+	uint32_t a[QUIRE_QUANT_ARGS] = {
+	    QUIRE_QUANT_OP_DECODE, fmt, val_fmt, 0, len, mean_w, 0, 0, exp, q, y_at(p->y)};
+	int st = fw_engine_start(p->fw, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS, &p->dec_faults);
+	if (st)
+		return st;
+	p->dec_len = len;
+	p->dec_out = out;
+	return later ? QUIRE_OK : deliver_end(p);
+}
+
+static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint32_t flags,
+		   int later)
 {
 	struct quire_fw *fw = p->fw;
 	const struct quire_cmd *d = p->d;
@@ -244,27 +417,20 @@ static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint
 	if (p->exps)
 		return reduce(fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, at, NONE, FW_COLL_EXP + off);
 	uint64_t out = quire_le64_to_cpu(d->dst) + 4ull * (off - p->out0);
-	int st = out_wait(p); /* FW_COLL_Y free again */
+	ahead_wait(p);                /* QUANT free */
+	int st = out_wait_y(p, p->y); /* its result buffer free again */
 	if (st)
 		return st;
-	if (p->rq) { /* values, then the owner's exponents; the mean is in them */
-		uint32_t vb = quire_format_elem_bytes(p->val);
-		st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->val, 0, len,
-			   0, 0, 0, at + len * vb, at, FW_COLL_Y);
-		if (!st)
-			out_start(p, out, len);
-		return st;
-	}
+	if (p->rq) /* values, then the owner's exponents; the mean is in them */
+		return decode(p, quire_le16_to_cpu(d->format), p->val, len, 0,
+			      at + len * quire_format_elem_bytes(p->val), at, out, later);
 	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32 ||
 	    (quire_le16_to_cpu(d->format) == QUIRE_FMT_FP32 && !p->mean_w))
 		return fw_dma(fw, out, at, 4 * len, QUIRE_DMA_TO_HOST);
 	int bfp = quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP8 ||
 		  quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP16;
-	st = quant(fw, QUIRE_QUANT_OP_DECODE, quire_le16_to_cpu(d->format), p->fin, 0, len,
-		   p->mean_w, 0, 0, bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, FW_COLL_Y);
-	if (!st)
-		out_start(p, out, len);
-	return st;
+	return decode(p, quire_le16_to_cpu(d->format), p->fin, len, p->mean_w,
+		      bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, out, later);
 }
 
 static uint32_t unit_bytes(const struct pass *p, uint32_t fmt)
@@ -286,19 +452,21 @@ static int requantize(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 		 exps = at + len * quire_format_elem_bytes(p->val);
 	/* The owner's residual lies after the worker's count elements. */
 	uint64_t res = 4ull * quire_le32_to_cpu(d->count) + 4ull * (off - p->own0);
-	int st = out_wait(p); /* FW_COLL_Y free again */
+	uint32_t y = y_at(p->y); /* the next result's buffer, meanwhile */
+	ahead_wait(p);           /* QUANT free */
+	int st = out_wait_y(p, p->y);
 	if (!st)
 		st = quant(fw, QUIRE_QUANT_OP_DECODE, fmt, p->fin, 0, len, p->mean_w, 0, 0,
-			   FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, FW_COLL_Y);
+			   FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, y);
 	if (!st && ef)
 		st = fw_dma(fw, quire_le64_to_cpu(d->aux) + res, FW_COLL_R, 4 * len,
 			    QUIRE_DMA_TO_CARD);
 	if (!st)
-		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, fmt, 0, flags, len, 0, FW_COLL_Y,
-			   FW_COLL_R, exps, 0, 0);
+		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, fmt, 0, flags, len, 0, y, FW_COLL_R, exps,
+			   0, 0);
 	if (!st)
-		st = quant(fw, QUIRE_QUANT_OP_ENCODE, fmt, 0, flags, len, 0, FW_COLL_Y, FW_COLL_R,
-			   exps, at, 0);
+		st = quant(fw, QUIRE_QUANT_OP_ENCODE, fmt, 0, flags, len, 0, y, FW_COLL_R, exps, at,
+			   0);
 	if (!st && ef)
 		st = fw_dma(fw, quire_le64_to_cpu(d->exp) + res, FW_COLL_R, 4 * len,
 			    QUIRE_DMA_TO_HOST);
@@ -319,6 +487,119 @@ static int agreed(const struct pass *p, uint32_t flags)
 	return (flags & QUIRE_FRAME_F_REQUANT) == p->rq ? QUIRE_OK : QUIRE_ERR_MISMATCH;
 }
 
+/* The j-th segment the reduce-scatter sends (this member's own at j = w - 1), in elements:
+ * [*first, *end). */
+static void feed_segment(const struct pass *p, uint32_t j, uint32_t *first, uint32_t *end)
+{
+	uint32_t w = p->c->size, k = (p->c->rank + w - 1 - j) % w, blocks = QUIRE_BFP_BLOCKS(p->n);
+	uint64_t f = (uint64_t)QUIRE_RING_SEG_FIRST(blocks, w, k) * QUIRE_BFP_BLOCK,
+		 e = f + (uint64_t)QUIRE_RING_SEG_BLOCKS(blocks, w, k) * QUIRE_BFP_BLOCK;
+	*first = (uint32_t)(f < p->n ? f : p->n);
+	*end = (uint32_t)(e < p->n ? e : p->n);
+}
+
+/* Piece (*j, *at) moved past segments it has reached the end of; its length, 0 past the
+ * last segment. */
+static uint32_t feed_piece(const struct pass *p, uint32_t *j, uint32_t *at)
+{
+	uint32_t first, end;
+	for (; *j < p->c->size; ++*j, *at = 0) {
+		feed_segment(p, *j, &first, &end);
+		if (*at < first)
+			*at = first;
+		if (*at < end)
+			return min_u32(KEPT_STEP, end - *at);
+	}
+	return 0;
+}
+
+/* Every piece posted, in. */
+static void feed_drain(struct quire_fw *fw)
+{
+	while (fw_dma_reg(fw, 0, QUIRE_DMA_DONE_COUNT) != fw->dma_posted[0])
+		;
+}
+
+/* The local exponents of the j-th segment, computed (and those before it); pieces of the
+ * later ones posted meanwhile. On failure nothing is left under way. */
+static int feed_until(struct pass *p, uint32_t j)
+{
+	struct quire_fw *fw = p->fw;
+	struct feed *f = p->feed;
+	const struct quire_cmd *d = p->d;
+	for (;;) {
+		uint32_t len;
+		while (f->posted - f->run < FEED_AHEAD &&
+		       (len = feed_piece(p, &f->post_j, &f->post_at)) != 0) {
+			fw_dma_load(fw, 0, quire_le64_to_cpu(d->src) + 4ull * f->post_at,
+				    X_KEPT + 4 * f->post_at, 4 * len, QUIRE_DMA_TO_CARD);
+			fw_dma_go(fw, 0);
+			f->mark[f->posted++ % FEED_AHEAD] = fw->dma_posted[0];
+			f->post_at += len;
+		}
+		len = feed_piece(p, &f->run_j, &f->run_at);
+		if (len == 0 || f->run_j > j)
+			return QUIRE_OK;
+		uint32_t mark = f->mark[f->run++ % FEED_AHEAD], at = f->run_at;
+		f->run_at += len;
+		while ((int32_t)(fw_dma_reg(fw, 0, QUIRE_DMA_DONE_COUNT) - mark) < 0)
+			;
+		uint32_t failed = fw_dma_reg(fw, 0, QUIRE_DMA_FAILED_COUNT);
+		int st = QUIRE_OK;
+		if (failed != f->failed) {
+			f->failed = failed;
+			st = (int)fw_dma_reg(fw, 0, QUIRE_DMA_FAILED_STATUS);
+		} else {
+			fw->dma_bytes += 4 * len;
+			fw_heartbeat(fw); /* a data transfer */
+			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, quire_le16_to_cpu(d->format), 0, 0,
+				   len, 0, X_KEPT + 4 * at, 0, FW_COLL_EXP + at / QUIRE_BFP_BLOCK,
+				   0, 0);
+		}
+		if (st) {
+			feed_drain(fw);
+			return st;
+		}
+	}
+}
+
+/* Where step s of the round at skip runs (s < w - 1: reduce-scatter step s; w - 1: this
+ * member's own segment, finished): 0 when its segment has nothing there. */
+static int step_span(const struct pass *p, uint32_t skip, uint32_t s, uint32_t *off, uint32_t *len)
+{
+	uint32_t w = p->c->size;
+	if (!segment(p, (p->c->rank + w - 1 - s) % w, skip, off, len) || *len == 0)
+		return 0;
+	*len = min_u32(*len, FW_RING_WINDOW * p->chunk);
+	return 1;
+}
+
+/* With the input kept, the chunk after [off, off + len) of step s that adds this member's
+ * contribution to a received one (steps 1 to w - 1 of the round; none past it) becomes
+ * p->want, for ahead_go. */
+static void want_next(struct pass *p, uint32_t skip, uint32_t s, uint32_t off, uint32_t len)
+{
+	uint32_t so, sl;
+	p->want = 0;
+	if (!p->kept || p->exps || p->c->size < 2)
+		return;
+	if (step_span(p, skip, s, &so, &sl) && off + len < so + sl) {
+		if (s == 0)
+			return; /* step 0 sends the contribution alone, encoded into the frame */
+		p->want_off = off + len;
+		p->want_len = min_u32(p->chunk, so + sl - p->want_off);
+		p->want = 1;
+		return;
+	}
+	for (s++; s < p->c->size; s++)
+		if (step_span(p, skip, s, &so, &sl)) {
+			p->want_off = so;
+			p->want_len = min_u32(p->chunk, sl);
+			p->want = 1;
+			return;
+		}
+}
+
 static int ring(struct pass *p)
 {
 	struct quire_fw_comm *c = p->c;
@@ -336,74 +617,99 @@ static int ring(struct pass *p)
 	uint32_t span = FW_RING_WINDOW * p->chunk;
 	for (uint32_t skip = 0; segment(p, 0, skip, &so, &sl); skip += span) {
 		for (uint32_t s = 0; s + 1 < w; s++) { /* reduce-scatter */
+			if (p->feed && (st = feed_until(p, s)) != QUIRE_OK)
+				return st;
 			if (!segment(p, (r + w - 1 - s) % w, skip, &so, &sl))
 				continue;
 			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
 			{
+				want_next(p, skip, s, off, len);
 				if (s == 0 && narrow) {
-					st = len ? local(p, off, len, TXP) : QUIRE_OK;
+					st = len ? local(p, off, len, p->tx) : QUIRE_OK;
 				} else if (s == 0) {
-					st = first(p, off, len, TXP);
+					st = first(p, off, len, p->tx);
 				} else {
 					st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, s - 1), off,
 							 len * (s == 1 ? b0 : pb), &rx, &fl);
 					if (!st)
 						st = agreed(p, fl);
 					if (!st)
-						st =
-						    combine(p, off, len, rx, narrow && s == 1, TXP);
+						st = combine(p, off, len, rx, narrow && s == 1,
+							     p->tx);
 				}
 				if (!st)
-					st = fw_net_send(fw, c, QUIRE_FRAME_STEP(rs, s), p->rq, off,
-							 len * (s == 0 ? b0 : pb), TXP);
+					st = post(p, QUIRE_FRAME_STEP(rs, s), p->rq, off,
+						  len * (s == 0 ? b0 : pb));
+				if (!st)
+					ahead_go(
+					    p); /* while the port sends and the next one comes */
 				if (st)
 					return st;
 			}
 		}
 		/* this member's segment: finished here (alone, the input is the sum) */
+		if (p->feed && (st = feed_until(p, w - 1)) != QUIRE_OK)
+			return st;
 		if (segment(p, r, skip, &so, &sl))
 			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
 			{
 				rx = NONE;
 				fl = p->rq;
+				want_next(p, skip, w - 1, off, len);
 				if (w > 1)
 					st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off,
 							 len * (w == 2 ? b0 : pb), &rx, &fl);
 				if (!st)
 					st = agreed(p, fl);
+				uint32_t at = p->tx;
 				if (!st)
-					st = finish(p, off, len, rx, narrow && w == 2, TXP, &fl);
+					st = finish(p, off, len, rx, narrow && w == 2, at, &fl);
 				if (!st && rqv)
-					st = requantize(p, off, len, TXP);
-				if (!st)
-					st = deliver(p, off, len, TXP, fl);
+					st = requantize(p, off, len, at);
+				/* on its way while it is delivered here, the port and the engine
+				 * both reading it */
 				if (!st && !p->scatter && w > 1)
-					st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, 0), fl | p->rq,
-							 off, gathered_bytes(p, len), TXP);
+					st = post(p, QUIRE_FRAME_STEP(ag, 0), fl | p->rq, off,
+						  gathered_bytes(p, len));
+				if (!st)
+					st = deliver(p, off, len, at, fl, 0);
 				if (st)
 					return st;
+				ahead_go(p);
 			}
 		/* all-gather: passed on from where it came */
-		for (uint32_t s = 0; !p->scatter && s + 1 < w; s++) {
+		for (uint32_t s = 0; !p->scatter && s + 1 < w && !st; s++) {
 			if (!segment(p, (r + w - 1 - s) % w, skip, &so, &sl))
 				continue;
 			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
 			{
+				/* taken while the chunk before is decoded from its frame */
 				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off,
 						 gathered_bytes(p, len), &rx, &fl);
+				int ended = deliver_end(p);
+				fw_net_unkeep(fw);
+				if (!st)
+					st = ended;
 				if (!st)
 					st = agreed(p, fl);
-				if (!st)
-					st = deliver(p, off, len, rx, fl);
+				/* passed on from its receive buffer while it is delivered */
 				if (!st && s + 2 < w)
-					st = fw_net_send(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl,
+					st = fw_net_post(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl,
 							 off, gathered_bytes(p, len), rx);
+				if (!st)
+					st = deliver(p, off, len, rx, fl, 1);
+				if (p->dec_len)
+					fw_net_keep(fw); /* its frame, until the DECODE is over */
 				if (st)
-					return st;
+					break;
 			}
 		}
+		int ended = deliver_end(p);
+		fw_net_unkeep(fw);
+		if (st || ended)
+			return st ? st : ended;
 	}
-	return QUIRE_OK;
+	return fw_net_settle(fw);
 }
 
 /* Where the input stays from the exponent pass on (X_KEPT), or 0 where it cannot. */
@@ -435,38 +741,6 @@ static int exponents(struct quire_fw *fw, const struct quire_cmd *d)
 	return QUIRE_OK;
 }
 
-/* The same, the input (no error feedback) brought whole to X_KEPT and left there: a piece
- * of KEPT_STEP elements comes over the host link while the engine reads the one before. */
-#define KEPT_STEP 32768u
-static int exponents_kept(struct quire_fw *fw, const struct quire_cmd *d)
-{
-	uint32_t n = quire_le32_to_cpu(d->count);
-	uint64_t src = quire_le64_to_cpu(d->src);
-	if (n) {
-		fw_dma_load(fw, 0, src, X_KEPT, 4 * min_u32(KEPT_STEP, n), QUIRE_DMA_TO_CARD);
-		fw_dma_go(fw, 0);
-	}
-	for (uint32_t i = 0; i < n; i += KEPT_STEP) {
-		uint32_t len = min_u32(KEPT_STEP, n - i), next = i + len;
-		int st = fw_dma_finish(fw, 0, 4 * len);
-		if (st)
-			return st; /* nothing under way */
-		if (next < n) {
-			fw_dma_load(fw, 0, src + 4ull * next, X_KEPT + 4 * next,
-				    4 * min_u32(KEPT_STEP, n - next), QUIRE_DMA_TO_CARD);
-			fw_dma_go(fw, 0);
-		}
-		st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, quire_le16_to_cpu(d->format), 0, 0, len, 0,
-			   X_KEPT + 4 * i, 0, FW_COLL_EXP + i / QUIRE_BFP_BLOCK, 0, 0);
-		if (st) {
-			if (next < n) /* the mover left free */
-				(void)fw_dma_finish(fw, 0, 4 * min_u32(KEPT_STEP, n - next));
-			return st;
-		}
-	}
-	return QUIRE_OK;
-}
-
 int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
 	int st;
@@ -478,7 +752,9 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 			 .c = c,
 			 .d = d,
 			 .n = quire_le32_to_cpu(d->count),
-			 .mean_w = d->flags & QUIRE_CMD_F_MEAN ? w : 0};
+			 .mean_w = d->flags & QUIRE_CMD_F_MEAN ? w : 0,
+			 .tx = FW_COLL_TX + QUIRE_FRAME_HDR_BYTES,
+			 .out_failed = fw_dma_reg(fw, OUT_CH, QUIRE_DMA_FAILED_COUNT)};
 	if (d->flags & QUIRE_CMD_F_REQUANT)
 		p.rq = QUIRE_FRAME_F_REQUANT;
 	if (d->opcode == QUIRE_OPC_REDUCE_SCATTER || p.rq) {
@@ -506,13 +782,19 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 		e.exps = 1;
 		e.scatter = 0; /* every member encodes every segment: all need every exponent */
 		e.chunk = FW_FRAME_BLOCKS;
+		struct feed f = {.failed = fw_dma_reg(fw, 0, QUIRE_DMA_FAILED_COUNT)};
 		p.kept = kept_input(d);
-		st = p.kept ? exponents_kept(fw, d) : exponents(fw, d);
+		if (p.kept)
+			e.feed = &f;
+		st = p.kept ? QUIRE_OK : exponents(fw, d);
 		if (!st)
 			st = ring(&e);
+		if (p.kept)
+			feed_drain(fw); /* nothing left coming after a failure */
 	}
 	if (!st)
 		st = ring(&p);
+	ahead_wait(&p);          /* QUANT free, even after a failure */
 	int sent = out_wait(&p); /* the last result's transfer, even after a failure */
 	if (!st)
 		st = sent;
@@ -531,6 +813,11 @@ int fw_barrier(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 		return st;
 	/* An exponent pass over nothing: one empty frame per step, W-1 there and W-1 back, so
 	 * no member leaves before every member has arrived. */
-	struct pass p = {.fw = fw, .c = c, .d = d, .exps = 1, .chunk = FW_FRAME_BLOCKS};
+	struct pass p = {.fw = fw,
+			 .c = c,
+			 .d = d,
+			 .exps = 1,
+			 .chunk = FW_FRAME_BLOCKS,
+			 .tx = FW_COLL_TX + QUIRE_FRAME_HDR_BYTES};
 	return fw_comm_end(fw, c, ring(&p), detail);
 }

@@ -120,6 +120,9 @@ struct quire_fw_comm *fw_comm_get(struct quire_fw *fw, uint32_t id, int *status,
 
 int fw_comm_end(struct quire_fw *fw, struct quire_fw_comm *c, int status, uint32_t *detail)
 {
+	int sent = fw_net_settle(fw); /* the last frame queued, answered */
+	if (status == QUIRE_OK || status == QUIRE_ERR_OVERFLOW)
+		status = sent == QUIRE_OK ? status : sent;
 	if (status == QUIRE_OK || status == QUIRE_ERR_OVERFLOW)
 		return status; /* an overflow is reported on every member alike: the ring is fine */
 	c->failed = 1;

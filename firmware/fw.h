@@ -58,6 +58,12 @@ struct quire_fw_net {
 	uint32_t rx_taken; /* receive descriptors whose completion the firmware has read */
 	uint32_t n_free, n_held;
 	uint32_t lent; /* buffer number + 1; 0: none */
+	uint32_t kept; /* a lent one kept past the next receive (fw_net_keep), as lent */
+	/* The frame queued and not yet answered (fw_net_post; comm NULL: none), and the
+	 * failure of one answered while nobody asked (fw_net_settle returns it). */
+	struct quire_fw_comm *pend_comm;
+	uint32_t pend_at, pend_len, pend_w0, pend_w2, pend_desc;
+	int pend_err;
 	uint8_t free[QUIRE_FW_NET_BUFS];
 	uint8_t held[QUIRE_FW_NET_BUFS]; /* in arrival order */
 };

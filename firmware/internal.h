@@ -77,6 +77,17 @@ void fw_keepalive_start(struct quire_fw *fw, struct quire_fw_comm *c);
 void fw_net_init(struct quire_fw *fw);
 int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t flags,
 		uint32_t offset, uint32_t len, uint32_t payload);
+/* The same in two halves: queue the frame and go on (its payload and header left alone
+ * until the answer), and the port's answer to it (fw_net_settle, which every later post,
+ * send, keepalive, abort or receive that frees its buffer waits for first). At most one
+ * frame is queued at a time, so frames go out in the order posted. */
+int fw_net_post(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t flags,
+		uint32_t offset, uint32_t len, uint32_t payload);
+int fw_net_settle(struct quire_fw *fw);
+/* The frame the last receive lent stays the caller's past the next receive, until
+ * fw_net_unkeep (or a drain); one at a time. */
+void fw_net_keep(struct quire_fw *fw);
+void fw_net_unkeep(struct quire_fw *fw);
 int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t offset,
 		uint32_t len, uint32_t *payload, uint32_t *flags);
 /* Discard every frame of communicator id waiting in the port. */

@@ -54,8 +54,18 @@ _Static_assert(FW_RING_WINDOW < (1u << FW_NET_RX_LOG2), "a round fits a receive 
 /* This card's contribution to a collective, encoded: above every receive buffer, so that a
  * REDUCE of a received payload (input 0) and it (input 1, a whole number of lines further)
  * spans no other buffer of the collective, and the engine streams. */
-#define FW_COLL_L     0x04810000u
-#define FW_MEM_NEEDED 0x04830000u /* 72.2 MiB of card memory */
+#define FW_COLL_L 0x04810000u
+/* Two slots of it, a frame's worth each: one chunk's contribution is added from one while
+ * the next one's is encoded into the other. */
+#define FW_COLL_L_SLOT 0x00010000u
+/* A collective's other frame being sent (as FW_COLL_TX): the engines fill one while the
+ * port sends the other. */
+#define FW_COLL_TX2 0x0483ffe0u
+/* A collective's other result buffer (as FW_COLL_Y): one is decoded into while the other
+ * goes to the host. */
+#define FW_COLL_Y2    0x04850000u
+#define FW_MEM_NEEDED 0x04870000u /* 72.4 MiB of card memory */
+_Static_assert(FW_COLL_L + 2u * FW_COLL_L_SLOT <= FW_COLL_TX2, "two slots of contributions");
 
 /* ENCODE, EXPONENTS, DECODE and REDUCE run pipelined (pipe.c): chunks of up to
  * FW_PIPE_ELEMS elements, chunk k in set k % FW_PIPE_SETS of buffers, so that while an

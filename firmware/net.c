@@ -93,13 +93,42 @@ static void harvest(struct quire_fw *fw)
 	post(fw);
 }
 
-/* The frame lent by the last receive, free again. */
+static int settle(struct quire_fw *fw);
+
+/* The frame lent by the last receive, free again (once the port has sent it on, if it is
+ * the frame queued). */
 static void release(struct quire_fw *fw)
 {
 	if (fw->net.lent) {
+		if (fw->net.pend_comm && fw->net.pend_at == buf_at(fw->net.lent - 1)) {
+			int st = settle(fw);
+			if (st != QUIRE_OK && fw->net.pend_err == QUIRE_OK)
+				fw->net.pend_err = st;
+		}
 		give_back(fw, fw->net.lent - 1);
 		fw->net.lent = 0;
 	}
+}
+
+void fw_net_keep(struct quire_fw *fw)
+{
+	fw_net_unkeep(fw);
+	fw->net.kept = fw->net.lent;
+	fw->net.lent = 0;
+}
+
+void fw_net_unkeep(struct quire_fw *fw)
+{
+	struct quire_fw_net *n = &fw->net;
+	if (!n->kept)
+		return;
+	if (n->pend_comm && n->pend_at == buf_at(n->kept - 1)) {
+		int st = settle(fw);
+		if (st != QUIRE_OK && n->pend_err == QUIRE_OK)
+			n->pend_err = st;
+	}
+	give_back(fw, n->kept - 1);
+	n->kept = 0;
 }
 
 /* Held frame k out of the arrival order; returns its buffer. */
@@ -130,7 +159,9 @@ void fw_net_init(struct quire_fw *fw)
 {
 	struct quire_fw_net *n = &fw->net;
 	n->tx_prod = n->rx_prod = n->rx_taken = 0;
-	n->n_held = n->lent = 0;
+	n->n_held = n->lent = n->kept = 0;
+	n->pend_comm = NULL;
+	n->pend_err = QUIRE_OK;
 	net_set(fw, QUIRE_NET_TX_BASE, FW_NET_TX_RING);
 	net_set(fw, QUIRE_NET_TX_LOG2, FW_NET_TX_LOG2);
 	net_set(fw, QUIRE_NET_RX_BASE, FW_NET_RX_RING);
@@ -150,9 +181,8 @@ static void frame_fields(struct quire_fw *fw, uint32_t at, uint32_t coll_seq, ui
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_LINK_SEQ, link_seq);
 }
 
-/* Queue the frame at `at` (len bytes in all) and wait for the port's answer: the
- * descriptor's STATUS. The port always answers (the MAC says sent, busy or no one). */
-static int queue_frame(struct quire_fw *fw, uint32_t at, uint32_t len)
+/* Queue the frame at `at` (len bytes in all); returns its descriptor. */
+static uint32_t queue_desc(struct quire_fw *fw, uint32_t at, uint32_t len)
 {
 	struct quire_fw_net *n = &fw->net;
 	uint32_t d = FW_NET_TX_RING + QUIRE_NET_DESC_BYTES * (n->tx_prod & TX_MASK);
@@ -161,21 +191,37 @@ static int queue_frame(struct quire_fw *fw, uint32_t at, uint32_t len)
 	hal_mem_write32(fw, d + QUIRE_NET_DESC_STATUS, 0);
 	hal_mem_write32(fw, d + QUIRE_NET_DESC_PAD, 0);
 	net_set(fw, QUIRE_NET_TX_PROD, ++n->tx_prod);
-	while (net(fw, QUIRE_NET_TX_CONS) != n->tx_prod)
+	return d;
+}
+
+/* Wait for the port's answer to everything queued: the last descriptor's (d) STATUS. The
+ * port always answers (the MAC says sent, busy or no one). */
+static int answer(struct quire_fw *fw, uint32_t d)
+{
+	while (net(fw, QUIRE_NET_TX_CONS) != fw->net.tx_prod)
 		;
 	return (int)(hal_mem_read32(fw, d + QUIRE_NET_DESC_STATUS) & 0xffffu);
 }
 
-/* Send the frame at `at`, whose other fields frame_fields wrote. */
-static int transmit(struct quire_fw *fw, uint32_t at, uint32_t w0, uint32_t dst, uint32_t w2,
-		    uint32_t len, uint64_t deadline)
+/* The header's first three words and its crc32 field. */
+static void frame_words(struct quire_fw *fw, uint32_t at, uint32_t w0, uint32_t dst, uint32_t w2)
 {
 	hal_mem_write32(fw, at, w0);
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_ADDRS, fw->net_addr | dst << 16);
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_COMM, w2);
 	hal_mem_write32(fw, at + QUIRE_FRAME_OFF_CRC, 0); /* the port's */
+}
+
+/* Send the frame at `at`, whose other fields frame_fields wrote, and wait for it; with
+ * `busy`, the port has just answered it so once. */
+static int transmit(struct quire_fw *fw, uint32_t at, uint32_t w0, uint32_t dst, uint32_t w2,
+		    uint32_t len, uint64_t deadline, int busy)
+{
+	frame_words(fw, at, w0, dst, w2);
 	for (;;) {
-		int st = queue_frame(fw, at, QUIRE_FRAME_HDR_BYTES + len);
+		int st = busy ? QUIRE_ERR_BUSY
+			      : answer(fw, queue_desc(fw, at, QUIRE_FRAME_HDR_BYTES + len));
+		busy = 0;
 		if (st != QUIRE_ERR_BUSY)
 			return st;
 		/* Flow control: the peer's buffer is full. Wait for it to drain, not forever. */
@@ -188,13 +234,18 @@ static int transmit(struct quire_fw *fw, uint32_t at, uint32_t w0, uint32_t dst,
 	}
 }
 
-int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t flags,
-		uint32_t offset, uint32_t len, uint32_t payload)
+/* The port's answer to the frame queued, if any: sent again while its peer is busy. */
+static int settle(struct quire_fw *fw)
 {
-	uint32_t at = payload - QUIRE_FRAME_HDR_BYTES;
-	frame_fields(fw, at, c->coll_seq, offset, len, c->tx_seq + 1);
-	int st = transmit(fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_DATA << 8 | flags << 16,
-			  c->next, c->id | step << 16, len, deadline_of(fw, c));
+	struct quire_fw_net *n = &fw->net;
+	struct quire_fw_comm *c = n->pend_comm;
+	if (!c)
+		return QUIRE_OK;
+	n->pend_comm = NULL; /* a keepalive sent meanwhile follows it, as it should */
+	int st = answer(fw, n->pend_desc);
+	if (st == QUIRE_ERR_BUSY)
+		st = transmit(fw, n->pend_at, n->pend_w0, c->next, n->pend_w2, n->pend_len,
+			      deadline_of(fw, c), 1);
 	if (st == QUIRE_OK) {
 		c->tx_seq++;
 		/* A frame is a data transfer: a collective whose frames never keep it waiting
@@ -204,9 +255,46 @@ int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 	return st;
 }
 
+int fw_net_settle(struct quire_fw *fw)
+{
+	int st = settle(fw);
+	if (st == QUIRE_OK) {
+		st = fw->net.pend_err;
+		fw->net.pend_err = QUIRE_OK;
+	}
+	return st;
+}
+
+int fw_net_post(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t flags,
+		uint32_t offset, uint32_t len, uint32_t payload)
+{
+	struct quire_fw_net *n = &fw->net;
+	int st = fw_net_settle(fw); /* one frame queued at a time: link_seq counts them */
+	if (st != QUIRE_OK)
+		return st;
+	uint32_t at = payload - QUIRE_FRAME_HDR_BYTES;
+	frame_fields(fw, at, c->coll_seq, offset, len, c->tx_seq + 1);
+	n->pend_w0 = QUIRE_FRAME_VERSION | QUIRE_FRAME_DATA << 8 | flags << 16;
+	n->pend_w2 = c->id | step << 16;
+	frame_words(fw, at, n->pend_w0, c->next, n->pend_w2);
+	n->pend_at = at;
+	n->pend_len = len;
+	n->pend_desc = queue_desc(fw, at, QUIRE_FRAME_HDR_BYTES + len);
+	n->pend_comm = c;
+	return QUIRE_OK;
+}
+
+int fw_net_send(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t flags,
+		uint32_t offset, uint32_t len, uint32_t payload)
+{
+	int st = fw_net_post(fw, c, step, flags, offset, len, payload);
+	return st == QUIRE_OK ? fw_net_settle(fw) : st;
+}
+
 void fw_net_abort(struct quire_fw *fw, struct quire_fw_comm *c, int status)
 {
 	uint32_t at = FW_ABORT_FRAME;
+	(void)fw_net_settle(fw);                    /* failed already */
 	frame_fields(fw, at, c->coll_seq, 0, 0, 0); /* not in any link's sequence */
 	/* Best effort, a short while per member: they time out anyway if this is lost. */
 	for (uint32_t r = 0; r < c->size; r++) {
@@ -215,19 +303,23 @@ void fw_net_abort(struct quire_fw *fw, struct quire_fw_comm *c, int status)
 		uint32_t dst = fw_comm_member_addr(fw, c->addrs, r);
 		(void)transmit(
 		    fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_ABORT << 8 | (uint32_t)status << 16,
-		    dst, c->id, 0, hal_cycles(fw) + 10u * fw->cycles_per_ms);
+		    dst, c->id, 0, hal_cycles(fw) + 10u * fw->cycles_per_ms, 0);
 	}
 }
 
 void fw_net_keepalive(struct quire_fw *fw, struct quire_fw_comm *c)
 {
 	uint32_t at = FW_KEEPALIVE_FRAME;
+	/* After the frame queued, counted in link_seq: its failure is the collective's. */
+	int st = settle(fw);
+	if (st != QUIRE_OK && fw->net.pend_err == QUIRE_OK)
+		fw->net.pend_err = st;
 	/* link_seq: the DATA frames sent so far, so a receiver still missing one knows it was
 	 * lost rather than late (frames from one sender arrive in order). */
 	frame_fields(fw, at, c->coll_seq, 0, 0, c->tx_seq);
 	/* A peer too full to take it has frames of ours to read anyway. */
 	(void)transmit(fw, at, QUIRE_FRAME_VERSION | QUIRE_FRAME_KEEPALIVE << 8, c->next, c->id, 0,
-		       hal_cycles(fw) + fw->cycles_per_ms);
+		       hal_cycles(fw) + fw->cycles_per_ms, 0);
 }
 
 /* Held frame k discarded: its buffer back in the ring. */
@@ -240,6 +332,7 @@ static void drop(struct quire_fw *fw, uint32_t k)
 void fw_net_drop_keepalives(struct quire_fw *fw, uint32_t id)
 {
 	release(fw);
+	fw_net_unkeep(fw);
 	harvest(fw);
 	uint32_t k;
 	while ((k = find(fw, id, 0)) < fw->net.n_held &&
@@ -250,6 +343,7 @@ void fw_net_drop_keepalives(struct quire_fw *fw, uint32_t id)
 void fw_net_drain(struct quire_fw *fw, uint32_t id)
 {
 	release(fw);
+	fw_net_unkeep(fw);
 	harvest(fw);
 	uint32_t k;
 	while ((k = find(fw, id, 0)) < fw->net.n_held)
