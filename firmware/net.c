@@ -95,17 +95,24 @@ static void harvest(struct quire_fw *fw)
 
 static int settle(struct quire_fw *fw);
 
-/* The frame lent by the last receive, free again (once the port has sent it on, if it is
- * the frame queued). */
+/* Receive buffer `slot` back to the ring, once the port has sent it on if it is the frame
+ * queued (its failure kept for the next fw_net_settle). */
+static void give_back_sent(struct quire_fw *fw, uint32_t slot)
+{
+	struct quire_fw_net *n = &fw->net;
+	if (n->pend_comm && n->pend_at == buf_at(slot)) {
+		int st = settle(fw);
+		if (st != QUIRE_OK && n->pend_err == QUIRE_OK)
+			n->pend_err = st;
+	}
+	give_back(fw, slot);
+}
+
+/* The frame lent by the last receive, free again. */
 static void release(struct quire_fw *fw)
 {
 	if (fw->net.lent) {
-		if (fw->net.pend_comm && fw->net.pend_at == buf_at(fw->net.lent - 1)) {
-			int st = settle(fw);
-			if (st != QUIRE_OK && fw->net.pend_err == QUIRE_OK)
-				fw->net.pend_err = st;
-		}
-		give_back(fw, fw->net.lent - 1);
+		give_back_sent(fw, fw->net.lent - 1);
 		fw->net.lent = 0;
 	}
 }
@@ -122,12 +129,7 @@ void fw_net_unkeep(struct quire_fw *fw)
 	struct quire_fw_net *n = &fw->net;
 	if (!n->kept)
 		return;
-	if (n->pend_comm && n->pend_at == buf_at(n->kept - 1)) {
-		int st = settle(fw);
-		if (st != QUIRE_OK && n->pend_err == QUIRE_OK)
-			n->pend_err = st;
-	}
-	give_back(fw, n->kept - 1);
+	give_back_sent(fw, n->kept - 1);
 	n->kept = 0;
 }
 
