@@ -21,8 +21,9 @@
  * made in the other transmit buffer, the contribution to the next chunk is encoded ahead
  * from the kept input while frames go and come, an all-gather frame is passed on while it
  * is decoded and the next one taken meanwhile, results go to the host from two buffers, and
- * the exponents' ring starts on a segment as soon as its part of the input is in. The
- * engines themselves run one at a time: they share card memory's wide port.
+ * the exponents' ring starts on a segment as soon as its part of the input is in. QUANT
+ * and REDUCE have a port of card memory each, so the contribution to the next chunk is
+ * encoded while this chunk's REDUCE runs.
  *
  * BFP first agrees on block exponents: the same ring over the exponent vector,
  * with max instead of sum. Partial sums travel in the narrowest integer that
@@ -245,9 +246,9 @@ static void ahead_wait(struct pass *p)
 }
 
 /* The contribution p->want names, encoded from the kept input into the FW_COLL_L slot the
- * chunk combined last leaves alone; QUANT runs it while the core goes on (the port sending,
- * the next frame taken), started only while no other engine runs: the engines share card
- * memory's wide port and run one at a time. */
+ * chunk combined last leaves alone; QUANT runs it while the core goes on (REDUCE adding up
+ * that chunk, the port sending, the next frame taken), started once no other QUANT run (a
+ * DECODE) is under way. */
 static void ahead_go(struct pass *p)
 {
 	if (!p->want || p->ahead_state != AHEAD_NONE || p->dec_len)
@@ -333,7 +334,10 @@ static int first(struct pass *p, uint32_t off, uint32_t len, uint32_t out)
 		return local(p, off, len, out);
 	uint32_t l;
 	int st = local_l(p, off, len, &l);
-	return st ? st : reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, l, NONE, out);
+	if (st)
+		return st;
+	ahead_go(p); /* beside the REDUCE */
+	return reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, l, NONE, out);
 }
 
 /* out <- the partial sum at `in` (one member's contribution alone when `narrow`) plus this
@@ -352,6 +356,7 @@ static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, int 
 	int st = local_l(p, off, len, &l);
 	if (st)
 		return st;
+	ahead_go(p); /* beside the REDUCE */
 	/* Two contributions in card memory, in then L above it (an integer sum, or one fp32
 	 * addition: the same in either order); their span holds no other buffer (layout.h). */
 	if (narrow)

@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: MIT
-// Card memory: lines of 64 bytes (one 512-bit engine beat), seven ports, read
+// Card memory: lines of 64 bytes (one 512-bit engine beat), nine ports, read
 // data one cycle after the request, byte enables on every port.
 //   port A, 32-bit: the core's data port;
 //   port B, 512-bit: the DMA mover;
-//   port C, 512-bit: the engines (a line a cycle);
+//   port C, 512-bit: the QUANT and MLP engines (a line a cycle);
 //   port D, 512-bit: the network port's transmit side (descriptors, frames sent);
-//   port E, 512-bit, writes only: the engines' results while they stream (the
-//     write channel beside port C's reads, as AXI has);
+//   port E, 512-bit, writes only: QUANT's results while it streams (the write
+//     channel beside port C's reads, as AXI has);
 //   port F, 512-bit: the DMA mover's channel 1 (a transfer each way at once);
-//   port G, 512-bit: the network port's receive side (descriptors, frames received).
+//   port G, 512-bit: the network port's receive side (descriptors, frames received);
+//   port H, 512-bit: the REDUCE engine, so that it runs beside QUANT;
+//   port I, 512-bit, writes only: REDUCE's results while it streams.
 // The narrow port addresses 32-bit words and reaches its word of a line. On an
 // FPGA card memory is DDR or HBM behind an AXI interconnect that arbitrates
 // its masters; here each master has a port of its own, and writes of two
 // ports to one byte in the same cycle do not happen (the firmware waits for
 // the DMA mover, an engine or the network port's descriptor before it touches
-// what they move, and the two DMA channels move different buffers): port G's,
-// then D's, then F's, then E's, then C's, then B's bytes win.
+// what they move, the two DMA channels move different buffers, and QUANT and
+// REDUCE, running at once, write different buffers): port G's, then D's, I's,
+// E's, F's, H's, C's, B's and A's bytes win.
 module quire_card_mem #(
   parameter int unsigned Lines = 1024
 ) (
@@ -66,7 +69,19 @@ module quire_card_mem #(
   input  logic [63:0]                g_be_i,
   input  logic [$clog2(Lines)-1:0]   g_line_i,
   input  logic [511:0]               g_wdata_i,
-  output logic [511:0]               g_rdata_o
+  output logic [511:0]               g_rdata_o,
+
+  input  logic                       h_req_i,
+  input  logic                       h_we_i,
+  input  logic [63:0]                h_be_i,
+  input  logic [$clog2(Lines)-1:0]   h_line_i,
+  input  logic [511:0]               h_wdata_i,
+  output logic [511:0]               h_rdata_o,
+
+  input  logic                       i_req_i,
+  input  logic [63:0]                i_be_i,
+  input  logic [$clog2(Lines)-1:0]   i_line_i,
+  input  logic [511:0]               i_wdata_i
 );
 
   localparam int unsigned LineBits = $clog2(Lines);
@@ -106,6 +121,15 @@ module quire_card_mem #(
         c_rdata_o <= mem[c_line_i];
       end
     end
+    if (h_req_i) begin
+      if (h_we_i) begin
+        for (int unsigned lane = 0; lane < 64; lane++) begin
+          if (h_be_i[lane]) mem[h_line_i][8*lane +: 8] <= h_wdata_i[8*lane +: 8];
+        end
+      end else begin
+        h_rdata_o <= mem[h_line_i];
+      end
+    end
     if (f_req_i) begin
       if (f_we_i) begin
         for (int unsigned lane = 0; lane < 64; lane++) begin
@@ -118,6 +142,11 @@ module quire_card_mem #(
     if (e_req_i) begin
       for (int unsigned lane = 0; lane < 64; lane++) begin
         if (e_be_i[lane]) mem[e_line_i][8*lane +: 8] <= e_wdata_i[8*lane +: 8];
+      end
+    end
+    if (i_req_i) begin
+      for (int unsigned lane = 0; lane < 64; lane++) begin
+        if (i_be_i[lane]) mem[i_line_i][8*lane +: 8] <= i_wdata_i[8*lane +: 8];
       end
     end
     if (d_req_i) begin

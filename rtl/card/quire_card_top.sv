@@ -3,8 +3,8 @@
 // firmware/link.ld declares: the build passes them as parameters), card
 // memory, the BAR0 register blocks the host sees, the firmware's control
 // block, the DMA mover to host memory, the QUANT, REDUCE and MLP engines
-// (quire_card_quant, quire_card_reduce, quire_card_mlp, sharing a wide port of card
-// memory), the network port (quire_card_net: frames in and out as beat streams; the
+// (quire_card_quant, quire_card_reduce, quire_card_mlp: QUANT and MLP share a wide port of
+// card memory, REDUCE has its own), the network port (quire_card_net: frames in and out as beat streams; the
 // harness carries them),
 // the queue engine (quire_card_queue: descriptors in, completions out, sharing the
 // mover's host-memory port), the interrupt line to the host, and a simulation I/O page
@@ -535,12 +535,12 @@ module quire_card_top
     .cycles_o    (eng_cycles[0])
   );
 
-  // ---- the REDUCE engine: its register window and the same line-wide port (the firmware
-  // runs one engine at a time: the port goes to the one that asks)
+  // ---- the REDUCE engine: its register window and line-wide ports of its own, so that it
+  // runs while QUANT does
   logic                rmem_req, rmem_we;
   logic [63:0]         rmem_be;
   logic [LineBits-1:0] rmem_line;
-  logic [511:0]        rmem_wdata;
+  logic [511:0]        rmem_wdata, rmem_rdata;
   logic                rwr_req;
   logic [63:0]         rwr_be;
   logic [LineBits-1:0] rwr_line;
@@ -562,7 +562,7 @@ module quire_card_top
     .mem_be_o    (rmem_be),
     .mem_line_o  (rmem_line),
     .mem_wdata_o (rmem_wdata),
-    .mem_rdata_i (qmem_rdata),
+    .mem_rdata_i (rmem_rdata),
     .wr_req_o    (rwr_req),
     .wr_be_o     (rwr_be),
     .wr_line_o   (rwr_line),
@@ -572,7 +572,8 @@ module quire_card_top
     .cycles_o    (eng_cycles[1])
   );
 
-  // ---- the MLP engine: its register window and the same line-wide port
+  // ---- the MLP engine: its register window and QUANT's line-wide port (the firmware runs
+  // one of the two at a time: the port goes to the one that asks)
   logic                mmem_req, mmem_we;
   logic [63:0]         mmem_be;
   logic [LineBits-1:0] mmem_line;
@@ -622,11 +623,11 @@ module quire_card_top
   logic [63:0]         emem_be;
   logic [LineBits-1:0] emem_line;
   logic [511:0]        emem_wdata;
-  assign emem_req   = qmem_req || rmem_req || mmem_req;
-  assign emem_we    = rmem_req ? rmem_we : mmem_req ? mmem_we : qmem_we;
-  assign emem_be    = rmem_req ? rmem_be : mmem_req ? mmem_be : qmem_be;
-  assign emem_line  = rmem_req ? rmem_line : mmem_req ? mmem_line : qmem_line;
-  assign emem_wdata = rmem_req ? rmem_wdata : mmem_req ? mmem_wdata : qmem_wdata;
+  assign emem_req   = qmem_req || mmem_req;
+  assign emem_we    = mmem_req ? mmem_we : qmem_we;
+  assign emem_be    = mmem_req ? mmem_be : qmem_be;
+  assign emem_line  = mmem_req ? mmem_line : qmem_line;
+  assign emem_wdata = mmem_req ? mmem_wdata : qmem_wdata;
 
   // ---- the network port: its register window, a line-wide port of card memory for each
   // direction (D transmit, G receive), and the frame streams
@@ -711,10 +712,10 @@ module quire_card_top
     .d_line_i  (nmem_line),
     .d_wdata_i (nmem_wdata),
     .d_rdata_o (nmem_rdata),
-    .e_req_i   (qwr_req || rwr_req),
-    .e_be_i    (rwr_req ? rwr_be : qwr_be),
-    .e_line_i  (rwr_req ? rwr_line : qwr_line),
-    .e_wdata_i (rwr_req ? rwr_wdata : qwr_wdata),
+    .e_req_i   (qwr_req),
+    .e_be_i    (qwr_be),
+    .e_line_i  (qwr_line),
+    .e_wdata_i (qwr_wdata),
     .f_req_i   (dma1_mem_req),
     .f_we_i    (dma1_mem_we),
     .f_be_i    (dma1_mem_be),
@@ -726,7 +727,17 @@ module quire_card_top
     .g_be_i    (gmem_be),
     .g_line_i  (gmem_line),
     .g_wdata_i (gmem_wdata),
-    .g_rdata_o (gmem_rdata)
+    .g_rdata_o (gmem_rdata),
+    .h_req_i   (rmem_req),
+    .h_we_i    (rmem_we),
+    .h_be_i    (rmem_be),
+    .h_line_i  (rmem_line),
+    .h_wdata_i (rmem_wdata),
+    .h_rdata_o (rmem_rdata),
+    .i_req_i   (rwr_req),
+    .i_be_i    (rwr_be),
+    .i_line_i  (rwr_line),
+    .i_wdata_i (rwr_wdata)
   );
 
   // ---- the core's wake-up: a host write or a frame's arrival is an event until a wait takes it

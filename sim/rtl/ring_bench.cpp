@@ -304,8 +304,8 @@ int ring_allreduce_bench(const char *elf, unsigned cards, uint64_t bytes,
 	std::printf("results  every byte of every rank's result is the golden model's "
 		    "(hls/allreduce_golden.c), %u ranks x %u fp32\n",
 		    cards, n);
-	std::printf("where each card's %" PRIu64 " cycles go (they follow one another in a "
-		    "card; engines and DMA as busy cycles):\n",
+	std::printf("where each card's %" PRIu64 " cycles go (busy cycles of each, which overlap "
+		    "in a card):\n",
 		    cycles);
 	std::printf("  card  on the wire (frames, bytes: %% of the link)  core waiting (WFI)  "
 		    "host reads   host writes  QUANT      REDUCE     port held: rate, switch\n");
