@@ -19,6 +19,10 @@
 int fw_dma(struct quire_fw *fw, uint64_t host, uint32_t card, uint32_t len, uint32_t dir);
 void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len,
 		 uint32_t dir);
+/* A transfer to the card of fp32 (host and card on a line) with the exponent of each block
+ * of it written at card offset exp on the way (QUIRE_DMA_TO_CARD_EXPS), loaded. */
+void fw_dma_load_exps(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len,
+		      uint32_t exp);
 void fw_dma_go(struct quire_fw *fw, uint32_t ch);
 int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len);
 /* fw->dma_posted from the channels' counts, at the firmware's start. */

@@ -5,6 +5,7 @@
  * libquire's checks. Malformed descriptors must complete with an error status
  * naming the field, and the card must then serve valid work correctly.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,9 +15,11 @@
 #include <cmocka.h>
 
 #include "test_util.h"
+#include "hls/quant.h"
 #include "sim/emu/emu.h"
 #include "quire.h"
 #include "quire/card.h"
+#include "quire/format.h"
 #include "quire/mlp.h"
 #include "quire/regblock.h"
 #include "quire/regs.h"
@@ -546,6 +549,56 @@ static void test_dma_counts(void **state)
 		assert_int_equal(dma_rd(r, 0, counts[i]), ch0[i]);
 }
 
+/* A transfer to the card with its block exponents (QUIRE_DMA_TO_CARD_EXPS) on channel 1:
+ * the data and the golden model's exponents (quire_quant_exponents) of a short last block;
+ * and the refusals after the direction, in the page's order, which move nothing. */
+static uint32_t dma_exps(struct rig *r, uint64_t host, uint32_t card, uint32_t len, uint32_t exp,
+			 uint32_t epoch)
+{
+	quire_emu_card_write(r->dev, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(1) + QUIRE_DMA_EXP, exp);
+	return dma_run(r, host, card, len, QUIRE_DMA_TO_CARD_EXPS, epoch);
+}
+
+static void test_dma_exponents(void **state)
+{
+	struct rig *r = *state;
+	const uint32_t epoch = quire_emu_card_read(r->dev, QUIRE_CARD_CTL + QUIRE_CTL_QUEUE_EPOCH);
+	const uint32_t mem = quire_emu_card_read(r->dev, QUIRE_CARD_BAR + r->id + QUIRE_ID_MEM_LO);
+	enum { N = 200 }; /* 3 blocks and one of 8 */
+	float *x = (float *)(r->host + DATA);
+	for (int i = 0; i < N; i++)
+		x[i] = (i % 3 - 1) * ldexpf(1.0f + i, i / 64 * 7 - 20);
+	x[70] = INFINITY;
+	x[N] = 1e30f; /* past the transfer: no exponent counts it */
+	int8_t want[4], got[8];
+	quire_quant_exponents(N, 0, x, NULL, want);
+	assert_int_equal(dma_exps(r, IOVA + DATA, 0x3000, 4 * N, 0x4000, epoch), QUIRE_OK);
+	for (int k = 0; k < 8; k++)
+		got[k] = (int8_t)(quire_emu_card_read(r->dev, QUIRE_CARD_MEM + 0x4000 + (k & ~3)) >>
+				  (8 * (k & 3)));
+	assert_memory_equal(got, want, sizeof(want));
+	assert_int_equal(got[1], QUIRE_BFP_EXP_NONFINITE);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(quire_emu_card_read(r->dev, QUIRE_CARD_MEM + 0x3000 + 4 * i),
+				 ((uint32_t *)x)[i]);
+	assert_int_equal(
+	    quire_emu_card_read(r->dev, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(1) + QUIRE_DMA_EXP),
+	    0x4000);
+	/* Refused: the epoch first, then off a line or not whole fp32, then the exponents past
+	 * card memory. */
+	assert_int_equal(dma_exps(r, IOVA + DATA, 0x5000, 4 * N, 0x6000, epoch + 1),
+			 QUIRE_ERR_PEER);
+	assert_int_equal(dma_exps(r, IOVA + DATA + 4, 0x5000, 4 * N, 0x6000, epoch),
+			 QUIRE_ERR_INVALID);
+	assert_int_equal(dma_exps(r, IOVA + DATA, 0x5004, 4 * N, 0x6000, epoch), QUIRE_ERR_INVALID);
+	assert_int_equal(dma_exps(r, IOVA + DATA, 0x5000, 4 * N - 2, 0x6000, epoch),
+			 QUIRE_ERR_INVALID);
+	assert_int_equal(dma_exps(r, IOVA + DATA, 0x5000, 4 * N, mem - 3, epoch), QUIRE_ERR_RANGE);
+	assert_int_equal(quire_emu_card_read(r->dev, QUIRE_CARD_MEM + 0x5000), 0);
+	assert_int_equal(quire_emu_card_read(r->dev, QUIRE_CARD_MEM + 0x6000), 0);
+	assert_int_equal(dma_exps(r, IOVA + DATA, 0x5000, 4 * N, mem - 4, epoch), QUIRE_OK);
+}
+
 /* COMM_INIT of a one-member communicator `id` (no network needed); its status. */
 static int comm_init(struct rig *r, uint16_t id, uint32_t seq)
 {
@@ -671,6 +724,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_engine_errors_and_inputs_kept, rig_setup,
 					    rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_dma_counts, rig_setup, rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_dma_exponents, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_host_detach, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_next_host_untouched, rig_setup, rig_teardown),
 	};

@@ -32,6 +32,13 @@
 // request at a time, and it begins, as a refused or empty one does, once nothing is in
 // flight.
 //
+// A transfer to the card with its exponents (DIR QUIRE_DMA_TO_CARD_EXPS: host and card on a
+// line, whole fp32) runs on the whole-line path alone: it begins once nothing is in flight,
+// and nothing begins until it has finished. Each answer's 16 lanes go through the exponent
+// pass of the QUANT engine (quire_quant_exp, without error feedback), and each block's
+// exponent is written as it comes out, on a write port of card memory of its own; the
+// transfer finishes once the last one is written.
+//
 // The queue engine (quire_card_queue) shares the port: no transfer begins while it holds
 // the port (hold_i), and busy_o, high while anything is queued or in flight, keeps the
 // engine from starting.
@@ -64,6 +71,12 @@ module quire_card_dma
   output logic [31:0]  mem_addr_o,
   output logic [511:0] mem_wdata_o,
   input  logic [511:0] mem_rdata_i,
+
+  // Card memory, writes only: the block exponents of a transfer to the card that has them.
+  output logic         exp_req_o,
+  output logic [63:0]  exp_be_o,
+  output logic [31:0]  exp_addr_o,
+  output logic [511:0] exp_wdata_o,
 
   // Host memory: lines, requests taken while host_ready_i, answered in order.
   output logic         host_req_o,
@@ -100,13 +113,17 @@ module quire_card_dma
     logic [31:0] card;
     logic [31:0] len;
     logic [31:0] epoch;
-    logic        to_card;  // DIR is QUIRE_DMA_TO_CARD
+    logic [31:0] exp;
+    logic        to_card;  // DIR is QUIRE_DMA_TO_CARD or QUIRE_DMA_TO_CARD_EXPS
     logic        to_host;  // DIR is QUIRE_DMA_TO_HOST
+    logic        exps;     // DIR is QUIRE_DMA_TO_CARD_EXPS
   } xfer_t;
 
   // A whole-line transfer in flight: where its answers go and when it is finished.
   typedef struct packed {
     logic                to_host;
+    logic                exps;
+    logic [31:0]         exp;
     logic [LineBits-1:0] card_line;
     logic [LineBits-1:0] lines;
     logic [5:0]          first_off;
@@ -133,7 +150,7 @@ module quire_card_dma
   assign reg_at = {addr_i[AddrBits-1:2], 2'b00};
 
   logic [63:0]          host_q;
-  logic [31:0]          card_q, len_q, dir_q, epoch_q;
+  logic [31:0]          card_q, len_q, dir_q, epoch_q, exp_q;
   logic [31:0]          status_q, done_count_q, failed_count_q, failed_status_q, bytes_done_q;
   logic                 ctrl_done_q;
   logic [CountBits-1:0] queued_q;  // posted and not finished
@@ -158,8 +175,10 @@ module quire_card_dma
     regs_xfer.card    = card_q;
     regs_xfer.len     = len_q;
     regs_xfer.epoch   = epoch_q;
-    regs_xfer.to_card = dir_q == DMA_TO_CARD;
+    regs_xfer.exp     = exp_q;
+    regs_xfer.to_card = dir_q == DMA_TO_CARD || dir_q == DMA_TO_CARD_EXPS;
     regs_xfer.to_host = dir_q == DMA_TO_HOST;
+    regs_xfer.exps    = dir_q == DMA_TO_CARD_EXPS;
     head              = post_count_q != '0 ? posted_q[post_rd_q] : regs_xfer;
   end
   assign have_head = post_count_q != '0 || post;
@@ -171,8 +190,13 @@ module quire_card_dma
   assign head_card     = {32'd0, head.card};
   assign head_end      = head.host + head_len - 64'd1;
 
-  logic card_ok, host_ok;
+  logic card_ok, host_ok, exps_whole, exp_ok;
+  logic [63:0] head_exp, head_blocks;
   assign card_ok = head_card <= MemBytes && head_len <= MemBytes - head_card;
+  assign head_exp    = {32'd0, head.exp};
+  assign head_blocks = (head_len + 64'd255) >> 8;  // a block: 64 fp32, 256 bytes
+  assign exps_whole  = head.host[5:0] == 6'd0 && head.card[5:0] == 6'd0 && head.len[1:0] == 2'd0;
+  assign exp_ok      = head_exp <= MemBytes && head_blocks <= MemBytes - head_exp;
   assign host_ok = host_win_size_i != 64'd0 && head.host >= host_win_base_i &&
                    window_offset <= host_win_size_i && head_len <= host_win_size_i - window_offset;
 
@@ -184,6 +208,10 @@ module quire_card_dma
       head_status = ERR_RANGE;
     end else if (!head.to_card && !head.to_host) begin
       head_status = ERR_INVALID;
+    end else if (head.exps && !exps_whole) begin
+      head_status = ERR_INVALID;
+    end else if (head.exps && !exp_ok) begin
+      head_status = ERR_RANGE;
     end else begin
       head_status = OK;
     end
@@ -201,10 +229,12 @@ module quire_card_dma
   logic [PtrBits-1:0]   flight_wr_q, flight_rd_q;
   logic [CountBits-1:0] flight_count_q, to_card_flying_q;
   logic [LineBits-1:0]  got_q;   // its answers so far
-  logic                 answer, finish_answer;
+  logic                 answer, last_answer, finish_answer, exps_done;
   assign flight        = flight_q[flight_rd_q];
   assign answer        = host_rvalid_i && flight_count_q != '0;
-  assign finish_answer = answer && got_q == flight.lines - 1'b1;
+  assign last_answer   = answer && got_q == flight.lines - 1'b1;
+  // a transfer with exponents finishes once its last one is written (below)
+  assign finish_answer = flight.exps ? exps_done : last_answer;
 
   // ---- the issue side: the lines of the transfer being asked for (line k is host line
   // (host >> 6) + k and card line (card >> 6) + k), or the word/byte path's cursors
@@ -224,15 +254,16 @@ module quire_card_dma
 
   // Which transfer begins: a whole-line one as soon as the issue side is free (a transfer
   // to the host once no transfer to the card is in flight), the others once nothing is.
-  logic drained, pop, pop_lines, pop_word;
+  logic drained, pop, pop_lines, pop_word, exps_flying_q;
   assign drained = state_q == IDLE && flight_count_q == '0;
   always_comb begin : begins
     pop = 1'b0;
     if (have_head && !hold_i) begin
-      if (head_empty || !head_whole) begin
+      if (head_empty || !head_whole || head.exps) begin
         pop = drained;
       end else begin
-        pop = (state_q == IDLE || last_take) && !(head.to_host && to_card_flying_q != '0);
+        pop = (state_q == IDLE || last_take) && !exps_flying_q &&
+              !(head.to_host && to_card_flying_q != '0);
       end
     end
   end
@@ -329,6 +360,56 @@ module quire_card_dma
     end
   end
 
+  // ---- the block exponents of a transfer that has them: its answers' lanes (the last line's
+  // up to the transfer's end), 4 lines a block, each block's exponent written at EXP + k
+  logic [15:0]         exp_keep;
+  logic                exp_out_valid, exp_in_ready;
+  logic signed [7:0]   exp_out;
+  logic [LineBits-1:0] exp_blk_q;  // blocks of the transfer written so far
+  logic [LineBits-1:0] flight_blocks;
+  logic [31:0]         exp_at;
+  always_comb begin : lanes_kept
+    exp_keep = 16'hffff;
+    if (got_q == flight.lines - 1'b1) begin
+      for (int lane = 0; lane < 16; lane++) begin
+        exp_keep[lane] = 6'(4 * lane + 3) <= flight.last_off;
+      end
+    end
+  end
+  assign flight_blocks = (flight.lines + LineBits'(3)) >> 2;
+  assign exps_done     = exp_out_valid && exp_blk_q == flight_blocks - 1'b1;
+  assign exp_at        = flight.exp + 32'(exp_blk_q);
+
+  quire_quant_exp #(.Lanes(16)) u_exp (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .ef_i        (1'b0),
+    .in_valid_i  (answer && flight.exps),
+    .in_ready_o  (exp_in_ready),
+    .in_x_i      (host_rdata_i),
+    .in_resid_i  ('0),
+    .in_keep_i   (exp_keep),
+    .in_last_i   (got_q[1:0] == 2'd3 || last_answer),
+    .out_valid_o (exp_out_valid),
+    .out_ready_i (1'b1),
+    .out_exp_o   (exp_out)
+  );
+
+  assign exp_req_o   = exp_out_valid;
+  assign exp_addr_o  = {exp_at[31:6], 6'd0};
+  assign exp_be_o    = 64'd1 << exp_at[5:0];
+  assign exp_wdata_o = {64{exp_out}};
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : exponents_written
+    if (!rst_ni) begin
+      exp_blk_q <= '0;
+    end else if (exps_done) begin
+      exp_blk_q <= '0;
+    end else if (exp_out_valid) begin
+      exp_blk_q <= exp_blk_q + 1'b1;
+    end
+  end
+
   always_comb begin : read
     unique case (reg_at)
       AddrBits'(DMA_HOST_LO):       rdata_o = host_q[31:0];
@@ -344,6 +425,7 @@ module quire_card_dma
       AddrBits'(DMA_FAILED_STATUS): rdata_o = failed_status_q;
       AddrBits'(DMA_QUEUED):        rdata_o = 32'(queued_q);
       AddrBits'(DMA_BYTES_DONE):    rdata_o = bytes_done_q;
+      AddrBits'(DMA_EXP):           rdata_o = exp_q;
       default:                      rdata_o = 32'd0;
     endcase
   end
@@ -353,8 +435,8 @@ module quire_card_dma
     if (store) posted_q[post_wr_q] <= regs_xfer;
     if (pop_lines) begin
       // flight_t's fields in their order (Yosys 0.23 reads no assignment pattern)
-      flight_q[flight_wr_q] <= {head.to_host, head.card[31:6], head_lines, head.host[5:0],
-                                head_end[5:0], head.len};
+      flight_q[flight_wr_q] <= {head.to_host, head.exps, head.exp, head.card[31:6], head_lines,
+                                head.host[5:0], head_end[5:0], head.len};
     end
   end
 
@@ -365,6 +447,8 @@ module quire_card_dma
       len_q            <= 32'd0;
       dir_q            <= 32'd0;
       epoch_q          <= 32'd0;
+      exp_q            <= 32'd0;
+      exps_flying_q    <= 1'b0;
       status_q         <= 32'd0;
       done_count_q     <= 32'd0;
       failed_count_q   <= 32'd0;
@@ -400,6 +484,7 @@ module quire_card_dma
           AddrBits'(DMA_LEN):     len_q         <= wdata_i;
           AddrBits'(DMA_DIR):     dir_q         <= wdata_i;
           AddrBits'(DMA_EPOCH):   epoch_q       <= wdata_i;
+          AddrBits'(DMA_EXP):     exp_q         <= wdata_i;
           default: ;  // CTRL (START is taken above) and the read-only ones
         endcase
       end
@@ -431,6 +516,8 @@ module quire_card_dma
                                            - CountBits'(finish_answer && !flight.to_host);
       if (finish_answer)  got_q <= '0;
       else if (answer)    got_q <= got_q + 1'b1;
+      if (pop_lines && head.exps) exps_flying_q <= 1'b1;
+      else if (exps_done)         exps_flying_q <= 1'b0;
       out_q <= out_q + OutBits'(line_take) - OutBits'(answer);
 
       // The issue side.
@@ -472,6 +559,6 @@ module quire_card_dma
   end
 
   logic unused_bits;
-  assign unused_bits = ^{addr_i[1:0]};
+  assign unused_bits = ^{addr_i[1:0], exp_in_ready};
 
 endmodule

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Card memory: lines of 64 bytes (one 512-bit engine beat), nine ports, read
+// Card memory: lines of 64 bytes (one 512-bit engine beat), eleven ports, read
 // data one cycle after the request, byte enables on every port.
 //   port A, 32-bit: the core's data port;
 //   port B, 512-bit: the DMA mover;
@@ -10,15 +10,17 @@
 //   port F, 512-bit: the DMA mover's channel 1 (a transfer each way at once);
 //   port G, 512-bit: the network port's receive side (descriptors, frames received);
 //   port H, 512-bit: the REDUCE engine, so that it runs beside QUANT;
-//   port I, 512-bit, writes only: REDUCE's results while it streams.
+//   port I, 512-bit, writes only: REDUCE's results while it streams;
+//   ports J and K, 512-bit, writes only: the block exponents DMA channels 0 and 1
+//     compute on their way in.
 // The narrow port addresses 32-bit words and reaches its word of a line. On an
 // FPGA card memory is DDR or HBM behind an AXI interconnect that arbitrates
 // its masters; here each master has a port of its own, and writes of two
 // ports to one byte in the same cycle do not happen (the firmware waits for
 // the DMA mover, an engine or the network port's descriptor before it touches
 // what they move, the two DMA channels move different buffers, and QUANT and
-// REDUCE, running at once, write different buffers): port G's, then D's, I's,
-// E's, F's, H's, C's, B's and A's bytes win.
+// REDUCE, running at once, write different buffers): port G's, then D's, K's,
+// J's, I's, E's, F's, H's, C's, B's and A's bytes win.
 module quire_card_mem #(
   parameter int unsigned Lines = 1024
 ) (
@@ -81,7 +83,17 @@ module quire_card_mem #(
   input  logic                       i_req_i,
   input  logic [63:0]                i_be_i,
   input  logic [$clog2(Lines)-1:0]   i_line_i,
-  input  logic [511:0]               i_wdata_i
+  input  logic [511:0]               i_wdata_i,
+
+  input  logic                       j_req_i,
+  input  logic [63:0]                j_be_i,
+  input  logic [$clog2(Lines)-1:0]   j_line_i,
+  input  logic [511:0]               j_wdata_i,
+
+  input  logic                       k_req_i,
+  input  logic [63:0]                k_be_i,
+  input  logic [$clog2(Lines)-1:0]   k_line_i,
+  input  logic [511:0]               k_wdata_i
 );
 
   localparam int unsigned LineBits = $clog2(Lines);
@@ -147,6 +159,16 @@ module quire_card_mem #(
     if (i_req_i) begin
       for (int unsigned lane = 0; lane < 64; lane++) begin
         if (i_be_i[lane]) mem[i_line_i][8*lane +: 8] <= i_wdata_i[8*lane +: 8];
+      end
+    end
+    if (j_req_i) begin
+      for (int unsigned lane = 0; lane < 64; lane++) begin
+        if (j_be_i[lane]) mem[j_line_i][8*lane +: 8] <= j_wdata_i[8*lane +: 8];
+      end
+    end
+    if (k_req_i) begin
+      for (int unsigned lane = 0; lane < 64; lane++) begin
+        if (k_be_i[lane]) mem[k_line_i][8*lane +: 8] <= k_wdata_i[8*lane +: 8];
       end
     end
     if (d_req_i) begin

@@ -363,6 +363,11 @@ module quire_card_top
   logic [63:0]  dma_mem_be;
   logic [31:0]  dma_mem_addr;
   logic [511:0] dma_mem_wdata, dma_mem_rdata;
+  // the block exponents a transfer to the card computes on its way (card memory port J)
+  logic         dma_exp_req;
+  logic [63:0]  dma_exp_be;
+  logic [31:0]  dma_exp_addr;
+  logic [511:0] dma_exp_wdata;
 
   // The offset's bits below DmaRegBits pick a DMA channel's register, the next one the channel.
   logic        dma_channel;
@@ -389,6 +394,10 @@ module quire_card_top
     .mem_addr_o      (dma_mem_addr),
     .mem_wdata_o     (dma_mem_wdata),
     .mem_rdata_i     (dma_mem_rdata),
+    .exp_req_o       (dma_exp_req),
+    .exp_be_o        (dma_exp_be),
+    .exp_addr_o      (dma_exp_addr),
+    .exp_wdata_o     (dma_exp_wdata),
     .hold_i          (qe_busy),
     .busy_o          (dma_busy),
     .host_req_o      (dma_host_req),
@@ -407,6 +416,10 @@ module quire_card_top
   logic [63:0]  dma1_mem_be;
   logic [31:0]  dma1_mem_addr;
   logic [511:0] dma1_mem_wdata, dma1_mem_rdata;
+  logic         dma1_exp_req;  // (card memory port K)
+  logic [63:0]  dma1_exp_be;
+  logic [31:0]  dma1_exp_addr;
+  logic [511:0] dma1_exp_wdata;
 
   quire_card_dma #(
     .MemBytes (64'(MemBytes))
@@ -427,6 +440,10 @@ module quire_card_top
     .mem_addr_o      (dma1_mem_addr),
     .mem_wdata_o     (dma1_mem_wdata),
     .mem_rdata_i     (dma1_mem_rdata),
+    .exp_req_o       (dma1_exp_req),
+    .exp_be_o        (dma1_exp_be),
+    .exp_addr_o      (dma1_exp_addr),
+    .exp_wdata_o     (dma1_exp_wdata),
     .hold_i          (1'b0),
     .busy_o          (dma1_busy),
     .host_req_o      (host1_req_o),
@@ -737,7 +754,15 @@ module quire_card_top
     .i_req_i   (rwr_req),
     .i_be_i    (rwr_be),
     .i_line_i  (rwr_line),
-    .i_wdata_i (rwr_wdata)
+    .i_wdata_i (rwr_wdata),
+    .j_req_i   (dma_exp_req),
+    .j_be_i    (dma_exp_be),
+    .j_line_i  (dma_exp_addr[MemBits+1:6]),
+    .j_wdata_i (dma_exp_wdata),
+    .k_req_i   (dma1_exp_req),
+    .k_be_i    (dma1_exp_be),
+    .k_line_i  (dma1_exp_addr[MemBits+1:6]),
+    .k_wdata_i (dma1_exp_wdata)
   );
 
   // ---- the core's wake-up: a host write or a frame's arrival is an event until a wait takes it
@@ -802,6 +827,7 @@ module quire_card_top
   logic unused_bits;
   assign unused_bits = ^{imem_offset, dmem_offset, bar_offset[31:16], ctl_offset[31:8],
                          dma_offset[31:DmaRegBits+1], net_offset[31:8], qe_offset[31:8], eng_offset[31:12], sim_offset, mem_offset, fetch_offset,
-                         load_imem_offset, load_dmem_offset, dmem_unused_rdata, dma_mem_addr, dma1_mem_addr, dma1_busy};
+                         load_imem_offset, load_dmem_offset, dmem_unused_rdata, dma_mem_addr, dma1_mem_addr, dma1_busy,
+                         dma_exp_addr, dma1_exp_addr};
 
 endmodule

@@ -243,6 +243,23 @@ uint8_t *quire_emu_host_span(struct emu *e, uint32_t epoch, uint64_t host, uint6
 /* A START of DMA channel `ch` (docs/registers/dma.md): its checks in their order, then the
  * copy, at once: the channel's queue is never more than the transfer just posted, so
  * QUEUED reads 0 and the counts move at the START. */
+/* A transfer to the card with its block exponents at card offset exp (docs/registers/dma.md):
+ * its status. */
+static uint32_t dma_exps(struct emu *e, uint32_t exp, uint64_t host, uint32_t card, uint32_t len,
+			 uint8_t *c, const uint8_t *h)
+{
+	uint32_t n = len / 4;
+	if ((host | card) % 64 || len % 4)
+		return QUIRE_ERR_INVALID;
+	int8_t *out = card_ptr(e, exp, QUIRE_BFP_BLOCKS(n), 1);
+	if (!out)
+		return QUIRE_ERR_RANGE;
+	memcpy(c, h, len);
+	quire_emu_quant(quire_emu_engines_golden(), QUIRE_QUANT_OP_EXPONENTS, QUIRE_FMT_BFP8, 0, 0,
+			n, 0, (float *)(void *)c, NULL, out, NULL, NULL);
+	return QUIRE_OK;
+}
+
 static void dma_run(struct emu *e, uint32_t ch)
 {
 	uint32_t *r = e->dma[ch];
@@ -258,6 +275,8 @@ static void dma_run(struct emu *e, uint32_t ch)
 			memcpy(c, h, len);
 		else if (r[QUIRE_DMA_DIR / 4] == QUIRE_DMA_TO_HOST)
 			memcpy(h, c, len);
+		else if (r[QUIRE_DMA_DIR / 4] == QUIRE_DMA_TO_CARD_EXPS)
+			status = dma_exps(e, r[QUIRE_DMA_EXP / 4], host, card, len, c, h);
 		else
 			status = QUIRE_ERR_INVALID;
 	}
@@ -477,7 +496,8 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 		uint32_t ch = (addr - QUIRE_CARD_DMA) / QUIRE_DMA_CHANNEL_BYTES;
 		if (dma_start)
 			dma_run(e, ch);
-		else if (dma_reg < QUIRE_DMA_CTRL || dma_reg == QUIRE_DMA_EPOCH)
+		else if (dma_reg < QUIRE_DMA_CTRL || dma_reg == QUIRE_DMA_EPOCH ||
+			 dma_reg == QUIRE_DMA_EXP)
 			e->dma[ch][dma_reg / 4] = v; /* the others read only */
 	} else if (addr >= QUIRE_CARD_QUEUE && addr < QUIRE_CARD_QUEUE + QUIRE_QE_BYTES) {
 		quire_emu_qe_write(e, addr - QUIRE_CARD_QUEUE, v);

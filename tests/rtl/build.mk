@@ -30,9 +30,11 @@ $(RTL_CARD_TEST): tests/rtl/test_card_top.cpp tests/rtl/card_dma.h $(RTL_CARD_HA
 
 # A bare-metal program for the card top, linked like the firmware: the DMA mover driven directly.
 RTL_CARD_DMA_ELF := $(BUILD)/tests/rtl/card/card_dma.elf
-$(RTL_CARD_DMA_ELF): tests/rtl/card_dma.c tests/rtl/card_dma.h tests/rtl/card_bare.h firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
+$(RTL_CARD_DMA_ELF): tests/rtl/card_dma.c tests/rtl/card_dma.h tests/rtl/card_bare.h hls/quant.c hls/quant.h \
+		firmware/crt0.S firmware/link.ld $(wildcard include/quire/*.h)
 	@mkdir -p $(dir $@)
-	$(RISCV_CC) $(FW_CROSS_FLAGS) -I. -T firmware/link.ld -o $@ firmware/crt0.S $< -lgcc
+	$(RISCV_CC) $(FW_CROSS_FLAGS) -Wno-unknown-pragmas -Wno-unused-label -I. -T firmware/link.ld -o $@ \
+		firmware/crt0.S $< hls/quant.c -lgcc
 
 # Another: the MLP engine's window driven directly (its checks, in order, past the firmware's).
 RTL_CARD_MLP_ELF := $(BUILD)/tests/rtl/card/card_mlp.elf

@@ -8,7 +8,11 @@
  * (docs/registers/dma.md): 16 posted without waiting, both ways, 1 byte to several KiB,
  * on whole lines and not, one reading what another before it writes; a refused one among
  * others; a START with the queue full; one whose epoch has moved on behind others; the
- * counts of each. Then the queue's rate, left for test_card_top to read (card_dma.h). The
+ * counts of each. Transfers to the card with their block exponents (QUIRE_DMA_TO_CARD_EXPS):
+ * the exponents against the golden model's (hls/quant.c) over zeros, subnormals, NaN, Inf,
+ * the clamps and a short last block whose line goes on past the transfer with larger words, two
+ * back to back and a plain transfer behind them, and their refusals in the page's order. Then the
+ * queue's rate, left for test_card_top to read (card_dma.h). The
  * harness fills host memory with byte i = (i * 7 + 3) & 0xff before the run. Ends
  * through sim-exit with 0, or the number of the first failed check.
  * Last, the firmware's trap handler (crt0.S), which this program shares: an access to an
@@ -17,7 +21,9 @@
  */
 #include <stdint.h>
 
+#include "hls/quant.h"
 #include "quire/card.h"
+#include "quire/format.h"
 #include "quire/regs.h"
 #include "quire/status.h"
 #include "tests/rtl/card_bare.h"
@@ -75,6 +81,23 @@ static int wait_done(uint32_t ch)
 	while (!(rd(dma_reg(ch, QUIRE_DMA_CTRL)) & QUIRE_DMA_DONE))
 		;
 	return rd(dma_reg(ch, QUIRE_DMA_QUEUED)) == 0;
+}
+
+/* A START of a transfer to the card with its block exponents at card offset exp. */
+static void post_exps(uint64_t host, uint32_t card, uint32_t len, uint32_t exp, uint32_t epoch)
+{
+	wr(dma_reg(0, QUIRE_DMA_EXP), exp);
+	post(0, host, card, len, QUIRE_DMA_TO_CARD_EXPS, epoch);
+}
+
+/* One such transfer, waited for: its status, counted. */
+static uint32_t dma_exps(uint64_t host, uint32_t card, uint32_t len, uint32_t exp, uint32_t epoch)
+{
+	post_exps(host, card, len, exp, epoch);
+	wait_done(0);
+	uint32_t status = rd(dma_reg(0, QUIRE_DMA_STATUS));
+	counted(0, status, len);
+	return status;
 }
 
 /* One transfer on channel 0, waited for: its status, counted. */
@@ -195,6 +218,90 @@ static void check_queue16(uint64_t base, uint32_t epoch)
 	check(counts_are(0));
 }
 
+/* fp32 words for the exponents' test: block b's element i (of EXPS_N, and the words past
+ * them to the end of the last line, larger than any, which no exponent may count). */
+#define EXPS_N      404u /* 6 blocks and one of 20 */
+#define EXPS_WORDS  416u /* to the end of that line */
+#define EXPS_BLOCKS 7u
+static uint32_t exps_word(uint32_t k)
+{
+	uint32_t b = k / QUIRE_BFP_BLOCK, i = k % QUIRE_BFP_BLOCK;
+	if (k >= EXPS_N)
+		return 0x7f000000u; /* large (exponent 126), past the transfer's end */
+	switch (b) {
+	case 0: /* mixed magnitudes and signs: the largest is -3.34 * 2^20 (biased exponent 0x94) */
+		return i == 17 ? 0xca560000u : (i * 0x01234567u) & 0x3fffffffu;
+	case 1: /* +0 and -0 */
+		return i & 1 ? 0x80000000u : 0;
+	case 2: /* subnormals: the smallest exponent */
+		return i + 1;
+	case 3: /* an Inf among finite ones */
+		return i == 63 ? 0xff800000u : 0x3f800000u;
+	case 4: /* a NaN first */
+		return i == 0 ? 0x7fc00001u : 0x40000000u;
+	case 5: /* the largest finite: the largest exponent */
+		return i == 5 ? 0x7f7fffffu : 0x00800000u;
+	default: /* the short block, 1.0 the largest */
+		return i == 5 ? 0x3f800000u : 0x00800000u;
+	}
+}
+
+/* Transfers to the card with their exponents (docs/registers/dma.md). */
+static void check_exps(uint64_t base, uint32_t epoch, uint32_t mem)
+{
+	const uint32_t src = 0x150000, dst = 0x160000, exp = 0x170000, want = 0x171000;
+	const uint64_t host = base + 0x1c0000;
+	for (uint32_t k = 0; k < EXPS_WORDS; k++)
+		wr(QUIRE_CARD_MEM + src + 4 * k, exps_word(k));
+	check(dma(host, src, 4 * EXPS_WORDS, QUIRE_DMA_TO_HOST, epoch) == QUIRE_OK);
+	/* The golden model's exponents of the EXPS_N elements, computed here from card memory. */
+	quire_quant_exponents(EXPS_N, 0, (const float *)(uintptr_t)(QUIRE_CARD_MEM + src), 0,
+			      (int8_t *)(uintptr_t)(QUIRE_CARD_MEM + want));
+	static const int8_t kinds[EXPS_BLOCKS] = {(int8_t)(0x94 - 126),
+						  QUIRE_BFP_EXP_ZERO,
+						  QUIRE_BFP_EXP_MIN,
+						  QUIRE_BFP_EXP_NONFINITE,
+						  QUIRE_BFP_EXP_NONFINITE,
+						  QUIRE_BFP_EXP_MAX,
+						  1};
+	for (uint32_t b = 0; b < EXPS_BLOCKS; b++)
+		check((int8_t)card_byte(want + b) == kinds[b]); /* the cases are what they say */
+	/* The register reads back; two back to back and a plain transfer behind them. */
+	wr(dma_reg(0, QUIRE_DMA_EXP), 0x12345678u);
+	check(rd(dma_reg(0, QUIRE_DMA_EXP)) == 0x12345678u);
+	fill_card(exp, 64, 0x5a5a5a5au);
+	fill_card(dst, 2 * 4 * EXPS_WORDS, 0);
+	post_exps(host, dst, 4 * EXPS_N, exp, epoch);
+	post_exps(host, dst + 4 * EXPS_WORDS, 4 * 2 * QUIRE_BFP_BLOCK, exp + 32, epoch);
+	post(0, base + 0x8000, 0x122000, 256, QUIRE_DMA_TO_CARD, epoch);
+	counted(0, QUIRE_OK, 4 * EXPS_N);
+	counted(0, QUIRE_OK, 4 * 2 * QUIRE_BFP_BLOCK);
+	counted(0, QUIRE_OK, 256);
+	check(wait_done(0) && counts_are(0));
+	for (uint32_t k = 0; k < EXPS_N; k++)
+		check(rd(QUIRE_CARD_MEM + dst + 4 * k) == exps_word(k));
+	check(rd(QUIRE_CARD_MEM + dst + 4 * EXPS_N) == 0); /* nothing past LEN */
+	for (uint32_t b = 0; b < EXPS_BLOCKS; b++)
+		check(card_byte(exp + b) == card_byte(want + b));
+	check(card_byte(exp + EXPS_BLOCKS) == 0x5a); /* no block past the last */
+	check(card_byte(exp + 32) == card_byte(want) &&
+	      card_byte(exp + 33) == card_byte(want + 1) && card_byte(exp + 34) == 0x5a);
+	check(card_holds(0x122000, 256, 0, 0x8000));
+	/* Refused, in the page's order, moving nothing: the epoch, the host range, then a host
+	 * or card address off a line or a length not whole fp32 (INVALID), then the exponents
+	 * past card memory (RANGE). */
+	fill_card(exp, 64, 0x5a5a5a5au);
+	fill_card(dst, 256, 0x0u);
+	check(dma_exps(host, dst, 256, exp, epoch + 1) == QUIRE_ERR_PEER);
+	check(dma_exps(base - 64, dst, 256, exp, epoch) == QUIRE_ERR_RANGE);
+	check(dma_exps(host + 4, dst, 256, exp, epoch) == QUIRE_ERR_INVALID);
+	check(dma_exps(host, dst + 4, 256, exp, epoch) == QUIRE_ERR_INVALID);
+	check(dma_exps(host, dst, 254, exp, epoch) == QUIRE_ERR_INVALID);
+	check(dma_exps(host, dst, 4 * EXPS_N, mem - EXPS_BLOCKS + 1, epoch) == QUIRE_ERR_RANGE);
+	check(dma_exps(host, dst, 4 * EXPS_N, mem - EXPS_BLOCKS, epoch) == QUIRE_OK);
+	check(card_is(exp, 64, 0x5a5a5a5au) && counts_are(0));
+}
+
 int main(void)
 {
 	const uint32_t to_card = QUIRE_DMA_TO_CARD, to_host = QUIRE_DMA_TO_HOST;
@@ -313,6 +420,8 @@ int main(void)
 	check(wait_done(0) && counts_are(0) && rd(dma_reg(0, QUIRE_DMA_STATUS)) == QUIRE_OK);
 	check(card_holds(0x140000, 256, 0, 0xe001) && card_is(0x141000, 256, 0xdeadbeefu) &&
 	      card_holds(0x142000, 256, 0, 0xe800));
+
+	check_exps(base, epoch, mem);
 
 	/* The rate: transfers of whole lines back to back, to the card, then to the host;
 	 * test_card_top checks the copy and prints the cycles against the link's. */

@@ -475,7 +475,7 @@ void codec_case(Host &rh, Host &eh, const char *what, quire_cmd cmd, uint64_t &q
 			    " (before 0x%08" PRIx32 ", x 0x%08" PRIx32 ", exp %d)\n",
 			    w, rv, e, xs, x, int(int8_t(image[kExp - kSrc + (w - kAux) / 256])));
 	}
-	char line[400];
+	char line[512];
 	std::snprintf(line, sizeof line,
 		      "%s (n %" PRIu32 "): rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32 ")",
 		      what, n, describe(r.rc).c_str(), r.diff, r.first);
@@ -652,7 +652,7 @@ void reduce_case(Host &rh, Host &eh, const char *what, uint16_t in_fmt, uint16_t
 	if (cycles_out)
 		*cycles_out = r.cycles;
 	bool ok = r.got && same(r.rc, r.ec) && r.diff == 0;
-	char line[400];
+	char line[512];
 	std::snprintf(line, sizeof line,
 		      "%s (W %" PRIu32 ", n %" PRIu32 "): rtl %s; %" PRIu32
 		      " bytes differ (first 0x%" PRIx32 "), %" PRIu64 " engine cycles",
@@ -748,7 +748,7 @@ uint64_t mlp_case(Host &rh, Host &eh, const char *what, const quire_cmd &cmd,
 	Both r = run_on_both(rh, eh, cmd, image, QUIRE_ENGINE_MLP);
 	if (cmd_cycles)
 		*cmd_cycles = r.rc.cycles;
-	char line[400];
+	char line[512];
 	std::snprintf(line, sizeof line,
 		      "%s: rtl %s; %" PRIu32 " bytes differ (first 0x%" PRIx32 "), %" PRIu64
 		      " engine cycles",
@@ -1047,11 +1047,12 @@ void dma_program(const char *elf)
 	bool host_ok = true; // its unaligned transfer to host +0x1002 of host bytes 1..37
 	for (uint32_t i = 0; i < 37; i++)
 		host_ok = host_ok && host[0x1002 + i] == uint8_t((1 + i) * 7 + 3);
-	char line[400];
+	char line[512];
 	std::snprintf(line, sizeof line,
 		      "the DMA mover driven directly (%s): check order, window and memory edges, "
 		      "unaligned moves, two channels, queues of posted transfers and their counts, "
-		      "a refused one among them, a full queue, an epoch moved on; crt0.S's "
+		      "a refused one among them, a full queue, an epoch moved on; block exponents "
+		      "on the way in against the golden model's, and their refusals; crt0.S's "
 		      "handler of its 2 access faults: sim-exit %" PRIu32 " after %" PRIu64
 		      " cycles, %" PRIu64 " traps",
 		      elf, code, card.cycles(), card.traps());
