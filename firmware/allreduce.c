@@ -20,7 +20,7 @@
  * next step does not need their result: a frame is queued (fw_net_post) while the next is
  * made in the other transmit buffer, the contribution to the next chunk is encoded ahead
  * from the kept input while frames go and come, an all-gather frame is passed on while it
- * is decoded and the next one taken meanwhile, results go to the host from two buffers, and
+ * is decoded and the next one taken meanwhile, results go to the host from a ring of buffers, and
  * the exponents' ring starts on a segment as soon as its part of the input is in. QUANT
  * and REDUCE have a port of card memory each, so the contribution to the next chunk is
  * encoded while this chunk's REDUCE runs.
@@ -57,19 +57,30 @@
 #define X_KEPT_BYTES (FW_COLL_EXP - FW_BUF_A)
 
 /*
- * The exponent pass of an input kept whole in card memory (X_KEPT) comes over the host link
- * in pieces of KEPT_STEP elements, segment by segment in the order the reduce-scatter sends
- * them (this member's own last), up to FEED_AHEAD pieces posted to DMA channel 0 ahead;
- * each piece's local exponents are computed once it is in, just before the ring needs its
- * segment, so that the exponents' ring runs while the rest of the input still comes. A
- * piece is (j, at): element `at` of the j-th segment in that order.
+ * An input kept whole in card memory (X_KEPT) runs in parts: part q is elements
+ * [q * KEPT_PART, (q + 1) * KEPT_PART) of every segment, and each part has its exponents'
+ * ring, then its values' ring. The input comes over the host link in pieces of KEPT_STEP
+ * elements, part by part, in a part segment by segment in the order the reduce-scatter
+ * sends them (this member's own last), up to FEED_AHEAD pieces posted to DMA channel 0
+ * ahead; each piece's local exponents are computed once it is in, just before the ring
+ * needs its segment, so that the exponents' ring runs while the rest of the input still
+ * comes, and the next parts' pieces come while a part's values go round. A piece is
+ * (q, j, at): element `at` of the j-th segment in that order, in part q.
  */
 #define KEPT_STEP  32768u
-#define FEED_AHEAD 8u
+#define KEPT_PART  131072u /* 4 frames of int16 partial sums a segment */
+#define FEED_AHEAD 16u     /* QUIRE_DMA_QUEUE_DEPTH: channel 0 carries nothing else meanwhile */
+struct feed_at {
+	uint32_t q, j, at;
+	uint32_t seg, first, end; /* segment seg's elements: [first, end) */
+};
 struct feed {
-	uint32_t post_j, post_at;  /* the next piece to post */
-	uint32_t run_j, run_at;    /* the next piece whose exponents to compute */
-	uint32_t posted, run;      /* pieces posted, and computed */
+	uint32_t part;             /* the part whose exponents' ring runs */
+	uint32_t longest;          /* elements of segment 0, the longest */
+	struct feed_at post, run;  /* the next piece to post; to compute the exponents of */
+	uint32_t posted, run_done; /* pieces posted, and computed */
+	int all_posted;
+	int st;                    /* a piece's transfer failed: its status */
 	uint32_t mark[FEED_AHEAD]; /* channel 0's DONE_COUNT once piece k % FEED_AHEAD is in */
 	uint32_t failed;           /* channel 0's FAILED_COUNT when last seen */
 };
@@ -78,7 +89,9 @@ struct pass {
 	struct quire_fw *fw;
 	struct quire_fw_comm *c;
 	const struct quire_cmd *d;
-	uint32_t n;      /* elements of the vector (0: a barrier) */
+	uint32_t n; /* elements of the vector (0: a barrier) */
+	/* The part of every segment this pass runs: units [from, upto) of each (all: 0, ~0u). */
+	uint32_t from, upto;
 	int exps;        /* the exponent pass: units are blocks */
 	uint32_t chunk;  /* units per frame */
 	uint32_t val;    /* format of this member's contribution */
@@ -91,11 +104,11 @@ struct pass {
 	uint32_t rq;     /* QUIRE_FRAME_F_REQUANT on every frame (requantized all-gather), or 0 */
 	uint32_t own0;   /* requantized: the first element of this member's segment */
 	uint32_t kept;   /* the input's element 0 in card memory (X_KEPT), or 0: from the host */
-	/* The results go to the host from two buffers in turn, FW_COLL_Y and FW_COLL_Y2: y is
-	 * the one the next is decoded into; out_len the bytes still going from each (0: none),
+	/* The results go to the host from FW_COLL_Y_BUFS buffers in turn (layout.h): y is the
+	 * one the next is decoded into; out_len the bytes still going from each (0: none),
 	 * gone once channel OUT_CH's DONE_COUNT reaches out_mark; out_failed its FAILED_COUNT
 	 * when last seen. */
-	uint32_t y, out_len[2], out_mark[2], out_failed;
+	uint32_t y, out_len[FW_COLL_Y_BUFS], out_mark[FW_COLL_Y_BUFS], out_failed;
 	uint32_t tx; /* the payload the next frame is made in: FW_COLL_TX's or FW_COLL_TX2's */
 	/* With the input kept, this member's contribution to the chunk combined next (want_*)
 	 * is encoded ahead into the FW_COLL_L slot the chunk combined last does not use, while
@@ -136,7 +149,7 @@ static int post(struct pass *p, uint32_t step, uint32_t flags, uint32_t off, uin
 
 static uint32_t y_at(uint32_t y)
 {
-	return y ? FW_COLL_Y2 : FW_COLL_Y;
+	return FW_COLL_Y + y * FW_COLL_Y_BYTES;
 }
 
 /* Result buffer y's transfer to the host, if one is under way, waited for: the buffer is
@@ -160,22 +173,27 @@ static int out_wait_y(struct pass *p, uint32_t y)
 	return QUIRE_OK;
 }
 
-/* Both results' transfers over. */
+/* Every result's transfer over. */
 static int out_wait(struct pass *p)
 {
-	int st = out_wait_y(p, p->y ^ 1u), st2 = out_wait_y(p, p->y);
-	return st ? st : st2;
+	int st = QUIRE_OK;
+	for (uint32_t k = 1; k <= FW_COLL_Y_BUFS; k++) { /* the oldest first */
+		int sk = out_wait_y(p, (p->y + k) % FW_COLL_Y_BUFS);
+		if (!st)
+			st = sk;
+	}
+	return st;
 }
 
 /* Result buffer p->y's len fp32 to the host at `out`, the core going on meanwhile; the next
- * result goes to the other buffer. */
+ * result goes to the next buffer. */
 static void out_start(struct pass *p, uint64_t out, uint32_t len)
 {
 	fw_dma_load(p->fw, OUT_CH, out, y_at(p->y), 4 * len, QUIRE_DMA_TO_HOST);
 	fw_dma_go(p->fw, OUT_CH);
 	p->out_len[p->y] = 4 * len;
 	p->out_mark[p->y] = p->fw->dma_posted[OUT_CH];
-	p->y ^= 1u;
+	p->y = (p->y + 1) % FW_COLL_Y_BUFS;
 }
 
 /* Member k's segment, in units, from unit `skip` of it on: 0 when it ends before (a segment
@@ -196,6 +214,13 @@ static int segment(const struct pass *p, uint32_t k, uint32_t skip, uint32_t *of
 	*off = first + skip;
 	*len = nb - skip;
 	return 1;
+}
+
+/* Units of a segment's [off, off + len) at unit `skip` of it that the round there takes: at
+ * most FW_RING_WINDOW frames' worth, and none past the pass's part. */
+static uint32_t round_len(const struct pass *p, uint32_t skip, uint32_t len)
+{
+	return min_u32(len, min_u32(FW_RING_WINDOW * p->chunk, p->upto - skip));
 }
 
 /* The REDUCE engine over w inputs `stride` elements apart at `in`, plus acc_in unless NONE. */
@@ -503,17 +528,25 @@ static void feed_segment(const struct pass *p, uint32_t j, uint32_t *first, uint
 	*end = (uint32_t)(e < p->n ? e : p->n);
 }
 
-/* Piece (*j, *at) moved past segments it has reached the end of; its length, 0 past the
- * last segment. */
-static uint32_t feed_piece(const struct pass *p, uint32_t *j, uint32_t *at)
+/* Piece x moved past the segments and parts it has reached the end of; its length, 0 past
+ * the last part (none begins past the longest segment's end). */
+static uint32_t feed_piece(const struct pass *p, struct feed_at *x)
 {
-	uint32_t first, end;
-	for (; *j < p->c->size; ++*j, *at = 0) {
-		feed_segment(p, *j, &first, &end);
-		if (*at < first)
-			*at = first;
-		if (*at < end)
-			return min_u32(KEPT_STEP, end - *at);
+	for (; x->q == 0 || x->q * KEPT_PART < p->feed->longest; x->q++, x->j = 0, x->at = 0) {
+		for (; x->j < p->c->size; x->j++, x->at = 0) {
+			if (x->seg != x->j) { /* its bounds cost divisions: once a segment */
+				x->seg = x->j;
+				feed_segment(p, x->j, &x->first, &x->end);
+			}
+			if (x->end - x->first <= x->q * KEPT_PART)
+				continue;
+			uint32_t from = x->first + x->q * KEPT_PART;
+			uint32_t to = x->end - from < KEPT_PART ? x->end : from + KEPT_PART;
+			if (x->at < from)
+				x->at = from;
+			if (x->at < to)
+				return min_u32(KEPT_STEP, to - x->at);
+		}
 	}
 	return 0;
 }
@@ -525,45 +558,72 @@ static void feed_drain(struct quire_fw *fw)
 		;
 }
 
-/* The local exponents of the j-th segment, computed (and those before it); pieces of the
- * later ones posted meanwhile. On failure nothing is left under way. */
-static int feed_until(struct pass *p, uint32_t j)
+/* Piece f->run, len elements, its transfer over: its bytes counted, or the transfer's
+ * failure, which is the feed's from then on (nothing is posted after it). Its local
+ * exponents are in FW_COLL_EXP: the mover computed them as the piece came. */
+static int feed_take(struct pass *p, uint32_t len)
 {
 	struct quire_fw *fw = p->fw;
 	struct feed *f = p->feed;
-	const struct quire_cmd *d = p->d;
+	f->run_done++;
+	f->run.at += len;
+	uint32_t failed = fw_dma_reg(fw, 0, QUIRE_DMA_FAILED_COUNT);
+	if (failed != f->failed) {
+		f->failed = failed;
+		f->st = (int)fw_dma_reg(fw, 0, QUIRE_DMA_FAILED_STATUS);
+		f->all_posted = 1;
+		return f->st;
+	}
+	fw->dma_bytes += 4 * len;
+	fw_heartbeat(fw); /* a data transfer */
+	return QUIRE_OK;
+}
+
+/* Has piece k's transfer ended? */
+static int feed_in(const struct pass *p, uint32_t k)
+{
+	return (int32_t)(fw_dma_reg(p->fw, 0, QUIRE_DMA_DONE_COUNT) -
+			 p->feed->mark[k % FEED_AHEAD]) >= 0;
+}
+
+/* The pieces that are in, taken, and more posted while fewer than FEED_AHEAD are not taken;
+ * never waits. */
+static void feed_post(struct pass *p)
+{
+	struct quire_fw *fw = p->fw;
+	struct feed *f = p->feed;
+	while (!f->st && f->run_done != f->posted && feed_in(p, f->run_done))
+		feed_take(p, feed_piece(p, &f->run));
+	while (!f->all_posted && f->posted - f->run_done < FEED_AHEAD) {
+		uint32_t len = feed_piece(p, &f->post);
+		f->all_posted = len == 0;
+		if (len == 0)
+			return;
+		fw_dma_load_exps(fw, 0, quire_le64_to_cpu(p->d->src) + 4ull * f->post.at,
+				 X_KEPT + 4 * f->post.at, 4 * len,
+				 FW_COLL_EXP + f->post.at / QUIRE_BFP_BLOCK);
+		fw_dma_go(fw, 0);
+		f->mark[f->posted++ % FEED_AHEAD] = fw->dma_posted[0];
+		f->post.at += len;
+	}
+}
+
+/* The local exponents of the j-th segment's part f->part in (and those before it); pieces of
+ * the later ones posted meanwhile. On failure nothing is left under way. */
+static int feed_until(struct pass *p, uint32_t j)
+{
+	struct feed *f = p->feed;
 	for (;;) {
-		uint32_t len;
-		while (f->posted - f->run < FEED_AHEAD &&
-		       (len = feed_piece(p, &f->post_j, &f->post_at)) != 0) {
-			fw_dma_load(fw, 0, quire_le64_to_cpu(d->src) + 4ull * f->post_at,
-				    X_KEPT + 4 * f->post_at, 4 * len, QUIRE_DMA_TO_CARD);
-			fw_dma_go(fw, 0);
-			f->mark[f->posted++ % FEED_AHEAD] = fw->dma_posted[0];
-			f->post_at += len;
-		}
-		len = feed_piece(p, &f->run_j, &f->run_at);
-		if (len == 0 || f->run_j > j)
+		feed_post(p);
+		uint32_t len = f->st ? 0 : feed_piece(p, &f->run);
+		if (!f->st &&
+		    (len == 0 || f->run.q > f->part || (f->run.q == f->part && f->run.j > j)))
 			return QUIRE_OK;
-		uint32_t mark = f->mark[f->run++ % FEED_AHEAD], at = f->run_at;
-		f->run_at += len;
-		while ((int32_t)(fw_dma_reg(fw, 0, QUIRE_DMA_DONE_COUNT) - mark) < 0)
+		while (!f->st && !feed_in(p, f->run_done))
 			;
-		uint32_t failed = fw_dma_reg(fw, 0, QUIRE_DMA_FAILED_COUNT);
-		int st = QUIRE_OK;
-		if (failed != f->failed) {
-			f->failed = failed;
-			st = (int)fw_dma_reg(fw, 0, QUIRE_DMA_FAILED_STATUS);
-		} else {
-			fw->dma_bytes += 4 * len;
-			fw_heartbeat(fw); /* a data transfer */
-			st = quant(fw, QUIRE_QUANT_OP_EXPONENTS, quire_le16_to_cpu(d->format), 0, 0,
-				   len, 0, X_KEPT + 4 * at, 0, FW_COLL_EXP + at / QUIRE_BFP_BLOCK,
-				   0, 0);
-		}
-		if (st) {
-			feed_drain(fw);
-			return st;
+		if (f->st || feed_take(p, len)) {
+			feed_drain(p->fw);
+			return f->st;
 		}
 	}
 }
@@ -575,7 +635,7 @@ static int step_span(const struct pass *p, uint32_t skip, uint32_t s, uint32_t *
 	uint32_t w = p->c->size;
 	if (!segment(p, (p->c->rank + w - 1 - s) % w, skip, off, len) || *len == 0)
 		return 0;
-	*len = min_u32(*len, FW_RING_WINDOW * p->chunk);
+	*len = round_len(p, skip, *len);
 	return 1;
 }
 
@@ -620,15 +680,18 @@ static int ring(struct pass *p)
 	/* Round by round, FW_RING_WINDOW frames of every segment a round (layout.h); segment 0
 	 * is the longest: the split gives the first ones the spare blocks. */
 	uint32_t span = FW_RING_WINDOW * p->chunk;
-	for (uint32_t skip = 0; segment(p, 0, skip, &so, &sl); skip += span) {
+	for (uint32_t skip = p->from; skip < p->upto && segment(p, 0, skip, &so, &sl);
+	     skip += span) {
 		for (uint32_t s = 0; s + 1 < w; s++) { /* reduce-scatter */
-			if (p->feed && (st = feed_until(p, s)) != QUIRE_OK)
+			if (p->exps && p->feed && (st = feed_until(p, s)) != QUIRE_OK)
 				return st;
 			if (!segment(p, (r + w - 1 - s) % w, skip, &so, &sl))
 				continue;
-			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
+			FW_FOR_CHUNKS(so, round_len(p, skip, sl), p->chunk, off, len)
 			{
 				want_next(p, skip, s, off, len);
+				if (p->feed && !p->exps)
+					feed_post(p); /* the next parts' input, meanwhile */
 				if (s == 0 && narrow) {
 					st = len ? local(p, off, len, p->tx) : QUIRE_OK;
 				} else if (s == 0) {
@@ -653,14 +716,16 @@ static int ring(struct pass *p)
 			}
 		}
 		/* this member's segment: finished here (alone, the input is the sum) */
-		if (p->feed && (st = feed_until(p, w - 1)) != QUIRE_OK)
+		if (p->exps && p->feed && (st = feed_until(p, w - 1)) != QUIRE_OK)
 			return st;
 		if (segment(p, r, skip, &so, &sl))
-			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
+			FW_FOR_CHUNKS(so, round_len(p, skip, sl), p->chunk, off, len)
 			{
 				rx = NONE;
 				fl = p->rq;
 				want_next(p, skip, w - 1, off, len);
+				if (p->feed && !p->exps)
+					feed_post(p);
 				if (w > 1)
 					st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off,
 							 len * (w == 2 ? b0 : pb), &rx, &fl);
@@ -686,8 +751,10 @@ static int ring(struct pass *p)
 		for (uint32_t s = 0; !p->scatter && s + 1 < w && !st; s++) {
 			if (!segment(p, (r + w - 1 - s) % w, skip, &so, &sl))
 				continue;
-			FW_FOR_CHUNKS(so, min_u32(sl, span), p->chunk, off, len)
+			FW_FOR_CHUNKS(so, round_len(p, skip, sl), p->chunk, off, len)
 			{
+				if (p->feed)
+					feed_post(p);
 				/* taken while the chunk before is decoded from its frame */
 				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off,
 						 gathered_bytes(p, len), &rx, &fl);
@@ -717,10 +784,13 @@ static int ring(struct pass *p)
 	return fw_net_settle(fw);
 }
 
-/* Where the input stays from the exponent pass on (X_KEPT), or 0 where it cannot. */
+/* Where the input stays from the exponent pass on (X_KEPT), or 0 where it cannot: with error
+ * feedback (its residual would need a copy too), too large, or src off a line (the mover
+ * computes the exponents of pieces on lines). */
 static uint32_t kept_input(const struct quire_cmd *d)
 {
-	return !(d->flags & QUIRE_CMD_F_EF) && 4ull * quire_le32_to_cpu(d->count) <= X_KEPT_BYTES
+	return !(d->flags & QUIRE_CMD_F_EF) && 4ull * quire_le32_to_cpu(d->count) <= X_KEPT_BYTES &&
+		       quire_le64_to_cpu(d->src) % 64 == 0
 		   ? X_KEPT
 		   : 0;
 }
@@ -758,6 +828,7 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 			 .d = d,
 			 .n = quire_le32_to_cpu(d->count),
 			 .mean_w = d->flags & QUIRE_CMD_F_MEAN ? w : 0,
+			 .upto = ~0u,
 			 .tx = FW_COLL_TX + QUIRE_FRAME_HDR_BYTES,
 			 .out_failed = fw_dma_reg(fw, OUT_CH, QUIRE_DMA_FAILED_COUNT)};
 	if (d->flags & QUIRE_CMD_F_REQUANT)
@@ -787,18 +858,34 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 		e.exps = 1;
 		e.scatter = 0; /* every member encodes every segment: all need every exponent */
 		e.chunk = FW_FRAME_BLOCKS;
-		struct feed f = {.failed = fw_dma_reg(fw, 0, QUIRE_DMA_FAILED_COUNT)};
+		struct feed f = {.post.seg = ~0u,
+				 .run.seg = ~0u,
+				 .failed = fw_dma_reg(fw, 0, QUIRE_DMA_FAILED_COUNT)};
 		p.kept = kept_input(d);
 		if (p.kept)
-			e.feed = &f;
+			e.feed = p.feed = &f;
 		st = p.kept ? QUIRE_OK : exponents(fw, d);
-		if (!st)
+		/* Part by part (a kept input), or all at once: the exponents' ring, then the
+		 * values'. */
+		/* Segment 0 is the longest: the split gives the first ones the spare blocks. */
+		uint32_t part = p.kept ? KEPT_PART : ~0u, first;
+		feed_segment(&p, (w + c->rank - 1) % w, &first, &f.longest);
+		f.longest -= first;
+		for (uint32_t q = 0; !st && (q == 0 || q * part < f.longest); q++) {
+			f.part = q;
+			p.from = q * part;
+			p.upto = f.longest - p.from > part ? p.from + part : ~0u;
+			e.from = p.from / QUIRE_BFP_BLOCK;
+			e.upto = p.upto == ~0u ? ~0u : p.upto / QUIRE_BFP_BLOCK;
 			st = ring(&e);
+			if (!st)
+				st = ring(&p);
+		}
 		if (p.kept)
 			feed_drain(fw); /* nothing left coming after a failure */
-	}
-	if (!st)
+	} else {
 		st = ring(&p);
+	}
 	ahead_wait(&p);          /* QUANT free, even after a failure */
 	int sent = out_wait(&p); /* the last result's transfer, even after a failure */
 	if (!st)
@@ -822,6 +909,7 @@ int fw_barrier(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 			 .c = c,
 			 .d = d,
 			 .exps = 1,
+			 .upto = ~0u,
 			 .chunk = FW_FRAME_BLOCKS,
 			 .tx = FW_COLL_TX + QUIRE_FRAME_HDR_BYTES};
 	return fw_comm_end(fw, c, ring(&p), detail);

@@ -29,7 +29,6 @@
 #define FW_COLL_X   0x04400000u /* input, fp32 or int32 */
 #define FW_COLL_R   0x04420000u /* residual (error feedback) */
 #define FW_COLL_TX  0x0447ffe0u /* the frame being sent: header, then payload on a line */
-#define FW_COLL_Y   0x044a0000u /* result, fp32 */
 #define FW_COLL_T   0x044c0000u /* an int64 sum before it is narrowed */
 
 /* The network port's rings and the receive buffers it fills (firmware/net.c). The buffers
@@ -61,10 +60,16 @@ _Static_assert(FW_RING_WINDOW < (1u << FW_NET_RX_LOG2), "a round fits a receive 
 /* A collective's other frame being sent (as FW_COLL_TX): the engines fill one while the
  * port sends the other. */
 #define FW_COLL_TX2 0x0483ffe0u
-/* A collective's other result buffer (as FW_COLL_Y): one is decoded into while the other
- * goes to the host. */
-#define FW_COLL_Y2    0x04850000u
-#define FW_MEM_NEEDED 0x04870000u /* 72.4 MiB of card memory */
+/* A collective's results (fp32), in a ring of FW_COLL_Y_BUFS buffers of a frame's worth
+ * each that go to the host in turn on a DMA channel's queue: a result is decoded into the
+ * next buffer while the ones before it still go, so an all-gather runs at the engine's
+ * pace, not the host link's, and what is left goes while the next part's reduce-scatter
+ * runs (allreduce.c). */
+#define FW_COLL_Y       0x04850000u
+#define FW_COLL_Y_BYTES 0x00020000u /* 32 Ki fp32: a frame's worth of int16 */
+#define FW_COLL_Y_BUFS  16u         /* QUIRE_DMA_QUEUE_DEPTH: a transfer each */
+#define FW_MEM_NEEDED   0x04a50000u /* 74.3 MiB of card memory */
+_Static_assert(FW_COLL_Y + FW_COLL_Y_BUFS * FW_COLL_Y_BYTES <= FW_MEM_NEEDED, "the results fit");
 _Static_assert(FW_COLL_L + 2u * FW_COLL_L_SLOT <= FW_COLL_TX2, "two slots of contributions");
 
 /* ENCODE, EXPONENTS, DECODE and REDUCE run pipelined (pipe.c): chunks of up to
