@@ -68,7 +68,7 @@
  * (q, j, at): element `at` of the j-th segment in that order, in part q.
  */
 #define KEPT_STEP  32768u
-#define KEPT_PART  131072u /* 4 frames of int16 partial sums a segment */
+#define KEPT_PART  262144u /* 8 frames of int16 partial sums a segment */
 #define FEED_AHEAD 16u     /* QUIRE_DMA_QUEUE_DEPTH: channel 0 carries nothing else meanwhile */
 struct feed_at {
 	uint32_t q, j, at;
@@ -270,6 +270,16 @@ static void ahead_wait(struct pass *p)
 	}
 }
 
+static int deliver_end(struct pass *p);
+
+/* QUANT free for a run of the caller's: the contribution encoded ahead, and a DECODE left
+ * running, over; the DECODE's status. */
+static int quant_free(struct pass *p)
+{
+	ahead_wait(p);
+	return deliver_end(p);
+}
+
 /* The contribution p->want names, encoded from the kept input into the FW_COLL_L slot the
  * chunk combined last leaves alone; QUANT runs it while the core goes on (REDUCE adding up
  * that chunk, the port sending, the next frame taken), started once no other QUANT run (a
@@ -305,7 +315,9 @@ static int local(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 	struct quire_fw *fw = p->fw;
 	const struct quire_cmd *d = p->d;
 	int ef = d->flags & QUIRE_CMD_F_EF;
-	ahead_wait(p); /* QUANT free */
+	int st = quant_free(p);
+	if (st)
+		return st;
 	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_FP32 ||
 	    quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32)
 		return fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, at, 4 * len,
@@ -313,8 +325,8 @@ static int local(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 	if (p->kept) /* read once already, by the exponent pass */
 		return quant(fw, QUIRE_QUANT_OP_ENCODE, quire_le16_to_cpu(d->format), 0, 0, len, 0,
 			     p->kept + 4 * off, 0, FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, 0);
-	int st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, FW_COLL_X, 4 * len,
-			QUIRE_DMA_TO_CARD);
+	st = fw_dma(fw, quire_le64_to_cpu(d->src) + 4ull * off, FW_COLL_X, 4 * len,
+		    QUIRE_DMA_TO_CARD);
 	if (!st && ef)
 		st = fw_dma(fw, quire_le64_to_cpu(d->aux) + 4ull * off, FW_COLL_R, 4 * len,
 			    QUIRE_DMA_TO_CARD);
@@ -482,9 +494,10 @@ static int requantize(struct pass *p, uint32_t off, uint32_t len, uint32_t at)
 		 exps = at + len * quire_format_elem_bytes(p->val);
 	/* The owner's residual lies after the worker's count elements. */
 	uint64_t res = 4ull * quire_le32_to_cpu(d->count) + 4ull * (off - p->own0);
+	int st = quant_free(p); /* which may start a result's transfer: p->y moves on */
+	if (!st)
+		st = out_wait_y(p, p->y);
 	uint32_t y = y_at(p->y); /* the next result's buffer, meanwhile */
-	ahead_wait(p);           /* QUANT free */
-	int st = out_wait_y(p, p->y);
 	if (!st)
 		st = quant(fw, QUIRE_QUANT_OP_DECODE, fmt, p->fin, 0, len, p->mean_w, 0, 0,
 			   FW_COLL_EXP + off / QUIRE_BFP_BLOCK, at, y);
@@ -741,8 +754,12 @@ static int ring(struct pass *p)
 				if (!st && !p->scatter && w > 1)
 					st = post(p, QUIRE_FRAME_STEP(ag, 0), fl | p->rq, off,
 						  gathered_bytes(p, len));
+				/* left running while the next chunk is added: REDUCE has its own
+				 * port, and the frame is made in the other transmit buffer */
 				if (!st)
-					st = deliver(p, off, len, at, fl, 0);
+					st = deliver_end(p);
+				if (!st)
+					st = deliver(p, off, len, at, fl, 1);
 				if (st)
 					return st;
 				ahead_go(p);
@@ -764,14 +781,15 @@ static int ring(struct pass *p)
 					st = ended;
 				if (!st)
 					st = agreed(p, fl);
-				/* passed on from its receive buffer while it is delivered */
-				if (!st && s + 2 < w)
-					st = fw_net_post(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl,
-							 off, gathered_bytes(p, len), rx);
+				/* decoded, QUANT's next run, and passed on from its receive buffer
+				 * meanwhile */
 				if (!st)
 					st = deliver(p, off, len, rx, fl, 1);
 				if (p->dec_len)
 					fw_net_keep(fw); /* its frame, until the DECODE is over */
+				if (!st && s + 2 < w)
+					st = fw_net_post(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl,
+							 off, gathered_bytes(p, len), rx);
 				if (st)
 					break;
 			}
