@@ -58,17 +58,20 @@
 
 /*
  * An input kept whole in card memory (X_KEPT) runs in parts: part q is elements
- * [q * KEPT_PART, (q + 1) * KEPT_PART) of every segment, and each part has its exponents'
- * ring, then its values' ring. The input comes over the host link in pieces of KEPT_STEP
- * elements, part by part, in a part segment by segment in the order the reduce-scatter
- * sends them (this member's own last), up to FEED_AHEAD pieces posted to DMA channel 0
- * ahead; each piece's local exponents are computed once it is in, just before the ring
- * needs its segment, so that the exponents' ring runs while the rest of the input still
- * comes, and the next parts' pieces come while a part's values go round. A piece is
- * (q, j, at): element `at` of the j-th segment in that order, in part q.
+ * [part_at(q), part_at(q + 1)) of every segment, and each part has its exponents' ring,
+ * then its values' ring. The parts grow from KEPT_FIRST, doubling, to KEPT_PART: the first
+ * part's input is all that comes before anything else can start, and each part's values
+ * go round about as long as the next part's input takes to come. The input comes over the host link
+ * in pieces of KEPT_STEP elements, part by part, in a part segment by segment in the order the
+ * reduce-scatter sends them (this member's own last), up to FEED_AHEAD pieces posted to DMA channel
+ * 0 ahead; each piece's local exponents are computed once it is in, just before the ring needs its
+ * segment, so that the exponents' ring runs while the rest of the input still comes, and the next
+ * parts' pieces come while a part's values go round. A piece is (q, j, at): element `at` of the
+ * j-th segment in that order, in part q.
  */
 #define KEPT_STEP  32768u
-#define KEPT_PART  262144u /* 8 frames of int16 partial sums a segment */
+#define KEPT_FIRST 65536u  /* 2 frames of int16 partial sums a segment */
+#define KEPT_PART  262144u /* 8 of them */
 #define FEED_AHEAD 16u     /* QUIRE_DMA_QUEUE_DEPTH: channel 0 carries nothing else meanwhile */
 struct feed_at {
 	uint32_t q, j, at;
@@ -541,20 +544,30 @@ static void feed_segment(const struct pass *p, uint32_t j, uint32_t *first, uint
 	*end = (uint32_t)(e < p->n ? e : p->n);
 }
 
+/* Where part q begins, in elements of each segment. */
+static uint32_t part_at(uint32_t q)
+{
+	uint32_t at = 0, len = KEPT_FIRST;
+	for (; q > 0; q--, len = min_u32(2 * len, KEPT_PART))
+		at += len;
+	return at;
+}
+
 /* Piece x moved past the segments and parts it has reached the end of; its length, 0 past
  * the last part (none begins past the longest segment's end). */
 static uint32_t feed_piece(const struct pass *p, struct feed_at *x)
 {
-	for (; x->q == 0 || x->q * KEPT_PART < p->feed->longest; x->q++, x->j = 0, x->at = 0) {
+	for (; x->q == 0 || part_at(x->q) < p->feed->longest; x->q++, x->j = 0, x->at = 0) {
+		uint32_t part = part_at(x->q), next = part_at(x->q + 1);
 		for (; x->j < p->c->size; x->j++, x->at = 0) {
 			if (x->seg != x->j) { /* its bounds cost divisions: once a segment */
 				x->seg = x->j;
 				feed_segment(p, x->j, &x->first, &x->end);
 			}
-			if (x->end - x->first <= x->q * KEPT_PART)
+			if (x->end - x->first <= part)
 				continue;
-			uint32_t from = x->first + x->q * KEPT_PART;
-			uint32_t to = x->end - from < KEPT_PART ? x->end : from + KEPT_PART;
+			uint32_t from = x->first + part;
+			uint32_t to = x->end - x->first < next ? x->end : x->first + next;
 			if (x->at < from)
 				x->at = from;
 			if (x->at < to)
@@ -886,13 +899,14 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 		/* Part by part (a kept input), or all at once: the exponents' ring, then the
 		 * values'. */
 		/* Segment 0 is the longest: the split gives the first ones the spare blocks. */
-		uint32_t part = p.kept ? KEPT_PART : ~0u, first;
+		uint32_t first;
 		feed_segment(&p, (w + c->rank - 1) % w, &first, &f.longest);
 		f.longest -= first;
-		for (uint32_t q = 0; !st && (q == 0 || q * part < f.longest); q++) {
+		for (uint32_t q = 0; !st && (q == 0 || (p.kept && part_at(q) < f.longest)); q++) {
+			uint32_t next = p.kept ? part_at(q + 1) : ~0u;
 			f.part = q;
-			p.from = q * part;
-			p.upto = f.longest - p.from > part ? p.from + part : ~0u;
+			p.from = p.kept ? part_at(q) : 0;
+			p.upto = next < f.longest ? next : ~0u;
 			e.from = p.from / QUIRE_BFP_BLOCK;
 			e.upto = p.upto == ~0u ? ~0u : p.upto / QUIRE_BFP_BLOCK;
 			st = ring(&e);
