@@ -71,7 +71,7 @@
  */
 #define KEPT_STEP  32768u
 #define KEPT_FIRST 65536u  /* 2 frames of int16 partial sums a segment */
-#define KEPT_PART  262144u /* 8 of them */
+#define KEPT_PART  524288u /* 16 of them: a round (FW_RING_WINDOW) */
 #define FEED_AHEAD 16u     /* QUIRE_DMA_QUEUE_DEPTH: channel 0 carries nothing else meanwhile */
 struct feed_at {
 	uint32_t q, j, at;
