@@ -20,8 +20,9 @@
  * next step does not need their result: a frame is queued (fw_net_post) while the next is
  * made in the other transmit buffer, the contribution to the next chunk is encoded ahead
  * from the kept input while frames go and come, an all-gather frame is passed on while it
- * is decoded and the next one taken meanwhile, results go to the host from a ring of buffers, and
- * the exponents' ring starts on a segment as soon as its part of the input is in. QUANT
+ * is decoded and the next one taken meanwhile, results go to the host from a ring of
+ * buffers, and the exponents' ring starts on a segment as soon as its part of the input is
+ * in. QUANT
  * and REDUCE have a port of card memory each, so the contribution to the next chunk is
  * encoded while this chunk's REDUCE runs.
  *
@@ -61,13 +62,14 @@
  * [part_at(q), part_at(q + 1)) of every segment, and each part has its exponents' ring,
  * then its values' ring. The parts grow from KEPT_FIRST, doubling, to KEPT_PART: the first
  * part's input is all that comes before anything else can start, and each part's values
- * go round about as long as the next part's input takes to come. The input comes over the host link
- * in pieces of KEPT_STEP elements, part by part, in a part segment by segment in the order the
- * reduce-scatter sends them (this member's own last), up to FEED_AHEAD pieces posted to DMA channel
- * 0 ahead; each piece's local exponents are computed once it is in, just before the ring needs its
- * segment, so that the exponents' ring runs while the rest of the input still comes, and the next
- * parts' pieces come while a part's values go round. A piece is (q, j, at): element `at` of the
- * j-th segment in that order, in part q.
+ * go round about as long as the next part's input takes to come. The input comes over the
+ * host link in pieces of KEPT_STEP elements, part by part, in a part segment by segment in
+ * the order the reduce-scatter sends them (this member's own last), up to FEED_AHEAD pieces
+ * posted to DMA channel 0 ahead as transfers that write their local exponents on the way
+ * (QUIRE_DMA_TO_CARD_EXPS): the exponents' ring sends a segment as soon as its pieces are
+ * in, while the rest of the input still comes, and the next parts' pieces come while a
+ * part's values go round. A piece is (q, j, at): element `at` of the j-th segment in that
+ * order, in part q.
  */
 #define KEPT_STEP  32768u
 #define KEPT_FIRST 65536u  /* 2 frames of int16 partial sums a segment */
@@ -80,8 +82,8 @@ struct feed_at {
 struct feed {
 	uint32_t part;             /* the part whose exponents' ring runs */
 	uint32_t longest;          /* elements of segment 0, the longest */
-	struct feed_at post, run;  /* the next piece to post; to compute the exponents of */
-	uint32_t posted, run_done; /* pieces posted, and computed */
+	struct feed_at post, run;  /* the next piece to post; to take once it is in */
+	uint32_t posted, run_done; /* pieces posted, and taken (in, counted) */
 	int all_posted;
 	int st;                    /* a piece's transfer failed: its status */
 	uint32_t mark[FEED_AHEAD]; /* channel 0's DONE_COUNT once piece k % FEED_AHEAD is in */
@@ -164,7 +166,7 @@ static int out_wait_y(struct pass *p, uint32_t y)
 	if (!len)
 		return QUIRE_OK;
 	p->out_len[y] = 0;
-	while ((int32_t)(fw_dma_reg(fw, OUT_CH, QUIRE_DMA_DONE_COUNT) - p->out_mark[y]) < 0)
+	while (!fw_dma_reached(fw_dma_reg(fw, OUT_CH, QUIRE_DMA_DONE_COUNT), p->out_mark[y]))
 		;
 	uint32_t failed = fw_dma_reg(fw, OUT_CH, QUIRE_DMA_FAILED_COUNT);
 	if (failed != p->out_failed) {
@@ -608,8 +610,8 @@ static int feed_take(struct pass *p, uint32_t len)
 /* Has piece k's transfer ended? */
 static int feed_in(const struct pass *p, uint32_t k)
 {
-	return (int32_t)(fw_dma_reg(p->fw, 0, QUIRE_DMA_DONE_COUNT) -
-			 p->feed->mark[k % FEED_AHEAD]) >= 0;
+	return fw_dma_reached(fw_dma_reg(p->fw, 0, QUIRE_DMA_DONE_COUNT),
+			      p->feed->mark[k % FEED_AHEAD]);
 }
 
 /* The pieces that are in, taken, and more posted while fewer than FEED_AHEAD are not taken;

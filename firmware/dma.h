@@ -34,6 +34,12 @@ static inline uint32_t fw_dma_reg(struct quire_fw *fw, uint32_t ch, uint32_t reg
 	return hal_read32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + reg);
 }
 
+/* Has a channel's count (DONE_COUNT, mod 2^32) reached `mark`, a value fw->dma_posted had? */
+static inline int fw_dma_reached(uint32_t done, uint32_t mark)
+{
+	return (int32_t)(done - mark) >= 0;
+}
+
 /* A transfer's addresses into channel ch's registers. */
 static inline void fw_dma_where(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card)
 {

@@ -214,12 +214,6 @@ static int pipe_start(struct quire_fw *fw, struct pipe *p, const struct pipe_uni
 	return QUIRE_OK;
 }
 
-/* Has the channel finished its transfers up to count `mark` (DONE_COUNT, mod 2^32)? */
-static int pipe_reached(uint32_t done, uint32_t mark)
-{
-	return (int32_t)(done - mark) >= 0;
-}
-
 /* The bytes channel ch moved since *mark, into the DMA_BYTES counter. Read at least once a
  * chunk, so the difference never wraps. */
 static void pipe_bytes(struct quire_fw *fw, uint32_t ch, uint32_t *mark)
@@ -379,7 +373,7 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 		uint32_t done_in = fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_DONE_COUNT);
 		/* The next run, once its chunk is in and its set's outputs have gone. */
 		if (!running && run.i < p->n && run.c < end && run.c < in.c &&
-		    run.c < gone + FW_PIPE_SETS && pipe_reached(done_in, in_mark)) {
+		    run.c < gone + FW_PIPE_SETS && fw_dma_reached(done_in, in_mark)) {
 			int r;
 			if (fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_FAILED_COUNT) != failed[PIPE_IN])
 				r = (int)fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_FAILED_STATUS);
@@ -410,8 +404,8 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 			continue;
 		}
 		/* Chunks gone out free their sets. */
-		if (gone < out.c && pipe_reached(done_out, out_mark)) {
-			while (gone < out.c && pipe_reached(done_out, out_mark)) {
+		if (gone < out.c && fw_dma_reached(done_out, out_mark)) {
+			while (gone < out.c && fw_dma_reached(done_out, out_mark)) {
 				gone++;
 				out_mark += per_out;
 			}

@@ -240,9 +240,6 @@ uint8_t *quire_emu_host_span(struct emu *e, uint32_t epoch, uint64_t host, uint6
 	return e->host + (host - e->host_iova);
 }
 
-/* A START of DMA channel `ch` (docs/registers/dma.md): its checks in their order, then the
- * copy, at once: the channel's queue is never more than the transfer just posted, so
- * QUEUED reads 0 and the counts move at the START. */
 /* A transfer to the card with its block exponents at card offset exp (docs/registers/dma.md):
  * its status. */
 static uint32_t dma_exps(struct emu *e, uint32_t exp, uint64_t host, uint32_t card, uint32_t len,
@@ -260,6 +257,9 @@ static uint32_t dma_exps(struct emu *e, uint32_t exp, uint64_t host, uint32_t ca
 	return QUIRE_OK;
 }
 
+/* A START of DMA channel `ch` (docs/registers/dma.md): its checks in their order, then the
+ * copy, at once: the channel's queue is never more than the transfer just posted, so
+ * QUEUED reads 0 and the counts move at the START. */
 static void dma_run(struct emu *e, uint32_t ch)
 {
 	uint32_t *r = e->dma[ch];
