@@ -254,15 +254,17 @@ module quire_card_dma
 
   // Which transfer begins: a whole-line one as soon as the issue side is free (a transfer
   // to the host once no transfer to the card is in flight), the others once nothing is.
-  logic drained, pop, pop_lines, pop_word, exps_flying_q;
-  assign drained = state_q == IDLE && flight_count_q == '0;
+  // A transfer with exponents in flight is the only one (it begins when nothing is).
+  logic drained, pop, pop_lines, pop_word, exps_flying;
+  assign drained     = state_q == IDLE && flight_count_q == '0;
+  assign exps_flying = flight_count_q != '0 && flight.exps;
   always_comb begin : begins
     pop = 1'b0;
     if (have_head && !hold_i) begin
       if (head_empty || !head_whole || head.exps) begin
         pop = drained;
       end else begin
-        pop = (state_q == IDLE || last_take) && !exps_flying_q &&
+        pop = (state_q == IDLE || last_take) && !exps_flying &&
               !(head.to_host && to_card_flying_q != '0);
       end
     end
@@ -448,7 +450,6 @@ module quire_card_dma
       dir_q            <= 32'd0;
       epoch_q          <= 32'd0;
       exp_q            <= 32'd0;
-      exps_flying_q    <= 1'b0;
       status_q         <= 32'd0;
       done_count_q     <= 32'd0;
       failed_count_q   <= 32'd0;
@@ -516,8 +517,6 @@ module quire_card_dma
                                            - CountBits'(finish_answer && !flight.to_host);
       if (finish_answer)  got_q <= '0;
       else if (answer)    got_q <= got_q + 1'b1;
-      if (pop_lines && head.exps) exps_flying_q <= 1'b1;
-      else if (exps_done)         exps_flying_q <= 1'b0;
       out_q <= out_q + OutBits'(line_take) - OutBits'(answer);
 
       // The issue side.
