@@ -114,6 +114,13 @@ struct pass {
 	 * gone once channel OUT_CH's DONE_COUNT reaches out_mark; out_failed its FAILED_COUNT
 	 * when last seen. */
 	uint32_t y, out_len[FW_COLL_Y_BUFS], out_mark[FW_COLL_Y_BUFS], out_failed;
+	/* With dst on a line, a received all-gather frame's results go to the host decoded by
+	 * the mover on the way (QUIRE_DMA_TO_HOST_DECODE on OUT_CH), QUANT left to encode; the
+	 * frame is kept (fw_net_keep) until then. The frames kept, oldest first: the DONE_COUNT
+	 * each one's transfer is over at and its bytes, or 0 bytes for one a DECODE left
+	 * running reads (over once deliver_end is). */
+	int decode_out;
+	uint32_t n_frames, frame_mark[QUIRE_FW_NET_KEEP], frame_bytes[QUIRE_FW_NET_KEEP];
 	uint32_t tx; /* the payload the next frame is made in: FW_COLL_TX's or FW_COLL_TX2's */
 	/* With the input kept, this member's contribution to the chunk combined next (want_*)
 	 * is encoded ahead into the FW_COLL_L slot the chunk combined last does not use, while
@@ -157,16 +164,12 @@ static uint32_t y_at(uint32_t y)
 	return FW_COLL_Y + y * FW_COLL_Y_BYTES;
 }
 
-/* Result buffer y's transfer to the host, if one is under way, waited for: the buffer is
- * written again only after. */
-static int out_wait_y(struct pass *p, uint32_t y)
+/* A transfer of len bytes on OUT_CH, over once its DONE_COUNT reaches `mark`, waited for:
+ * its status (a failure of any transfer on OUT_CH since the last one seen). */
+static int out_over(struct pass *p, uint32_t mark, uint32_t len)
 {
 	struct quire_fw *fw = p->fw;
-	uint32_t len = p->out_len[y];
-	if (!len)
-		return QUIRE_OK;
-	p->out_len[y] = 0;
-	while (!fw_dma_reached(fw_dma_reg(fw, OUT_CH, QUIRE_DMA_DONE_COUNT), p->out_mark[y]))
+	while (!fw_dma_reached(fw_dma_reg(fw, OUT_CH, QUIRE_DMA_DONE_COUNT), mark))
 		;
 	uint32_t failed = fw_dma_reg(fw, OUT_CH, QUIRE_DMA_FAILED_COUNT);
 	if (failed != p->out_failed) {
@@ -176,6 +179,63 @@ static int out_wait_y(struct pass *p, uint32_t y)
 	fw->dma_bytes += len;
 	fw_heartbeat(fw); /* a data transfer */
 	return QUIRE_OK;
+}
+
+/* Room in OUT_CH's queue for one more transfer. */
+static void out_room(struct pass *p)
+{
+	struct quire_fw *fw = p->fw;
+	while (fw->dma_posted[OUT_CH] - fw_dma_reg(fw, OUT_CH, QUIRE_DMA_DONE_COUNT) >=
+	       QUIRE_DMA_QUEUE_DEPTH)
+		;
+}
+
+/* Result buffer y's transfer to the host, if one is under way, waited for: the buffer is
+ * written again only after. */
+static int out_wait_y(struct pass *p, uint32_t y)
+{
+	uint32_t len = p->out_len[y];
+	if (!len)
+		return QUIRE_OK;
+	p->out_len[y] = 0;
+	return out_over(p, p->out_mark[y], len);
+}
+
+/* The oldest kept frame given back, its transfer (if any) over: that transfer's status. */
+static int frame_free(struct pass *p)
+{
+	int st = p->frame_bytes[0] ? out_over(p, p->frame_mark[0], p->frame_bytes[0]) : QUIRE_OK;
+	fw_net_unkeep(p->fw);
+	p->n_frames--;
+	for (uint32_t k = 0; k < p->n_frames; k++) {
+		p->frame_mark[k] = p->frame_mark[k + 1];
+		p->frame_bytes[k] = p->frame_bytes[k + 1];
+	}
+	return st;
+}
+
+/* The kept frames read by nothing under way given back (every one, waited for, with
+ * `all`); to be called with no DECODE running: the first failure seen. */
+static int frames_free(struct pass *p, int all)
+{
+	int st = QUIRE_OK;
+	while (p->n_frames && (all || !p->frame_bytes[0] ||
+			       fw_dma_reached(fw_dma_reg(p->fw, OUT_CH, QUIRE_DMA_DONE_COUNT),
+					      p->frame_mark[0]))) {
+		int sk = frame_free(p);
+		if (!st)
+			st = sk;
+	}
+	return st;
+}
+
+/* The frame the last receive lent kept until what reads it is over: the transfer just
+ * posted to OUT_CH (bytes), or a DECODE left running (0). */
+static void frame_keep(struct pass *p, uint32_t bytes)
+{
+	fw_net_keep(p->fw);
+	p->frame_mark[p->n_frames] = p->fw->dma_posted[OUT_CH];
+	p->frame_bytes[p->n_frames++] = bytes;
 }
 
 /* Every result's transfer over. */
@@ -194,6 +254,7 @@ static int out_wait(struct pass *p)
  * result goes to the next buffer. */
 static void out_start(struct pass *p, uint64_t out, uint32_t len)
 {
+	out_room(p);
 	fw_dma_load(p->fw, OUT_CH, out, y_at(p->y), 4 * len, QUIRE_DMA_TO_HOST);
 	fw_dma_go(p->fw, OUT_CH);
 	p->out_len[p->y] = 4 * len;
@@ -452,8 +513,26 @@ static int decode(struct pass *p, uint32_t fmt, uint32_t val_fmt, uint32_t len, 
 	return later ? QUIRE_OK : deliver_end(p);
 }
 
+/* The mover's decode of len results at `at` (exponents at exp) to the host at `out`, the
+ * received frame they lie in kept until it is over. */
+static int decode_out(struct pass *p, uint32_t val_fmt, uint32_t len, uint32_t mean_w, uint32_t exp,
+		      uint32_t at, uint64_t out)
+{
+	struct quire_fw *fw = p->fw;
+	int st = p->n_frames == QUIRE_FW_NET_KEEP ? frame_free(p) : QUIRE_OK;
+	out_room(p);
+	fw_dma_load_decode(fw, OUT_CH, out, at, 4 * len, exp,
+			   QUIRE_DMA_DECODE_WORD(quire_le16_to_cpu(p->d->format), val_fmt, mean_w));
+	fw_dma_go(fw, OUT_CH);
+	frame_keep(p, 4 * len);
+	return st;
+}
+
+/* A finished chunk at `at` (in the frame the last receive lent, with `frame`): into the
+ * exponents, or decoded into the caller's dst, by QUANT (left running with `later`) or, for
+ * a frame, by the mover on its way out (p->decode_out). */
 static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint32_t flags,
-		   int later)
+		   int later, int frame)
 {
 	struct quire_fw *fw = p->fw;
 	const struct quire_cmd *d = p->d;
@@ -464,20 +543,30 @@ static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint
 	if (p->exps)
 		return reduce(fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, at, NONE, FW_COLL_EXP + off);
 	uint64_t out = quire_le64_to_cpu(d->dst) + 4ull * (off - p->out0);
+	int bfp = quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP8 ||
+		  quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP16;
+	if (frame && p->decode_out && p->rq) /* values, then the owner's exponents */
+		return decode_out(p, p->val, len, 0, at + len * quire_format_elem_bytes(p->val), at,
+				  out);
+	if (frame && p->decode_out && bfp)
+		return decode_out(p, p->fin, len, p->mean_w, FW_COLL_EXP + off / QUIRE_BFP_BLOCK,
+				  at, out);
 	ahead_wait(p);                /* QUANT free */
 	int st = out_wait_y(p, p->y); /* its result buffer free again */
 	if (st)
 		return st;
 	if (p->rq) /* values, then the owner's exponents; the mean is in them */
-		return decode(p, quire_le16_to_cpu(d->format), p->val, len, 0,
-			      at + len * quire_format_elem_bytes(p->val), at, out, later);
-	if (quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32 ||
-	    (quire_le16_to_cpu(d->format) == QUIRE_FMT_FP32 && !p->mean_w))
+		st = decode(p, quire_le16_to_cpu(d->format), p->val, len, 0,
+			    at + len * quire_format_elem_bytes(p->val), at, out, later);
+	else if (quire_le16_to_cpu(d->format) == QUIRE_FMT_INT32 ||
+		 (quire_le16_to_cpu(d->format) == QUIRE_FMT_FP32 && !p->mean_w))
 		return fw_dma(fw, out, at, 4 * len, QUIRE_DMA_TO_HOST);
-	int bfp = quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP8 ||
-		  quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP16;
-	return decode(p, quire_le16_to_cpu(d->format), p->fin, len, p->mean_w,
-		      bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, out, later);
+	else
+		st = decode(p, quire_le16_to_cpu(d->format), p->fin, len, p->mean_w,
+			    bfp ? FW_COLL_EXP + off / QUIRE_BFP_BLOCK : 0, at, out, later);
+	if (!st && frame && p->dec_len)
+		frame_keep(p, 0); /* until the DECODE is over */
+	return st;
 }
 
 static uint32_t unit_bytes(const struct pass *p, uint32_t fmt)
@@ -774,7 +863,7 @@ static int ring(struct pass *p)
 				if (!st)
 					st = deliver_end(p);
 				if (!st)
-					st = deliver(p, off, len, at, fl, 1);
+					st = deliver(p, off, len, at, fl, 1, 0);
 				if (st)
 					return st;
 				ahead_go(p);
@@ -791,17 +880,15 @@ static int ring(struct pass *p)
 				st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(ag, s), off,
 						 gathered_bytes(p, len), &rx, &fl);
 				int ended = deliver_end(p);
-				fw_net_unkeep(fw);
+				int freed = frames_free(p, 0);
 				if (!st)
-					st = ended;
+					st = ended ? ended : freed;
 				if (!st)
 					st = agreed(p, fl);
-				/* decoded, QUANT's next run, and passed on from its receive buffer
-				 * meanwhile */
+				/* decoded (by the mover on its way out, or QUANT), and passed on
+				 * from its receive buffer meanwhile */
 				if (!st)
-					st = deliver(p, off, len, rx, fl, 1);
-				if (p->dec_len)
-					fw_net_keep(fw); /* its frame, until the DECODE is over */
+					st = deliver(p, off, len, rx, fl, 1, 1);
 				if (!st && s + 2 < w)
 					st = fw_net_post(fw, c, QUIRE_FRAME_STEP(ag, s + 1), fl,
 							 off, gathered_bytes(p, len), rx);
@@ -810,9 +897,9 @@ static int ring(struct pass *p)
 			}
 		}
 		int ended = deliver_end(p);
-		fw_net_unkeep(fw);
-		if (st || ended)
-			return st ? st : ended;
+		int freed = frames_free(p, 0);
+		if (st || ended || freed)
+			return st ? st : ended ? ended : freed;
 	}
 	return fw_net_settle(fw);
 }
@@ -863,7 +950,8 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 			 .mean_w = d->flags & QUIRE_CMD_F_MEAN ? w : 0,
 			 .upto = ~0u,
 			 .tx = FW_COLL_TX + QUIRE_FRAME_HDR_BYTES,
-			 .out_failed = fw_dma_reg(fw, OUT_CH, QUIRE_DMA_FAILED_COUNT)};
+			 .out_failed = fw_dma_reg(fw, OUT_CH, QUIRE_DMA_FAILED_COUNT),
+			 .decode_out = quire_le64_to_cpu(d->dst) % 64 == 0};
 	if (d->flags & QUIRE_CMD_F_REQUANT)
 		p.rq = QUIRE_FRAME_F_REQUANT;
 	if (d->opcode == QUIRE_OPC_REDUCE_SCATTER || p.rq) {
@@ -920,8 +1008,14 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	} else {
 		st = ring(&p);
 	}
-	ahead_wait(&p);          /* QUANT free, even after a failure */
-	int sent = out_wait(&p); /* the last result's transfer, even after a failure */
+	ahead_wait(&p); /* QUANT free, even after a failure */
+	int sent = deliver_end(&p);
+	int freed = frames_free(&p, 1); /* every frame's transfer over, even after a failure */
+	if (!sent)
+		sent = freed;
+	int last = out_wait(&p); /* the last result's transfer, even after a failure */
+	if (!sent)
+		sent = last;
 	if (!st)
 		st = sent;
 	if (st == QUIRE_OK && p.overflow)

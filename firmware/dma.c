@@ -60,6 +60,14 @@ void fw_dma_load_exps(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t 
 	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_EXP, exp);
 }
 
+void fw_dma_load_decode(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card,
+			uint32_t len, uint32_t exp, uint32_t decode)
+{
+	dma_load(fw, ch, host, card, len, QUIRE_DMA_TO_HOST_DECODE);
+	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_EXP, exp);
+	hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_DECODE, decode);
+}
+
 void fw_dma_go(struct quire_fw *fw, uint32_t ch)
 {
 	fw_dma_start(fw, ch);

@@ -23,6 +23,11 @@ void fw_dma_load(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card,
  * of it written at card offset exp on the way (QUIRE_DMA_TO_CARD_EXPS), loaded. */
 void fw_dma_load_exps(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card, uint32_t len,
 		      uint32_t exp);
+/* A transfer to the host of len bytes of fp32 decoded on the way (QUIRE_DMA_TO_HOST_DECODE,
+ * channel QUIRE_DMA_DECODE_CHANNEL): from the values at card, the exponents at exp, as
+ * decode (QUIRE_DMA_DECODE_WORD) says; loaded. */
+void fw_dma_load_decode(struct quire_fw *fw, uint32_t ch, uint64_t host, uint32_t card,
+			uint32_t len, uint32_t exp, uint32_t decode);
 void fw_dma_go(struct quire_fw *fw, uint32_t ch);
 int fw_dma_finish(struct quire_fw *fw, uint32_t ch, uint32_t len);
 /* fw->dma_posted from the channels' counts, at the firmware's start. */

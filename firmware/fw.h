@@ -49,16 +49,21 @@ struct quire_fw_comm {
 
 /* The network port's rings as the firmware keeps them (firmware/net.c): receive buffers
  * are numbered; each is free, posted in the receive ring, held (a frame the port
- * delivered, waiting for its communicator to take it), or lent (the frame the last
- * fw_net_recv returned, until the next call). */
+ * delivered, waiting for its communicator to take it), lent (the frame the last
+ * fw_net_recv returned, until the next call), or kept (lent, and kept by the caller). */
 #define QUIRE_FW_NET_BUFS 48u
+/* Frames kept at once past later receives: an all-reduce's all-gather frames whose results
+ * still go to the host (allreduce.c). Buffers enough stay to post every receive
+ * descriptor besides (net.c). */
+#define QUIRE_FW_NET_KEEP 16u
 struct quire_fw_net {
 	uint32_t tx_prod;  /* transmit descriptors queued */
 	uint32_t rx_prod;  /* receive buffers posted */
 	uint32_t rx_taken; /* receive descriptors whose completion the firmware has read */
 	uint32_t n_free, n_held;
-	uint32_t lent; /* buffer number + 1; 0: none */
-	uint32_t kept; /* a lent one kept past the next receive (fw_net_keep), as lent */
+	uint32_t lent;   /* buffer number + 1; 0: none */
+	uint32_t n_kept; /* lent ones kept past later receives (fw_net_keep), oldest first */
+	uint8_t kept[QUIRE_FW_NET_KEEP];
 	/* The frame queued and not yet answered (fw_net_post; comm NULL: none), and the
 	 * failure of one answered while nobody asked (fw_net_settle returns it). */
 	struct quire_fw_comm *pend_comm;

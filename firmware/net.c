@@ -32,8 +32,10 @@ static uint64_t deadline_of(struct quire_fw *fw, const struct quire_fw_comm *c)
 	return hal_cycles(fw) + (uint64_t)c->timeout_ms * fw->cycles_per_ms;
 }
 
-#define TX_MASK   ((1u << FW_NET_TX_LOG2) - 1u)
-#define RX_SLOTS  (1u << FW_NET_RX_LOG2)
+#define TX_MASK  ((1u << FW_NET_TX_LOG2) - 1u)
+#define RX_SLOTS (1u << FW_NET_RX_LOG2)
+_Static_assert(QUIRE_FW_NET_BUFS >= RX_SLOTS + QUIRE_FW_NET_KEEP,
+	       "every receive descriptor posted with the most frames kept");
 #define BUF_BYTES (QUIRE_FRAME_HDR_BYTES + QUIRE_FRAME_MAX_PAYLOAD)
 
 static uint32_t buf_at(uint32_t b)
@@ -119,18 +121,31 @@ static void release(struct quire_fw *fw)
 
 void fw_net_keep(struct quire_fw *fw)
 {
-	fw_net_unkeep(fw);
-	fw->net.kept = fw->net.lent;
-	fw->net.lent = 0;
+	struct quire_fw_net *n = &fw->net;
+	if (!n->lent)
+		return;
+	if (n->n_kept == QUIRE_FW_NET_KEEP)
+		fw_net_unkeep(fw); /* the callers never do: they give one back first */
+	n->kept[n->n_kept++] = (uint8_t)(n->lent - 1u);
+	n->lent = 0;
 }
 
 void fw_net_unkeep(struct quire_fw *fw)
 {
 	struct quire_fw_net *n = &fw->net;
-	if (!n->kept)
+	if (!n->n_kept)
 		return;
-	give_back_sent(fw, n->kept - 1);
-	n->kept = 0;
+	give_back_sent(fw, n->kept[0]);
+	n->n_kept--;
+	for (uint32_t i = 0; i < n->n_kept; i++)
+		n->kept[i] = n->kept[i + 1];
+}
+
+/* Every kept frame free again. */
+static void unkeep_all(struct quire_fw *fw)
+{
+	while (fw->net.n_kept)
+		fw_net_unkeep(fw);
 }
 
 /* Held frame k out of the arrival order; returns its buffer. */
@@ -161,7 +176,7 @@ void fw_net_init(struct quire_fw *fw)
 {
 	struct quire_fw_net *n = &fw->net;
 	n->tx_prod = n->rx_prod = n->rx_taken = 0;
-	n->n_held = n->lent = n->kept = 0;
+	n->n_held = n->lent = n->n_kept = 0;
 	n->pend_comm = NULL;
 	n->pend_err = QUIRE_OK;
 	net_set(fw, QUIRE_NET_TX_BASE, FW_NET_TX_RING);
@@ -334,7 +349,7 @@ static void drop(struct quire_fw *fw, uint32_t k)
 void fw_net_drop_keepalives(struct quire_fw *fw, uint32_t id)
 {
 	release(fw);
-	fw_net_unkeep(fw);
+	unkeep_all(fw);
 	harvest(fw);
 	uint32_t k;
 	while ((k = find(fw, id, 0)) < fw->net.n_held &&
@@ -345,7 +360,7 @@ void fw_net_drop_keepalives(struct quire_fw *fw, uint32_t id)
 void fw_net_drain(struct quire_fw *fw, uint32_t id)
 {
 	release(fw);
-	fw_net_unkeep(fw);
+	unkeep_all(fw);
 	harvest(fw);
 	uint32_t k;
 	while ((k = find(fw, id, 0)) < fw->net.n_held)

@@ -19,6 +19,12 @@
  * command that does not (refused, or not the transfers its pipeline begins with) waits for
  * them to finish.
  *
+ * DECODE with dst on a 64-byte line runs no engine: each chunk goes out as it came in, the
+ * mover decoding it on the way (QUIRE_DMA_TO_HOST_DECODE, on channel 1), so the host link
+ * out, which bounds DECODE, starts as soon as the first chunk is in. A chunk whose exponents
+ * the mover refuses ends the command with QUIRE_ERR_RANGE; chunks posted after it may still
+ * go out (dst is not defined after a failed command).
+ *
  * A failure ends the command with its status: an engine run's stops its chunk and the ones
  * after it from running (the chunks before still go out); a transfer's (the host left, so
  * its epoch is over) stops every chunk not yet run. What was posted finishes before the
@@ -35,6 +41,7 @@
 _Static_assert((FW_PIPE_SETS & (FW_PIPE_SETS - 1)) == 0, "a chunk's set is its index's low bits");
 
 enum { PIPE_IN, PIPE_OUT, PIPE_CHANNELS, PIPE_MAX_XFERS = 3 };
+#define PIPE_NO_RUN 0u /* a pipeline whose chunks go out as they came in: no engine kind */
 
 /* A transfer of each chunk: host + (i << lg >> shift) for its elements [i, i + len),
  * (len << lg) >> shift bytes rounded up, at card + (set << set_lg) (+ r * card_rep for its
@@ -48,6 +55,9 @@ struct pipe {
 	uint32_t n, chunk, first; /* elements; chunks of up to chunk, the first of first */
 	uint32_t nx[PIPE_CHANNELS];
 	struct pipe_xfer x[PIPE_CHANNELS][PIPE_MAX_XFERS];
+	/* Transfers out decoded on the way (QUIRE_DMA_TO_HOST_DECODE): the DECODE word (0:
+	 * plain transfers out), and the exponents of set 0, each chunk's those of its set. */
+	uint32_t out_decode, out_exp;
 	/* The engine run of a chunk: args with N and the card buffers of set 0; what a chunk's
 	 * run writes: N to register n_reg, and the nsets buffers of its set, register
 	 * set_reg[k] taking set_val[k] + (set << set_lg[k]). */
@@ -142,6 +152,9 @@ static void pipe_post(struct quire_fw *fw, const struct pipe *p, uint32_t ch, st
 		      int go)
 {
 	const struct pipe_xfer *x = &p->x[ch][u->j];
+	if (go && ch == PIPE_OUT && p->out_decode)
+		hal_write32(fw, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch) + QUIRE_DMA_EXP,
+			    p->out_exp + ((u->c & (FW_PIPE_SETS - 1)) << x->set_lg));
 	if (go)
 		fw_dma_post(fw, ch, u->host, u->card, u->bytes);
 	if (++u->r < x->reps) {
@@ -333,9 +346,13 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 		bytes[ch] = fw_dma_reg(fw, ch, QUIRE_DMA_BYTES_DONE);
 		/* A channel's direction and epoch, the same for every transfer posted below. */
 		uint32_t regs = QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch);
-		hal_write32(fw, regs + QUIRE_DMA_DIR,
-			    ch == PIPE_IN ? QUIRE_DMA_TO_CARD : QUIRE_DMA_TO_HOST);
+		uint32_t dir = ch == PIPE_IN   ? QUIRE_DMA_TO_CARD
+			       : p->out_decode ? QUIRE_DMA_TO_HOST_DECODE
+					       : QUIRE_DMA_TO_HOST;
+		hal_write32(fw, regs + QUIRE_DMA_DIR, dir);
 		hal_write32(fw, regs + QUIRE_DMA_EPOCH, fw->epoch);
+		if (ch == PIPE_OUT && p->out_decode)
+			hal_write32(fw, regs + QUIRE_DMA_DECODE, p->out_decode);
 	}
 	uint32_t in_mark = fw->dma_posted[PIPE_IN] + per_in;
 	if (fw->prefetch.pending) { /* the first transfer in, as posted (counts before it) */
@@ -356,8 +373,10 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 	 * out of a run over; a transfer in while channel 0 has less than two left, so that the
 	 * host link does not idle; the sets of chunks gone out freed; transfers in ahead. */
 	for (;;) {
-		if (running && fw_engine_done(fw, p->kind)) {
-			int r = fw_engine_finish(fw, p->kind, faults);
+		/* A chunk with no run is over in the round after it "started". */
+		if (running && (p->kind == PIPE_NO_RUN || fw_engine_done(fw, p->kind))) {
+			int r = p->kind == PIPE_NO_RUN ? QUIRE_OK
+						       : fw_engine_finish(fw, p->kind, faults);
 			running = 0;
 			if (r == QUIRE_ERR_OVERFLOW && p->kind == QUIRE_ENGINE_REDUCE) {
 				p->overflow = 1; /* saturated, reported, the rest still summed */
@@ -377,6 +396,8 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 			int r;
 			if (fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_FAILED_COUNT) != failed[PIPE_IN])
 				r = (int)fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_FAILED_STATUS);
+			else if (p->kind == PIPE_NO_RUN)
+				r = QUIRE_OK;
 			else
 				r = pipe_start(fw, p, &run, &faults);
 			if (r != QUIRE_OK) {
@@ -477,6 +498,7 @@ static void pipe_init(struct pipe *p, uint32_t n, uint32_t chunk, uint32_t first
 	p->first = first;
 	p->nx[PIPE_IN] = p->nx[PIPE_OUT] = 0;
 	p->overflow = 0;
+	p->out_decode = 0;
 }
 
 int fw_op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
@@ -521,15 +543,26 @@ int fw_op_encode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	return pipe_run(fw, &p, detail);
 }
 
+/* DECODE: where dst is on a 64-byte line, each chunk's values go out decoded by the DMA
+ * mover on the way (QUIRE_DMA_TO_HOST_DECODE), and no engine runs; otherwise the QUANT
+ * engine decodes each chunk into the set's output buffer, which goes out as it is. */
 int fw_op_decode(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
 	uint32_t fmt = quire_le16_to_cpu(d->format), vf = quire_le16_to_cpu(d->val_format);
+	uint64_t dst = quire_le64_to_cpu(d->dst);
 	struct pipe p;
 	pipe_init(&p, quire_le32_to_cpu(d->count), FW_PIPE_ELEMS, FW_PIPE_FIRST);
 	pipe_add(&p, PIPE_IN, quire_le64_to_cpu(d->src), FW_BUF_A, quire_format_elem_bytes(vf), 0);
 	if (fmt != QUIRE_FMT_FP16)
 		pipe_add(&p, PIPE_IN, quire_le64_to_cpu(d->exp), FW_BUF_E, 1, 6);
-	pipe_add(&p, PIPE_OUT, quire_le64_to_cpu(d->dst), FW_BUF_C, 4, 0);
+	if (dst % 64 == 0) {
+		pipe_add(&p, PIPE_OUT, dst, FW_BUF_A, 4, 0); /* LEN: the fp32 out */
+		p.out_decode = QUIRE_DMA_DECODE_WORD(fmt, vf, quire_le16_to_cpu(d->workers));
+		p.out_exp = FW_BUF_E;
+		p.kind = PIPE_NO_RUN;
+		return pipe_run(fw, &p, detail);
+	}
+	pipe_add(&p, PIPE_OUT, dst, FW_BUF_C, 4, 0);
 	const uint32_t a[QUIRE_QUANT_ARGS] = {QUIRE_QUANT_OP_DECODE,
 					      fmt,
 					      vf,

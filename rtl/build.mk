@@ -27,7 +27,8 @@ RTL_CARD_SRCS := $(RTL_CARD_PKG) $(RTLE_DIR)/quire_format_pkg.sv $(RTL_CORE_SRCS
 	rtl/engines/quire_mlp.sv rtl/card/quire_crc32_pkg.sv rtl/card/quire_card_ram.sv rtl/card/quire_card_mem.sv \
 	rtl/card/quire_card_net.sv rtl/card/quire_card_engine_regs.sv rtl/card/quire_card_line_mover.sv \
 	rtl/card/quire_card_mean.sv rtl/card/quire_card_quant.sv rtl/card/quire_card_mlp.sv rtl/card/quire_card_reduce.sv \
-	rtl/card/quire_card_bar.sv rtl/card/quire_card_ctl.sv rtl/card/quire_card_dma.sv rtl/card/quire_card_queue.sv \
+	rtl/card/quire_card_bar.sv rtl/card/quire_card_ctl.sv rtl/card/quire_card_dma_decode.sv rtl/card/quire_card_dma.sv \
+	rtl/card/quire_card_queue.sv \
 	rtl/card/quire_card_top.sv
 # The RTL card's board (boards/sim-rtl.toml, through <quire/boards.h>): the card top's memory
 # size and clock are its QUIRE_BOARD_SIM_RTL_* constants.

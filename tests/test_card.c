@@ -599,6 +599,96 @@ static void test_dma_exponents(void **state)
 	assert_int_equal(dma_exps(r, IOVA + DATA, 0x5000, 4 * N, mem - 4, epoch), QUIRE_OK);
 }
 
+static uint32_t dma_decode(struct rig *r, uint64_t host, uint32_t card, uint32_t len, uint32_t exp,
+			   uint32_t word, uint32_t epoch)
+{
+	quire_emu_card_write(r->dev, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(1) + QUIRE_DMA_EXP, exp);
+	quire_emu_card_write(r->dev, QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(1) + QUIRE_DMA_DECODE,
+			     word);
+	return dma_run(r, host, card, len, QUIRE_DMA_TO_HOST_DECODE, epoch);
+}
+
+static void test_dma_decode(void **state)
+{
+	struct rig *r = *state;
+	const uint32_t epoch = quire_emu_card_read(r->dev, QUIRE_CARD_CTL + QUIRE_CTL_QUEUE_EPOCH);
+	const uint32_t mem = quire_emu_card_read(r->dev, QUIRE_CARD_BAR + r->id + QUIRE_ID_MEM_LO);
+	enum { N = 200, VALS = 0x3000, EXPS = 0x403e }; /* its exponents span two lines */
+	uint8_t vals[4 * N];
+	int8_t exps[4] = {-3, QUIRE_BFP_EXP_NONFINITE, 100, QUIRE_BFP_EXP_ZERO};
+	for (int i = 0; i < 4 * N; i++)
+		vals[i] = (uint8_t)(i * 13 + 5);
+	for (int i = 0; i < 4 * N; i += 4)
+		quire_emu_card_write(r->dev, QUIRE_CARD_MEM + VALS + (uint32_t)i,
+				     vals[i] | vals[i + 1] << 8 | vals[i + 2] << 16 |
+					 (uint32_t)vals[i + 3] << 24);
+	quire_emu_card_write(r->dev, QUIRE_CARD_MEM + 0x403c,
+			     (uint32_t)(uint8_t)exps[0] << 16 | (uint32_t)(uint8_t)exps[1] << 24);
+	quire_emu_card_write(r->dev, QUIRE_CARD_MEM + 0x4040,
+			     (uint32_t)(uint8_t)exps[2] | (uint32_t)(uint8_t)exps[3] << 8);
+	float want[N + 1], *got = (float *)(r->host + DATA);
+	const uint32_t words[] = {QUIRE_DMA_DECODE_WORD(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, 4),
+				  QUIRE_DMA_DECODE_WORD(QUIRE_FMT_BFP16, QUIRE_FMT_INT16, 1),
+				  QUIRE_DMA_DECODE_WORD(QUIRE_FMT_BFP8, QUIRE_FMT_INT32, 3),
+				  QUIRE_DMA_DECODE_WORD(QUIRE_FMT_FP16, QUIRE_FMT_FP16, 2)};
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+		uint32_t w = words[k];
+		assert_int_equal(quire_quant_decode(QUIRE_DMA_DECODE_FORMAT(w),
+						    QUIRE_DMA_DECODE_VAL_FORMAT(w), N,
+						    QUIRE_DMA_DECODE_MEAN(w), vals, exps, want),
+				 QUIRE_OK);
+		memset(got, 0x5a, 4 * (N + 1));
+		memset(&want[N], 0x5a, 4);
+		assert_int_equal(dma_decode(r, IOVA + DATA, VALS, 4 * N, EXPS, w, epoch), QUIRE_OK);
+		assert_memory_equal(got, want, 4 * (N + 1)); /* nothing past LEN */
+	}
+	/* Refused, moving nothing: on channel 0; the epoch; the values past card memory; off a
+	 * line, not whole fp32, a pair it does not decode; the exponents past card memory, then
+	 * one below ZERO. */
+	const uint32_t w4 = words[0], ch0 = QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(0);
+	memset(got, 0x5a, 4 * (N + 1));
+	const uint32_t ch0_regs[] = {QUIRE_DMA_HOST_LO, QUIRE_DMA_HOST_HI, QUIRE_DMA_CARD,
+				     QUIRE_DMA_LEN,     QUIRE_DMA_DIR,     QUIRE_DMA_EPOCH,
+				     QUIRE_DMA_EXP,     QUIRE_DMA_DECODE};
+	const uint32_t ch0_values[] = {(uint32_t)(IOVA + DATA),
+				       (uint32_t)((IOVA + DATA) >> 32),
+				       VALS,
+				       4 * N,
+				       QUIRE_DMA_TO_HOST_DECODE,
+				       epoch,
+				       EXPS,
+				       w4};
+	for (size_t i = 0; i < sizeof(ch0_regs) / sizeof(ch0_regs[0]); i++)
+		quire_emu_card_write(r->dev, ch0 + ch0_regs[i], ch0_values[i]);
+	quire_emu_card_write(r->dev, ch0 + QUIRE_DMA_CTRL, QUIRE_DMA_START);
+	assert_int_equal(dma_rd(r, 0, QUIRE_DMA_STATUS), QUIRE_ERR_INVALID);
+	assert_int_equal(dma_decode(r, IOVA + DATA, VALS, 4 * N, EXPS, w4, epoch + 1),
+			 QUIRE_ERR_PEER);
+	assert_int_equal(dma_decode(r, IOVA + DATA, mem - N + 64, 4 * N, EXPS, w4, epoch),
+			 QUIRE_ERR_RANGE);
+	assert_int_equal(dma_decode(r, IOVA + DATA + 4, VALS, 4 * N, EXPS, w4, epoch),
+			 QUIRE_ERR_INVALID);
+	assert_int_equal(dma_decode(r, IOVA + DATA, VALS + 4, 4 * N, EXPS, w4, epoch),
+			 QUIRE_ERR_INVALID);
+	assert_int_equal(dma_decode(r, IOVA + DATA, VALS, 4 * N - 2, EXPS, w4, epoch),
+			 QUIRE_ERR_INVALID);
+	assert_int_equal(dma_decode(r, IOVA + DATA, VALS, 4 * N, EXPS,
+				    QUIRE_DMA_DECODE_WORD(QUIRE_FMT_FP32, QUIRE_FMT_FP32, 1),
+				    epoch),
+			 QUIRE_ERR_INVALID);
+	assert_int_equal(dma_decode(r, IOVA + DATA, VALS, 4 * N, mem - 3, w4, epoch),
+			 QUIRE_ERR_RANGE);
+	quire_emu_card_write(r->dev, QUIRE_CARD_MEM + 0x4040,
+			     (uint32_t)(uint8_t)exps[2] | (uint32_t)(uint8_t)-127 << 8);
+	assert_int_equal(dma_decode(r, IOVA + DATA, VALS, 4 * N, EXPS, w4, epoch), QUIRE_ERR_RANGE);
+	for (int i = 0; i <= N; i++)
+		assert_int_equal(((uint32_t *)got)[i], 0x5a5a5a5au);
+	/* The values' range at card memory's end is LEN / 4 bytes of INT8. */
+	quire_emu_card_write(r->dev, QUIRE_CARD_MEM + 0x4040,
+			     (uint32_t)(uint8_t)exps[2] | (uint32_t)(uint8_t)exps[3] << 8);
+	assert_int_equal(dma_decode(r, IOVA + DATA, mem - 256, 4 * 256, EXPS, w4, epoch), QUIRE_OK);
+}
+
 /* COMM_INIT of a one-member communicator `id` (no network needed); its status. */
 static int comm_init(struct rig *r, uint16_t id, uint32_t seq)
 {
@@ -725,6 +815,7 @@ int main(void)
 					    rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_dma_counts, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_dma_exponents, rig_setup, rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_dma_decode, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_host_detach, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_next_host_untouched, rig_setup, rig_teardown),
 	};

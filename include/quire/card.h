@@ -124,7 +124,7 @@
 #define QUIRE_DMA_HOST_HI       0x04
 #define QUIRE_DMA_CARD          0x08 /* card memory offset */
 #define QUIRE_DMA_LEN           0x0c /* bytes */
-#define QUIRE_DMA_DIR           0x10 /* QUIRE_DMA_TO_CARD, _TO_HOST or _TO_CARD_EXPS */
+#define QUIRE_DMA_DIR           0x10 /* one of the QUIRE_DMA_TO_* below */
 /* CTRL: write QUIRE_DMA_START to post a transfer; reads QUIRE_DMA_DONE once the queue is
  * empty (0 from a START until then). STATUS: the status of the last transfer finished. */
 #define QUIRE_DMA_CTRL   0x14
@@ -142,16 +142,31 @@
 #define QUIRE_DMA_FAILED_STATUS 0x28
 #define QUIRE_DMA_QUEUED        0x2c
 #define QUIRE_DMA_BYTES_DONE    0x30
-/* TO_CARD_EXPS: the card memory offset where the transfer's block exponents go. */
-#define QUIRE_DMA_EXP     0x34
-#define QUIRE_DMA_TO_CARD 0u
-#define QUIRE_DMA_TO_HOST 1u
+/* TO_CARD_EXPS: the card memory offset where the transfer's block exponents go;
+ * TO_HOST_DECODE: where they are read. */
+#define QUIRE_DMA_EXP 0x34
+/* TO_HOST_DECODE: what is decoded, QUIRE_DMA_DECODE_WORD(format, value format, mean). */
+#define QUIRE_DMA_DECODE                  0x38
+#define QUIRE_DMA_DECODE_WORD(f, vf, w)   ((uint32_t)(f) | (uint32_t)(vf) << 8 | (uint32_t)(w) << 16)
+#define QUIRE_DMA_DECODE_FORMAT(word)     ((word)&0xffu)
+#define QUIRE_DMA_DECODE_VAL_FORMAT(word) ((word) >> 8 & 0xffu)
+#define QUIRE_DMA_DECODE_MEAN(word)       ((word) >> 16)
+
+#define QUIRE_DMA_TO_CARD                 0u
+#define QUIRE_DMA_TO_HOST                 1u
 /* To the card, fp32 from and to a 64-byte line, and besides, the exponent of each block of
  * QUIRE_BFP_BLOCK fp32 it carries (as quire_quant_exponents without error feedback) at
  * EXP + k for block k: the block exponents of an input, computed as it comes. */
 #define QUIRE_DMA_TO_CARD_EXPS 2u
-#define QUIRE_DMA_START        1u
-#define QUIRE_DMA_DONE         2u
+/* To the host, on channel QUIRE_DMA_DECODE_CHANNEL only: LEN bytes of fp32 decoded from the
+ * values at CARD (and, for a block format, the exponents at EXP), as quire_quant_decode with
+ * the DECODE register's format, value format and mean, from and to a 64-byte line: a
+ * DECODE whose output goes straight to the host, with no engine run. */
+#define QUIRE_DMA_TO_HOST_DECODE 3u
+#define QUIRE_DMA_DECODE_CHANNEL 1u
+
+#define QUIRE_DMA_START          1u
+#define QUIRE_DMA_DONE           2u
 
 /*
  * Queue engine: the host's rings in hardware, beside the DMA mover. The descriptor

@@ -39,14 +39,22 @@
 // exponent is written as it comes out, on a write port of card memory of its own; the
 // transfer finishes once the last one is written.
 //
+// A transfer to the host decoded on the way (DIR QUIRE_DMA_TO_HOST_DECODE, a channel built
+// with Decode) is a whole-line transfer to the host whose lines come from
+// quire_card_dma_decode rather than from card memory: it begins as a plain one does, its
+// exponents are checked (a bad one: it finishes QUIRE_ERR_RANGE after those before it,
+// having sent nothing), then its lines are sent as the unit makes them.
+//
 // The queue engine (quire_card_queue) shares the port: no transfer begins while it holds
 // the port (hold_i), and busy_o, high while anything is queued or in flight, keeps the
 // engine from starting.
 module quire_card_dma
   import quire_card_pkg::*;
+  import quire_format_pkg::*;
 #(
   parameter logic [63:0] MemBytes       = 64'h0800_0000,
-  parameter int unsigned MaxOutstanding = 256
+  parameter int unsigned MaxOutstanding = 256,
+  parameter bit          Decode         = 1'b0  // takes QUIRE_DMA_TO_HOST_DECODE
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -96,7 +104,7 @@ module quire_card_dma
   localparam int unsigned OutBits   = $clog2(MaxOutstanding + 1);
   localparam int unsigned LineBits  = 26;  // the lines of a 32-bit card offset
 
-  typedef enum logic [2:0] {
+  typedef enum logic [3:0] {
     IDLE,
     LINES_TO_CARD,    // whole lines to the card: the line reads asked for
     LINES_TO_HOST,    // whole lines to the host: the line writes sent
@@ -104,7 +112,10 @@ module quire_card_dma
     HOST_READ_WAIT,   // its answer, written to card memory as it comes
     CARD_READ,        // word/byte path to the host: read card memory
     CARD_READ_WAIT,   // its word, sent as a host write when the port takes it
-    HOST_WRITE_WAIT   // the write's acknowledgement
+    HOST_WRITE_WAIT,  // the write's acknowledgement
+    DECODE_CHECK,     // to the host, decoded: its exponents checked (quire_card_dma_decode)
+    DECODE_REFUSED,   // one of them bad: the transfer finishes once those before it have
+    LINES_DECODE      // its lines sent as they are decoded
   } state_e;
 
   // A posted transfer: the registers as they were at its START.
@@ -114,9 +125,11 @@ module quire_card_dma
     logic [31:0] len;
     logic [31:0] epoch;
     logic [31:0] exp;
+    logic [31:0] decode;   // the DECODE register
     logic        to_card;  // DIR is QUIRE_DMA_TO_CARD or QUIRE_DMA_TO_CARD_EXPS
     logic        to_host;  // DIR is QUIRE_DMA_TO_HOST
     logic        exps;     // DIR is QUIRE_DMA_TO_CARD_EXPS
+    logic        decodes;  // DIR is QUIRE_DMA_TO_HOST_DECODE, on a channel that decodes
   } xfer_t;
 
   // A whole-line transfer in flight: where its answers go and when it is finished.
@@ -150,7 +163,7 @@ module quire_card_dma
   assign reg_at = {addr_i[AddrBits-1:2], 2'b00};
 
   logic [63:0]          host_q;
-  logic [31:0]          card_q, len_q, dir_q, epoch_q, exp_q;
+  logic [31:0]          card_q, len_q, dir_q, epoch_q, exp_q, decode_q;
   logic [31:0]          status_q, done_count_q, failed_count_q, failed_status_q, bytes_done_q;
   logic                 ctrl_done_q;
   logic [CountBits-1:0] queued_q;  // posted and not finished
@@ -176,9 +189,11 @@ module quire_card_dma
     regs_xfer.len     = len_q;
     regs_xfer.epoch   = epoch_q;
     regs_xfer.exp     = exp_q;
+    regs_xfer.decode  = decode_q;
     regs_xfer.to_card = dir_q == DMA_TO_CARD || dir_q == DMA_TO_CARD_EXPS;
     regs_xfer.to_host = dir_q == DMA_TO_HOST;
     regs_xfer.exps    = dir_q == DMA_TO_CARD_EXPS;
+    regs_xfer.decodes = Decode && dir_q == DMA_TO_HOST_DECODE;
     head              = post_count_q != '0 ? posted_q[post_rd_q] : regs_xfer;
   end
   assign have_head = post_count_q != '0 || post;
@@ -190,9 +205,32 @@ module quire_card_dma
   assign head_card     = {32'd0, head.card};
   assign head_end      = head.host + head_len - 64'd1;
 
+  // A decoding transfer's card range is its values': LEN / 4 of VAL_FORMAT (0 bytes for a
+  // format it cannot decode, refused INVALID below).
+  logic [7:0]  dec_fmt, dec_vf;
+  logic [63:0] head_card_len;
+  logic        dec_pair_ok, dec_bfp;
+  assign dec_fmt = head.decode[7:0];
+  assign dec_vf  = head.decode[15:8];
+  assign dec_bfp = dec_fmt == 8'(QUIRE_FMT_BFP8) || dec_fmt == 8'(QUIRE_FMT_BFP16);
+  assign dec_pair_ok = (dec_bfp && (dec_vf == 8'(QUIRE_FMT_INT8) || dec_vf == 8'(QUIRE_FMT_INT16) ||
+                                    dec_vf == 8'(QUIRE_FMT_INT32))) ||
+                       (dec_fmt == 8'(QUIRE_FMT_FP16) && dec_vf == 8'(QUIRE_FMT_FP16));
+  always_comb begin : card_length
+    head_card_len = head_len;
+    if (head.decodes) begin
+      unique case (dec_vf)
+        8'(QUIRE_FMT_INT8):                      head_card_len = head_len >> 2;
+        8'(QUIRE_FMT_INT16), 8'(QUIRE_FMT_FP16): head_card_len = head_len >> 1;
+        8'(QUIRE_FMT_INT32):                     head_card_len = head_len;
+        default:                                 head_card_len = 64'd0;
+      endcase
+    end
+  end
+
   logic card_ok, host_ok, exps_whole, exp_ok;
   logic [63:0] head_exp, head_blocks;
-  assign card_ok = head_card <= MemBytes && head_len <= MemBytes - head_card;
+  assign card_ok = head_card <= MemBytes && head_card_len <= MemBytes - head_card;
   assign head_exp    = {32'd0, head.exp};
   assign head_blocks = (head_len + 64'd255) >> 8;  // a block: 64 fp32, 256 bytes
   assign exps_whole  = head.host[5:0] == 6'd0 && head.card[5:0] == 6'd0 && head.len[1:0] == 2'd0;
@@ -206,11 +244,13 @@ module quire_card_dma
       head_status = ERR_PEER;  // the host of its command has gone or reset the queues
     end else if (!host_ok || !card_ok) begin
       head_status = ERR_RANGE;
-    end else if (!head.to_card && !head.to_host) begin
+    end else if (!head.to_card && !head.to_host && !head.decodes) begin
       head_status = ERR_INVALID;
-    end else if (head.exps && !exps_whole) begin
+    end else if ((head.exps || head.decodes) && !exps_whole) begin
       head_status = ERR_INVALID;
-    end else if (head.exps && !exp_ok) begin
+    end else if (head.decodes && !dec_pair_ok) begin
+      head_status = ERR_INVALID;
+    end else if ((head.exps || (head.decodes && dec_bfp)) && !exp_ok) begin
       head_status = ERR_RANGE;
     end else begin
       head_status = OK;
@@ -236,6 +276,19 @@ module quire_card_dma
   // a transfer with exponents finishes once its last one is written (below)
   assign finish_answer = flight.exps ? exps_done : last_answer;
 
+  // ---- a decoding transfer (Decode): quire_card_dma_decode reads card memory and checks its
+  // exponents (DECODE_CHECK), then makes its lines (LINES_DECODE); it enters the flight FIFO
+  // once they are found valid, or finishes refused (RANGE) having moved nothing, after the
+  // transfers before it (DECODE_REFUSED).
+  logic         dec_start, dec_checked, dec_exps_ok, dec_go, dec_refused;
+  logic         dec_mem_req, dec_out_valid, dec_out_ready;
+  logic [31:0]  dec_mem_addr, dec_len_q;
+  logic [511:0] dec_line;
+  assign dec_go      = state_q == DECODE_CHECK && dec_checked && dec_exps_ok;
+  assign dec_refused = flight_count_q == '0 && (state_q == DECODE_REFUSED ||
+                                               (state_q == DECODE_CHECK && dec_checked &&
+                                                !dec_exps_ok));
+
   // ---- the issue side: the lines of the transfer being asked for (line k is host line
   // (host >> 6) + k and card line (card >> 6) + k), or the word/byte path's cursors
   state_e              state_q;
@@ -248,14 +301,16 @@ module quire_card_dma
 
   logic line_ask, line_take, last_take;
   assign line_ask  = out_q != OutBits'(MaxOutstanding) &&
-                     (state_q == LINES_TO_CARD || (state_q == LINES_TO_HOST && have_q));
+                     (state_q == LINES_TO_CARD || (state_q == LINES_TO_HOST && have_q) ||
+                      (state_q == LINES_DECODE && dec_out_valid));
   assign line_take = line_ask && host_ready_i;
   assign last_take = line_take && sent_q == lines_q - 1'b1;
 
-  // Which transfer begins: a whole-line one as soon as the issue side is free (a transfer
-  // to the host once no transfer to the card is in flight), the others once nothing is.
-  // A transfer with exponents in flight is the only one (it begins when nothing is).
-  logic drained, pop, pop_lines, pop_word, exps_flying;
+  // Which transfer begins: a whole-line one (or a decoding one) as soon as the issue side
+  // is free (a transfer to the host once no transfer to the card is in flight), the others
+  // once nothing is. A transfer with exponents in flight is the only one (it begins when
+  // nothing is).
+  logic drained, pop, pop_lines, pop_word, pop_decode, exps_flying;
   assign drained     = state_q == IDLE && flight_count_q == '0;
   assign exps_flying = flight_count_q != '0 && flight.exps;
   always_comb begin : begins
@@ -265,11 +320,13 @@ module quire_card_dma
         pop = drained;
       end else begin
         pop = (state_q == IDLE || last_take) && !exps_flying &&
-              !(head.to_host && to_card_flying_q != '0);
+              !((head.to_host || head.decodes) && to_card_flying_q != '0);
       end
     end
   end
-  assign pop_lines = pop && !head_empty && head_whole;
+  assign pop_lines  = pop && !head_empty && head_whole && !head.decodes;
+  assign pop_decode = pop && !head_empty && head.decodes;
+  assign dec_start  = pop_decode;
   assign pop_word  = pop && !head_empty && !head_whole;
 
   // The queue's storage: a START is stored unless it begins in its own cycle.
@@ -303,8 +360,8 @@ module quire_card_dma
   logic                 finish;
   logic [31:0]          finish_status, finish_bytes;
   logic [CountBits-1:0] queued_next;
-  assign finish        = finish_answer || finish_word || (pop && head_empty);
-  assign finish_status = finish_answer || finish_word ? OK : head_status;
+  assign finish        = finish_answer || finish_word || (pop && head_empty) || dec_refused;
+  assign finish_status = finish_answer || finish_word ? OK : dec_refused ? ERR_RANGE : head_status;
   assign finish_bytes  = finish_answer ? flight.len : finish_word ? word_len_q : 32'd0;
   assign queued_next   = queued_q + CountBits'(post) - CountBits'(finish);
 
@@ -331,12 +388,12 @@ module quire_card_dma
         host_req_o = 1'b1;
         host_we_o  = 1'b1;
       end
-      LINES_TO_CARD, LINES_TO_HOST: begin
+      LINES_TO_CARD, LINES_TO_HOST, LINES_DECODE: begin
         host_req_o   = line_ask;
-        host_we_o    = state_q == LINES_TO_HOST;
+        host_we_o    = state_q != LINES_TO_CARD;
         host_addr_o  = {host_cur_q[63:6] + 58'(sent_q), 6'd0};
         host_be_o    = line_be(sent_q, lines_q, first_off_q, last_off_q);
-        host_wdata_o = mem_rdata_i;
+        host_wdata_o = state_q == LINES_DECODE ? dec_line : mem_rdata_i;
         // to the host: the next card line read as this one is taken
         if (state_q == LINES_TO_HOST && line_take && !last_take) begin
           mem_req_o  = 1'b1;
@@ -360,6 +417,46 @@ module quire_card_dma
       mem_be_o    = line_be(got_q, flight.lines, flight.first_off, flight.last_off);
       mem_wdata_o = host_rdata_i;
     end
+    // A decoding transfer's reads: nothing else reads or writes card memory then (it begins
+    // with no transfer to the card in flight, and nothing begins until its last line is
+    // sent, when its reads are over).
+    if (dec_mem_req) begin
+      mem_req_o  = dec_mem_req;
+      mem_we_o   = 1'b0;
+      mem_addr_o = dec_mem_addr;
+    end
+  end
+
+  assign dec_out_ready = state_q == LINES_DECODE && line_take;
+  if (Decode) begin : gen_decode
+    quire_card_dma_decode u_decode (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .start_i     (dec_start),
+      .card_i      (head.card),
+      .exp_i       (head.exp),
+      .n_i         (head.len >> 2),
+      .fmt_i       (head.decode[3:0]),
+      .val_fmt_i   (head.decode[11:8]),
+      .mean_i      (head.decode[31:16]),
+      .checked_o   (dec_checked),
+      .exps_ok_o   (dec_exps_ok),
+      .mem_req_o   (dec_mem_req),
+      .mem_addr_o  (dec_mem_addr),
+      .mem_rdata_i (mem_rdata_i),
+      .out_valid_o (dec_out_valid),
+      .out_ready_i (dec_out_ready),
+      .out_line_o  (dec_line)
+    );
+  end else begin : gen_no_decode
+    logic unused_decode;
+    assign unused_decode = ^{dec_start, dec_out_ready};
+    assign dec_checked   = 1'b0;
+    assign dec_exps_ok   = 1'b0;
+    assign dec_mem_req   = 1'b0;
+    assign dec_mem_addr  = 32'd0;
+    assign dec_out_valid = 1'b0;
+    assign dec_line      = '0;
   end
 
   // ---- the block exponents of a transfer that has them: its answers' lanes (the last line's
@@ -428,6 +525,7 @@ module quire_card_dma
       AddrBits'(DMA_QUEUED):        rdata_o = 32'(queued_q);
       AddrBits'(DMA_BYTES_DONE):    rdata_o = bytes_done_q;
       AddrBits'(DMA_EXP):           rdata_o = exp_q;
+      AddrBits'(DMA_DECODE):        rdata_o = decode_q;
       default:                      rdata_o = 32'd0;
     endcase
   end
@@ -437,8 +535,11 @@ module quire_card_dma
     if (store) posted_q[post_wr_q] <= regs_xfer;
     if (pop_lines) begin
       // flight_t's fields in their order (Yosys 0.23 reads no assignment pattern)
-      flight_q[flight_wr_q] <= {head.to_host, head.exps, head.exp, head.card[31:6], head_lines,
-                                head.host[5:0], head_end[5:0], head.len};
+      flight_q[flight_wr_q] <= {head.to_host, head.exps, head.exp, head.card[31:6],
+                                head_lines, head.host[5:0], head_end[5:0], head.len};
+    end else if (dec_go) begin  // only answers to count: no card line, no exponents
+      flight_q[flight_wr_q] <= {1'b1, 1'b0, 32'd0, 26'd0, lines_q, 6'd0, last_off_q,
+                                dec_len_q};
     end
   end
 
@@ -450,6 +551,8 @@ module quire_card_dma
       dir_q            <= 32'd0;
       epoch_q          <= 32'd0;
       exp_q            <= 32'd0;
+      decode_q         <= 32'd0;
+      dec_len_q        <= 32'd0;
       status_q         <= 32'd0;
       done_count_q     <= 32'd0;
       failed_count_q   <= 32'd0;
@@ -486,6 +589,7 @@ module quire_card_dma
           AddrBits'(DMA_DIR):     dir_q         <= wdata_i;
           AddrBits'(DMA_EPOCH):   epoch_q       <= wdata_i;
           AddrBits'(DMA_EXP):     exp_q         <= wdata_i;
+          AddrBits'(DMA_DECODE):  decode_q      <= wdata_i;
           default: ;  // CTRL (START is taken above) and the read-only ones
         endcase
       end
@@ -510,9 +614,10 @@ module quire_card_dma
       if (start_write || finish) ctrl_done_q <= queued_next == '0;
 
       // The transfers in flight: one enters as it begins, the oldest leaves on its last answer.
-      if (pop_lines)     flight_wr_q <= next_ptr(flight_wr_q);
-      if (finish_answer) flight_rd_q <= next_ptr(flight_rd_q);
-      flight_count_q   <= flight_count_q + CountBits'(pop_lines) - CountBits'(finish_answer);
+      if (pop_lines || dec_go) flight_wr_q <= next_ptr(flight_wr_q);
+      if (finish_answer)       flight_rd_q <= next_ptr(flight_rd_q);
+      flight_count_q   <= flight_count_q + CountBits'(pop_lines || dec_go)
+                                         - CountBits'(finish_answer);
       to_card_flying_q <= to_card_flying_q + CountBits'(pop_lines && head.to_card)
                                            - CountBits'(finish_answer && !flight.to_host);
       if (finish_answer)  got_q <= '0;
@@ -524,7 +629,13 @@ module quire_card_dma
         HOST_READ:      if (host_ready_i) state_q <= HOST_READ_WAIT;
         CARD_READ:      state_q <= CARD_READ_WAIT;
         CARD_READ_WAIT: if (host_ready_i) state_q <= HOST_WRITE_WAIT;
-        LINES_TO_CARD, LINES_TO_HOST: begin
+        DECODE_CHECK: begin
+          if (dec_go)      state_q <= LINES_DECODE;
+          else if (dec_refused) state_q <= IDLE;
+          else if (dec_checked) state_q <= DECODE_REFUSED;
+        end
+        DECODE_REFUSED: if (dec_refused) state_q <= IDLE;
+        LINES_TO_CARD, LINES_TO_HOST, LINES_DECODE: begin
           if (line_take) sent_q <= sent_q + 1'b1;
           if (state_q == LINES_TO_HOST) begin
             if (line_take && !last_take) have_q <= 1'b1;  // the next line, read above
@@ -553,6 +664,16 @@ module quire_card_dma
         have_q      <= head.to_host;  // its first card line, read above
         if (pop_lines) state_q <= head.to_card ? LINES_TO_CARD : LINES_TO_HOST;
         else           state_q <= head.to_card ? HOST_READ : CARD_READ;
+      end
+      if (pop_decode) begin
+        host_cur_q  <= head.host;
+        dec_len_q   <= head.len;
+        sent_q      <= '0;
+        lines_q     <= head_lines;
+        first_off_q <= 6'd0;  // HOST is on a line
+        last_off_q  <= head_end[5:0];
+        have_q      <= 1'b0;
+        state_q     <= DECODE_CHECK;
       end
     end
   end

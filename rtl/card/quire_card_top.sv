@@ -422,7 +422,8 @@ module quire_card_top
   logic [511:0] dma1_exp_wdata;
 
   quire_card_dma #(
-    .MemBytes (64'(MemBytes))
+    .MemBytes (64'(MemBytes)),
+    .Decode   (1'b1)  // QUIRE_DMA_DECODE_CHANNEL
   ) u_dma1 (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),

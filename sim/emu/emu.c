@@ -257,6 +257,41 @@ static uint32_t dma_exps(struct emu *e, uint32_t exp, uint64_t host, uint32_t ca
 	return QUIRE_OK;
 }
 
+/* The bytes of one value of a format QUIRE_DMA_TO_HOST_DECODE decodes with `fmt`: 0 for a
+ * pair it does not (docs/registers/dma.md). */
+static uint32_t dma_decode_value_bytes(uint32_t fmt, uint32_t vf)
+{
+	if (fmt == QUIRE_FMT_FP16)
+		return vf == QUIRE_FMT_FP16 ? 2 : 0;
+	if (fmt != QUIRE_FMT_BFP8 && fmt != QUIRE_FMT_BFP16)
+		return 0;
+	return vf == QUIRE_FMT_INT8 ? 1 : vf == QUIRE_FMT_INT16 ? 2 : vf == QUIRE_FMT_INT32 ? 4 : 0;
+}
+
+/* A transfer to the host decoded on the way, its values at card offset `card`: its status.
+ * Decoded whole before a byte goes to the host, so a refused one moves nothing. */
+static uint32_t dma_decode(struct emu *e, const uint32_t *r, uint64_t host, uint32_t card,
+			   uint32_t len, uint8_t *h)
+{
+	uint32_t word = r[QUIRE_DMA_DECODE / 4], n = len / 4;
+	uint32_t fmt = QUIRE_DMA_DECODE_FORMAT(word), vf = QUIRE_DMA_DECODE_VAL_FORMAT(word);
+	if ((host | card) % 64 || len % 4 || !dma_decode_value_bytes(fmt, vf))
+		return QUIRE_ERR_INVALID;
+	int8_t *exp = NULL;
+	if (fmt != QUIRE_FMT_FP16 &&
+	    !(exp = card_ptr(e, r[QUIRE_DMA_EXP / 4], QUIRE_BFP_BLOCKS(n), 1)))
+		return QUIRE_ERR_RANGE;
+	float *y = malloc(len ? len : 1);
+	if (!y)
+		return QUIRE_ERR_NOMEM;
+	int st = quire_emu_quant(quire_emu_engines_golden(), QUIRE_QUANT_OP_DECODE, fmt, vf, 0, n,
+				 QUIRE_DMA_DECODE_MEAN(word), NULL, NULL, exp, e->mem + card, y);
+	if (st == QUIRE_OK)
+		memcpy(h, y, len);
+	free(y);
+	return (uint32_t)st;
+}
+
 /* A START of DMA channel `ch` (docs/registers/dma.md): its checks in their order, then the
  * copy, at once: the channel's queue is never more than the transfer just posted, so
  * QUEUED reads 0 and the counts move at the START. */
@@ -265,11 +300,21 @@ static void dma_run(struct emu *e, uint32_t ch)
 	uint32_t *r = e->dma[ch];
 	uint64_t host = (uint64_t)r[QUIRE_DMA_HOST_HI / 4] << 32 | r[QUIRE_DMA_HOST_LO / 4];
 	uint32_t card = r[QUIRE_DMA_CARD / 4], len = r[QUIRE_DMA_LEN / 4];
-	uint32_t status;
-	uint8_t *c = card_ptr(e, card, len, 1);
+	uint32_t status, dir = r[QUIRE_DMA_DIR / 4];
+	int decodes = dir == QUIRE_DMA_TO_HOST_DECODE && ch == QUIRE_DMA_DECODE_CHANNEL;
+	uint32_t card_len = len; /* a decoding transfer's: its values' */
+	if (decodes) {
+		uint32_t word = r[QUIRE_DMA_DECODE / 4];
+		card_len = len / 4 *
+			   dma_decode_value_bytes(QUIRE_DMA_DECODE_FORMAT(word),
+						  QUIRE_DMA_DECODE_VAL_FORMAT(word));
+	}
+	uint8_t *c = card_ptr(e, card, card_len, 1);
 	uint8_t *h = quire_emu_host_span(e, r[QUIRE_DMA_EPOCH / 4], host, len, &status);
 	if (h && !c) {
 		status = QUIRE_ERR_RANGE;
+	} else if (h && decodes) {
+		status = dma_decode(e, r, host, card, len, h);
 	} else if (h) {
 		if (r[QUIRE_DMA_DIR / 4] == QUIRE_DMA_TO_CARD)
 			memcpy(c, h, len);
@@ -497,7 +542,7 @@ static void hal_write(void *ctx, uint32_t addr, uint32_t v)
 		if (dma_start)
 			dma_run(e, ch);
 		else if (dma_reg < QUIRE_DMA_CTRL || dma_reg == QUIRE_DMA_EPOCH ||
-			 dma_reg == QUIRE_DMA_EXP)
+			 dma_reg == QUIRE_DMA_EXP || dma_reg == QUIRE_DMA_DECODE)
 			e->dma[ch][dma_reg / 4] = v; /* the others read only */
 	} else if (addr >= QUIRE_CARD_QUEUE && addr < QUIRE_CARD_QUEUE + QUIRE_QE_BYTES) {
 		quire_emu_qe_write(e, addr - QUIRE_CARD_QUEUE, v);

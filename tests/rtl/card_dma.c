@@ -11,7 +11,10 @@
  * counts of each. Transfers to the card with their block exponents (QUIRE_DMA_TO_CARD_EXPS):
  * the exponents against the golden model's (hls/quant.c) over zeros, subnormals, NaN, Inf,
  * the clamps and a short last block whose line goes on past the transfer with larger words, two
- * back to back and a plain transfer behind them, and their refusals in the page's order. Then the
+ * back to back and a plain transfer behind them, and their refusals in the page's order.
+ * Transfers to the host decoded on the way (QUIRE_DMA_TO_HOST_DECODE) against the golden
+ * model's decode: each value format, with and without the mean, exponents that span two
+ * lines, two back to back and a plain one behind them, and their refusals. Then the
  * queue's rate, left for test_card_top to read (card_dma.h). The
  * harness fills host memory with byte i = (i * 7 + 3) & 0xff before the run. Ends
  * through sim-exit with 0, or the number of the first failed check.
@@ -302,6 +305,145 @@ static void check_exps(uint64_t base, uint32_t epoch, uint32_t mem)
 	check(card_is(exp, 64, 0x5a5a5a5au) && counts_are(0));
 }
 
+/* Transfers to the host decoded on the way (QUIRE_DMA_TO_HOST_DECODE, channel
+ * QUIRE_DMA_DECODE_CHANNEL): their bytes against the golden model's decode (hls/quant.c),
+ * computed here from the same card memory. */
+#define DEC_VALS 0x180000u /* values */
+#define DEC_EXPS 0x18f03cu /* exponents, 4 bytes short of a line's end: they span two lines */
+#define DEC_WANT 0x190000u /* the golden model's fp32 */
+#define DEC_BACK 0x1a0000u /* the host's bytes, copied back */
+#define DEC_HOST 0x1d0000u /* from the window's base */
+#define DEC_N    404u      /* 6 blocks and one of 20 */
+
+static void post_decode(uint32_t ch, uint64_t host, uint32_t card, uint32_t len, uint32_t exp,
+			uint32_t word, uint32_t epoch)
+{
+	wr(dma_reg(ch, QUIRE_DMA_EXP), exp);
+	wr(dma_reg(ch, QUIRE_DMA_DECODE), word);
+	post(ch, host, card, len, QUIRE_DMA_TO_HOST_DECODE, epoch);
+}
+
+/* One decoding transfer on channel 1, waited for: its status, counted. */
+static uint32_t dma_decode(uint64_t host, uint32_t card, uint32_t len, uint32_t exp, uint32_t word,
+			   uint32_t epoch)
+{
+	post_decode(1, host, card, len, exp, word, epoch);
+	wait_done(1);
+	uint32_t status = rd(dma_reg(1, QUIRE_DMA_STATUS));
+	counted(1, status, len);
+	return status;
+}
+
+/* Whether the n fp32 the host holds at DEC_HOST + off are the golden decode of the values and
+ * exponents (format word) in card memory, and the word after them is `after`. */
+static int decoded(uint64_t base, uint32_t off, uint32_t n, uint32_t word, uint32_t epoch,
+		   uint32_t after)
+{
+	uint32_t back = 4 * n + 4;
+	if (dma(base + DEC_HOST + off, DEC_BACK, back, QUIRE_DMA_TO_CARD, epoch) != QUIRE_OK)
+		return 0;
+	int st = quire_quant_decode(
+	    QUIRE_DMA_DECODE_FORMAT(word), QUIRE_DMA_DECODE_VAL_FORMAT(word), n,
+	    QUIRE_DMA_DECODE_MEAN(word), (const uint8_t *)(uintptr_t)(QUIRE_CARD_MEM + DEC_VALS),
+	    (const int8_t *)(uintptr_t)(QUIRE_CARD_MEM + DEC_EXPS),
+	    (float *)(uintptr_t)(QUIRE_CARD_MEM + DEC_WANT));
+	if (st != QUIRE_OK)
+		return 0;
+	for (uint32_t k = 0; k < n; k++)
+		if (rd(QUIRE_CARD_MEM + DEC_BACK + 4 * k) != rd(QUIRE_CARD_MEM + DEC_WANT + 4 * k))
+			return 0;
+	return rd(QUIRE_CARD_MEM + DEC_BACK + 4 * n) == after;
+}
+
+/* Transfers to the host, decoded (docs/registers/dma.md). */
+static void check_decode(uint64_t base, uint32_t epoch, uint32_t mem)
+{
+	const uint64_t host = base + DEC_HOST;
+	const uint32_t bfp8 = QUIRE_FMT_BFP8, bfp16 = QUIRE_FMT_BFP16;
+	/* Values: the card pattern; each block's exponent one of each kind. */
+	for (uint32_t i = 0; i < 4 * DEC_N; i += 4)
+		wr(QUIRE_CARD_MEM + DEC_VALS + i,
+		   (uint32_t)card_pattern(i) | (uint32_t)card_pattern(i + 1) << 8 |
+		       (uint32_t)card_pattern(i + 2) << 16 | (uint32_t)card_pattern(i + 3) << 24);
+	static const int8_t kinds[EXPS_BLOCKS] = {-3,
+						  QUIRE_BFP_EXP_ZERO,
+						  QUIRE_BFP_EXP_MIN,
+						  QUIRE_BFP_EXP_NONFINITE,
+						  20,
+						  QUIRE_BFP_EXP_MAX,
+						  1};
+	for (uint32_t b = 0; b < EXPS_BLOCKS; b++) {
+		uint32_t at = QUIRE_CARD_MEM + ((DEC_EXPS + b) & ~3u),
+			 sh = 8 * ((DEC_EXPS + b) & 3);
+		wr(at, (rd(at) & ~(0xffu << sh)) | (uint32_t)(uint8_t)kinds[b] << sh);
+	}
+	/* The register reads back, and on channel 0 the direction is refused. */
+	wr(dma_reg(1, QUIRE_DMA_DECODE), 0x87654321u);
+	check(rd(dma_reg(1, QUIRE_DMA_DECODE)) == 0x87654321u);
+	wr(dma_reg(0, QUIRE_DMA_DECODE), QUIRE_DMA_DECODE_WORD(bfp8, QUIRE_FMT_INT8, 1));
+	wr(dma_reg(0, QUIRE_DMA_EXP), DEC_EXPS);
+	check(dma(host, DEC_VALS, 64, QUIRE_DMA_TO_HOST_DECODE, epoch) == QUIRE_ERR_INVALID);
+	/* Each value format, with and without the mean, the host's word after LEN untouched. */
+	static const uint32_t words[] = {
+	    QUIRE_DMA_DECODE_WORD(bfp8, QUIRE_FMT_INT8, 4),
+	    QUIRE_DMA_DECODE_WORD(bfp8, QUIRE_FMT_INT8, 1),
+	    QUIRE_DMA_DECODE_WORD(bfp16, QUIRE_FMT_INT16, 0),
+	    QUIRE_DMA_DECODE_WORD(bfp8, QUIRE_FMT_INT16, 3),
+	    QUIRE_DMA_DECODE_WORD(bfp8, QUIRE_FMT_INT32, 7),
+	    QUIRE_DMA_DECODE_WORD(QUIRE_FMT_FP16, QUIRE_FMT_FP16, 1),
+	};
+	for (uint32_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+		fill_card(DEC_BACK, 4 * DEC_N + 64, 0x5a5a5a5au);
+		check(dma(host, DEC_BACK, 4 * DEC_N + 64, QUIRE_DMA_TO_HOST, epoch) == QUIRE_OK);
+		check(dma_decode(host, DEC_VALS, 4 * DEC_N, DEC_EXPS, words[k], epoch) == QUIRE_OK);
+		check(decoded(base, 0, DEC_N, words[k], epoch, 0x5a5a5a5au));
+	}
+	/* Two back to back (the second one block) and a plain transfer behind them. */
+	const uint32_t w4 = QUIRE_DMA_DECODE_WORD(bfp8, QUIRE_FMT_INT8, 4);
+	fill_card(DEC_BACK, 512, 0x5a5a5a5au);
+	check(dma(host + 0x1000, DEC_BACK, 512, QUIRE_DMA_TO_HOST, epoch) == QUIRE_OK);
+	post_decode(1, host, DEC_VALS, 4 * DEC_N, DEC_EXPS, w4, epoch);
+	post_decode(1, host + 0x1000, DEC_VALS, 4 * 64, DEC_EXPS, w4, epoch);
+	post(1, host + 0x2000, PAT_CARD, 256, QUIRE_DMA_TO_HOST, epoch);
+	counted(1, QUIRE_OK, 4 * DEC_N);
+	counted(1, QUIRE_OK, 4 * 64);
+	counted(1, QUIRE_OK, 256);
+	check(wait_done(1) && counts_are(1));
+	check(decoded(base, 0, DEC_N, w4, epoch, 0x5a5a5a5au));
+	check(decoded(base, 0x1000, 64, w4, epoch, 0x5a5a5a5au));
+	check(dma(host + 0x2000, DEC_BACK, 256, QUIRE_DMA_TO_CARD, epoch) == QUIRE_OK &&
+	      card_holds(DEC_BACK, 256, 1, 0));
+	/* Refused in the page's order, moving nothing: the epoch; the host range; the values
+	 * past card memory (LEN / 4 of INT8 at the end is inside); HOST, CARD off a line, LEN not
+	 * whole fp32, a pair of formats it does not decode (INVALID); the exponents past card
+	 * memory, then one below ZERO (RANGE). */
+	fill_card(DEC_BACK, 4 * DEC_N + 64, 0x5a5a5a5au);
+	check(dma(host, DEC_BACK, 4 * DEC_N + 64, QUIRE_DMA_TO_HOST, epoch) == QUIRE_OK);
+	const uint32_t len = 4 * DEC_N;
+	check(dma_decode(host, DEC_VALS, len, DEC_EXPS, w4, epoch + 1) == QUIRE_ERR_PEER);
+	check(dma_decode(base - 64, DEC_VALS, len, DEC_EXPS, w4, epoch) == QUIRE_ERR_RANGE);
+	check(dma_decode(host, mem - 384, 4 * 448, DEC_EXPS, w4, epoch) == QUIRE_ERR_RANGE);
+	check(dma_decode(host, mem - 448, 4 * 448, DEC_EXPS, w4, epoch) == QUIRE_OK);
+	check(dma(host, DEC_BACK, 4 * DEC_N + 64, QUIRE_DMA_TO_HOST, epoch) == QUIRE_OK);
+	check(dma_decode(host + 4, DEC_VALS, len, DEC_EXPS, w4, epoch) == QUIRE_ERR_INVALID);
+	check(dma_decode(host, DEC_VALS + 4, len, DEC_EXPS, w4, epoch) == QUIRE_ERR_INVALID);
+	check(dma_decode(host, DEC_VALS, len - 2, DEC_EXPS, w4, epoch) == QUIRE_ERR_INVALID);
+	check(dma_decode(host, DEC_VALS, len, DEC_EXPS,
+			 QUIRE_DMA_DECODE_WORD(bfp8, QUIRE_FMT_FP16, 1),
+			 epoch) == QUIRE_ERR_INVALID);
+	check(dma_decode(host, DEC_VALS, len, DEC_EXPS,
+			 QUIRE_DMA_DECODE_WORD(QUIRE_FMT_FP32, QUIRE_FMT_FP32, 1),
+			 epoch) == QUIRE_ERR_INVALID);
+	check(dma_decode(host, DEC_VALS, len, mem - EXPS_BLOCKS + 1, w4, epoch) == QUIRE_ERR_RANGE);
+	uint32_t at = QUIRE_CARD_MEM + ((DEC_EXPS + 6) & ~3u), sh = 8 * ((DEC_EXPS + 6) & 3);
+	uint32_t keep = rd(at);
+	wr(at, (keep & ~(0xffu << sh)) | (uint32_t)(uint8_t)(QUIRE_BFP_EXP_ZERO - 1) << sh);
+	check(dma_decode(host, DEC_VALS, len, DEC_EXPS, w4, epoch) == QUIRE_ERR_RANGE);
+	wr(at, keep);
+	check(dma(host, DEC_BACK, 4 * DEC_N + 64, QUIRE_DMA_TO_CARD, epoch) == QUIRE_OK &&
+	      card_is(DEC_BACK, 4 * DEC_N + 64, 0x5a5a5a5au) && counts_are(1));
+}
+
 int main(void)
 {
 	const uint32_t to_card = QUIRE_DMA_TO_CARD, to_host = QUIRE_DMA_TO_HOST;
@@ -422,6 +564,7 @@ int main(void)
 	      card_holds(0x142000, 256, 0, 0xe800));
 
 	check_exps(base, epoch, mem);
+	check_decode(base, epoch, mem);
 
 	/* The rate: transfers of whole lines back to back, to the card, then to the host;
 	 * test_card_top checks the copy and prints the cycles against the link's. */
