@@ -116,8 +116,9 @@ static uint32_t pipe_len(const struct pipe *p, uint32_t i)
 	return min_u32(len, quarter < FW_PIPE_TAIL ? FW_PIPE_TAIL : quarter);
 }
 
-/* The unit on to its next chunk. */
-static void pipe_next(const struct pipe *p, struct pipe_unit *u)
+/* The unit on to its next chunk (inline: the loop's rounds are the pipeline's overhead). */
+static inline __attribute__((always_inline)) void pipe_next(const struct pipe *p,
+							    struct pipe_unit *u)
 {
 	u->c++;
 	u->i += u->len;
@@ -360,10 +361,19 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 		failed[PIPE_IN] = fw->prefetch.failed;
 		bytes[PIPE_IN] = fw->prefetch.moved;
 		in_mark = fw->prefetch.posted + per_in;
-		in.r = fw->prefetch.reps - 1; /* its last repeat, which pipe_post moves past */
-		pipe_post(fw, p, PIPE_IN, &in, 0);
-		if (fw->prefetch.exp_bytes)
+		if (fw->prefetch.reps + (fw->prefetch.exp_bytes != 0) == per_in) {
+			in.c = 1; /* the whole first chunk: on to the next */
+			in.i = len0;
+			in.len = pipe_len(p, len0);
+			if (in.i < p->n)
+				pipe_aim(p, PIPE_IN, &in);
+		} else {
+			in.r =
+			    fw->prefetch.reps - 1; /* its last repeat, which pipe_post moves past */
 			pipe_post(fw, p, PIPE_IN, &in, 0);
+			if (fw->prefetch.exp_bytes)
+				pipe_post(fw, p, PIPE_IN, &in, 0);
+		}
 	}
 	uint32_t out_mark = fw->dma_posted[PIPE_OUT] + per_out, gone = 0;
 	uint32_t end = ~0u, faults = 0; /* end: the first chunk not to run */
@@ -373,10 +383,8 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 	 * out of a run over; a transfer in while channel 0 has less than two left, so that the
 	 * host link does not idle; the sets of chunks gone out freed; transfers in ahead. */
 	for (;;) {
-		/* A chunk with no run is over in the round after it "started". */
-		if (running && (p->kind == PIPE_NO_RUN || fw_engine_done(fw, p->kind))) {
-			int r = p->kind == PIPE_NO_RUN ? QUIRE_OK
-						       : fw_engine_finish(fw, p->kind, faults);
+		if (running && fw_engine_done(fw, p->kind)) {
+			int r = fw_engine_finish(fw, p->kind, faults);
 			running = 0;
 			if (r == QUIRE_ERR_OVERFLOW && p->kind == QUIRE_ENGINE_REDUCE) {
 				p->overflow = 1; /* saturated, reported, the rest still summed */
@@ -403,6 +411,9 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 			if (r != QUIRE_OK) {
 				st = r;
 				end = run.c;
+			} else if (p->kind == PIPE_NO_RUN) {
+				in_mark += per_in;
+				pipe_next(p, &run); /* in, so ready to go out */
 			} else {
 				running = 1;
 				in_mark += per_in;

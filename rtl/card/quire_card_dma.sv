@@ -280,11 +280,20 @@ module quire_card_dma
   // exponents (DECODE_CHECK), then makes its lines (LINES_DECODE); it enters the flight FIFO
   // once they are found valid, or finishes refused (RANGE) having moved nothing, after the
   // transfers before it (DECODE_REFUSED).
-  logic         dec_start, dec_checked, dec_exps_ok, dec_go, dec_refused;
+  logic         dec_start, dec_checked, dec_exps_ok, dec_go, dec_refused, dec_free;
+  // The next decoding transfer, begun while this one's lines still go (the same DECODE
+  // word, every beat of this one in the decoder): where its lines go, and its check.
+  logic         next_q, next_ok_q, next_bad_q, next_checked, next_go;
+  logic [63:0]  next_host_q;
+  logic [LineBits-1:0] next_lines_q;
+  logic [5:0]   next_last_q;
+  logic [31:0]  next_len_q, dec_word_q;
   logic         dec_mem_req, dec_out_valid, dec_out_ready;
   logic [31:0]  dec_mem_addr, dec_len_q;
   logic [511:0] dec_line;
-  assign dec_go      = state_q == DECODE_CHECK && dec_checked && dec_exps_ok;
+  assign next_checked = next_q && dec_checked;
+  assign next_go      = next_checked && dec_exps_ok;
+  assign dec_go       = (state_q == DECODE_CHECK && dec_checked && dec_exps_ok) || next_go;
   assign dec_refused = flight_count_q == '0 && (state_q == DECODE_REFUSED ||
                                                (state_q == DECODE_CHECK && dec_checked &&
                                                 !dec_exps_ok));
@@ -310,7 +319,7 @@ module quire_card_dma
   // is free (a transfer to the host once no transfer to the card is in flight), the others
   // once nothing is. A transfer with exponents in flight is the only one (it begins when
   // nothing is).
-  logic drained, pop, pop_lines, pop_word, pop_decode, exps_flying;
+  logic drained, pop, pop_lines, pop_word, pop_decode, exps_flying, early;
   assign drained     = state_q == IDLE && flight_count_q == '0;
   assign exps_flying = flight_count_q != '0 && flight.exps;
   always_comb begin : begins
@@ -319,11 +328,15 @@ module quire_card_dma
       if (head_empty || !head_whole || head.exps) begin
         pop = drained;
       end else begin
-        pop = (state_q == IDLE || last_take) && !exps_flying &&
-              !((head.to_host || head.decodes) && to_card_flying_q != '0);
+        pop = ((state_q == IDLE || last_take) && !exps_flying && !next_q &&
+               !((head.to_host || head.decodes) && to_card_flying_q != '0)) || early;
       end
     end
   end
+  // A decoding transfer behind one whose lines still go, with its DECODE word: begun early,
+  // so that the decoder and the mean fill with its beats while the last lines before go out.
+  assign early = state_q == LINES_DECODE && !last_take && !next_q && head.decodes &&
+                 head.decode == dec_word_q && dec_free;
   assign pop_lines  = pop && !head_empty && head_whole && !head.decodes;
   assign pop_decode = pop && !head_empty && head.decodes;
   assign dec_start  = pop_decode;
@@ -428,6 +441,15 @@ module quire_card_dma
   end
 
   assign dec_out_ready = state_q == LINES_DECODE && line_take;
+
+  // The next transfer's place in the flight FIFO comes at its check, in order after this
+  // one's (in flight since its own).
+  logic [LineBits-1:0] go_lines;
+  logic [5:0]          go_last;
+  logic [31:0]         go_len;
+  assign go_lines = next_q ? next_lines_q : lines_q;
+  assign go_last  = next_q ? next_last_q : last_off_q;
+  assign go_len   = next_q ? next_len_q : dec_len_q;
   if (Decode) begin : gen_decode
     quire_card_dma_decode u_decode (
       .clk_i       (clk_i),
@@ -441,6 +463,7 @@ module quire_card_dma
       .mean_i      (head.decode[31:16]),
       .checked_o   (dec_checked),
       .exps_ok_o   (dec_exps_ok),
+      .free_o      (dec_free),
       .mem_req_o   (dec_mem_req),
       .mem_addr_o  (dec_mem_addr),
       .mem_rdata_i (mem_rdata_i),
@@ -452,6 +475,7 @@ module quire_card_dma
     logic unused_decode;
     assign unused_decode = ^{dec_start, dec_out_ready};
     assign dec_checked   = 1'b0;
+    assign dec_free      = 1'b0;
     assign dec_exps_ok   = 1'b0;
     assign dec_mem_req   = 1'b0;
     assign dec_mem_addr  = 32'd0;
@@ -538,8 +562,7 @@ module quire_card_dma
       flight_q[flight_wr_q] <= {head.to_host, head.exps, head.exp, head.card[31:6],
                                 head_lines, head.host[5:0], head_end[5:0], head.len};
     end else if (dec_go) begin  // only answers to count: no card line, no exponents
-      flight_q[flight_wr_q] <= {1'b1, 1'b0, 32'd0, 26'd0, lines_q, 6'd0, last_off_q,
-                                dec_len_q};
+      flight_q[flight_wr_q] <= {1'b1, 1'b0, 32'd0, 26'd0, go_lines, 6'd0, go_last, go_len};
     end
   end
 
@@ -553,6 +576,14 @@ module quire_card_dma
       exp_q            <= 32'd0;
       decode_q         <= 32'd0;
       dec_len_q        <= 32'd0;
+      dec_word_q       <= 32'd0;
+      next_q           <= 1'b0;
+      next_ok_q        <= 1'b0;
+      next_bad_q       <= 1'b0;
+      next_host_q      <= 64'd0;
+      next_lines_q     <= '0;
+      next_last_q      <= 6'd0;
+      next_len_q       <= 32'd0;
       status_q         <= 32'd0;
       done_count_q     <= 32'd0;
       failed_count_q   <= 32'd0;
@@ -637,11 +668,29 @@ module quire_card_dma
         DECODE_REFUSED: if (dec_refused) state_q <= IDLE;
         LINES_TO_CARD, LINES_TO_HOST, LINES_DECODE: begin
           if (line_take) sent_q <= sent_q + 1'b1;
+          // this decoding transfer's last line sent: on to the next one begun early, as
+          // its check says (passed, refused, or not yet known: DECODE_CHECK)
+          if (state_q == LINES_DECODE && last_take && next_q) begin
+            host_cur_q  <= next_host_q;
+            dec_len_q   <= next_len_q;
+            sent_q      <= '0;
+            lines_q     <= next_lines_q;
+            last_off_q  <= next_last_q;
+            next_q      <= 1'b0;
+            next_ok_q   <= 1'b0;
+            next_bad_q  <= 1'b0;
+          end
           if (state_q == LINES_TO_HOST) begin
             if (line_take && !last_take) have_q <= 1'b1;  // the next line, read above
             else if (line_take)          have_q <= 1'b0;
           end
-          if (last_take) state_q <= IDLE;
+          if (last_take) begin
+            if (state_q == LINES_DECODE && next_q)
+              state_q <= next_ok_q || next_go ? LINES_DECODE
+                       : next_bad_q || next_checked ? DECODE_REFUSED : DECODE_CHECK;
+            else
+              state_q <= IDLE;
+          end
         end
         default: ;
       endcase
@@ -665,7 +714,18 @@ module quire_card_dma
         if (pop_lines) state_q <= head.to_card ? LINES_TO_CARD : LINES_TO_HOST;
         else           state_q <= head.to_card ? HOST_READ : CARD_READ;
       end
-      if (pop_decode) begin
+      if (next_checked && !(state_q == LINES_DECODE && last_take)) begin
+        next_ok_q  <= dec_exps_ok;
+        next_bad_q <= !dec_exps_ok;
+      end
+      if (pop_decode && early) begin
+        next_q       <= 1'b1;
+        next_host_q  <= head.host;
+        next_lines_q <= head_lines;
+        next_last_q  <= head_end[5:0];
+        next_len_q   <= head.len;
+      end else if (pop_decode) begin
+        dec_word_q  <= head.decode;
         host_cur_q  <= head.host;
         dec_len_q   <= head.len;
         sent_q      <= '0;

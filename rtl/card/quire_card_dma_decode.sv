@@ -17,8 +17,12 @@
 // stream keeps a beat a cycle.
 //
 // The unit reads card memory through the channel's port whenever mem_req_o is high: from
-// start_i until its last line of values is read. It takes the next transfer's start_i once
-// the last beat of the one before is taken (in that cycle, or later).
+// start_i until its last line of values is read. It takes the next transfer's start_i
+// (free_o) once every beat of the one before is in the decoder: its beats still in the
+// decoder, the mean and the output FIFO go out first, and the next one's follow them.
+// The decoder's formats and the mean apply to every beat in flight, so the caller starts a
+// transfer early only with the same format, value format and mean as the one before; with
+// others, once the last beat is taken (free_o then too).
 module quire_card_dma_decode
   import quire_format_pkg::*;
 #(
@@ -36,6 +40,7 @@ module quire_card_dma_decode
   input  logic [15:0]  mean_i,     // divide by it when above 1
   output logic         checked_o,  // a pulse: the exponents are checked
   output logic         exps_ok_o,  // with it: all of them valid
+  output logic         free_o,     // start_i is taken (see above)
 
   output logic         mem_req_o,
   output logic [31:0]  mem_addr_o,
@@ -164,8 +169,10 @@ module quire_card_dma_decode
   assign out_valid_o = of_count_q != '0;
   assign out_line_o  = of_q[of_rd_q];
 
-  logic stream_over;
+  logic stream_over, fed_all;
   assign stream_over = phase_q == STREAM && fed_q == beats_q && ahead_q == OutBits'(pop);
+  assign fed_all     = phase_q == STREAM && fed_q == beats_q;
+  assign free_o      = phase_q == IDLE || fed_all;
   assign checked_o = phase_q == CHECK_GOT && (exps_bad || check_last);
   assign exps_ok_o = !(phase_q == CHECK_GOT && exps_bad);
 
@@ -248,8 +255,8 @@ module quire_card_dma_decode
         end
         default: phase_q <= IDLE;
       endcase
-      // the next transfer: once idle, or in the cycle its last beat is taken
-      if (start_i && (phase_q == IDLE || stream_over)) begin
+      // the next transfer: once idle, or once every beat of the one before is fed
+      if (start_i && free_o) begin
         card_line_q <= card_i[31:6];
         exp_q       <= 33'(exp_i);
         exp_end_q   <= 33'(exp_i) + ((33'(n_i) + 33'd63) >> 6);

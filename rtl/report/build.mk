@@ -18,7 +18,8 @@ RTL_REPORT_CARD_MEM ?= 65536
 # interconnect) is no block RAM of any FPGA at any size: the card top is synthesized
 # with it as an empty box, not counted (docs/rtl-report.md). The core and the engine
 # tops, synthesized above, are boxes too (each is in the card once with its defaults, but
-# quire_quant_exp three times: QUANT's and each DMA channel's), and the card's line is the
+# quire_quant_exp three times: QUANT's and each DMA channel's; quire_quant_decode twice:
+# QUANT's and DMA channel 1's), and the card's line is the
 # sum: the card top's own modules plus those tops' lines.
 # Past RTL_REPORT_TIMEOUT the card top is reported as not synthesized without failing.
 RTL_REPORT_BOXES := $(RTLE_TOPS) quire_rv32_core
@@ -30,7 +31,7 @@ RTL_REPORT_ARGS = --yosys $(YOSYS) --timeout $(RTL_REPORT_TIMEOUT) --jobs $(RTL_
 	$(foreach p,$(RTL_CARD_PARAMS),--param quire_card_top:$(subst -G,,$(p))) \
 	--param quire_card_top:MemBytes=$(RTL_REPORT_CARD_MEM) --blackbox quire_card_top:quire_card_mem \
 	$(foreach t,$(RTL_REPORT_BOXES),--blackbox quire_card_top:$(t)) \
-	--sum "card in all=quire_card_top$(foreach t,$(RTL_REPORT_BOXES),+$(t))+quire_quant_exp+quire_quant_exp" \
+	--sum "card in all=quire_card_top$(foreach t,$(RTL_REPORT_BOXES),+$(t))+quire_quant_exp+quire_quant_exp+quire_quant_decode" \
 	--optional quire_card_top
 
 rtl-report: $(RTLE_PKGS) $(RTLE_MLP_PKG) $(RTL_CARD_PKG) $(RTL_BOARD_PKG)

@@ -14,7 +14,9 @@
  * back to back and a plain transfer behind them, and their refusals in the page's order.
  * Transfers to the host decoded on the way (QUIRE_DMA_TO_HOST_DECODE) against the golden
  * model's decode: each value format, with and without the mean, exponents that span two
- * lines, two back to back and a plain one behind them, and their refusals. Then the
+ * lines, two back to back (the second begun while the first's lines go) and a plain one
+ * behind them, two with different means, a refused one begun behind another, and their
+ * refusals in order. Then the
  * queue's rate, left for test_card_top to read (card_dma.h). The
  * harness fills host memory with byte i = (i * 7 + 3) & 0xff before the run. Ends
  * through sim-exit with 0, or the number of the first failed check.
@@ -413,6 +415,42 @@ static void check_decode(uint64_t base, uint32_t epoch, uint32_t mem)
 	check(decoded(base, 0x1000, 64, w4, epoch, 0x5a5a5a5au));
 	check(dma(host + 0x2000, DEC_BACK, 256, QUIRE_DMA_TO_CARD, epoch) == QUIRE_OK &&
 	      card_holds(DEC_BACK, 256, 1, 0));
+	/* Back to back with another mean (the second begins once the first's lines are out). */
+	const uint32_t w1 = QUIRE_DMA_DECODE_WORD(bfp8, QUIRE_FMT_INT8, 1);
+	fill_card(DEC_BACK, 4 * DEC_N + 64, 0x5a5a5a5au);
+	check(dma(host, DEC_BACK, 4 * DEC_N + 64, QUIRE_DMA_TO_HOST, epoch) == QUIRE_OK);
+	check(dma(host + 0x1000, DEC_BACK, 4 * DEC_N + 64, QUIRE_DMA_TO_HOST, epoch) == QUIRE_OK);
+	post_decode(1, host, DEC_VALS, 4 * DEC_N, DEC_EXPS, w4, epoch);
+	post_decode(1, host + 0x1000, DEC_VALS, 4 * DEC_N, DEC_EXPS, w1, epoch);
+	counted(1, QUIRE_OK, 4 * DEC_N);
+	counted(1, QUIRE_OK, 4 * DEC_N);
+	check(wait_done(1) && counts_are(1));
+	check(decoded(base, 0, DEC_N, w4, epoch, 0x5a5a5a5au));
+	check(decoded(base, 0x1000, DEC_N, w1, epoch, 0x5a5a5a5au));
+	/* One refused (an exponent below ZERO) begun behind one whose lines still go: it
+	 * finishes RANGE after it, sending nothing, and the one behind it goes on. */
+	const uint32_t bad_exps = DEC_EXPS + 0x100;
+	for (uint32_t b = 0; b < EXPS_BLOCKS; b++) {
+		uint32_t at = QUIRE_CARD_MEM + ((bad_exps + b) & ~3u),
+			 sh = 8 * ((bad_exps + b) & 3);
+		int8_t e = b == 5 ? (int8_t)(QUIRE_BFP_EXP_ZERO - 1) : kinds[b];
+		wr(at, (rd(at) & ~(0xffu << sh)) | (uint32_t)(uint8_t)e << sh);
+	}
+	fill_card(DEC_BACK, 4 * DEC_N + 64, 0x5a5a5a5au);
+	check(dma(host, DEC_BACK, 4 * DEC_N + 64, QUIRE_DMA_TO_HOST, epoch) == QUIRE_OK);
+	check(dma(host + 0x1000, DEC_BACK, 4 * DEC_N + 64, QUIRE_DMA_TO_HOST, epoch) == QUIRE_OK);
+	post_decode(1, host, DEC_VALS, 4 * DEC_N, DEC_EXPS, w4, epoch);
+	post_decode(1, host + 0x1000, DEC_VALS, 4 * DEC_N, bad_exps, w4, epoch);
+	post(1, host + 0x2000, PAT_CARD + 256, 256, QUIRE_DMA_TO_HOST, epoch);
+	counted(1, QUIRE_OK, 4 * DEC_N);
+	counted(1, QUIRE_ERR_RANGE, 4 * DEC_N);
+	counted(1, QUIRE_OK, 256);
+	check(wait_done(1) && counts_are(1));
+	check(decoded(base, 0, DEC_N, w4, epoch, 0x5a5a5a5au));
+	check(dma(host + 0x1000, DEC_BACK, 4 * DEC_N + 64, QUIRE_DMA_TO_CARD, epoch) == QUIRE_OK &&
+	      card_is(DEC_BACK, 4 * DEC_N + 64, 0x5a5a5a5au));
+	check(dma(host + 0x2000, DEC_BACK, 256, QUIRE_DMA_TO_CARD, epoch) == QUIRE_OK &&
+	      card_holds(DEC_BACK, 256, 1, 256));
 	/* Refused in the page's order, moving nothing: the epoch; the host range; the values
 	 * past card memory (LEN / 4 of INT8 at the end is inside); HOST, CARD off a line, LEN not
 	 * whole fp32, a pair of formats it does not decode (INVALID); the exponents past card
