@@ -782,6 +782,42 @@ static void want_next(struct pass *p, uint32_t skip, uint32_t s, uint32_t off, u
 		}
 }
 
+/* This member's finished segment goes to the host decoded by the mover on the way, QUANT
+ * left to encode: with dst on a line, a bfp format's sums not requantized. */
+static int own_by_mover(const struct pass *p)
+{
+	uint32_t fmt = quire_le16_to_cpu(p->d->format);
+	return p->decode_out && !p->rq && !p->exps &&
+	       (fmt == QUIRE_FMT_BFP8 || fmt == QUIRE_FMT_BFP16);
+}
+
+/* Where result buffer y holds a finished chunk for the mover to decode: a frame's payload,
+ * on a line, its header before it. */
+static uint32_t own_at(uint32_t y)
+{
+	return y_at(y) + 2 * QUIRE_FRAME_HDR_BYTES;
+}
+
+/* The finished chunk [off, off + len) in result buffer p->y to the host, decoded by the
+ * mover (QUIRE_DMA_TO_HOST_DECODE on OUT_CH); the next chunk goes to the next buffer. */
+static void own_out(struct pass *p, uint32_t off, uint32_t len, uint32_t flags)
+{
+	struct quire_fw *fw = p->fw;
+	if (flags & QUIRE_FRAME_F_OVERFLOW)
+		p->overflow = 1;
+	if (len) {
+		out_room(p);
+		fw_dma_load_decode(
+		    fw, OUT_CH, quire_le64_to_cpu(p->d->dst) + 4ull * (off - p->out0), own_at(p->y),
+		    4 * len, FW_COLL_EXP + off / QUIRE_BFP_BLOCK,
+		    QUIRE_DMA_DECODE_WORD(quire_le16_to_cpu(p->d->format), p->fin, p->mean_w));
+		fw_dma_go(fw, OUT_CH);
+		p->out_len[p->y] = 4 * len;
+		p->out_mark[p->y] = fw->dma_posted[OUT_CH];
+	}
+	p->y = (p->y + 1) % FW_COLL_Y_BUFS;
+}
+
 static int ring(struct pass *p)
 {
 	struct quire_fw_comm *c = p->c;
@@ -848,21 +884,30 @@ static int ring(struct pass *p)
 							 len * (w == 2 ? b0 : pb), &rx, &fl);
 				if (!st)
 					st = agreed(p, fl);
-				uint32_t at = p->tx;
+				/* With the mover decoding, the finished sums are made in the
+				 * result buffer p->y that carries them to the host. */
+				int mover = own_by_mover(p);
+				uint32_t at = mover ? own_at(p->y) : p->tx;
+				if (!st && mover)
+					st = out_wait_y(p, p->y);
 				if (!st)
 					st = finish(p, off, len, rx, narrow && w == 2, at, &fl);
 				if (!st && rqv)
 					st = requantize(p, off, len, at);
 				/* on its way while it is delivered here, the port and the engine
-				 * both reading it */
+				 * (or the mover) both reading it */
 				if (!st && !p->scatter && w > 1)
-					st = post(p, QUIRE_FRAME_STEP(ag, 0), fl | p->rq, off,
-						  gathered_bytes(p, len));
+					st = mover ? fw_net_post(fw, c, QUIRE_FRAME_STEP(ag, 0), fl,
+								 off, gathered_bytes(p, len), at)
+						   : post(p, QUIRE_FRAME_STEP(ag, 0), fl | p->rq,
+							  off, gathered_bytes(p, len));
 				/* left running while the next chunk is added: REDUCE has its own
 				 * port, and the frame is made in the other transmit buffer */
 				if (!st)
 					st = deliver_end(p);
-				if (!st)
+				if (!st && mover)
+					own_out(p, off, len, fl);
+				else if (!st)
 					st = deliver(p, off, len, at, fl, 1, 0);
 				if (st)
 					return st;

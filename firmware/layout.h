@@ -60,11 +60,12 @@ _Static_assert(FW_RING_WINDOW < (1u << FW_NET_RX_LOG2), "a round fits a receive 
 /* A collective's other frame being sent (as FW_COLL_TX): the engines fill one while the
  * port sends the other. */
 #define FW_COLL_TX2 0x0483ffe0u
-/* A collective's results (fp32), in a ring of FW_COLL_Y_BUFS buffers of a frame's worth
- * each that go to the host in turn on a DMA channel's queue: a result is decoded into the
- * next buffer while the ones before it still go, so an all-gather runs at the engine's
- * pace, not the host link's, and what is left goes while the next part's reduce-scatter
- * runs (allreduce.c). */
+/* A collective's results, in a ring of FW_COLL_Y_BUFS buffers of a frame's worth each that
+ * go to the host in turn on a DMA channel's queue: a result is decoded into the next buffer
+ * while the ones before it still go, so an all-gather runs at the engine's pace, not the
+ * host link's, and what is left goes while the next part's reduce-scatter runs
+ * (allreduce.c). Where the mover decodes on the way out, a buffer holds the card's own
+ * finished sums instead, a frame's payload (its header before it) sent from there. */
 #define FW_COLL_Y       0x04850000u
 #define FW_COLL_Y_BYTES 0x00020000u /* 32 Ki fp32: a frame's worth of int16 */
 #define FW_COLL_Y_BUFS  16u         /* QUIRE_DMA_QUEUE_DEPTH: a transfer each */

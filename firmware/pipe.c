@@ -53,7 +53,8 @@ struct pipe_xfer {
 
 struct pipe {
 	uint32_t n, chunk, first; /* elements; chunks of up to chunk, the first of first */
-	uint32_t nx[PIPE_CHANNELS];
+	/* A chunk's transfers on each channel, and those with their repeats. */
+	uint32_t nx[PIPE_CHANNELS], per[PIPE_CHANNELS];
 	struct pipe_xfer x[PIPE_CHANNELS][PIPE_MAX_XFERS];
 	/* Transfers out decoded on the way (QUIRE_DMA_TO_HOST_DECODE): the DECODE word (0:
 	 * plain transfers out), and the exponents of set 0, each chunk's those of its set. */
@@ -79,10 +80,11 @@ struct pipe_unit {
 
 /* A transfer of each chunk on channel ch: `bytes` bytes an element (a power of 2), or one
  * byte a block of them (shift 6: the exponents). */
-static void pipe_add(struct pipe *p, uint32_t ch, uint64_t host, uint32_t card, uint32_t bytes,
-		     uint32_t shift)
+static inline __attribute__((always_inline)) void
+pipe_add(struct pipe *p, uint32_t ch, uint64_t host, uint32_t card, uint32_t bytes, uint32_t shift)
 {
 	struct pipe_xfer *x = &p->x[ch][p->nx[ch]++];
+	p->per[ch]++;
 	x->host = host;
 	x->host_rep = 0;
 	x->card = card;
@@ -123,15 +125,6 @@ static inline __attribute__((always_inline)) void pipe_next(const struct pipe *p
 	u->c++;
 	u->i += u->len;
 	u->len = pipe_len(p, u->i);
-}
-
-/* The transfers of a chunk on one channel. */
-static uint32_t pipe_xfers(const struct pipe *p, uint32_t ch)
-{
-	uint32_t t = 0;
-	for (uint32_t j = 0; j < p->nx[ch]; j++)
-		t += p->x[ch][j].reps;
-	return t;
 }
 
 /* The unit's transfer on channel ch: transfer j of its chunk, its first repeat. The host
@@ -175,9 +168,12 @@ static void pipe_post(struct quire_fw *fw, const struct pipe *p, uint32_t ch, st
 /* A channel's unit at the first transfer of the first chunk, of len elements. */
 static void pipe_unit_start(const struct pipe *p, uint32_t ch, struct pipe_unit *u, uint32_t len)
 {
+	const struct pipe_xfer *x = &p->x[ch][0];
 	u->c = u->i = u->j = u->r = 0;
 	u->len = len;
-	pipe_aim(p, ch, u);
+	u->host = x->host; /* pipe_aim's, at element 0 of set 0 */
+	u->card = x->card;
+	u->bytes = ((len << x->lg) + (1u << x->shift) - 1) >> x->shift;
 }
 
 /* Post the transfer in of unit u, and its repeats after it (REDUCE's W inputs) while the
@@ -276,17 +272,23 @@ void fw_pipe_prefetch(struct quire_fw *fw, uint32_t desc, uint32_t w0)
 	fw->prefetch.posted = fw->dma_posted[PIPE_IN];
 	fw->prefetch.failed = fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_FAILED_COUNT);
 	fw->prefetch.moved = fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_BYTES_DONE);
+	/* The first transfer goes before the rest is noted: the host link starts sooner. */
+	fw_dma_load(fw, PIPE_IN, host, card, bytes, QUIRE_DMA_TO_CARD);
+	fw_dma_go(fw, PIPE_IN);
 	fw->prefetch.host = host;
 	fw->prefetch.card = card;
 	fw->prefetch.bytes = bytes;
 	fw->prefetch.reps = reps;
-	fw->prefetch.stride = (uint64_t)hal_read32(fw, desc + 4 * QUIRE_CMD_W_STRIDE + 4) << 32 |
-			      hal_read32(fw, desc + 4 * QUIRE_CMD_W_STRIDE);
-	for (uint32_t r = 0; r < reps; r++) {
-		fw_dma_load(fw, PIPE_IN, host, card, bytes, QUIRE_DMA_TO_CARD);
-		fw_dma_go(fw, PIPE_IN);
+	fw->prefetch.stride = 0;
+	if (reps > 1)
+		fw->prefetch.stride = (uint64_t)hal_read32(fw, desc + 4 * QUIRE_CMD_W_STRIDE + 4)
+					  << 32 |
+				      hal_read32(fw, desc + 4 * QUIRE_CMD_W_STRIDE);
+	for (uint32_t r = 1; r < reps; r++) {
 		host += fw->prefetch.stride;
 		card += first * elem;
+		fw_dma_load(fw, PIPE_IN, host, card, bytes, QUIRE_DMA_TO_CARD);
+		fw_dma_go(fw, PIPE_IN);
 	}
 	fw->prefetch.exp_bytes = 0;
 	if (exps) {
@@ -312,10 +314,9 @@ void fw_pipe_prefetch_end(struct quire_fw *fw)
 }
 
 /* Is the prefetch the pipeline's first transfers in (the first chunk's of src)? */
-static int pipe_takes_prefetch(const struct quire_fw *fw, const struct pipe *p)
+static int pipe_takes_prefetch(const struct quire_fw *fw, const struct pipe *p, uint32_t len)
 {
 	const struct pipe_xfer *x = &p->x[PIPE_IN][0];
-	uint32_t len = pipe_len(p, 0);
 	const struct pipe_xfer *e = &p->x[PIPE_IN][1]; /* DECODE's exponents */
 	return p->n && x->host == fw->prefetch.host && x->card == fw->prefetch.card &&
 	       x->shift == 0 && (len << x->lg) == fw->prefetch.bytes &&
@@ -327,40 +328,72 @@ static int pipe_takes_prefetch(const struct quire_fw *fw, const struct pipe *p)
 		 e->shift == 6 && e->lg == 0 && QUIRE_BFP_BLOCKS(len) == fw->prefetch.exp_bytes));
 }
 
+/* Channel ch's direction and epoch (and DECODE word), the same for every transfer of the
+ * pipeline on it. */
+static inline __attribute__((always_inline)) void pipe_channel(struct quire_fw *fw,
+							       const struct pipe *p, uint32_t ch)
+{
+	uint32_t regs = QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch);
+	uint32_t dir = ch == PIPE_IN   ? QUIRE_DMA_TO_CARD
+		       : p->out_decode ? QUIRE_DMA_TO_HOST_DECODE
+				       : QUIRE_DMA_TO_HOST;
+	hal_write32(fw, regs + QUIRE_DMA_DIR, dir);
+	hal_write32(fw, regs + QUIRE_DMA_EPOCH, fw->epoch);
+	if (ch == PIPE_OUT && p->out_decode)
+		hal_write32(fw, regs + QUIRE_DMA_DECODE, p->out_decode);
+}
+
+/* With no engine to run, a first chunk prefetched whole goes out as soon as it is in,
+ * before the rest of the pipeline is set up: the host link out bounds such a pipeline.
+ * Whether it went (its transfers out posted, unit out on to the next chunk). */
+static __attribute__((noinline)) int pipe_head(struct quire_fw *fw, const struct pipe *p,
+					       uint32_t per_in, uint32_t per_out,
+					       struct pipe_unit *out)
+{
+	if (!fw->prefetch.pending || fw->prefetch.reps + (fw->prefetch.exp_bytes != 0) != per_in)
+		return 0;
+	while (!fw_dma_reached(fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_DONE_COUNT),
+			       fw->prefetch.posted + per_in))
+		;
+	if (fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_FAILED_COUNT) != fw->prefetch.failed)
+		return 0; /* the pipeline's loop reports it */
+	for (uint32_t t = 0; t < per_out; t++)
+		pipe_post(fw, p, PIPE_OUT, out, 1);
+	return 1;
+}
+
 /* The command's chunks through the pipeline: its status (detail ENGINE on a failure). */
 static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 {
 	const uint32_t len0 = pipe_len(p, 0);
 	struct pipe_unit in, run, out;
-	pipe_unit_start(p, PIPE_IN, &in, len0);
 	pipe_unit_start(p, PIPE_OUT, &out, len0);
 	run.c = run.i = 0;
 	run.len = len0;
-	const uint32_t per_in = pipe_xfers(p, PIPE_IN), per_out = pipe_xfers(p, PIPE_OUT);
+	const uint32_t per_in = p->per[PIPE_IN], per_out = p->per[PIPE_OUT];
+	if (fw->prefetch.pending && !pipe_takes_prefetch(fw, p, len0))
+		fw_pipe_prefetch_end(fw); /* its failure, should it fail, is not this pipeline's */
 	/* DONE_COUNT of channel 0 once run's chunk is in, of channel 1 once chunk `gone` is
 	 * out; the failures each channel had before; its bytes as last read. */
-	if (fw->prefetch.pending && !pipe_takes_prefetch(fw, p))
-		fw_pipe_prefetch_end(fw); /* its failure, should it fail, is not this pipeline's */
 	uint32_t failed[PIPE_CHANNELS], bytes[PIPE_CHANNELS];
-	for (uint32_t ch = 0; ch < PIPE_CHANNELS; ch++) {
-		failed[ch] = fw_dma_reg(fw, ch, QUIRE_DMA_FAILED_COUNT);
-		bytes[ch] = fw_dma_reg(fw, ch, QUIRE_DMA_BYTES_DONE);
-		/* A channel's direction and epoch, the same for every transfer posted below. */
-		uint32_t regs = QUIRE_CARD_DMA + QUIRE_DMA_CHANNEL(ch);
-		uint32_t dir = ch == PIPE_IN   ? QUIRE_DMA_TO_CARD
-			       : p->out_decode ? QUIRE_DMA_TO_HOST_DECODE
-					       : QUIRE_DMA_TO_HOST;
-		hal_write32(fw, regs + QUIRE_DMA_DIR, dir);
-		hal_write32(fw, regs + QUIRE_DMA_EPOCH, fw->epoch);
-		if (ch == PIPE_OUT && p->out_decode)
-			hal_write32(fw, regs + QUIRE_DMA_DECODE, p->out_decode);
-	}
+	uint32_t out_mark = fw->dma_posted[PIPE_OUT] + per_out, gone = 0;
+	failed[PIPE_OUT] = fw_dma_reg(fw, PIPE_OUT, QUIRE_DMA_FAILED_COUNT);
+	bytes[PIPE_OUT] = fw_dma_reg(fw, PIPE_OUT, QUIRE_DMA_BYTES_DONE);
+	pipe_channel(fw, p, PIPE_OUT);
+	int head = p->kind == PIPE_NO_RUN && pipe_head(fw, p, per_in, per_out, &out);
+	if (head)
+		pipe_next(p, &run);
+	pipe_unit_start(p, PIPE_IN, &in, len0);
+	pipe_channel(fw, p, PIPE_IN);
 	uint32_t in_mark = fw->dma_posted[PIPE_IN] + per_in;
-	if (fw->prefetch.pending) { /* the first transfer in, as posted (counts before it) */
+	if (!fw->prefetch.pending) {
+		failed[PIPE_IN] = fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_FAILED_COUNT);
+		bytes[PIPE_IN] = fw_dma_reg(fw, PIPE_IN, QUIRE_DMA_BYTES_DONE);
+	} else { /* the first transfer in, as posted (counts before it) */
 		fw->prefetch.pending = 0;
 		failed[PIPE_IN] = fw->prefetch.failed;
 		bytes[PIPE_IN] = fw->prefetch.moved;
-		in_mark = fw->prefetch.posted + per_in;
+		in_mark = fw->prefetch.posted + per_in * (1 + (uint32_t)head);
 		if (fw->prefetch.reps + (fw->prefetch.exp_bytes != 0) == per_in) {
 			in.c = 1; /* the whole first chunk: on to the next */
 			in.i = len0;
@@ -374,8 +407,9 @@ static int pipe_run(struct quire_fw *fw, struct pipe *p, uint32_t *detail)
 			if (fw->prefetch.exp_bytes)
 				pipe_post(fw, p, PIPE_IN, &in, 0);
 		}
+		if (head) /* its chunk in and gone on, counted as a run's start counts it */
+			pipe_bytes(fw, PIPE_IN, &bytes[PIPE_IN]);
 	}
-	uint32_t out_mark = fw->dma_posted[PIPE_OUT] + per_out, gone = 0;
 	uint32_t end = ~0u, faults = 0; /* end: the first chunk not to run */
 	int st = QUIRE_OK, running = 0;
 	/* Each round does one thing (posts one transfer, or a transfer's repeats), in this
@@ -507,7 +541,7 @@ static void pipe_init(struct pipe *p, uint32_t n, uint32_t chunk, uint32_t first
 	p->n = n;
 	p->chunk = chunk;
 	p->first = first;
-	p->nx[PIPE_IN] = p->nx[PIPE_OUT] = 0;
+	p->nx[PIPE_IN] = p->nx[PIPE_OUT] = p->per[PIPE_IN] = p->per[PIPE_OUT] = 0;
 	p->overflow = 0;
 	p->out_decode = 0;
 }
@@ -600,6 +634,7 @@ int fw_op_reduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 	pipe_init(&p, quire_le32_to_cpu(d->count), chunk, chunk);
 	pipe_add(&p, PIPE_IN, quire_le64_to_cpu(d->src), FW_REDUCE_IN, in_b, 0);
 	p.x[PIPE_IN][0].reps = w;
+	p.per[PIPE_IN] += w - 1;
 	p.x[PIPE_IN][0].host_rep = quire_le64_to_cpu(d->stride);
 	p.x[PIPE_IN][0].card_rep = chunk * in_b;
 	p.x[PIPE_IN][0].set_lg = __builtin_ctz(FW_PIPE_REDUCE_IN_BYTES);

@@ -689,6 +689,58 @@ static void test_dma_decode(void **state)
 	assert_int_equal(dma_decode(r, IOVA + DATA, mem - 256, 4 * 256, EXPS, w4, epoch), QUIRE_OK);
 }
 
+/* The card's DMA_BYTES counter. */
+static uint64_t dma_bytes(struct rig *r)
+{
+	return (uint64_t)rd(r, r->counters + QUIRE_CNT_DMA_BYTES_HI) << 32 |
+	       rd(r, r->counters + QUIRE_CNT_DMA_BYTES_LO);
+}
+
+/*
+ * DECODE with dst on a line runs no engine (firmware/pipe.c): its first chunk goes out as
+ * soon as it is in, before the rest of the pipeline is set up. Its results are the golden
+ * model's, and DMA_BYTES counts every byte it moved, whether it had one chunk or several: a
+ * descriptor, the values, the exponents, the fp32 out, and the completion before it.
+ */
+static void test_decode_counted(void **state)
+{
+	struct rig *r = *state;
+	enum { VALS = 0x40000, EXPS = 0x80000, OUT = 0xc0000 };
+	const uint32_t counts[] = {4096, 40000};
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		uint32_t n = counts[k], seq = 300 + 2 * (uint32_t)k;
+		int8_t *vals = (int8_t *)(r->host + DATA + VALS), *exps = vals + (EXPS - VALS);
+		for (uint32_t i = 0; i < n; i++)
+			vals[i] = (int8_t)(i * 7 + k);
+		for (uint32_t b = 0; b < QUIRE_BFP_BLOCKS(n); b++)
+			exps[b] = (int8_t)(b % 40 - 20);
+		struct quire_cmd nop = {.opcode = QUIRE_OPC_NOP, .seq = quire_cpu_to_le32(seq)};
+		assert_int_equal(quire_le16_to_cpu(run(r, &nop).status), QUIRE_OK);
+		uint64_t before = dma_bytes(r);
+		struct quire_cmd c = {.opcode = QUIRE_OPC_DECODE,
+				      .format = quire_cpu_to_le16(QUIRE_FMT_BFP8),
+				      .seq = quire_cpu_to_le32(seq + 1),
+				      .count = quire_cpu_to_le32(n),
+				      .val_format = quire_cpu_to_le16(QUIRE_FMT_INT8),
+				      .workers = quire_cpu_to_le16(4),
+				      .src = quire_cpu_to_le64(IOVA + DATA + VALS),
+				      .exp = quire_cpu_to_le64(IOVA + DATA + EXPS),
+				      .dst = quire_cpu_to_le64(IOVA + DATA + OUT)};
+		memset(r->host + DATA + OUT, 0x5a, 4 * n + 4);
+		assert_int_equal(quire_le16_to_cpu(run(r, &c).status), QUIRE_OK);
+		float *want = malloc(4 * (size_t)n);
+		assert_non_null(want);
+		assert_int_equal(quire_quant_decode(QUIRE_FMT_BFP8, QUIRE_FMT_INT8, n, 4,
+						    (const uint8_t *)vals, exps, want),
+				 QUIRE_OK);
+		assert_memory_equal(r->host + DATA + OUT, want, 4 * (size_t)n);
+		assert_int_equal(((uint32_t *)(r->host + DATA + OUT))[n], 0x5a5a5a5au);
+		free(want);
+		assert_int_equal(dma_bytes(r) - before, QUIRE_CPL_BYTES + QUIRE_CMD_BYTES + n +
+							     QUIRE_BFP_BLOCKS(n) + 4ull * n);
+	}
+}
+
 /* COMM_INIT of a one-member communicator `id` (no network needed); its status. */
 static int comm_init(struct rig *r, uint16_t id, uint32_t seq)
 {
@@ -816,6 +868,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_dma_counts, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_dma_exponents, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_dma_decode, rig_setup, rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_decode_counted, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_host_detach, rig_setup, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_next_host_untouched, rig_setup, rig_teardown),
 	};
