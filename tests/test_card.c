@@ -737,7 +737,7 @@ static void test_decode_counted(void **state)
 		assert_int_equal(((uint32_t *)(r->host + DATA + OUT))[n], 0x5a5a5a5au);
 		free(want);
 		assert_int_equal(dma_bytes(r) - before, QUIRE_CPL_BYTES + QUIRE_CMD_BYTES + n +
-							     QUIRE_BFP_BLOCKS(n) + 4ull * n);
+							    QUIRE_BFP_BLOCKS(n) + 4ull * n);
 	}
 }
 
