@@ -20,9 +20,10 @@
  * next step does not need their result: a frame is queued (fw_net_post) while the next is
  * made in the other transmit buffer, the contribution to the next chunk is encoded ahead
  * from the kept input while frames go and come, an all-gather frame is passed on while it
- * is decoded and the next one taken meanwhile, results go to the host from a ring of
- * buffers, and the exponents' ring starts on a segment as soon as its part of the input is
- * in. QUANT
+ * is decoded and the next one taken meanwhile, a reduce-scatter chunk's REDUCE (and the
+ * one that finishes this member's own chunk) runs while the next frame is taken (rs_send
+ * sends its frame once it is over), results go to the host from a ring of buffers, and the
+ * exponents' ring starts on a segment as soon as its part of the input is in. QUANT
  * and REDUCE have a port of card memory each, so the contribution to the next chunk is
  * encoded while this chunk's REDUCE runs.
  *
@@ -61,8 +62,10 @@
  * An input kept whole in card memory (X_KEPT) runs in parts: part q is elements
  * [part_at(q), part_at(q + 1)) of every segment, and each part has its exponents' ring,
  * then its values' ring. The parts grow from KEPT_FIRST, doubling, to KEPT_PART: the first
- * part's input is all that comes before anything else can start, and each part's values
- * go round about as long as the next part's input takes to come. The input comes over the
+ * part's input is all that comes before anything else can start, each part's values go
+ * round about as long as the next part's input takes to come, and what is left once the
+ * input is all in is a part at most (larger parts leave more of it; smaller ones cost
+ * more exponents' rings, each alone: docs/rtl-card.md). The input comes over the
  * host link in pieces of KEPT_STEP elements, part by part, in a part segment by segment in
  * the order the reduce-scatter sends them (this member's own last), up to FEED_AHEAD pieces
  * posted to DMA channel 0 ahead as transfers that write their local exponents on the way
@@ -73,7 +76,7 @@
  */
 #define KEPT_STEP  32768u
 #define KEPT_FIRST 65536u  /* 2 frames of int16 partial sums a segment */
-#define KEPT_PART  524288u /* 16 of them: a round (FW_RING_WINDOW) */
+#define KEPT_PART  262144u /* 8 of them: half a round (FW_RING_WINDOW) */
 #define FEED_AHEAD 16u     /* QUIRE_DMA_QUEUE_DEPTH: channel 0 carries nothing else meanwhile */
 struct feed_at {
 	uint32_t q, j, at;
@@ -133,6 +136,11 @@ struct pass {
 	uint32_t dec_len, dec_faults;
 	uint64_t dec_out;
 	uint32_t l_slot, ahead_state, ahead_off, ahead_len, ahead_slot, ahead_faults;
+	/* A reduce-scatter chunk's REDUCE left running while the next frame is taken
+	 * (rs_send): its faults, and its frame to send at p->tx once it is over; the frame
+	 * it reads kept (fw_net_keep) until then. */
+	int rs_running, rs_own; /* rs_own: this member's finished chunk (flags rs_flags) */
+	uint32_t rs_faults, rs_step, rs_off, rs_len, rs_bytes, rs_flags;
 	int ahead_st;
 };
 
@@ -289,9 +297,11 @@ static uint32_t round_len(const struct pass *p, uint32_t skip, uint32_t len)
 	return min_u32(len, min_u32(FW_RING_WINDOW * p->chunk, p->upto - skip));
 }
 
-/* The REDUCE engine over w inputs `stride` elements apart at `in`, plus acc_in unless NONE. */
+/* The REDUCE engine over w inputs `stride` elements apart at `in`, plus acc_in unless NONE:
+ * run, or with `faults` only started (fw_engine_start). */
 static int reduce_w(struct quire_fw *fw, uint32_t op, uint32_t in_fmt, uint32_t acc_fmt, uint32_t w,
-		    uint32_t stride, uint32_t n, uint32_t in, uint32_t acc_in, uint32_t out)
+		    uint32_t stride, uint32_t n, uint32_t in, uint32_t acc_in, uint32_t out,
+		    uint32_t *faults)
 {
 	uint32_t a[QUIRE_REDUCE_ARGS] = {op,
 					 in_fmt,
@@ -303,13 +313,15 @@ static int reduce_w(struct quire_fw *fw, uint32_t op, uint32_t in_fmt, uint32_t 
 					 in,
 					 acc_in == NONE ? 0 : acc_in,
 					 out};
+	if (faults)
+		return fw_engine_start(fw, QUIRE_ENGINE_REDUCE, a, QUIRE_REDUCE_ARGS, faults);
 	return fw_engine_run(fw, QUIRE_ENGINE_REDUCE, a, QUIRE_REDUCE_ARGS);
 }
 
 static int reduce(struct quire_fw *fw, uint32_t op, uint32_t in_fmt, uint32_t acc_fmt, uint32_t n,
 		  uint32_t in, uint32_t acc_in, uint32_t out)
 {
-	return reduce_w(fw, op, in_fmt, acc_fmt, 1, 0, n, in, acc_in, out);
+	return reduce_w(fw, op, in_fmt, acc_fmt, 1, 0, n, in, acc_in, out, NULL);
 }
 
 /* Step 0 of the reduce-scatter carries one member's contribution, which fits the
@@ -444,9 +456,9 @@ static int first(struct pass *p, uint32_t off, uint32_t len, uint32_t out)
 }
 
 /* out <- the partial sum at `in` (one member's contribution alone when `narrow`) plus this
- * member's part. */
+ * member's part; with `later`, a REDUCE of the values is left running (p->rs_running). */
 static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, int narrow,
-		   uint32_t out)
+		   uint32_t out, int later)
 {
 	if (len == 0)
 		return QUIRE_OK;
@@ -462,10 +474,14 @@ static int combine(struct pass *p, uint32_t off, uint32_t len, uint32_t in, int 
 	ahead_go(p); /* beside the REDUCE */
 	/* Two contributions in card memory, in then L above it (an integer sum, or one fp32
 	 * addition: the same in either order); their span holds no other buffer (layout.h). */
-	if (narrow)
-		return reduce_w(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, 2,
-				(l - in) / quire_format_elem_bytes(p->val), len, in, NONE, out);
-	return reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, len, l, in, out);
+	uint32_t *faults = later ? &p->rs_faults : NULL;
+	st = narrow
+		 ? reduce_w(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, 2,
+			    (l - in) / quire_format_elem_bytes(p->val), len, in, NONE, out, faults)
+		 : reduce_w(p->fw, QUIRE_REDUCE_OP_SUM, p->val, p->part, 1, 0, len, l, in, out,
+			    faults);
+	p->rs_running = later && st == QUIRE_OK;
+	return st;
 }
 
 /* The owner's last addition: the finished sum, in p->fin, at `out`. */
@@ -474,8 +490,8 @@ static int finish(struct pass *p, uint32_t off, uint32_t len, uint32_t in, int n
 {
 	*flags = 0;
 	if (p->part == p->fin || len == 0)
-		return combine(p, off, len, in, narrow, out);
-	int st = combine(p, off, len, in, narrow, FW_COLL_T);
+		return combine(p, off, len, in, narrow, out, 0);
+	int st = combine(p, off, len, in, narrow, FW_COLL_T, 0);
 	if (!st)
 		st = reduce(p->fw, QUIRE_REDUCE_OP_SUM, p->part, p->fin, len, FW_COLL_T, NONE, out);
 	if (st == QUIRE_ERR_OVERFLOW) { /* saturated, and every member will say so */
@@ -756,20 +772,21 @@ static int step_span(const struct pass *p, uint32_t skip, uint32_t s, uint32_t *
 	return 1;
 }
 
-/* With the input kept, the chunk after [off, off + len) of step s that adds this member's
- * contribution to a received one (steps 1 to w - 1 of the round; none past it) becomes
- * p->want, for ahead_go. */
-static void want_next(struct pass *p, uint32_t skip, uint32_t s, uint32_t off, uint32_t len)
+/* With the input kept, the chunk after [off, off + len) of step s, whose span in the round
+ * ends at `end`, that adds this member's contribution to a received one (steps 1 to w - 1
+ * of the round; none past it) becomes p->want, for ahead_go. */
+static void want_next(struct pass *p, uint32_t skip, uint32_t s, uint32_t off, uint32_t len,
+		      uint32_t end)
 {
 	uint32_t so, sl;
 	p->want = 0;
 	if (!p->kept || p->exps || p->c->size < 2)
 		return;
-	if (step_span(p, skip, s, &so, &sl) && off + len < so + sl) {
+	if (off + len < end) { /* the step's next chunk: its span known, no division */
 		if (s == 0)
 			return; /* step 0 sends the contribution alone, encoded into the frame */
 		p->want_off = off + len;
-		p->want_len = min_u32(p->chunk, so + sl - p->want_off);
+		p->want_len = min_u32(p->chunk, end - p->want_off);
 		p->want = 1;
 		return;
 	}
@@ -818,6 +835,30 @@ static void own_out(struct pass *p, uint32_t off, uint32_t len, uint32_t flags)
 	p->y = (p->y + 1) % FW_COLL_Y_BUFS;
 }
 
+/* The chunk whose REDUCE was left running: over, the frame it read given back, and (unless
+ * it failed, or `st` already says the pass failed) its frame sent, made at p->tx; or, this
+ * member's finished chunk, sent as the all-gather's first frame from its result buffer and
+ * its results on their way to the host. The first failure. */
+static int rs_send(struct pass *p, int st)
+{
+	if (!p->rs_running)
+		return st;
+	p->rs_running = 0;
+	int ended = fw_engine_finish(p->fw, QUIRE_ENGINE_REDUCE, p->rs_faults);
+	fw_net_unkeep_newest(p->fw);
+	if (st || ended)
+		return st ? st : ended;
+	if (!p->rs_own)
+		return post(p, p->rs_step, p->rq, p->rs_off, p->rs_bytes);
+	p->rs_own = 0;
+	if (!p->scatter)
+		st = fw_net_post(p->fw, p->c, p->rs_step, p->rs_flags, p->rs_off, p->rs_bytes,
+				 own_at(p->y));
+	if (!st)
+		own_out(p, p->rs_off, p->rs_len, p->rs_flags);
+	return st;
+}
+
 static int ring(struct pass *p)
 {
 	struct quire_fw_comm *c = p->c;
@@ -842,7 +883,7 @@ static int ring(struct pass *p)
 				continue;
 			FW_FOR_CHUNKS(so, round_len(p, skip, sl), p->chunk, off, len)
 			{
-				want_next(p, skip, s, off, len);
+				want_next(p, skip, s, off, len, so + round_len(p, skip, sl));
 				if (p->feed && !p->exps)
 					feed_post(p); /* the next parts' input, meanwhile */
 				if (s == 0 && narrow) {
@@ -850,23 +891,36 @@ static int ring(struct pass *p)
 				} else if (s == 0) {
 					st = first(p, off, len, p->tx);
 				} else {
+					/* taken while the chunk before is added up; that one's
+					 * frame goes once it is */
 					st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, s - 1), off,
 							 len * (s == 1 ? b0 : pb), &rx, &fl);
+					st = rs_send(p, st);
 					if (!st)
 						st = agreed(p, fl);
+					if (!st && p->n_frames == QUIRE_FW_NET_KEEP)
+						st = frame_free(p); /* room to keep this frame */
 					if (!st)
 						st = combine(p, off, len, rx, narrow && s == 1,
-							     p->tx);
+							     p->tx, !p->exps);
+					if (!st && p->rs_running) {
+						fw_net_keep(fw);
+						p->rs_step = QUIRE_FRAME_STEP(rs, s);
+						p->rs_off = off;
+						p->rs_bytes = len * pb;
+					}
 				}
-				if (!st)
+				if (!st && !p->rs_running)
 					st = post(p, QUIRE_FRAME_STEP(rs, s), p->rq, off,
 						  len * (s == 0 ? b0 : pb));
 				if (!st)
 					ahead_go(
 					    p); /* while the port sends and the next one comes */
 				if (st)
-					return st;
+					return rs_send(p, st);
 			}
+			if ((st = rs_send(p, QUIRE_OK)) != QUIRE_OK)
+				return st;
 		}
 		/* this member's segment: finished here (alone, the input is the sum) */
 		if (p->exps && p->feed && (st = feed_until(p, w - 1)) != QUIRE_OK)
@@ -876,20 +930,39 @@ static int ring(struct pass *p)
 			{
 				rx = NONE;
 				fl = p->rq;
-				want_next(p, skip, w - 1, off, len);
+				want_next(p, skip, w - 1, off, len, so + round_len(p, skip, sl));
 				if (p->feed && !p->exps)
 					feed_post(p);
 				if (w > 1)
 					st = fw_net_recv(fw, c, QUIRE_FRAME_STEP(rs, w - 2), off,
 							 len * (w == 2 ? b0 : pb), &rx, &fl);
+				st = rs_send(p, st); /* the chunk before, added up meanwhile */
 				if (!st)
 					st = agreed(p, fl);
 				/* With the mover decoding, the finished sums are made in the
-				 * result buffer p->y that carries them to the host. */
+				 * result buffer p->y that carries them to the host, and where
+				 * one REDUCE finishes them, it is left running while the next
+				 * frame is taken (rs_send sends them on). */
 				int mover = own_by_mover(p);
 				uint32_t at = mover ? own_at(p->y) : p->tx;
 				if (!st && mover)
 					st = out_wait_y(p, p->y);
+				int later = mover && w > 1 && p->part == p->fin;
+				if (!st && later && p->n_frames == QUIRE_FW_NET_KEEP)
+					st = frame_free(p); /* room to keep this frame */
+				if (!st && later)
+					st = combine(p, off, len, rx, narrow && w == 2, at, 1);
+				if (!st && p->rs_running) {
+					fw_net_keep(fw);
+					p->rs_own = 1;
+					p->rs_step = QUIRE_FRAME_STEP(ag, 0);
+					p->rs_off = off;
+					p->rs_len = len;
+					p->rs_bytes = gathered_bytes(p, len);
+					p->rs_flags = 0; /* finish's: a sum in its own format */
+					ahead_go(p);
+					continue;
+				}
 				if (!st)
 					st = finish(p, off, len, rx, narrow && w == 2, at, &fl);
 				if (!st && rqv)
@@ -910,9 +983,11 @@ static int ring(struct pass *p)
 				else if (!st)
 					st = deliver(p, off, len, at, fl, 1, 0);
 				if (st)
-					return st;
+					return rs_send(p, st);
 				ahead_go(p);
 			}
+		if ((st = rs_send(p, QUIRE_OK)) != QUIRE_OK)
+			return st;
 		/* all-gather: passed on from where it came */
 		for (uint32_t s = 0; !p->scatter && s + 1 < w && !st; s++) {
 			if (!segment(p, (r + w - 1 - s) % w, skip, &so, &sl))

@@ -85,9 +85,11 @@ int fw_net_post(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uin
 		uint32_t offset, uint32_t len, uint32_t payload);
 int fw_net_settle(struct quire_fw *fw);
 /* The frame the last receive lent stays the caller's past later receives: kept, up to
- * QUIRE_FW_NET_KEEP at once, until fw_net_unkeep gives back the oldest (or a drain all). */
+ * QUIRE_FW_NET_KEEP at once, until fw_net_unkeep gives back the oldest, fw_net_unkeep_newest
+ * the one kept last (or a drain all). */
 void fw_net_keep(struct quire_fw *fw);
 void fw_net_unkeep(struct quire_fw *fw);
+void fw_net_unkeep_newest(struct quire_fw *fw);
 int fw_net_recv(struct quire_fw *fw, struct quire_fw_comm *c, uint32_t step, uint32_t offset,
 		uint32_t len, uint32_t *payload, uint32_t *flags);
 /* Discard every frame of communicator id waiting in the port. */

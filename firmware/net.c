@@ -141,6 +141,13 @@ void fw_net_unkeep(struct quire_fw *fw)
 		n->kept[i] = n->kept[i + 1];
 }
 
+void fw_net_unkeep_newest(struct quire_fw *fw)
+{
+	struct quire_fw_net *n = &fw->net;
+	if (n->n_kept)
+		give_back_sent(fw, n->kept[--n->n_kept]);
+}
+
 /* Every kept frame free again. */
 static void unkeep_all(struct quire_fw *fw)
 {
