@@ -258,12 +258,23 @@ static int out_wait(struct pass *p)
 	return st;
 }
 
-/* Result buffer p->y's len fp32 to the host at `out`, the core going on meanwhile; the next
- * result goes to the next buffer. */
-static void out_start(struct pass *p, uint64_t out, uint32_t len)
+/* Where element off of the vector goes in dst. */
+static uint64_t dst_at(const struct pass *p, uint32_t off)
+{
+	return quire_le64_to_cpu(p->d->dst) + 4ull * (off - p->out0);
+}
+
+/* Result buffer p->y's len fp32 to the host at `out`, from `at` in it: as they are, or with
+ * `decode` (QUIRE_DMA_DECODE_WORD) decoded by the mover from the values there and the
+ * exponents at exp; the core goes on, and the next result goes to the next buffer. */
+static void out_go(struct pass *p, uint64_t out, uint32_t at, uint32_t len, uint32_t exp,
+		   uint32_t decode)
 {
 	out_room(p);
-	fw_dma_load(p->fw, OUT_CH, out, y_at(p->y), 4 * len, QUIRE_DMA_TO_HOST);
+	if (decode)
+		fw_dma_load_decode(p->fw, OUT_CH, out, at, 4 * len, exp, decode);
+	else
+		fw_dma_load(p->fw, OUT_CH, out, at, 4 * len, QUIRE_DMA_TO_HOST);
 	fw_dma_go(p->fw, OUT_CH);
 	p->out_len[p->y] = 4 * len;
 	p->out_mark[p->y] = p->fw->dma_posted[OUT_CH];
@@ -509,7 +520,7 @@ static int deliver_end(struct pass *p)
 		return QUIRE_OK;
 	int st = fw_engine_finish(p->fw, QUIRE_ENGINE_QUANT, p->dec_faults);
 	if (!st)
-		out_start(p, p->dec_out, p->dec_len);
+		out_go(p, p->dec_out, y_at(p->y), p->dec_len, 0, 0);
 	p->dec_len = 0;
 	return st;
 }
@@ -558,7 +569,7 @@ static int deliver(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint
 		return QUIRE_OK;
 	if (p->exps)
 		return reduce(fw, QUIRE_REDUCE_OP_MAX_EXP, 0, 0, len, at, NONE, FW_COLL_EXP + off);
-	uint64_t out = quire_le64_to_cpu(d->dst) + 4ull * (off - p->out0);
+	uint64_t out = dst_at(p, off);
 	int bfp = quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP8 ||
 		  quire_le16_to_cpu(d->format) == QUIRE_FMT_BFP16;
 	if (frame && p->decode_out && p->rq) /* values, then the owner's exponents */
@@ -819,20 +830,13 @@ static uint32_t own_at(uint32_t y)
  * mover (QUIRE_DMA_TO_HOST_DECODE on OUT_CH); the next chunk goes to the next buffer. */
 static void own_out(struct pass *p, uint32_t off, uint32_t len, uint32_t flags)
 {
-	struct quire_fw *fw = p->fw;
 	if (flags & QUIRE_FRAME_F_OVERFLOW)
 		p->overflow = 1;
-	if (len) {
-		out_room(p);
-		fw_dma_load_decode(
-		    fw, OUT_CH, quire_le64_to_cpu(p->d->dst) + 4ull * (off - p->out0), own_at(p->y),
-		    4 * len, FW_COLL_EXP + off / QUIRE_BFP_BLOCK,
-		    QUIRE_DMA_DECODE_WORD(quire_le16_to_cpu(p->d->format), p->fin, p->mean_w));
-		fw_dma_go(fw, OUT_CH);
-		p->out_len[p->y] = 4 * len;
-		p->out_mark[p->y] = fw->dma_posted[OUT_CH];
-	}
-	p->y = (p->y + 1) % FW_COLL_Y_BUFS;
+	if (len)
+		out_go(p, dst_at(p, off), own_at(p->y), len, FW_COLL_EXP + off / QUIRE_BFP_BLOCK,
+		       QUIRE_DMA_DECODE_WORD(quire_le16_to_cpu(p->d->format), p->fin, p->mean_w));
+	else
+		p->y = (p->y + 1) % FW_COLL_Y_BUFS;
 }
 
 /* The chunk whose REDUCE was left running: over, the frame it read given back, and (unless
