@@ -19,7 +19,8 @@
  * Within that order the core starts transfers, engine runs and frames and goes on where the
  * next step does not need their result: a frame is queued (fw_net_post) while the next is
  * made in the other transmit buffer, the contribution to the next chunk is encoded ahead
- * from the kept input while frames go and come, an all-gather frame is passed on while it
+ * from the kept input while frames go and come (at step 0, into the next frame while the
+ * one before goes: step0_go), an all-gather frame is passed on while it
  * is decoded and the next one taken meanwhile, a reduce-scatter chunk's REDUCE (and the
  * one that finishes this member's own chunk) runs while the next frame is taken (rs_send
  * sends its frame once it is over), results go to the host from a ring of buffers, and the
@@ -81,6 +82,7 @@
 struct feed_at {
 	uint32_t q, j, at;
 	uint32_t seg, first, end; /* segment seg's elements: [first, end) */
+	uint32_t to;              /* where the span of (q, j) that `at` is in ends */
 };
 struct feed {
 	uint32_t part;             /* the part whose exponents' ring runs */
@@ -98,6 +100,9 @@ struct pass {
 	struct quire_fw_comm *c;
 	const struct quire_cmd *d;
 	uint32_t n; /* elements of the vector (0: a barrier) */
+	/* The split of its blocks (QUIRE_RING_SEG_*): every member's blocks, and how many
+	 * members (the first) have one more; kept, since the core divides slowly. */
+	uint32_t seg_blocks, seg_spare;
 	/* The part of every segment this pass runs: units [from, upto) of each (all: 0, ~0u). */
 	uint32_t from, upto;
 	int exps;        /* the exponent pass: units are blocks */
@@ -136,10 +141,12 @@ struct pass {
 	uint32_t dec_len, dec_faults;
 	uint64_t dec_out;
 	uint32_t l_slot, ahead_state, ahead_off, ahead_len, ahead_slot, ahead_faults;
-	/* A reduce-scatter chunk's REDUCE left running while the next frame is taken
-	 * (rs_send): its faults, and its frame to send at p->tx once it is over; the frame
-	 * it reads kept (fw_net_keep) until then. */
+	/* A reduce-scatter chunk's REDUCE (rs_engine) left running while the next frame is
+	 * taken, or step 0's ENCODE (QUANT) while the chunk before goes (rs_send): its faults,
+	 * and its frame to send at p->tx once it is over; the frame a REDUCE reads kept
+	 * (fw_net_keep) until then. */
 	int rs_running, rs_own; /* rs_own: this member's finished chunk (flags rs_flags) */
+	uint32_t rs_engine;
 	uint32_t rs_faults, rs_step, rs_off, rs_len, rs_bytes, rs_flags;
 	int ahead_st;
 };
@@ -281,13 +288,33 @@ static void out_go(struct pass *p, uint64_t out, uint32_t at, uint32_t len, uint
 	p->y = (p->y + 1) % FW_COLL_Y_BUFS;
 }
 
+/* The split of p->n's blocks over the members, once a pass. */
+static void split(struct pass *p)
+{
+	uint32_t blocks = QUIRE_BFP_BLOCKS(p->n);
+	p->seg_blocks = blocks / p->c->size;
+	p->seg_spare = blocks % p->c->size;
+}
+
+/* Member k's first block and its blocks (QUIRE_RING_SEG_FIRST and _BLOCKS, from the split). */
+static uint32_t seg_first(const struct pass *p, uint32_t k, uint32_t *nb)
+{
+	*nb = p->seg_blocks + (k < p->seg_spare);
+	return k * p->seg_blocks + (k < p->seg_spare ? k : p->seg_spare);
+}
+
+/* The member whose segment is sent at step s (of w) by member r: r - s - 1, mod w. */
+static uint32_t step_member(uint32_t r, uint32_t w, uint32_t s)
+{
+	uint32_t k = r + w - 1 - s;
+	return k >= w ? k - w : k;
+}
+
 /* Member k's segment, in units, from unit `skip` of it on: 0 when it ends before (a segment
  * is there from unit 0 even when empty). */
 static int segment(const struct pass *p, uint32_t k, uint32_t skip, uint32_t *off, uint32_t *len)
 {
-	uint32_t size = p->c->size, blocks = QUIRE_BFP_BLOCKS(p->n);
-	uint32_t first = QUIRE_RING_SEG_FIRST(blocks, size, k);
-	uint32_t nb = QUIRE_RING_SEG_BLOCKS(blocks, size, k);
+	uint32_t nb, first = seg_first(p, k, &nb);
 	if (!p->exps) {
 		uint64_t o = (uint64_t)first * QUIRE_BFP_BLOCK,
 			 e = (uint64_t)(first + nb) * QUIRE_BFP_BLOCK;
@@ -369,15 +396,10 @@ static int quant_free(struct pass *p)
 	return deliver_end(p);
 }
 
-/* The contribution p->want names, encoded from the kept input into the FW_COLL_L slot the
- * chunk combined last leaves alone; QUANT runs it while the core goes on (REDUCE adding up
- * that chunk, the port sending, the next frame taken), started once no other QUANT run (a
- * DECODE) is under way. */
-static void ahead_go(struct pass *p)
+/* The kept input's [off, off + len) encoded by QUANT into `at`, started (fw_engine_start)
+ * for the core to go on. */
+static int encode_start(struct pass *p, uint32_t off, uint32_t len, uint32_t at, uint32_t *faults)
 {
-	if (!p->want || p->ahead_state != AHEAD_NONE || p->dec_len)
-		return;
-	uint32_t off = p->want_off, len = p->want_len, slot = p->l_slot ^ 1u;
 	uint32_t a[QUIRE_QUANT_ARGS] = {QUIRE_QUANT_OP_ENCODE,
 					quire_le16_to_cpu(p->d->format),
 					0,
@@ -387,14 +409,26 @@ static void ahead_go(struct pass *p)
 					p->kept + 4 * off,
 					0,
 					FW_COLL_EXP + off / QUIRE_BFP_BLOCK,
-					l_at(slot),
+					at,
 					0};
+	return fw_engine_start(p->fw, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS, faults);
+}
+
+/* The contribution p->want names, encoded from the kept input into the FW_COLL_L slot the
+ * chunk combined last leaves alone; QUANT runs it while the core goes on (REDUCE adding up
+ * that chunk, the port sending, the next frame taken), started once no other QUANT run (a
+ * DECODE) is under way. */
+static void ahead_go(struct pass *p)
+{
+	if (!p->want || p->ahead_state != AHEAD_NONE || p->dec_len ||
+	    (p->rs_running && p->rs_engine == QUIRE_ENGINE_QUANT))
+		return;
+	uint32_t slot = p->l_slot ^ 1u;
 	p->want = 0;
-	p->ahead_st =
-	    fw_engine_start(p->fw, QUIRE_ENGINE_QUANT, a, QUIRE_QUANT_ARGS, &p->ahead_faults);
+	p->ahead_st = encode_start(p, p->want_off, p->want_len, l_at(slot), &p->ahead_faults);
 	p->ahead_state = p->ahead_st == QUIRE_OK ? AHEAD_RUNNING : AHEAD_DONE;
-	p->ahead_off = off;
-	p->ahead_len = len;
+	p->ahead_off = p->want_off;
+	p->ahead_len = p->want_len;
 	p->ahead_slot = slot;
 }
 
@@ -655,26 +689,29 @@ static int agreed(const struct pass *p, uint32_t flags)
  * [*first, *end). */
 static void feed_segment(const struct pass *p, uint32_t j, uint32_t *first, uint32_t *end)
 {
-	uint32_t w = p->c->size, k = (p->c->rank + w - 1 - j) % w, blocks = QUIRE_BFP_BLOCKS(p->n);
-	uint64_t f = (uint64_t)QUIRE_RING_SEG_FIRST(blocks, w, k) * QUIRE_BFP_BLOCK,
-		 e = f + (uint64_t)QUIRE_RING_SEG_BLOCKS(blocks, w, k) * QUIRE_BFP_BLOCK;
+	uint32_t nb, fb = seg_first(p, step_member(p->c->rank, p->c->size, j), &nb);
+	uint64_t f = (uint64_t)fb * QUIRE_BFP_BLOCK, e = f + (uint64_t)nb * QUIRE_BFP_BLOCK;
 	*first = (uint32_t)(f < p->n ? f : p->n);
 	*end = (uint32_t)(e < p->n ? e : p->n);
 }
 
-/* Where part q begins, in elements of each segment. */
+/* Where part q begins, in elements of each segment: KEPT_FIRST doubling, RAMP parts, then
+ * KEPT_PART each. */
+#define RAMP 2u
+_Static_assert(KEPT_FIRST << RAMP == KEPT_PART, "the parts double up to KEPT_PART");
 static uint32_t part_at(uint32_t q)
 {
-	uint32_t at = 0, len = KEPT_FIRST;
-	for (; q > 0; q--, len = min_u32(2 * len, KEPT_PART))
-		at += len;
-	return at;
+	if (q <= RAMP)
+		return KEPT_FIRST * ((1u << q) - 1);
+	return KEPT_FIRST * ((1u << RAMP) - 1) + (q - RAMP) * KEPT_PART;
 }
 
 /* Piece x moved past the segments and parts it has reached the end of; its length, 0 past
  * the last part (none begins past the longest segment's end). */
 static uint32_t feed_piece(const struct pass *p, struct feed_at *x)
 {
+	if (x->at < x->to) /* within the span found last */
+		return min_u32(KEPT_STEP, x->to - x->at);
 	for (; x->q == 0 || part_at(x->q) < p->feed->longest; x->q++, x->j = 0, x->at = 0) {
 		uint32_t part = part_at(x->q), next = part_at(x->q + 1);
 		for (; x->j < p->c->size; x->j++, x->at = 0) {
@@ -688,8 +725,10 @@ static uint32_t feed_piece(const struct pass *p, struct feed_at *x)
 			uint32_t to = x->end - x->first < next ? x->end : x->first + next;
 			if (x->at < from)
 				x->at = from;
-			if (x->at < to)
+			if (x->at < to) {
+				x->to = to;
 				return min_u32(KEPT_STEP, to - x->at);
+			}
 		}
 	}
 	return 0;
@@ -777,7 +816,7 @@ static int feed_until(struct pass *p, uint32_t j)
 static int step_span(const struct pass *p, uint32_t skip, uint32_t s, uint32_t *off, uint32_t *len)
 {
 	uint32_t w = p->c->size;
-	if (!segment(p, (p->c->rank + w - 1 - s) % w, skip, off, len) || *len == 0)
+	if (!segment(p, step_member(p->c->rank, w, s), skip, off, len) || *len == 0)
 		return 0;
 	*len = round_len(p, skip, *len);
 	return 1;
@@ -839,17 +878,18 @@ static void own_out(struct pass *p, uint32_t off, uint32_t len, uint32_t flags)
 		p->y = (p->y + 1) % FW_COLL_Y_BUFS;
 }
 
-/* The chunk whose REDUCE was left running: over, the frame it read given back, and (unless
- * it failed, or `st` already says the pass failed) its frame sent, made at p->tx; or, this
- * member's finished chunk, sent as the all-gather's first frame from its result buffer and
- * its results on their way to the host. The first failure. */
+/* The chunk whose REDUCE (or step 0's ENCODE) was left running: over, the frame it read
+ * given back, and (unless it failed, or `st` already says the pass failed) its frame sent,
+ * made at p->tx; or, this member's finished chunk, sent as the all-gather's first frame from
+ * its result buffer and its results on their way to the host. The first failure. */
 static int rs_send(struct pass *p, int st)
 {
 	if (!p->rs_running)
 		return st;
 	p->rs_running = 0;
-	int ended = fw_engine_finish(p->fw, QUIRE_ENGINE_REDUCE, p->rs_faults);
-	fw_net_unkeep_newest(p->fw);
+	int ended = fw_engine_finish(p->fw, p->rs_engine, p->rs_faults);
+	if (p->rs_engine == QUIRE_ENGINE_REDUCE)
+		fw_net_unkeep_newest(p->fw);
 	if (st || ended)
 		return st ? st : ended;
 	if (!p->rs_own)
@@ -860,6 +900,37 @@ static int rs_send(struct pass *p, int st)
 				 own_at(p->y));
 	if (!st)
 		own_out(p, p->rs_off, p->rs_len, p->rs_flags);
+	return st;
+}
+
+/* A run of `engine` left going for the chunk [off, off + len) while the core goes on, for
+ * rs_send to finish: its frame, `bytes` of payload at `step`, goes once it is over; the
+ * received frame a REDUCE reads kept (fw_net_keep) until then. */
+static void rs_later(struct pass *p, uint32_t engine, uint32_t step, uint32_t off, uint32_t len,
+		     uint32_t bytes)
+{
+	if (engine == QUIRE_ENGINE_REDUCE)
+		fw_net_keep(p->fw);
+	p->rs_running = 1;
+	p->rs_engine = engine;
+	p->rs_step = step;
+	p->rs_off = off;
+	p->rs_len = len;
+	p->rs_bytes = bytes;
+}
+
+/* Step 0 of a kept input: this member's contribution to [off, off + len) alone, encoded by
+ * QUANT into the frame made at p->tx while the chunk before it goes (rs_send sends it once
+ * the ENCODE is over). */
+static int step0_go(struct pass *p, uint32_t step, uint32_t off, uint32_t len, uint32_t bytes)
+{
+	int st = rs_send(p, QUIRE_OK);
+	if (!st)
+		st = quant_free(p);
+	if (!st)
+		st = encode_start(p, off, len, p->tx, &p->rs_faults);
+	if (!st)
+		rs_later(p, QUIRE_ENGINE_QUANT, step, off, len, bytes);
 	return st;
 }
 
@@ -883,14 +954,17 @@ static int ring(struct pass *p)
 		for (uint32_t s = 0; s + 1 < w; s++) { /* reduce-scatter */
 			if (p->exps && p->feed && (st = feed_until(p, s)) != QUIRE_OK)
 				return st;
-			if (!segment(p, (r + w - 1 - s) % w, skip, &so, &sl))
+			if (!segment(p, step_member(r, w, s), skip, &so, &sl))
 				continue;
 			FW_FOR_CHUNKS(so, round_len(p, skip, sl), p->chunk, off, len)
 			{
 				want_next(p, skip, s, off, len, so + round_len(p, skip, sl));
 				if (p->feed && !p->exps)
 					feed_post(p); /* the next parts' input, meanwhile */
-				if (s == 0 && narrow) {
+				if (s == 0 && narrow && p->kept && len) {
+					st = step0_go(p, QUIRE_FRAME_STEP(rs, 0), off, len,
+						      len * b0);
+				} else if (s == 0 && narrow) {
 					st = len ? local(p, off, len, p->tx) : QUIRE_OK;
 				} else if (s == 0) {
 					st = first(p, off, len, p->tx);
@@ -907,12 +981,10 @@ static int ring(struct pass *p)
 					if (!st)
 						st = combine(p, off, len, rx, narrow && s == 1,
 							     p->tx, !p->exps);
-					if (!st && p->rs_running) {
-						fw_net_keep(fw);
-						p->rs_step = QUIRE_FRAME_STEP(rs, s);
-						p->rs_off = off;
-						p->rs_bytes = len * pb;
-					}
+					if (!st && p->rs_running)
+						rs_later(p, QUIRE_ENGINE_REDUCE,
+							 QUIRE_FRAME_STEP(rs, s), off, len,
+							 len * pb);
 				}
 				if (!st && !p->rs_running)
 					st = post(p, QUIRE_FRAME_STEP(rs, s), p->rq, off,
@@ -925,6 +997,7 @@ static int ring(struct pass *p)
 			}
 			if ((st = rs_send(p, QUIRE_OK)) != QUIRE_OK)
 				return st;
+			ahead_go(p); /* QUANT free again after step 0's last encode */
 		}
 		/* this member's segment: finished here (alone, the input is the sum) */
 		if (p->exps && p->feed && (st = feed_until(p, w - 1)) != QUIRE_OK)
@@ -957,12 +1030,9 @@ static int ring(struct pass *p)
 				if (!st && later)
 					st = combine(p, off, len, rx, narrow && w == 2, at, 1);
 				if (!st && p->rs_running) {
-					fw_net_keep(fw);
+					rs_later(p, QUIRE_ENGINE_REDUCE, QUIRE_FRAME_STEP(ag, 0),
+						 off, len, gathered_bytes(p, len));
 					p->rs_own = 1;
-					p->rs_step = QUIRE_FRAME_STEP(ag, 0);
-					p->rs_off = off;
-					p->rs_len = len;
-					p->rs_bytes = gathered_bytes(p, len);
 					p->rs_flags = 0; /* finish's: a sum in its own format */
 					ahead_go(p);
 					continue;
@@ -994,7 +1064,7 @@ static int ring(struct pass *p)
 			return st;
 		/* all-gather: passed on from where it came */
 		for (uint32_t s = 0; !p->scatter && s + 1 < w && !st; s++) {
-			if (!segment(p, (r + w - 1 - s) % w, skip, &so, &sl))
+			if (!segment(p, step_member(r, w, s), skip, &so, &sl))
 				continue;
 			FW_FOR_CHUNKS(so, round_len(p, skip, sl), p->chunk, off, len)
 			{
@@ -1076,6 +1146,7 @@ int fw_allreduce(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detai
 			 .tx = FW_COLL_TX + QUIRE_FRAME_HDR_BYTES,
 			 .out_failed = fw_dma_reg(fw, OUT_CH, QUIRE_DMA_FAILED_COUNT),
 			 .decode_out = quire_le64_to_cpu(d->dst) % 64 == 0};
+	split(&p);
 	if (d->flags & QUIRE_CMD_F_REQUANT)
 		p.rq = QUIRE_FRAME_F_REQUANT;
 	if (d->opcode == QUIRE_OPC_REDUCE_SCATTER || p.rq) {
@@ -1164,5 +1235,6 @@ int fw_barrier(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 			 .upto = ~0u,
 			 .chunk = FW_FRAME_BLOCKS,
 			 .tx = FW_COLL_TX + QUIRE_FRAME_HDR_BYTES};
+	split(&p);
 	return fw_comm_end(fw, c, ring(&p), detail);
 }
