@@ -82,7 +82,7 @@
 struct feed_at {
 	uint32_t q, j, at;
 	uint32_t seg, first, end; /* segment seg's elements: [first, end) */
-	uint32_t to;              /* where the span of (q, j) that `at` is in ends */
+	uint32_t to; /* where the span `at` is in ends (0: none found yet, or past the last) */
 };
 struct feed {
 	uint32_t part;             /* the part whose exponents' ring runs */
@@ -100,8 +100,8 @@ struct pass {
 	struct quire_fw_comm *c;
 	const struct quire_cmd *d;
 	uint32_t n; /* elements of the vector (0: a barrier) */
-	/* The split of its blocks (QUIRE_RING_SEG_*): every member's blocks, and how many
-	 * members (the first) have one more; kept, since the core divides slowly. */
+	/* The split of its blocks (QUIRE_RING_SEG_*): the blocks each member has at least, and
+	 * how many members (the first) have one more; kept, since the core divides slowly. */
 	uint32_t seg_blocks, seg_spare;
 	/* The part of every segment this pass runs: units [from, upto) of each (all: 0, ~0u). */
 	uint32_t from, upto;
@@ -417,7 +417,7 @@ static int encode_start(struct pass *p, uint32_t off, uint32_t len, uint32_t at,
 /* The contribution p->want names, encoded from the kept input into the FW_COLL_L slot the
  * chunk combined last leaves alone; QUANT runs it while the core goes on (REDUCE adding up
  * that chunk, the port sending, the next frame taken), started once no other QUANT run (a
- * DECODE) is under way. */
+ * DECODE, or step 0's ENCODE) is under way. */
 static void ahead_go(struct pass *p)
 {
 	if (!p->want || p->ahead_state != AHEAD_NONE || p->dec_len ||
@@ -731,6 +731,7 @@ static uint32_t feed_piece(const struct pass *p, struct feed_at *x)
 			}
 		}
 	}
+	x->to = 0; /* past the last part: 0 again on every call */
 	return 0;
 }
 
@@ -878,8 +879,8 @@ static void own_out(struct pass *p, uint32_t off, uint32_t len, uint32_t flags)
 		p->y = (p->y + 1) % FW_COLL_Y_BUFS;
 }
 
-/* The chunk whose REDUCE (or step 0's ENCODE) was left running: over, the frame it read
- * given back, and (unless it failed, or `st` already says the pass failed) its frame sent,
+/* The chunk whose REDUCE (or step 0's ENCODE) was left running: over, the frame a REDUCE
+ * read given back, and (unless it failed, or `st` already says the pass failed) its frame sent,
  * made at p->tx; or, this member's finished chunk, sent as the all-gather's first frame from
  * its result buffer and its results on their way to the host. The first failure. */
 static int rs_send(struct pass *p, int st)
@@ -997,7 +998,7 @@ static int ring(struct pass *p)
 			}
 			if ((st = rs_send(p, QUIRE_OK)) != QUIRE_OK)
 				return st;
-			ahead_go(p); /* QUANT free again after step 0's last encode */
+			ahead_go(p); /* one that step 0's last ENCODE held back */
 		}
 		/* this member's segment: finished here (alone, the input is the sum) */
 		if (p->exps && p->feed && (st = feed_until(p, w - 1)) != QUIRE_OK)

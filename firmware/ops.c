@@ -55,12 +55,9 @@ static int mlp(struct quire_fw *fw, uint32_t op, uint32_t len, uint32_t c)
 
 static int op_mlp_load(struct quire_fw *fw, const struct quire_cmd *d, uint32_t *detail)
 {
-	int st = QUIRE_OK;
-	if (st)
-		return st;
 	fw->mlp_width0 = 0; /* a failed load leaves no model behind */
-	st = fw_dma(fw, quire_le64_to_cpu(d->src), FW_MODEL, quire_le32_to_cpu(d->count),
-		    QUIRE_DMA_TO_CARD);
+	int st = fw_dma(fw, quire_le64_to_cpu(d->src), FW_MODEL, quire_le32_to_cpu(d->count),
+			QUIRE_DMA_TO_CARD);
 	if (!st)
 		st = mlp(fw, QUIRE_MLP_OP_LOAD, quire_le32_to_cpu(d->count), 0);
 	if (st) {
