@@ -296,11 +296,11 @@ static void split(struct pass *p)
 	p->seg_spare = blocks % p->c->size;
 }
 
-/* Member k's first block and its blocks (QUIRE_RING_SEG_FIRST and _BLOCKS, from the split). */
+/* Member k's first block and its blocks, from the split. */
 static uint32_t seg_first(const struct pass *p, uint32_t k, uint32_t *nb)
 {
-	*nb = p->seg_blocks + (k < p->seg_spare);
-	return k * p->seg_blocks + (k < p->seg_spare ? k : p->seg_spare);
+	*nb = QUIRE_RING_SEG_BLOCKS_OF(p->seg_blocks, p->seg_spare, k);
+	return QUIRE_RING_SEG_FIRST_OF(p->seg_blocks, p->seg_spare, k);
 }
 
 /* The member whose segment is sent at step s (of w) by member r: r - s - 1, mod w. */

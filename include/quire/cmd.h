@@ -100,9 +100,14 @@ enum quire_opcode {
  * members: member k owns blocks [FIRST, FIRST + BLOCKS), the first (blocks %
  * size) members one block more. REDUCE_SCATTER's stride is BLOCKS' elements.
  */
-#define QUIRE_RING_SEG_BLOCKS(blocks, size, k) ((blocks) / (size) + ((k) < (blocks) % (size)))
+#define QUIRE_RING_SEG_BLOCKS(blocks, size, k)                                                     \
+	QUIRE_RING_SEG_BLOCKS_OF((blocks) / (size), (blocks) % (size), k)
 #define QUIRE_RING_SEG_FIRST(blocks, size, k)                                                      \
-	((k) * ((blocks) / (size)) + ((k) < (blocks) % (size) ? (k) : (blocks) % (size)))
+	QUIRE_RING_SEG_FIRST_OF((blocks) / (size), (blocks) % (size), k)
+/* The same from the split's quotient (base: blocks / size) and remainder (spare), for a
+ * caller that divides once for every member (the card's core divides a bit a cycle). */
+#define QUIRE_RING_SEG_BLOCKS_OF(base, spare, k) ((base) + ((k) < (spare)))
+#define QUIRE_RING_SEG_FIRST_OF(base, spare, k)  ((k) * (base) + ((k) < (spare) ? (k) : (spare)))
 
 /*
  * The ring's schedule, shared by the cards' firmware and the host's ring
